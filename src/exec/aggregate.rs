@@ -1,0 +1,553 @@
+//! Hash aggregation: GROUP BY with COUNT, SUM, AVG, MIN, MAX (and their DISTINCT forms).
+//!
+//! For each input batch: evaluate the group keys, map every row to a dense group id
+//! (a hash table specialised for one integer key, and a general one keyed on encoded
+//! bytes), evaluate each aggregate's argument, then update per-group states in one typed
+//! loop per aggregate. States are columnar (`Vec<i64>` of counts, `Vec<i128>` of sums …),
+//! so an update is an indexed add, not a call through a trait object. Result types are
+//! PostgreSQL's: `sum(int4)` is bigint, `sum(int8)` and `avg(int)` are numeric.
+
+use std::collections::HashMap;
+
+use super::context::ExecContext;
+use super::expr::{cmp_f64, compare_rows, eval};
+use super::keys;
+use super::vector::{Batch, Data, Vector, BATCH_ROWS_MAX};
+use super::{BoxedOperator, Operator};
+use crate::error::{Error, Result};
+use crate::sql::expr::{AggCall, AggFunc, Expr};
+use crate::types::datetime::Interval;
+use crate::types::{DataType, Numeric, SqlType, Value};
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Maps rows to dense group ids.
+enum Grouper {
+    /// No GROUP BY: one group.
+    Single,
+    /// One integer-like key.
+    Int { map: FastMap<i64, u32>, null_group: Option<u32> },
+    /// Anything else: encoded key bytes.
+    Bytes { map: FastMap<Box<[u8]>, u32>, buf: Vec<u8> },
+}
+
+enum State {
+    Count(Vec<i64>),
+    /// sum of int2/int4 into bigint
+    SumInt { sum: Vec<i64>, seen: Vec<bool> },
+    /// sum of int8 into numeric
+    SumWide { sum: Vec<i128>, seen: Vec<bool> },
+    SumNum { sum: Vec<Numeric>, seen: Vec<bool> },
+    SumFloat { sum: Vec<f64>, seen: Vec<bool>, single: bool },
+    SumInterval { sum: Vec<Interval>, seen: Vec<bool> },
+    AvgInt { sum: Vec<i128>, count: Vec<i64> },
+    AvgNum { sum: Vec<Numeric>, count: Vec<i64> },
+    AvgFloat { sum: Vec<f64>, count: Vec<i64> },
+    AvgInterval { sum: Vec<Interval>, count: Vec<i64> },
+    MinMaxInt { best: Vec<i64>, seen: Vec<bool>, max: bool },
+    MinMaxFloat { best: Vec<f64>, seen: Vec<bool>, max: bool },
+    MinMaxAny { best: Vec<Value>, max: bool, ty: DataType },
+}
+
+struct Accumulator {
+    call: AggCall,
+    state: State,
+    /// For DISTINCT: the distinct argument values seen per group.
+    distinct: Option<(Vec<FastMap<Box<[u8]>, ()>>, Vec<Vector>)>,
+}
+
+fn new_state(call: &AggCall) -> Result<State> {
+    let arg_ty = call.arg.as_ref().map(|a| a.ty().ty);
+    Ok(match (call.func, arg_ty) {
+        (AggFunc::CountStar | AggFunc::Count, _) => State::Count(Vec::new()),
+        (AggFunc::Sum, Some(DataType::Int2 | DataType::Int4)) => State::SumInt { sum: vec![], seen: vec![] },
+        (AggFunc::Sum, Some(DataType::Int8)) => State::SumWide { sum: vec![], seen: vec![] },
+        (AggFunc::Sum, Some(DataType::Numeric)) => State::SumNum { sum: vec![], seen: vec![] },
+        (AggFunc::Sum, Some(t @ (DataType::Float4 | DataType::Float8))) => {
+            State::SumFloat { sum: vec![], seen: vec![], single: t == DataType::Float4 }
+        }
+        (AggFunc::Sum, Some(DataType::Interval)) => State::SumInterval { sum: vec![], seen: vec![] },
+        (AggFunc::Avg, Some(DataType::Int2 | DataType::Int4 | DataType::Int8)) => State::AvgInt { sum: vec![], count: vec![] },
+        (AggFunc::Avg, Some(DataType::Numeric)) => State::AvgNum { sum: vec![], count: vec![] },
+        (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => State::AvgFloat { sum: vec![], count: vec![] },
+        (AggFunc::Avg, Some(DataType::Interval)) => State::AvgInterval { sum: vec![], count: vec![] },
+        (AggFunc::Min | AggFunc::Max, Some(t)) => {
+            let max = call.func == AggFunc::Max;
+            match t {
+                DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Date | DataType::Timestamp | DataType::Timestamptz => {
+                    State::MinMaxInt { best: vec![], seen: vec![], max }
+                }
+                DataType::Float4 | DataType::Float8 => State::MinMaxFloat { best: vec![], seen: vec![], max },
+                _ => State::MinMaxAny { best: vec![], max, ty: t },
+            }
+        }
+        _ => return Err(Error::internal("aggregate without a state")),
+    })
+}
+
+fn int_values(v: &Vector) -> Option<Vec<i64>> {
+    match &v.data {
+        Data::I16(x) => Some(x.iter().map(|&a| a as i64).collect()),
+        Data::I32(x) => Some(x.iter().map(|&a| a as i64).collect()),
+        Data::I64(x) => Some(x.clone()),
+        _ => None,
+    }
+}
+
+fn float_values(v: &Vector) -> Option<Vec<f64>> {
+    match &v.data {
+        Data::F32(x) => Some(x.iter().map(|&a| a as f64).collect()),
+        Data::F64(x) => Some(x.clone()),
+        _ => None,
+    }
+}
+
+impl State {
+    fn grow(&mut self, groups: usize) {
+        match self {
+            State::Count(c) => c.resize(groups, 0),
+            State::SumInt { sum, seen } => {
+                sum.resize(groups, 0);
+                seen.resize(groups, false);
+            }
+            State::SumWide { sum, seen } => {
+                sum.resize(groups, 0);
+                seen.resize(groups, false);
+            }
+            State::SumNum { sum, seen } => {
+                sum.resize(groups, Numeric::ZERO);
+                seen.resize(groups, false);
+            }
+            State::SumFloat { sum, seen, .. } => {
+                sum.resize(groups, 0.0);
+                seen.resize(groups, false);
+            }
+            State::SumInterval { sum, seen } => {
+                sum.resize(groups, Interval::default());
+                seen.resize(groups, false);
+            }
+            State::AvgInt { sum, count } => {
+                sum.resize(groups, 0);
+                count.resize(groups, 0);
+            }
+            State::AvgNum { sum, count } => {
+                sum.resize(groups, Numeric::ZERO);
+                count.resize(groups, 0);
+            }
+            State::AvgFloat { sum, count } => {
+                sum.resize(groups, 0.0);
+                count.resize(groups, 0);
+            }
+            State::AvgInterval { sum, count } => {
+                sum.resize(groups, Interval::default());
+                count.resize(groups, 0);
+            }
+            State::MinMaxInt { best, seen, .. } => {
+                best.resize(groups, 0);
+                seen.resize(groups, false);
+            }
+            State::MinMaxFloat { best, seen, .. } => {
+                best.resize(groups, 0.0);
+                seen.resize(groups, false);
+            }
+            State::MinMaxAny { best, .. } => best.resize(groups, Value::Null),
+        }
+    }
+
+    /// Folds `arg` (None for COUNT(*)) into the states of `group_ids`.
+    fn update(&mut self, group_ids: &[u32], arg: Option<&Vector>, arg_ty: DataType) -> Result<()> {
+        let live = |i: usize| arg.is_none_or(|a| !a.is_null(i));
+        match self {
+            State::Count(c) => {
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        c[g as usize] += 1;
+                    }
+                }
+            }
+            State::SumInt { sum, seen } => {
+                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("sum input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let g = g as usize;
+                        sum[g] = sum[g].checked_add(vals[i]).ok_or_else(|| Error::numeric_out_of_range("bigint out of range"))?;
+                        seen[g] = true;
+                    }
+                }
+            }
+            State::SumWide { sum, seen } => {
+                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("sum input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        sum[g as usize] += vals[i] as i128;
+                        seen[g as usize] = true;
+                    }
+                }
+            }
+            State::SumNum { sum, seen } => {
+                let Some(Data::Num(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("sum input")) };
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let g = g as usize;
+                        let s = &mut sum[g];
+                        // Same-scale adds are the common case (a numeric(p,s) column).
+                        if s.scale == vals[i].scale {
+                            s.mantissa += vals[i].mantissa;
+                            if s.mantissa.abs() >= 10i128.pow(38) {
+                                return Err(Error::numeric_out_of_range("value overflows numeric format"));
+                            }
+                        } else {
+                            *s = s.add(&vals[i])?;
+                        }
+                        seen[g] = true;
+                    }
+                }
+            }
+            State::SumFloat { sum, seen, single } => {
+                let vals = arg.and_then(float_values).ok_or_else(|| Error::internal("sum input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let g = g as usize;
+                        sum[g] = if *single { (sum[g] as f32 + vals[i] as f32) as f64 } else { sum[g] + vals[i] };
+                        seen[g] = true;
+                    }
+                }
+            }
+            State::SumInterval { sum, seen } => {
+                let Some(Data::Interval(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("sum input")) };
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let s = &mut sum[g as usize];
+                        s.months += vals[i].months;
+                        s.days += vals[i].days;
+                        s.micros += vals[i].micros;
+                        seen[g as usize] = true;
+                    }
+                }
+            }
+            State::AvgInt { sum, count } => {
+                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("avg input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        sum[g as usize] += vals[i] as i128;
+                        count[g as usize] += 1;
+                    }
+                }
+            }
+            State::AvgNum { sum, count } => {
+                let Some(Data::Num(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("avg input")) };
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        sum[g as usize] = sum[g as usize].add(&vals[i])?;
+                        count[g as usize] += 1;
+                    }
+                }
+            }
+            State::AvgFloat { sum, count } => {
+                let vals = arg.and_then(float_values).ok_or_else(|| Error::internal("avg input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        sum[g as usize] += vals[i];
+                        count[g as usize] += 1;
+                    }
+                }
+            }
+            State::AvgInterval { sum, count } => {
+                let Some(Data::Interval(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("avg input")) };
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let s = &mut sum[g as usize];
+                        s.months += vals[i].months;
+                        s.days += vals[i].days;
+                        s.micros += vals[i].micros;
+                        count[g as usize] += 1;
+                    }
+                }
+            }
+            State::MinMaxInt { best, seen, max } => {
+                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("min input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let g = g as usize;
+                        let v = vals[i];
+                        if !seen[g] || (*max && v > best[g]) || (!*max && v < best[g]) {
+                            best[g] = v;
+                            seen[g] = true;
+                        }
+                    }
+                }
+            }
+            State::MinMaxFloat { best, seen, max } => {
+                let vals = arg.and_then(float_values).ok_or_else(|| Error::internal("min input"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let g = g as usize;
+                        let o = cmp_f64(vals[i], best[g]);
+                        if !seen[g] || (*max && o.is_gt()) || (!*max && o.is_lt()) {
+                            best[g] = vals[i];
+                            seen[g] = true;
+                        }
+                    }
+                }
+            }
+            State::MinMaxAny { best, max, ty } => {
+                let a = arg.ok_or_else(|| Error::internal("min input"))?;
+                let _ = arg_ty;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    if live(i) {
+                        let g = g as usize;
+                        let replace = match &best[g] {
+                            Value::Null => true,
+                            current => {
+                                let mut one = Vector::with_capacity(*ty, 1);
+                                one.push_value(current);
+                                let o = compare_rows(&a.data, i, &one.data, 0);
+                                if *max { o.is_gt() } else { o.is_lt() }
+                            }
+                        };
+                        if replace {
+                            best[g] = a.value(i, *ty);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&self, ty: SqlType, groups: usize) -> Result<Vector> {
+        let mut out = Vector::with_capacity(ty.ty, groups);
+        for g in 0..groups {
+            let v = match self {
+                State::Count(c) => Value::Int8(c[g]),
+                State::SumInt { sum, seen } => if seen[g] { Value::Int8(sum[g]) } else { Value::Null },
+                State::SumWide { sum, seen } => {
+                    if seen[g] { Value::Numeric(Numeric::new(sum[g], 0)?) } else { Value::Null }
+                }
+                State::SumNum { sum, seen } => if seen[g] { Value::Numeric(sum[g]) } else { Value::Null },
+                State::SumFloat { sum, seen, single } => match (seen[g], single) {
+                    (false, _) => Value::Null,
+                    (true, true) => Value::Float4(sum[g] as f32),
+                    (true, false) => Value::Float8(sum[g]),
+                },
+                State::SumInterval { sum, seen } => if seen[g] { Value::Interval(sum[g]) } else { Value::Null },
+                State::AvgInt { sum, count } => {
+                    if count[g] == 0 {
+                        Value::Null
+                    } else {
+                        Value::Numeric(Numeric::new(sum[g], 0)?.div(&Numeric::from_i64(count[g]))?)
+                    }
+                }
+                State::AvgNum { sum, count } => {
+                    if count[g] == 0 { Value::Null } else { Value::Numeric(sum[g].div(&Numeric::from_i64(count[g]))?) }
+                }
+                State::AvgFloat { sum, count } => {
+                    if count[g] == 0 { Value::Null } else { Value::Float8(sum[g] / count[g] as f64) }
+                }
+                State::AvgInterval { sum, count } => {
+                    if count[g] == 0 {
+                        Value::Null
+                    } else {
+                        let c = count[g] as f64;
+                        let s = sum[g];
+                        let months = s.months as f64 / c;
+                        let wm = months.trunc();
+                        let days = s.days as f64 / c + (months - wm) * 30.0;
+                        let wd = days.trunc();
+                        let micros = s.micros as f64 / c + (days - wd) * 86_400_000_000.0;
+                        Value::Interval(Interval { months: wm as i32, days: wd as i32, micros: micros.round() as i64 })
+                    }
+                }
+                State::MinMaxInt { best, seen, .. } => {
+                    if !seen[g] {
+                        Value::Null
+                    } else {
+                        match ty.ty {
+                            DataType::Int2 => Value::Int2(best[g] as i16),
+                            DataType::Int4 => Value::Int4(best[g] as i32),
+                            DataType::Date => Value::Date(best[g] as i32),
+                            DataType::Timestamp => Value::Timestamp(best[g]),
+                            DataType::Timestamptz => Value::Timestamptz(best[g]),
+                            _ => Value::Int8(best[g]),
+                        }
+                    }
+                }
+                State::MinMaxFloat { best, seen, .. } => match (seen[g], ty.ty) {
+                    (false, _) => Value::Null,
+                    (true, DataType::Float4) => Value::Float4(best[g] as f32),
+                    (true, _) => Value::Float8(best[g]),
+                },
+                State::MinMaxAny { best, .. } => best[g].clone(),
+            };
+            out.push_value(&v);
+        }
+        Ok(out)
+    }
+}
+
+pub struct AggregateOp {
+    input: BoxedOperator,
+    group_by: Vec<Expr>,
+    accs: Vec<Accumulator>,
+    grouper: Grouper,
+    /// Representative key values, one row per group.
+    keys_out: Vec<Vector>,
+    groups: usize,
+    output: Option<Batch>,
+    emitted: usize,
+}
+
+impl AggregateOp {
+    pub fn new(input: BoxedOperator, group_by: Vec<Expr>, aggs: Vec<AggCall>) -> AggregateOp {
+        let grouper = match group_by.as_slice() {
+            [] => Grouper::Single,
+            [k] if matches!(k.ty().ty, DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Date) => {
+                Grouper::Int { map: FastMap::default(), null_group: None }
+            }
+            _ => Grouper::Bytes { map: FastMap::default(), buf: Vec::new() },
+        };
+        let keys_out = group_by.iter().map(|g| Vector::with_capacity(g.ty().ty, 0)).collect();
+        let accs = aggs
+            .into_iter()
+            .map(|call| Accumulator { distinct: call.distinct.then(|| (Vec::new(), Vec::new())), state: State::Count(vec![]), call })
+            .collect();
+        AggregateOp { input, group_by, accs, grouper, keys_out, groups: 0, output: None, emitted: 0 }
+    }
+
+    fn assign_groups(&mut self, keys: &[Vector], rows: usize) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(rows);
+        match &mut self.grouper {
+            Grouper::Single => {
+                if self.groups == 0 {
+                    self.groups = 1;
+                }
+                ids.resize(rows, 0);
+            }
+            Grouper::Int { map, null_group } => {
+                let k = &keys[0];
+                let vals = int_values(k).unwrap_or_default();
+                for i in 0..rows {
+                    let id = if k.is_null(i) {
+                        *null_group.get_or_insert_with(|| {
+                            self.keys_out[0].push_null();
+                            self.groups += 1;
+                            (self.groups - 1) as u32
+                        })
+                    } else {
+                        let next = self.groups as u32;
+                        let id = *map.entry(vals[i]).or_insert(next);
+                        if id == next {
+                            self.keys_out[0].push_from(k, i);
+                            self.groups += 1;
+                        }
+                        id
+                    };
+                    ids.push(id);
+                }
+            }
+            Grouper::Bytes { map, buf } => {
+                for i in 0..rows {
+                    buf.clear();
+                    for k in keys {
+                        keys::encode(k, i, buf);
+                    }
+                    let id = match map.get(buf.as_slice()) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.groups as u32;
+                            map.insert(buf.clone().into_boxed_slice(), id);
+                            for (out, k) in self.keys_out.iter_mut().zip(keys) {
+                                out.push_from(k, i);
+                            }
+                            self.groups += 1;
+                            id
+                        }
+                    };
+                    ids.push(id);
+                }
+            }
+        }
+        ids
+    }
+
+    fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
+        for acc in self.accs.iter_mut() {
+            acc.state = new_state(&acc.call)?;
+        }
+        while let Some(b) = self.input.next(ctx)? {
+            let sel = b.selection();
+            let keys = self.group_by.iter().map(|g| eval(g, &b, &sel, ctx)).collect::<Result<Vec<_>>>()?;
+            let ids = self.assign_groups(&keys, sel.len());
+            for acc in self.accs.iter_mut() {
+                let arg = acc.call.arg.as_ref().map(|a| eval(a, &b, &sel, ctx)).transpose()?;
+                let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
+                match &mut acc.distinct {
+                    None => {
+                        acc.state.grow(self.groups);
+                        acc.state.update(&ids, arg.as_ref(), arg_ty)?;
+                    }
+                    Some((seen, values)) => {
+                        let a = arg.as_ref().ok_or_else(|| Error::internal("DISTINCT without argument"))?;
+                        while seen.len() < self.groups {
+                            seen.push(FastMap::default());
+                            values.push(Vector::with_capacity(arg_ty, 0));
+                        }
+                        let mut key = Vec::new();
+                        for (i, &g) in ids.iter().enumerate() {
+                            if a.is_null(i) {
+                                continue;
+                            }
+                            key.clear();
+                            keys::encode(a, i, &mut key);
+                            let set = &mut seen[g as usize];
+                            if !set.contains_key(key.as_slice()) {
+                                set.insert(key.clone().into_boxed_slice(), ());
+                                values[g as usize].push_from(a, i);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Without GROUP BY there is always exactly one output row.
+        if matches!(self.grouper, Grouper::Single) {
+            self.groups = 1;
+        }
+        for acc in self.accs.iter_mut() {
+            acc.state.grow(self.groups);
+            if let Some((_, values)) = &acc.distinct {
+                let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
+                for (g, v) in values.iter().enumerate() {
+                    let ids = vec![g as u32; v.len()];
+                    acc.state.update(&ids, Some(v), arg_ty)?;
+                }
+            }
+        }
+        let mut columns = std::mem::take(&mut self.keys_out);
+        for acc in &self.accs {
+            columns.push(acc.state.finish(acc.call.ty, self.groups)?);
+        }
+        self.output = Some(Batch::new(columns, self.groups));
+        Ok(())
+    }
+}
+
+impl Operator for AggregateOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if self.output.is_none() {
+            self.consume(ctx)?;
+        }
+        let Some(out) = &self.output else { return Ok(None) };
+        if self.emitted >= out.rows {
+            return Ok(None);
+        }
+        let end = (self.emitted + BATCH_ROWS_MAX).min(out.rows);
+        let batch = if self.emitted == 0 && end == out.rows {
+            out.clone()
+        } else {
+            Batch::new(out.columns.iter().map(|c| c.slice(self.emitted, end)).collect(), end - self.emitted)
+        };
+        self.emitted = end;
+        Ok(Some(batch))
+    }
+}

@@ -1,0 +1,55 @@
+//! What a running statement needs from its session: snapshot, parameters, settings, and
+//! the interrupt flag that cancel requests and statement_timeout raise.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::storage::mvcc::Snapshot;
+use crate::types::text::TextFormat;
+use crate::types::Value;
+
+/// Set by a CancelRequest from another connection; checked between batches.
+#[derive(Default)]
+pub struct CancelFlag(AtomicBool);
+
+impl CancelFlag {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+    pub fn take(&self) -> bool {
+        self.0.swap(false, Ordering::AcqRel)
+    }
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+pub struct ExecContext {
+    pub snapshot: Snapshot,
+    pub params: Vec<Value>,
+    pub fmt: TextFormat,
+    /// now(): the transaction's start, microseconds since 2000-01-01 UTC.
+    pub now_micros: i64,
+    pub cancel: Arc<CancelFlag>,
+    pub deadline: Option<Instant>,
+    pub database: String,
+    pub user: String,
+}
+
+impl ExecContext {
+    /// Called between batches: turns cancel and timeout into errors.
+    pub fn check_interrupt(&self) -> Result<()> {
+        if self.cancel.is_set() {
+            self.cancel.take();
+            return Err(Error::query_canceled());
+        }
+        if let Some(d) = self.deadline {
+            if Instant::now() >= d {
+                return Err(Error::statement_timeout());
+            }
+        }
+        Ok(())
+    }
+}

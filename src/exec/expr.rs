@@ -1,0 +1,719 @@
+//! Vectorized expression evaluation.
+//!
+//! `eval(expr, batch, sel)` computes `expr` for the rows `sel` of `batch` and returns a
+//! dense vector of `sel.len()` values. Kernels loop over typed slices; NULLs travel in
+//! the mask and the data slot of a NULL is never read for anything that can fail.
+//!
+//! Conditional evaluation keeps PostgreSQL's guarantees: `AND`/`OR` evaluate their right
+//! side only on rows the left side did not decide, and `CASE` evaluates a branch only on
+//! the rows that reach it, so `x <> 0 AND 1/x > 1` never divides by zero.
+
+use std::cmp::Ordering;
+
+use super::context::ExecContext;
+use super::vector::{Batch, Data, TextVec, Vector};
+use crate::error::{Error, Result};
+use crate::sql::expr::{BinaryOp, Expr};
+use crate::types::cast::cast_value;
+use crate::types::datetime::{self, Interval, USECS_PER_DAY};
+use crate::types::{DataType, Numeric, SqlType, Value};
+
+pub fn cmp_f64(a: f64, b: f64) -> Ordering {
+    a.partial_cmp(&b).unwrap_or_else(|| a.is_nan().cmp(&b.is_nan()))
+}
+
+/// Compares row `i` of `a` with row `j` of `b` (same kind, both non-NULL).
+#[inline]
+pub fn compare_rows(a: &Data, i: usize, b: &Data, j: usize) -> Ordering {
+    match (a, b) {
+        (Data::Bool(x), Data::Bool(y)) => x[i].cmp(&y[j]),
+        (Data::I16(x), Data::I16(y)) => x[i].cmp(&y[j]),
+        (Data::I32(x), Data::I32(y)) => x[i].cmp(&y[j]),
+        (Data::I64(x), Data::I64(y)) => x[i].cmp(&y[j]),
+        (Data::F32(x), Data::F32(y)) => cmp_f64(x[i] as f64, y[j] as f64),
+        (Data::F64(x), Data::F64(y)) => cmp_f64(x[i], y[j]),
+        (Data::Num(x), Data::Num(y)) => x[i].cmp_value(&y[j]),
+        (Data::Text(x), Data::Text(y)) => x.get(i).cmp(y.get(j)),
+        (Data::Interval(x), Data::Interval(y)) => x[i].cmp(&y[j]),
+        _ => Ordering::Equal,
+    }
+}
+
+fn union_nulls(a: &Option<Vec<bool>>, b: &Option<Vec<bool>>, n: usize) -> Option<Vec<bool>> {
+    match (a, b) {
+        (None, None) => None,
+        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+        (Some(x), Some(y)) => Some((0..n).map(|i| x[i] || y[i]).collect()),
+    }
+}
+
+fn is_null_at(nulls: &Option<Vec<bool>>, i: usize) -> bool {
+    nulls.as_ref().is_some_and(|n| n[i])
+}
+
+/// Evaluates `expr` over the rows `sel` of `batch`.
+pub fn eval(expr: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+    let n = sel.len();
+    match expr {
+        Expr::Column { index, .. } => {
+            let col = batch.columns.get(*index).ok_or_else(|| Error::internal("column index out of range"))?;
+            if n == batch.rows && batch.sel.is_none() && sel.len() == col.len() {
+                Ok(col.clone())
+            } else {
+                Ok(col.gather(sel))
+            }
+        }
+        Expr::Literal { value, ty } => Ok(Vector::repeat(value, ty.ty, n)),
+        Expr::Param { index, ty } => {
+            let v = ctx.params.get(*index).cloned().unwrap_or(Value::Null);
+            Ok(Vector::repeat(&v, ty.ty, n))
+        }
+        Expr::Negate { expr, .. } => {
+            let v = eval(expr, batch, sel, ctx)?;
+            negate(v)
+        }
+        Expr::Binary { op, left, right, ty } => {
+            let l = eval(left, batch, sel, ctx)?;
+            let r = eval(right, batch, sel, ctx)?;
+            binary(*op, l, r, left.ty(), right.ty(), *ty)
+        }
+        Expr::And(list) | Expr::Or(list) => eval_logic(matches!(expr, Expr::And(_)), list, batch, sel, ctx),
+        Expr::Not(e) => {
+            let mut v = eval(e, batch, sel, ctx)?;
+            if let Data::Bool(b) = &mut v.data {
+                b.iter_mut().for_each(|x| *x = !*x);
+            }
+            Ok(v)
+        }
+        Expr::IsNull { expr, negated } => {
+            let v = eval(expr, batch, sel, ctx)?;
+            let out = (0..n).map(|i| v.is_null(i) != *negated).collect();
+            Ok(Vector::from_data(Data::Bool(out)))
+        }
+        Expr::IsBool { expr, value, negated } => {
+            let v = eval(expr, batch, sel, ctx)?;
+            let Data::Bool(b) = &v.data else { return Err(Error::internal("IS TRUE on non-boolean")) };
+            let out = (0..n).map(|i| (!v.is_null(i) && b[i] == *value) != *negated).collect();
+            Ok(Vector::from_data(Data::Bool(out)))
+        }
+        Expr::IsDistinct { left, right, negated } => {
+            let l = eval(left, batch, sel, ctx)?;
+            let r = eval(right, batch, sel, ctx)?;
+            let out = (0..n)
+                .map(|i| {
+                    let distinct = match (l.is_null(i), r.is_null(i)) {
+                        (true, true) => false,
+                        (true, false) | (false, true) => true,
+                        (false, false) => compare_rows(&l.data, i, &r.data, i) != Ordering::Equal,
+                    };
+                    distinct != *negated
+                })
+                .collect();
+            Ok(Vector::from_data(Data::Bool(out)))
+        }
+        Expr::InList { expr, list, negated } => eval_in_list(expr, list, *negated, batch, sel, ctx),
+        Expr::Like { expr, pattern, negated, case_insensitive } => {
+            let v = eval(expr, batch, sel, ctx)?;
+            let p = eval(pattern, batch, sel, ctx)?;
+            eval_like(&v, &p, *negated, *case_insensitive)
+        }
+        Expr::Case { whens, else_result, ty } => eval_case(whens, else_result.as_deref(), *ty, batch, sel, ctx),
+        Expr::Cast { expr, to, explicit } => {
+            let v = eval(expr, batch, sel, ctx)?;
+            cast_vector(v, expr.ty(), *to, *explicit, ctx)
+        }
+        Expr::Func { func, args, ty } => super::functions::eval_function(*func, args, *ty, batch, sel, ctx),
+        Expr::Agg { .. } => Err(Error::internal("aggregate reference outside an aggregation")),
+    }
+}
+
+/// Evaluates a predicate and returns the rows of `sel` for which it is true.
+pub fn eval_filter(pred: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vec<u32>> {
+    // Fast path: column compared with a constant.
+    if let Expr::Binary { op, left, right, .. } = pred {
+        if op.is_comparison() {
+            if let (Expr::Column { index, .. }, Expr::Literal { value, .. }) = (left.as_ref(), right.as_ref()) {
+                if let Some(col) = batch.columns.get(*index) {
+                    if let Some(out) = filter_column_const(*op, col, value, sel) {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+    }
+    if let Expr::And(list) = pred {
+        let mut current: Vec<u32> = sel.to_vec();
+        for p in list {
+            if current.is_empty() {
+                break;
+            }
+            current = eval_filter(p, batch, &current, ctx)?;
+        }
+        return Ok(current);
+    }
+    let v = eval(pred, batch, sel, ctx)?;
+    let Data::Bool(b) = &v.data else { return Err(Error::internal("filter on non-boolean")) };
+    Ok(sel.iter().enumerate().filter(|(i, _)| b[*i] && !v.is_null(*i)).map(|(_, &r)| r).collect())
+}
+
+fn op_matches(op: BinaryOp, o: Ordering) -> bool {
+    match op {
+        BinaryOp::Eq => o == Ordering::Equal,
+        BinaryOp::NotEq => o != Ordering::Equal,
+        BinaryOp::Lt => o == Ordering::Less,
+        BinaryOp::LtEq => o != Ordering::Greater,
+        BinaryOp::Gt => o == Ordering::Greater,
+        BinaryOp::GtEq => o != Ordering::Less,
+        _ => false,
+    }
+}
+
+fn filter_column_const(op: BinaryOp, col: &Vector, value: &Value, sel: &[u32]) -> Option<Vec<u32>> {
+    let live = |i: u32| !col.is_null(i as usize);
+    let out = match (&col.data, value) {
+        (_, Value::Null) => Vec::new(),
+        (Data::I32(v), Value::Int4(c) | Value::Date(c)) => {
+            sel.iter().copied().filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c))).collect()
+        }
+        (Data::I64(v), Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) => {
+            sel.iter().copied().filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c))).collect()
+        }
+        (Data::I16(v), Value::Int2(c)) => {
+            sel.iter().copied().filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c))).collect()
+        }
+        (Data::F64(v), Value::Float8(c)) => {
+            sel.iter().copied().filter(|&i| live(i) && op_matches(op, cmp_f64(v[i as usize], *c))).collect()
+        }
+        (Data::Text(t), Value::Text(c)) => {
+            let c = c.as_bytes();
+            sel.iter().copied().filter(|&i| live(i) && op_matches(op, t.get(i as usize).cmp(c))).collect()
+        }
+        _ => return None,
+    };
+    Some(out)
+}
+
+fn eval_logic(is_and: bool, list: &[Expr], batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+    let n = sel.len();
+    // Per row: Some(decided value) or None while undecided; `unknown` tracks NULLs seen.
+    let mut decided: Vec<Option<bool>> = vec![None; n];
+    let mut unknown = vec![false; n];
+    for e in list {
+        let pending: Vec<usize> = (0..n).filter(|&i| decided[i].is_none()).collect();
+        if pending.is_empty() {
+            break;
+        }
+        let sub: Vec<u32> = pending.iter().map(|&i| sel[i]).collect();
+        let v = eval(e, batch, &sub, ctx)?;
+        let Data::Bool(b) = &v.data else { return Err(Error::internal("AND/OR on non-boolean")) };
+        for (k, &i) in pending.iter().enumerate() {
+            if v.is_null(k) {
+                unknown[i] = true;
+            } else if b[k] != is_and {
+                decided[i] = Some(!is_and);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut nulls = vec![false; n];
+    let mut any_null = false;
+    for i in 0..n {
+        match decided[i] {
+            Some(v) => out.push(v),
+            None if unknown[i] => {
+                out.push(false);
+                nulls[i] = true;
+                any_null = true;
+            }
+            None => out.push(is_and),
+        }
+    }
+    Ok(Vector { data: Data::Bool(out), nulls: any_null.then_some(nulls) })
+}
+
+fn eval_in_list(expr: &Expr, list: &[Expr], negated: bool, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+    let n = sel.len();
+    let v = eval(expr, batch, sel, ctx)?;
+    let mut found = vec![false; n];
+    let mut saw_null = vec![false; n];
+    for item in list {
+        let w = eval(item, batch, sel, ctx)?;
+        for i in 0..n {
+            if found[i] {
+                continue;
+            }
+            if v.is_null(i) || w.is_null(i) {
+                saw_null[i] = true;
+            } else if compare_rows(&v.data, i, &w.data, i) == Ordering::Equal {
+                found[i] = true;
+            }
+        }
+    }
+    let mut nulls = vec![false; n];
+    let mut any_null = false;
+    let out = (0..n)
+        .map(|i| {
+            if v.is_null(i) || (!found[i] && saw_null[i]) {
+                nulls[i] = true;
+                any_null = true;
+                false
+            } else {
+                found[i] != negated
+            }
+        })
+        .collect();
+    Ok(Vector { data: Data::Bool(out), nulls: any_null.then_some(nulls) })
+}
+
+/// SQL LIKE over UTF-8 strings: `%` any run, `_` one character, `\` escapes.
+pub fn like_match(s: &[char], p: &[char]) -> bool {
+    let (mut si, mut pi) = (0, 0);
+    let (mut star_p, mut star_s) = (usize::MAX, 0);
+    while si < s.len() {
+        if pi < p.len() {
+            match p[pi] {
+                '%' => {
+                    star_p = pi;
+                    star_s = si;
+                    pi += 1;
+                    continue;
+                }
+                '_' => {
+                    si += 1;
+                    pi += 1;
+                    continue;
+                }
+                '\\' if pi + 1 < p.len() => {
+                    if p[pi + 1] == s[si] {
+                        si += 1;
+                        pi += 2;
+                        continue;
+                    }
+                }
+                c if c == s[si] => {
+                    si += 1;
+                    pi += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        if star_p != usize::MAX {
+            pi = star_p + 1;
+            star_s += 1;
+            si = star_s;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '%' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> {
+    let n = v.len();
+    let (Data::Text(vs), Data::Text(ps)) = (&v.data, &p.data) else {
+        return Err(Error::internal("LIKE on non-text"));
+    };
+    let nulls = union_nulls(&v.nulls, &p.nulls, n);
+    let prep = |s: &str| -> Vec<char> { if ci { s.to_lowercase().chars().collect() } else { s.chars().collect() } };
+    let mut cached: Option<(Vec<u8>, Vec<char>)> = None;
+    let mut out = Vec::with_capacity(n);
+    let mut buf: Vec<char> = Vec::new();
+    for i in 0..n {
+        if is_null_at(&nulls, i) {
+            out.push(false);
+            continue;
+        }
+        let pat_bytes = ps.get(i);
+        let pat = match &cached {
+            Some((b, chars)) if b.as_slice() == pat_bytes => chars,
+            _ => {
+                cached = Some((pat_bytes.to_vec(), prep(ps.get_str(i))));
+                &cached.as_ref().map(|c| &c.1).ok_or_else(|| Error::internal("pattern cache"))?.clone()
+            }
+        };
+        let pat = pat.clone();
+        buf.clear();
+        if ci {
+            buf.extend(vs.get_str(i).to_lowercase().chars());
+        } else {
+            buf.extend(vs.get_str(i).chars());
+        }
+        out.push(like_match(&buf, &pat) != negated);
+    }
+    Ok(Vector { data: Data::Bool(out), nulls })
+}
+
+fn eval_case(
+    whens: &[(Expr, Expr)],
+    else_result: Option<&Expr>,
+    ty: SqlType,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let n = sel.len();
+    // For each output row: (branch index, row within that branch's result).
+    let mut source: Vec<(usize, usize)> = vec![(usize::MAX, 0); n];
+    let mut results: Vec<Vector> = Vec::with_capacity(whens.len() + 1);
+    let mut remaining: Vec<usize> = (0..n).collect();
+    for (b, (cond, result)) in whens.iter().enumerate() {
+        if remaining.is_empty() {
+            break;
+        }
+        let sub: Vec<u32> = remaining.iter().map(|&i| sel[i]).collect();
+        let c = eval(cond, batch, &sub, ctx)?;
+        let Data::Bool(cv) = &c.data else { return Err(Error::internal("CASE condition not boolean")) };
+        let mut hit = Vec::new();
+        let mut rest = Vec::new();
+        for (k, &i) in remaining.iter().enumerate() {
+            if cv[k] && !c.is_null(k) { hit.push(i) } else { rest.push(i) }
+        }
+        if !hit.is_empty() {
+            let hit_sel: Vec<u32> = hit.iter().map(|&i| sel[i]).collect();
+            let r = eval(result, batch, &hit_sel, ctx)?;
+            for (k, &i) in hit.iter().enumerate() {
+                source[i] = (results.len(), k);
+            }
+            results.push(r);
+        }
+        let _ = b;
+        remaining = rest;
+    }
+    if let (Some(e), false) = (else_result, remaining.is_empty()) {
+        let sub: Vec<u32> = remaining.iter().map(|&i| sel[i]).collect();
+        let r = eval(e, batch, &sub, ctx)?;
+        for (k, &i) in remaining.iter().enumerate() {
+            source[i] = (results.len(), k);
+        }
+        results.push(r);
+    }
+    let mut out = Vector::with_capacity(ty.ty, n);
+    for &(b, k) in &source {
+        if b == usize::MAX {
+            out.push_null();
+        } else {
+            out.push_from(&results[b], k);
+        }
+    }
+    Ok(out)
+}
+
+fn negate(v: Vector) -> Result<Vector> {
+    let nulls = v.nulls.clone();
+    let range = |t: &str| Error::numeric_out_of_range(format!("{t} out of range"));
+    let data = match v.data {
+        Data::I16(x) => Data::I16(
+            x.iter().enumerate().map(|(i, &a)| if is_null_at(&nulls, i) { Ok(0) } else { a.checked_neg().ok_or_else(|| range("smallint")) }).collect::<Result<_>>()?,
+        ),
+        Data::I32(x) => Data::I32(
+            x.iter().enumerate().map(|(i, &a)| if is_null_at(&nulls, i) { Ok(0) } else { a.checked_neg().ok_or_else(|| range("integer")) }).collect::<Result<_>>()?,
+        ),
+        Data::I64(x) => Data::I64(
+            x.iter().enumerate().map(|(i, &a)| if is_null_at(&nulls, i) { Ok(0) } else { a.checked_neg().ok_or_else(|| range("bigint")) }).collect::<Result<_>>()?,
+        ),
+        Data::F32(x) => Data::F32(x.iter().map(|a| -a).collect()),
+        Data::F64(x) => Data::F64(x.iter().map(|a| -a).collect()),
+        Data::Num(x) => Data::Num(x.iter().map(|a| a.neg()).collect()),
+        Data::Interval(x) => Data::Interval(x.iter().map(datetime::interval_neg).collect()),
+        other => other,
+    };
+    Ok(Vector { data, nulls })
+}
+
+macro_rules! int_arith {
+    ($a:expr, $b:expr, $nulls:expr, $op:expr, $t:ty, $name:expr) => {{
+        let a: &Vec<$t> = $a;
+        let b: &Vec<$t> = $b;
+        let range = || Error::numeric_out_of_range(concat!($name, " out of range"));
+        let mut out: Vec<$t> = Vec::with_capacity(a.len());
+        match $op {
+            BinaryOp::Add if $nulls.is_none() => {
+                for i in 0..a.len() {
+                    out.push(a[i].checked_add(b[i]).ok_or_else(range)?);
+                }
+            }
+            BinaryOp::Mul if $nulls.is_none() => {
+                for i in 0..a.len() {
+                    out.push(a[i].checked_mul(b[i]).ok_or_else(range)?);
+                }
+            }
+            _ => {
+                for i in 0..a.len() {
+                    if is_null_at($nulls, i) {
+                        out.push(0);
+                        continue;
+                    }
+                    let (x, y) = (a[i], b[i]);
+                    let v = match $op {
+                        BinaryOp::Add => x.checked_add(y).ok_or_else(range)?,
+                        BinaryOp::Sub => x.checked_sub(y).ok_or_else(range)?,
+                        BinaryOp::Mul => x.checked_mul(y).ok_or_else(range)?,
+                        BinaryOp::Div => {
+                            if y == 0 {
+                                return Err(Error::division_by_zero());
+                            }
+                            x.checked_div(y).ok_or_else(range)?
+                        }
+                        BinaryOp::Mod => {
+                            if y == 0 {
+                                return Err(Error::division_by_zero());
+                            }
+                            x.checked_rem(y).unwrap_or(0)
+                        }
+                        _ => return Err(Error::internal("bad integer operator")),
+                    };
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }};
+}
+
+fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64> {
+    let v = match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div => {
+            if y == 0.0 {
+                return Err(Error::division_by_zero());
+            }
+            x / y
+        }
+        BinaryOp::Pow => {
+            if x == 0.0 && y < 0.0 {
+                return Err(Error::new("2201F", "zero raised to a negative power is undefined"));
+            }
+            if x < 0.0 && y.fract() != 0.0 {
+                return Err(Error::new(
+                    "2201F",
+                    "a negative number raised to a non-integer power yields a complex result",
+                ));
+            }
+            x.powf(y)
+        }
+        _ => return Err(Error::internal("bad float operator")),
+    };
+    if v.is_infinite() && x.is_finite() && y.is_finite() {
+        return Err(Error::numeric_out_of_range("value out of range: overflow"));
+    }
+    if v == 0.0 && x != 0.0 && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow) && y.is_finite() && y != 0.0 && !(op == BinaryOp::Pow) {
+        return Err(Error::numeric_out_of_range("value out of range: underflow"));
+    }
+    Ok(v)
+}
+
+fn compare_vectors(op: BinaryOp, l: &Vector, r: &Vector) -> Vec<bool> {
+    let n = l.len();
+    macro_rules! cmp_loop {
+        ($a:expr, $b:expr, $f:expr) => {{
+            let (a, b) = ($a, $b);
+            (0..n).map(|i| op_matches(op, $f(&a[i], &b[i]))).collect()
+        }};
+    }
+    match (&l.data, &r.data) {
+        (Data::I32(a), Data::I32(b)) => cmp_loop!(a, b, |x: &i32, y: &i32| x.cmp(y)),
+        (Data::I64(a), Data::I64(b)) => cmp_loop!(a, b, |x: &i64, y: &i64| x.cmp(y)),
+        (Data::F64(a), Data::F64(b)) => cmp_loop!(a, b, |x: &f64, y: &f64| cmp_f64(*x, *y)),
+        (Data::Text(a), Data::Text(b)) => (0..n).map(|i| op_matches(op, a.get(i).cmp(b.get(i)))).collect(),
+        _ => (0..n).map(|i| op_matches(op, compare_rows(&l.data, i, &r.data, i))).collect(),
+    }
+}
+
+fn binary(op: BinaryOp, l: Vector, r: Vector, lt: SqlType, rt: SqlType, ty: SqlType) -> Result<Vector> {
+    let n = l.len();
+    let nulls = union_nulls(&l.nulls, &r.nulls, n);
+    if op.is_comparison() {
+        let out = compare_vectors(op, &l, &r);
+        return Ok(Vector { data: Data::Bool(out), nulls });
+    }
+    let data = match (&l.data, &r.data) {
+        (Data::Text(a), Data::Text(b)) if op == BinaryOp::Concat => {
+            let mut out = TextVec::with_capacity(n);
+            let mut buf = Vec::new();
+            for i in 0..n {
+                buf.clear();
+                buf.extend_from_slice(a.get(i));
+                buf.extend_from_slice(b.get(i));
+                out.push(&buf);
+            }
+            Data::Text(out)
+        }
+        (Data::I16(a), Data::I16(b)) => Data::I16(int_arith!(a, b, &nulls, op, i16, "smallint")),
+        (Data::I32(a), Data::I32(b)) if lt.ty == DataType::Date && rt.ty == DataType::Date => {
+            Data::I32((0..n).map(|i| a[i].wrapping_sub(b[i])).collect())
+        }
+        (Data::I32(a), Data::I32(b)) if lt.ty == DataType::Date => {
+            let range = || Error::datetime_overflow("date out of range");
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let v = if op == BinaryOp::Add { a[i].checked_add(b[i]) } else { a[i].checked_sub(b[i]) };
+                out.push(if is_null_at(&nulls, i) { 0 } else { v.ok_or_else(range)? });
+            }
+            Data::I32(out)
+        }
+        (Data::I32(a), Data::I32(b)) => Data::I32(int_arith!(a, b, &nulls, op, i32, "integer")),
+        (Data::I64(a), Data::I64(b)) if lt.ty == DataType::Int8 => Data::I64(int_arith!(a, b, &nulls, op, i64, "bigint")),
+        (Data::I64(a), Data::I64(b)) => {
+            // timestamp - timestamp
+            Data::Interval((0..n).map(|i| datetime::timestamp_diff(a[i], b[i])).collect())
+        }
+        (Data::I64(a), Data::Interval(b)) => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null_at(&nulls, i) {
+                    out.push(0);
+                    continue;
+                }
+                let iv = if op == BinaryOp::Sub { datetime::interval_neg(&b[i]) } else { b[i] };
+                out.push(datetime::timestamp_add_interval(a[i], &iv)?);
+            }
+            Data::I64(out)
+        }
+        (Data::Interval(a), Data::Interval(b)) => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let (x, y) = (a[i], b[i]);
+                let y = if op == BinaryOp::Sub { datetime::interval_neg(&y) } else { y };
+                out.push(Interval {
+                    months: x.months.wrapping_add(y.months),
+                    days: x.days.wrapping_add(y.days),
+                    micros: x.micros.wrapping_add(y.micros),
+                });
+            }
+            Data::Interval(out)
+        }
+        (Data::Interval(a), Data::F64(b)) => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null_at(&nulls, i) {
+                    out.push(Interval::default());
+                    continue;
+                }
+                let f = if op == BinaryOp::Div {
+                    if b[i] == 0.0 {
+                        return Err(Error::division_by_zero());
+                    }
+                    1.0 / b[i]
+                } else {
+                    b[i]
+                };
+                out.push(scale_interval(&a[i], f));
+            }
+            Data::Interval(out)
+        }
+        (Data::F32(a), Data::F32(b)) => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null_at(&nulls, i) {
+                    out.push(0.0);
+                    continue;
+                }
+                let v = float_arith(op, a[i] as f64, b[i] as f64)? as f32;
+                if v.is_infinite() && a[i].is_finite() && b[i].is_finite() {
+                    return Err(Error::numeric_out_of_range("value out of range: overflow"));
+                }
+                out.push(v);
+            }
+            Data::F32(out)
+        }
+        (Data::F64(a), Data::F64(b)) => {
+            let mut out = Vec::with_capacity(n);
+            if nulls.is_none() && matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) {
+                for i in 0..n {
+                    out.push(float_arith(op, a[i], b[i])?);
+                }
+            } else {
+                for i in 0..n {
+                    out.push(if is_null_at(&nulls, i) { 0.0 } else { float_arith(op, a[i], b[i])? });
+                }
+            }
+            Data::F64(out)
+        }
+        (Data::Num(a), Data::Num(b)) => {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null_at(&nulls, i) {
+                    out.push(Numeric::ZERO);
+                    continue;
+                }
+                out.push(match op {
+                    BinaryOp::Add => a[i].add(&b[i])?,
+                    BinaryOp::Sub => a[i].sub(&b[i])?,
+                    BinaryOp::Mul => a[i].mul(&b[i])?,
+                    BinaryOp::Div => a[i].div(&b[i])?,
+                    BinaryOp::Mod => a[i].rem(&b[i])?,
+                    _ => return Err(Error::internal("bad numeric operator")),
+                });
+            }
+            Data::Num(out)
+        }
+        _ => {
+            return Err(Error::internal(format!(
+                "no kernel for {} {} {} → {}",
+                lt.display_name(),
+                op.symbol(),
+                rt.display_name(),
+                ty.display_name()
+            )));
+        }
+    };
+    Ok(Vector { data, nulls })
+}
+
+fn scale_interval(iv: &Interval, f: f64) -> Interval {
+    let months = iv.months as f64 * f;
+    let whole_months = months.trunc();
+    let days = iv.days as f64 * f + (months - whole_months) * 30.0;
+    let whole_days = days.trunc();
+    let micros = iv.micros as f64 * f + (days - whole_days) * USECS_PER_DAY as f64;
+    Interval { months: whole_months as i32, days: whole_days as i32, micros: micros.round() as i64 }
+}
+
+/// Casts every element of `v` from `from` to `to`.
+pub fn cast_vector(v: Vector, from: SqlType, to: SqlType, explicit: bool, ctx: &ExecContext) -> Result<Vector> {
+    let n = v.len();
+    if from == to && to.typmod < 0 {
+        return Ok(v);
+    }
+    let nulls = v.nulls.clone();
+    // Widening integer and float conversions never fail.
+    let fast = match (&v.data, to.ty) {
+        (Data::I16(a), DataType::Int4) => Some(Data::I32(a.iter().map(|&x| x as i32).collect())),
+        (Data::I16(a), DataType::Int8) => Some(Data::I64(a.iter().map(|&x| x as i64).collect())),
+        (Data::I32(a), DataType::Int8) if from.ty == DataType::Int4 => Some(Data::I64(a.iter().map(|&x| x as i64).collect())),
+        (Data::I32(a), DataType::Float8) if from.ty == DataType::Int4 => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
+        (Data::I64(a), DataType::Float8) if from.ty == DataType::Int8 => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
+        (Data::F32(a), DataType::Float8) => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
+        (Data::I32(a), DataType::Numeric) if from.ty == DataType::Int4 && to.typmod < 0 => {
+            Some(Data::Num(a.iter().map(|&x| Numeric::from_i64(x as i64)).collect()))
+        }
+        (Data::I64(a), DataType::Numeric) if from.ty == DataType::Int8 && to.typmod < 0 => {
+            Some(Data::Num(a.iter().map(|&x| Numeric::from_i64(x)).collect()))
+        }
+        (Data::Text(_), DataType::Text | DataType::Varchar) if from.ty != DataType::Bpchar && to.typmod < 0 => {
+            return Ok(v);
+        }
+        _ => None,
+    };
+    if let Some(data) = fast {
+        return Ok(Vector { data, nulls });
+    }
+    let mut out = Vector::with_capacity(to.ty, n);
+    let trim_bpchar = from.ty == DataType::Bpchar && to.ty != DataType::Bpchar;
+    for i in 0..n {
+        let value = v.value(i, from.ty);
+        let value = match value {
+            Value::Text(s) if trim_bpchar => Value::Text(s.trim_end_matches(' ').to_string()),
+            other => other,
+        };
+        let c = cast_value(value, to, explicit, &ctx.fmt)?;
+        out.push_value(&c);
+    }
+    Ok(out)
+}

@@ -1,0 +1,368 @@
+//! Scalar function kernels (`upper`, `round`, `substr`, `coalesce`, …).
+
+use super::context::ExecContext;
+use super::expr::{compare_rows, eval};
+use super::vector::{Batch, Data, TextVec, Vector};
+use crate::error::{Error, Result};
+use crate::sql::expr::{Expr, Func};
+use crate::types::datetime::{USECS_PER_DAY, USECS_PER_SEC};
+use crate::types::{DataType, Numeric, SqlType, Value};
+
+fn text_map(v: &Vector, mut f: impl FnMut(&str, &mut Vec<u8>)) -> Vector {
+    let Data::Text(t) = &v.data else { return v.clone() };
+    let mut out = TextVec::with_capacity(t.len());
+    let mut buf = Vec::new();
+    for i in 0..t.len() {
+        buf.clear();
+        if !v.is_null(i) {
+            f(t.get_str(i), &mut buf);
+        }
+        out.push(&buf);
+    }
+    Vector { data: Data::Text(out), nulls: v.nulls.clone() }
+}
+
+fn int_map(v: &Vector, f: impl Fn(&str) -> i32) -> Vector {
+    let Data::Text(t) = &v.data else { return v.clone() };
+    let out = (0..t.len()).map(|i| if v.is_null(i) { 0 } else { f(t.get_str(i)) }).collect();
+    Vector { data: Data::I32(out), nulls: v.nulls.clone() }
+}
+
+fn merged_nulls(vs: &[Vector], n: usize) -> Option<Vec<bool>> {
+    if vs.iter().all(|v| v.nulls.is_none()) {
+        return None;
+    }
+    Some((0..n).map(|i| vs.iter().any(|v| v.is_null(i))).collect())
+}
+
+fn substr(s: &str, start: i64, len: Option<i64>) -> Result<&str> {
+    if let Some(l) = len {
+        if l < 0 {
+            return Err(Error::new("22011", "negative substring length not allowed"));
+        }
+    }
+    let end = len.map(|l| start.saturating_add(l));
+    let from = start.max(1) as usize - 1;
+    let count = match end {
+        Some(e) if e <= 1 => return Ok(""),
+        Some(e) => Some(e as usize - 1 - from),
+        None => None,
+    };
+    let mut chars = s.char_indices().skip(from);
+    let Some((b0, _)) = chars.next() else { return Ok("") };
+    let b1 = match count {
+        Some(c) => s[b0..].char_indices().nth(c).map_or(s.len(), |(i, _)| b0 + i),
+        None => s.len(),
+    };
+    Ok(&s[b0..b1])
+}
+
+fn trim_chars<'s>(s: &'s str, set: &str, left: bool, right: bool) -> &'s str {
+    let is_trim = |c: char| set.contains(c);
+    let mut out = s;
+    if left {
+        out = out.trim_start_matches(is_trim);
+    }
+    if right {
+        out = out.trim_end_matches(is_trim);
+    }
+    out
+}
+
+fn float_round(v: f64) -> f64 {
+    // PostgreSQL's round(float8) is rint(): half to even.
+    v.round_ties_even()
+}
+
+pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+    let n = sel.len();
+    // Functions that must not evaluate all arguments eagerly.
+    if func == Func::Coalesce {
+        return coalesce(args, ty, batch, sel, ctx);
+    }
+    let vs = args.iter().map(|a| eval(a, batch, sel, ctx)).collect::<Result<Vec<_>>>()?;
+    let nulls = merged_nulls(&vs, n);
+    let text = |i: usize| match vs.get(i).map(|v| &v.data) {
+        Some(Data::Text(t)) => Some(t),
+        _ => None,
+    };
+    Ok(match func {
+        Func::Upper => text_map(&vs[0], |s, out| out.extend_from_slice(s.to_uppercase().as_bytes())),
+        Func::Lower => text_map(&vs[0], |s, out| out.extend_from_slice(s.to_lowercase().as_bytes())),
+        Func::Length => int_map(&vs[0], |s| s.chars().count() as i32),
+        Func::OctetLength => int_map(&vs[0], |s| s.len() as i32),
+        Func::Abs => {
+            let v = &vs[0];
+            let range = |t: &str| Error::numeric_out_of_range(format!("{t} out of range"));
+            let data = match &v.data {
+                Data::I16(a) => Data::I16(a.iter().map(|x| x.checked_abs().ok_or_else(|| range("smallint"))).collect::<Result<_>>()?),
+                Data::I32(a) => Data::I32(a.iter().map(|x| x.checked_abs().ok_or_else(|| range("integer"))).collect::<Result<_>>()?),
+                Data::I64(a) => Data::I64(a.iter().map(|x| x.checked_abs().ok_or_else(|| range("bigint"))).collect::<Result<_>>()?),
+                Data::F32(a) => Data::F32(a.iter().map(|x| x.abs()).collect()),
+                Data::F64(a) => Data::F64(a.iter().map(|x| x.abs()).collect()),
+                Data::Num(a) => Data::Num(a.iter().map(|x| x.abs()).collect()),
+                other => other.clone(),
+            };
+            Vector { data, nulls }
+        }
+        Func::Round | Func::Trunc | Func::Ceil | Func::Floor => {
+            let v = &vs[0];
+            let data = match &v.data {
+                Data::F64(a) => Data::F64(
+                    a.iter()
+                        .map(|&x| match func {
+                            Func::Round => float_round(x),
+                            Func::Trunc => x.trunc(),
+                            Func::Ceil => x.ceil(),
+                            _ => x.floor(),
+                        })
+                        .collect(),
+                ),
+                Data::Num(a) => {
+                    let scales: Option<&Vec<i32>> = match vs.get(1).map(|s| &s.data) {
+                        Some(Data::I32(s)) => Some(s),
+                        _ => None,
+                    };
+                    let mut out = Vec::with_capacity(n);
+                    for i in 0..n {
+                        if nulls.as_ref().is_some_and(|m| m[i]) {
+                            out.push(Numeric::ZERO);
+                            continue;
+                        }
+                        let s = scales.map_or(0, |s| s[i]);
+                        out.push(match func {
+                            Func::Round => a[i].round(s)?,
+                            Func::Trunc => a[i].trunc(s)?,
+                            Func::Ceil => a[i].ceil(),
+                            _ => a[i].floor(),
+                        });
+                    }
+                    Data::Num(out)
+                }
+                other => other.clone(),
+            };
+            Vector { data, nulls }
+        }
+        Func::Sqrt => {
+            let Data::F64(a) = &vs[0].data else { return Err(Error::internal("sqrt argument")) };
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let x = a[i];
+                if x < 0.0 && !vs[0].is_null(i) {
+                    return Err(Error::new("2201F", "cannot take square root of a negative number"));
+                }
+                out.push(x.sqrt());
+            }
+            Vector { data: Data::F64(out), nulls }
+        }
+        Func::Mod => {
+            let l = vs[0].clone();
+            let r = vs[1].clone();
+            let e = Expr::Binary {
+                op: crate::sql::expr::BinaryOp::Mod,
+                left: Box::new(Expr::Column { index: 0, ty, name: String::new() }),
+                right: Box::new(Expr::Column { index: 1, ty, name: String::new() }),
+                ty,
+            };
+            let b = Batch::new(vec![l, r], n);
+            let all: Vec<u32> = (0..n as u32).collect();
+            eval(&e, &b, &all, ctx)?
+        }
+        Func::Power => {
+            let e = Expr::Binary {
+                op: crate::sql::expr::BinaryOp::Pow,
+                left: Box::new(Expr::Column { index: 0, ty, name: String::new() }),
+                right: Box::new(Expr::Column { index: 1, ty, name: String::new() }),
+                ty,
+            };
+            let b = Batch::new(vs.clone(), n);
+            let all: Vec<u32> = (0..n as u32).collect();
+            eval(&e, &b, &all, ctx)?
+        }
+        Func::Substr => {
+            let t = text(0).ok_or_else(|| Error::internal("substr argument"))?;
+            let Data::I32(starts) = &vs[1].data else { return Err(Error::internal("substr start")) };
+            let lens = match vs.get(2).map(|v| &v.data) {
+                Some(Data::I32(l)) => Some(l),
+                _ => None,
+            };
+            let mut out = TextVec::with_capacity(n);
+            for i in 0..n {
+                if nulls.as_ref().is_some_and(|m| m[i]) {
+                    out.push(b"");
+                    continue;
+                }
+                let s = substr(t.get_str(i), starts[i] as i64, lens.map(|l| l[i] as i64))?;
+                out.push(s.as_bytes());
+            }
+            Vector { data: Data::Text(out), nulls }
+        }
+        Func::Position => {
+            let (h, nd) = (text(0).ok_or_else(|| Error::internal("strpos"))?, text(1).ok_or_else(|| Error::internal("strpos"))?);
+            let out = (0..n)
+                .map(|i| {
+                    let hay = h.get_str(i);
+                    match hay.find(nd.get_str(i)) {
+                        Some(b) => hay[..b].chars().count() as i32 + 1,
+                        None => 0,
+                    }
+                })
+                .collect();
+            Vector { data: Data::I32(out), nulls }
+        }
+        Func::Replace => {
+            let (s, from, to) = (text(0), text(1), text(2));
+            let (Some(s), Some(from), Some(to)) = (s, from, to) else { return Err(Error::internal("replace")) };
+            let mut out = TextVec::with_capacity(n);
+            for i in 0..n {
+                let f = from.get_str(i);
+                if f.is_empty() {
+                    out.push(s.get(i));
+                } else {
+                    out.push(s.get_str(i).replace(f, to.get_str(i)).as_bytes());
+                }
+            }
+            Vector { data: Data::Text(out), nulls }
+        }
+        Func::Btrim | Func::Ltrim | Func::Rtrim => {
+            let s = text(0).ok_or_else(|| Error::internal("trim"))?;
+            let set = text(1);
+            let (l, r) = match func {
+                Func::Ltrim => (true, false),
+                Func::Rtrim => (false, true),
+                _ => (true, true),
+            };
+            let mut out = TextVec::with_capacity(n);
+            for i in 0..n {
+                let chars = set.map_or(" ", |t| t.get_str(i));
+                out.push(trim_chars(s.get_str(i), chars, l, r).as_bytes());
+            }
+            Vector { data: Data::Text(out), nulls }
+        }
+        Func::Left | Func::Right => {
+            let s = text(0).ok_or_else(|| Error::internal("left"))?;
+            let Data::I32(k) = &vs[1].data else { return Err(Error::internal("left count")) };
+            let mut out = TextVec::with_capacity(n);
+            for i in 0..n {
+                let st = s.get_str(i);
+                let len = st.chars().count() as i64;
+                let k = k[i] as i64;
+                let keep = if k >= 0 { k.min(len) } else { (len + k).max(0) };
+                let piece = if func == Func::Left {
+                    let end = st.char_indices().nth(keep as usize).map_or(st.len(), |(b, _)| b);
+                    &st[..end]
+                } else {
+                    let skip = (len - keep) as usize;
+                    let start = st.char_indices().nth(skip).map_or(st.len(), |(b, _)| b);
+                    &st[start..]
+                };
+                out.push(piece.as_bytes());
+            }
+            Vector { data: Data::Text(out), nulls }
+        }
+        Func::Concat => {
+            let mut out = TextVec::with_capacity(n);
+            let mut buf = Vec::new();
+            for i in 0..n {
+                buf.clear();
+                for v in &vs {
+                    if let (Data::Text(t), false) = (&v.data, v.is_null(i)) {
+                        buf.extend_from_slice(t.get(i));
+                    }
+                }
+                out.push(&buf);
+            }
+            Vector::from_data(Data::Text(out))
+        }
+        Func::Greatest | Func::Least => {
+            let mut out = Vector::with_capacity(ty.ty, n);
+            for i in 0..n {
+                let mut best: Option<usize> = None;
+                for (k, v) in vs.iter().enumerate() {
+                    if v.is_null(i) {
+                        continue;
+                    }
+                    best = match best {
+                        None => Some(k),
+                        Some(b) => {
+                            let o = compare_rows(&v.data, i, &vs[b].data, i);
+                            let better = if func == Func::Greatest { o.is_gt() } else { o.is_lt() };
+                            Some(if better { k } else { b })
+                        }
+                    };
+                }
+                match best {
+                    Some(b) => out.push_from(&vs[b], i),
+                    None => out.push_null(),
+                }
+            }
+            out
+        }
+        Func::Nullif => {
+            let mut out = vs[0].clone();
+            for i in 0..n {
+                if !vs[0].is_null(i) && !vs[1].is_null(i) && compare_rows(&vs[0].data, i, &vs[1].data, i).is_eq() {
+                    out.set_null(i);
+                }
+            }
+            out
+        }
+        Func::Now => Vector::repeat(&Value::Timestamptz(ctx.now_micros), DataType::Timestamptz, n),
+        Func::CurrentDate => {
+            let local = ctx.now_micros + ctx.fmt.tz_offset_secs as i64 * USECS_PER_SEC;
+            Vector::repeat(&Value::Date(local.div_euclid(USECS_PER_DAY) as i32), DataType::Date, n)
+        }
+        Func::Version => Vector::repeat(&Value::Text(crate::VERSION_STRING.to_string()), DataType::Text, n),
+        Func::CurrentDatabase => Vector::repeat(&Value::Text(ctx.database.clone()), DataType::Text, n),
+        Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
+        Func::Coalesce => return Err(Error::internal("coalesce handled above")),
+    })
+}
+
+/// COALESCE evaluates each argument only on rows still NULL.
+fn coalesce(args: &[Expr], ty: SqlType, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+    let n = sel.len();
+    let mut source: Vec<Option<(usize, usize)>> = vec![None; n];
+    let mut results = Vec::new();
+    let mut pending: Vec<usize> = (0..n).collect();
+    for a in args {
+        if pending.is_empty() {
+            break;
+        }
+        let sub: Vec<u32> = pending.iter().map(|&i| sel[i]).collect();
+        let v = eval(a, batch, &sub, ctx)?;
+        let mut still = Vec::new();
+        for (k, &i) in pending.iter().enumerate() {
+            if v.is_null(k) {
+                still.push(i);
+            } else {
+                source[i] = Some((results.len(), k));
+            }
+        }
+        results.push(v);
+        pending = still;
+    }
+    let mut out = Vector::with_capacity(ty.ty, n);
+    for s in source {
+        match s {
+            Some((b, k)) => out.push_from(&results[b], k),
+            None => out.push_null(),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substr_follows_postgres_bounds() {
+        assert_eq!(substr("hello", 2, Some(3)).unwrap(), "ell");
+        assert_eq!(substr("hello", 0, Some(3)).unwrap(), "he");
+        assert_eq!(substr("hello", -1, Some(3)).unwrap(), "h");
+        assert_eq!(substr("hello", 4, None).unwrap(), "lo");
+        assert_eq!(substr("hello", 9, None).unwrap(), "");
+        assert!(substr("hello", 1, Some(-1)).is_err());
+    }
+}

@@ -1,0 +1,249 @@
+//! Small streaming operators: filter, project, limit, distinct, VALUES, generate_series.
+
+use std::collections::HashSet;
+
+use super::context::ExecContext;
+use super::expr::{eval, eval_filter};
+use super::keys;
+use super::vector::{Batch, Data, Vector, BATCH_ROWS_MAX};
+use super::{BoxedOperator, Operator};
+use crate::error::{Error, Result};
+use crate::sql::expr::Expr;
+use crate::types::{DataType, SqlType, Value};
+
+/// Evaluates a constant expression (literals and parameters only).
+pub fn eval_constant(e: &Expr, ctx: &ExecContext) -> Result<Value> {
+    let batch = Batch::new(vec![], 1);
+    let v = eval(e, &batch, &[0], ctx)?;
+    Ok(v.value(0, e.ty().ty))
+}
+
+pub struct FilterOp {
+    pub input: BoxedOperator,
+    pub predicate: Expr,
+}
+
+impl Operator for FilterOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        while let Some(mut b) = self.input.next(ctx)? {
+            let sel = b.selection();
+            let kept = eval_filter(&self.predicate, &b, &sel, ctx)?;
+            if kept.is_empty() {
+                continue;
+            }
+            b.sel = if kept.len() == b.rows { None } else { Some(kept) };
+            return Ok(Some(b));
+        }
+        Ok(None)
+    }
+}
+
+pub struct ProjectOp {
+    pub input: BoxedOperator,
+    pub exprs: Vec<Expr>,
+}
+
+impl Operator for ProjectOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        let Some(b) = self.input.next(ctx)? else { return Ok(None) };
+        let sel = b.selection();
+        let mut columns = Vec::with_capacity(self.exprs.len());
+        for e in &self.exprs {
+            columns.push(eval(e, &b, &sel, ctx)?);
+        }
+        Ok(Some(Batch::new(columns, sel.len())))
+    }
+}
+
+pub struct LimitOp {
+    input: BoxedOperator,
+    limit_expr: Option<Expr>,
+    offset_expr: Option<Expr>,
+    state: Option<(Option<u64>, u64)>,
+}
+
+impl LimitOp {
+    pub fn new(input: BoxedOperator, limit: Option<Expr>, offset: Option<Expr>) -> LimitOp {
+        LimitOp { input, limit_expr: limit, offset_expr: offset, state: None }
+    }
+}
+
+/// Evaluates a LIMIT/OFFSET count, with PostgreSQL's errors for negative values.
+pub fn eval_count(e: &Option<Expr>, ctx: &ExecContext, what: &str) -> Result<Option<u64>> {
+    let Some(e) = e else { return Ok(None) };
+    match eval_constant(e, ctx)? {
+        Value::Null => Ok(None),
+        v => {
+            let n = v.as_i64().ok_or_else(|| Error::internal("LIMIT is not an integer"))?;
+            if n < 0 {
+                let code = if what == "LIMIT" { "2201W" } else { "2201X" };
+                return Err(Error::new(code, format!("{what} must not be negative")));
+            }
+            Ok(Some(n as u64))
+        }
+    }
+}
+
+impl Operator for LimitOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if self.state.is_none() {
+            let limit = eval_count(&self.limit_expr, ctx, "LIMIT")?;
+            let offset = eval_count(&self.offset_expr, ctx, "OFFSET")?.unwrap_or(0);
+            self.state = Some((limit, offset));
+        }
+        loop {
+            let Some((limit, offset)) = self.state.as_mut() else { return Ok(None) };
+            if *limit == Some(0) {
+                return Ok(None);
+            }
+            let Some(b) = self.input.next(ctx)? else { return Ok(None) };
+            let mut sel = b.selection();
+            let skip = (*offset).min(sel.len() as u64) as usize;
+            *offset -= skip as u64;
+            sel.drain(..skip);
+            if let Some(l) = limit {
+                let take = (*l).min(sel.len() as u64) as usize;
+                sel.truncate(take);
+                *l -= take as u64;
+            }
+            if sel.is_empty() {
+                continue;
+            }
+            return Ok(Some(Batch { sel: Some(sel), ..b }));
+        }
+    }
+}
+
+pub struct DistinctOp {
+    input: BoxedOperator,
+    seen: HashSet<Box<[u8]>, foldhash::fast::RandomState>,
+}
+
+impl DistinctOp {
+    pub fn new(input: BoxedOperator) -> DistinctOp {
+        DistinctOp { input, seen: HashSet::default() }
+    }
+}
+
+impl Operator for DistinctOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        let mut key = Vec::new();
+        while let Some(b) = self.input.next(ctx)? {
+            let mut kept = Vec::new();
+            for r in b.selection() {
+                key.clear();
+                for c in &b.columns {
+                    keys::encode(c, r as usize, &mut key);
+                }
+                if !self.seen.contains(key.as_slice()) {
+                    self.seen.insert(key.clone().into_boxed_slice());
+                    kept.push(r);
+                }
+            }
+            if !kept.is_empty() {
+                return Ok(Some(Batch { sel: Some(kept), ..b }));
+            }
+        }
+        Ok(None)
+    }
+}
+
+pub struct ValuesOp {
+    rows: Vec<Vec<Expr>>,
+    types: Vec<SqlType>,
+    next_row: usize,
+}
+
+impl ValuesOp {
+    pub fn new(rows: Vec<Vec<Expr>>, types: Vec<SqlType>) -> ValuesOp {
+        ValuesOp { rows, types, next_row: 0 }
+    }
+}
+
+impl Operator for ValuesOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if self.next_row >= self.rows.len() {
+            return Ok(None);
+        }
+        ctx.check_interrupt()?;
+        let end = (self.next_row + BATCH_ROWS_MAX).min(self.rows.len());
+        let count = end - self.next_row;
+        let mut columns: Vec<Vector> = self.types.iter().map(|t| Vector::with_capacity(t.ty, count)).collect();
+        let one = Batch::new(vec![], 1);
+        for row in &self.rows[self.next_row..end] {
+            for (c, e) in row.iter().enumerate() {
+                match e {
+                    Expr::Literal { value, .. } => columns[c].push_value(value),
+                    other => {
+                        let v = eval(other, &one, &[0], ctx)?;
+                        columns[c].push_from(&v, 0);
+                    }
+                }
+            }
+        }
+        self.next_row = end;
+        Ok(Some(Batch::new(columns, count)))
+    }
+}
+
+pub struct SeriesOp {
+    args: Vec<Expr>,
+    ty: SqlType,
+    state: Option<(i64, i64, i64)>,
+    done: bool,
+}
+
+impl SeriesOp {
+    pub fn new(args: Vec<Expr>, ty: SqlType) -> SeriesOp {
+        SeriesOp { args, ty, state: None, done: false }
+    }
+}
+
+impl Operator for SeriesOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        ctx.check_interrupt()?;
+        if self.state.is_none() {
+            let mut vals = Vec::new();
+            for a in &self.args {
+                match eval_constant(a, ctx)?.as_i64() {
+                    Some(v) => vals.push(v),
+                    None => {
+                        self.done = true;
+                        return Ok(None);
+                    }
+                }
+            }
+            let step = vals.get(2).copied().unwrap_or(1);
+            if step == 0 {
+                return Err(Error::invalid_parameter("step size cannot equal zero"));
+            }
+            self.state = Some((vals[0], vals[1], step));
+        }
+        let Some((cur, stop, step)) = self.state.as_mut() else { return Ok(None) };
+        let mut out: Vec<i64> = Vec::with_capacity(BATCH_ROWS_MAX);
+        while out.len() < BATCH_ROWS_MAX && ((*step > 0 && *cur <= *stop) || (*step < 0 && *cur >= *stop)) {
+            out.push(*cur);
+            match cur.checked_add(*step) {
+                Some(n) => *cur = n,
+                None => {
+                    self.done = true;
+                    break;
+                }
+            }
+        }
+        if out.is_empty() {
+            self.done = true;
+            return Ok(None);
+        }
+        let n = out.len();
+        let data = if self.ty.ty == DataType::Int4 {
+            Data::I32(out.into_iter().map(|v| v as i32).collect())
+        } else {
+            Data::I64(out)
+        };
+        Ok(Some(Batch::new(vec![Vector::from_data(data)], n)))
+    }
+}

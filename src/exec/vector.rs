@@ -1,0 +1,410 @@
+//! Column vectors and batches: the unit of work of the executor.
+//!
+//! A [`Vector`] is one column of up to [`BATCH_ROWS_MAX`] values (or a whole stored row
+//! group): a typed array ([`Data`]) plus an optional NULL mask (`nulls[i] == true` means row
+//! `i` is NULL; the data slot then holds a default). Strings live in one byte buffer with
+//! offsets ([`TextVec`]) so a batch of strings is two allocations, not one per row.
+//!
+//! A [`Batch`] is a set of equally long vectors plus an optional selection vector: the row
+//! indices still alive after a filter. Filters shrink the selection instead of copying
+//! columns; operators that need dense input gather through it once.
+
+use super::super::types::datetime::Interval;
+use crate::types::{DataType, Numeric, Value};
+
+/// Rows per batch (DESIGN.md: up to 2,048).
+pub const BATCH_ROWS_MAX: usize = 2048;
+
+/// Strings of a column: bytes of row `i` are `data[offsets[i]..offsets[i + 1]]`.
+#[derive(Clone, Debug, Default)]
+pub struct TextVec {
+    pub offsets: Vec<usize>,
+    pub data: Vec<u8>,
+}
+
+impl TextVec {
+    pub fn with_capacity(rows: usize) -> TextVec {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        TextVec { offsets, data: Vec::with_capacity(rows * 8) }
+    }
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    #[inline]
+    pub fn get(&self, i: usize) -> &[u8] {
+        &self.data[self.offsets[i]..self.offsets[i + 1]]
+    }
+    /// The string of row `i`; strings are validated UTF-8 when they enter kiln.
+    #[inline]
+    pub fn get_str(&self, i: usize) -> &str {
+        std::str::from_utf8(self.get(i)).unwrap_or("")
+    }
+    #[inline]
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.data.extend_from_slice(bytes);
+        self.offsets.push(self.data.len());
+    }
+    pub fn clear(&mut self) {
+        self.offsets.clear();
+        self.offsets.push(0);
+        self.data.clear();
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Data {
+    Bool(Vec<bool>),
+    I16(Vec<i16>),
+    /// integer and date
+    I32(Vec<i32>),
+    /// bigint, timestamp and timestamptz
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Num(Vec<Numeric>),
+    /// text, varchar, char(n) and unknown
+    Text(TextVec),
+    Interval(Vec<Interval>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Vector {
+    pub data: Data,
+    pub nulls: Option<Vec<bool>>,
+}
+
+macro_rules! each_data {
+    ($data:expr, $v:ident => $body:expr, $t:ident => $tbody:expr) => {
+        match $data {
+            Data::Bool($v) => $body,
+            Data::I16($v) => $body,
+            Data::I32($v) => $body,
+            Data::I64($v) => $body,
+            Data::F32($v) => $body,
+            Data::F64($v) => $body,
+            Data::Num($v) => $body,
+            Data::Interval($v) => $body,
+            Data::Text($t) => $tbody,
+        }
+    };
+}
+
+impl Vector {
+    pub fn with_capacity(ty: DataType, rows: usize) -> Vector {
+        let data = match ty {
+            DataType::Bool => Data::Bool(Vec::with_capacity(rows)),
+            DataType::Int2 => Data::I16(Vec::with_capacity(rows)),
+            DataType::Int4 | DataType::Date => Data::I32(Vec::with_capacity(rows)),
+            DataType::Int8 | DataType::Timestamp | DataType::Timestamptz => Data::I64(Vec::with_capacity(rows)),
+            DataType::Float4 => Data::F32(Vec::with_capacity(rows)),
+            DataType::Float8 => Data::F64(Vec::with_capacity(rows)),
+            DataType::Numeric => Data::Num(Vec::with_capacity(rows)),
+            DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
+                Data::Text(TextVec::with_capacity(rows))
+            }
+            DataType::Interval => Data::Interval(Vec::with_capacity(rows)),
+        };
+        Vector { data, nulls: None }
+    }
+
+    pub fn from_data(data: Data) -> Vector {
+        Vector { data, nulls: None }
+    }
+
+    pub fn len(&self) -> usize {
+        each_data!(&self.data, v => v.len(), t => t.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    pub fn is_null(&self, i: usize) -> bool {
+        match &self.nulls {
+            Some(n) => n[i],
+            None => false,
+        }
+    }
+
+    pub fn has_nulls(&self) -> bool {
+        self.nulls.as_ref().is_some_and(|n| n.iter().any(|&b| b))
+    }
+
+    /// Marks row `i` NULL (the mask is created on first use).
+    pub fn set_null(&mut self, i: usize) {
+        let len = self.len();
+        let nulls = self.nulls.get_or_insert_with(|| vec![false; len]);
+        nulls[i] = true;
+    }
+
+    fn push_valid_flag(&mut self, is_null: bool) {
+        let len_before = self.len() - 1;
+        match &mut self.nulls {
+            Some(n) => n.push(is_null),
+            None if is_null => {
+                let mut n = vec![false; len_before];
+                n.push(true);
+                self.nulls = Some(n);
+            }
+            None => {}
+        }
+    }
+
+    /// Appends a NULL.
+    pub fn push_null(&mut self) {
+        match &mut self.data {
+            Data::Bool(v) => v.push(false),
+            Data::I16(v) => v.push(0),
+            Data::I32(v) => v.push(0),
+            Data::I64(v) => v.push(0),
+            Data::F32(v) => v.push(0.0),
+            Data::F64(v) => v.push(0.0),
+            Data::Num(v) => v.push(Numeric::ZERO),
+            Data::Text(t) => t.push(b""),
+            Data::Interval(v) => v.push(Interval::default()),
+        }
+        self.push_valid_flag(true);
+    }
+
+    /// Appends a value whose physical kind matches this vector (the binder guarantees it).
+    pub fn push_value(&mut self, value: &Value) {
+        match (&mut self.data, value) {
+            (_, Value::Null) => return self.push_null(),
+            (Data::Bool(v), Value::Bool(x)) => v.push(*x),
+            (Data::I16(v), Value::Int2(x)) => v.push(*x),
+            (Data::I32(v), Value::Int4(x)) => v.push(*x),
+            (Data::I32(v), Value::Date(x)) => v.push(*x),
+            (Data::I64(v), Value::Int8(x)) => v.push(*x),
+            (Data::I64(v), Value::Timestamp(x)) => v.push(*x),
+            (Data::I64(v), Value::Timestamptz(x)) => v.push(*x),
+            (Data::F32(v), Value::Float4(x)) => v.push(*x),
+            (Data::F64(v), Value::Float8(x)) => v.push(*x),
+            (Data::Num(v), Value::Numeric(x)) => v.push(*x),
+            (Data::Text(t), Value::Text(x)) => t.push(x.as_bytes()),
+            (Data::Interval(v), Value::Interval(x)) => v.push(*x),
+            // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
+            _ => {
+                debug_assert!(false, "vector kind mismatch: {:?}", value);
+                return self.push_null();
+            }
+        }
+        self.push_valid_flag(false);
+    }
+
+    /// The value of row `i`, typed as `ty`.
+    pub fn value(&self, i: usize, ty: DataType) -> Value {
+        if self.is_null(i) {
+            return Value::Null;
+        }
+        match &self.data {
+            Data::Bool(v) => Value::Bool(v[i]),
+            Data::I16(v) => Value::Int2(v[i]),
+            Data::I32(v) => {
+                if ty == DataType::Date {
+                    Value::Date(v[i])
+                } else {
+                    Value::Int4(v[i])
+                }
+            }
+            Data::I64(v) => match ty {
+                DataType::Timestamp => Value::Timestamp(v[i]),
+                DataType::Timestamptz => Value::Timestamptz(v[i]),
+                _ => Value::Int8(v[i]),
+            },
+            Data::F32(v) => Value::Float4(v[i]),
+            Data::F64(v) => Value::Float8(v[i]),
+            Data::Num(v) => Value::Numeric(v[i]),
+            Data::Text(t) => Value::Text(t.get_str(i).to_string()),
+            Data::Interval(v) => Value::Interval(v[i]),
+        }
+    }
+
+    /// A vector of `rows` copies of `value`.
+    pub fn repeat(value: &Value, ty: DataType, rows: usize) -> Vector {
+        let mut v = Vector::with_capacity(ty, rows);
+        if value.is_null() {
+            for _ in 0..rows {
+                v.push_null();
+            }
+            return v;
+        }
+        match (&mut v.data, value) {
+            (Data::Bool(d), Value::Bool(x)) => d.resize(rows, *x),
+            (Data::I16(d), Value::Int2(x)) => d.resize(rows, *x),
+            (Data::I32(d), Value::Int4(x) | Value::Date(x)) => d.resize(rows, *x),
+            (Data::I64(d), Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x)) => d.resize(rows, *x),
+            (Data::F32(d), Value::Float4(x)) => d.resize(rows, *x),
+            (Data::F64(d), Value::Float8(x)) => d.resize(rows, *x),
+            (Data::Num(d), Value::Numeric(x)) => d.resize(rows, *x),
+            (Data::Interval(d), Value::Interval(x)) => d.resize(rows, *x),
+            _ => {
+                for _ in 0..rows {
+                    v.push_value(value);
+                }
+            }
+        }
+        v
+    }
+
+    /// Rows `sel[0], sel[1], …` as a new dense vector.
+    pub fn gather(&self, sel: &[u32]) -> Vector {
+        let data = match &self.data {
+            Data::Bool(v) => Data::Bool(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::I16(v) => Data::I16(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::I32(v) => Data::I32(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::I64(v) => Data::I64(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::F32(v) => Data::F32(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::F64(v) => Data::F64(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::Num(v) => Data::Num(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::Interval(v) => Data::Interval(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::Text(t) => {
+                let mut out = TextVec::with_capacity(sel.len());
+                for &i in sel {
+                    out.push(t.get(i as usize));
+                }
+                Data::Text(out)
+            }
+        };
+        let nulls = self.nulls.as_ref().map(|n| sel.iter().map(|&i| n[i as usize]).collect());
+        Vector { data, nulls }
+    }
+
+    /// Rows `start..end` as a new dense vector.
+    pub fn slice(&self, start: usize, end: usize) -> Vector {
+        let data = match &self.data {
+            Data::Bool(v) => Data::Bool(v[start..end].to_vec()),
+            Data::I16(v) => Data::I16(v[start..end].to_vec()),
+            Data::I32(v) => Data::I32(v[start..end].to_vec()),
+            Data::I64(v) => Data::I64(v[start..end].to_vec()),
+            Data::F32(v) => Data::F32(v[start..end].to_vec()),
+            Data::F64(v) => Data::F64(v[start..end].to_vec()),
+            Data::Num(v) => Data::Num(v[start..end].to_vec()),
+            Data::Interval(v) => Data::Interval(v[start..end].to_vec()),
+            Data::Text(t) => {
+                let base = t.offsets[start];
+                let offsets = t.offsets[start..=end].iter().map(|o| o - base).collect();
+                let data = t.data[base..t.offsets[end]].to_vec();
+                Data::Text(TextVec { offsets, data })
+            }
+        };
+        let nulls = self.nulls.as_ref().and_then(|n| {
+            let part = &n[start..end];
+            part.iter().any(|&b| b).then(|| part.to_vec())
+        });
+        Vector { data, nulls }
+    }
+
+    /// Appends row `i` of `other` (same kind).
+    pub fn push_from(&mut self, other: &Vector, i: usize) {
+        if other.is_null(i) {
+            return self.push_null();
+        }
+        match (&mut self.data, &other.data) {
+            (Data::Bool(a), Data::Bool(b)) => a.push(b[i]),
+            (Data::I16(a), Data::I16(b)) => a.push(b[i]),
+            (Data::I32(a), Data::I32(b)) => a.push(b[i]),
+            (Data::I64(a), Data::I64(b)) => a.push(b[i]),
+            (Data::F32(a), Data::F32(b)) => a.push(b[i]),
+            (Data::F64(a), Data::F64(b)) => a.push(b[i]),
+            (Data::Num(a), Data::Num(b)) => a.push(b[i]),
+            (Data::Interval(a), Data::Interval(b)) => a.push(b[i]),
+            (Data::Text(a), Data::Text(b)) => a.push(b.get(i)),
+            _ => {
+                debug_assert!(false, "push_from kind mismatch");
+                return self.push_null();
+            }
+        }
+        self.push_valid_flag(false);
+    }
+
+    /// Appends all rows of `other` (same kind).
+    pub fn extend_from(&mut self, other: &Vector) {
+        let before = self.len();
+        match (&mut self.data, &other.data) {
+            (Data::Bool(a), Data::Bool(b)) => a.extend_from_slice(b),
+            (Data::I16(a), Data::I16(b)) => a.extend_from_slice(b),
+            (Data::I32(a), Data::I32(b)) => a.extend_from_slice(b),
+            (Data::I64(a), Data::I64(b)) => a.extend_from_slice(b),
+            (Data::F32(a), Data::F32(b)) => a.extend_from_slice(b),
+            (Data::F64(a), Data::F64(b)) => a.extend_from_slice(b),
+            (Data::Num(a), Data::Num(b)) => a.extend_from_slice(b),
+            (Data::Interval(a), Data::Interval(b)) => a.extend_from_slice(b),
+            (Data::Text(a), Data::Text(b)) => {
+                let base = a.data.len();
+                a.data.extend_from_slice(&b.data);
+                a.offsets.extend(b.offsets[1..].iter().map(|o| o + base));
+            }
+            _ => {
+                debug_assert!(false, "extend_from kind mismatch");
+                for _ in 0..other.len() {
+                    self.push_null();
+                }
+                return;
+            }
+        }
+        match (&mut self.nulls, &other.nulls) {
+            (Some(a), Some(b)) => a.extend_from_slice(b),
+            (Some(a), None) => a.resize(before + other.len(), false),
+            (None, Some(b)) if b.iter().any(|&x| x) => {
+                let mut n = vec![false; before];
+                n.extend_from_slice(b);
+                self.nulls = Some(n);
+            }
+            _ => {}
+        }
+    }
+
+    /// Approximate heap bytes held, for memory limits.
+    pub fn heap_bytes(&self) -> usize {
+        let data = each_data!(&self.data, v => std::mem::size_of_val(v.as_slice()), t => t.data.len() + t.offsets.len() * 8);
+        data + self.nulls.as_ref().map_or(0, |n| n.len())
+    }
+}
+
+/// A set of columns with the same number of physical rows, and the live ones among them.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub columns: Vec<Vector>,
+    /// Physical row count of every column.
+    pub rows: usize,
+    /// Live rows, ascending; `None` means all of `0..rows`.
+    pub sel: Option<Vec<u32>>,
+}
+
+impl Batch {
+    pub fn new(columns: Vec<Vector>, rows: usize) -> Batch {
+        Batch { columns, rows, sel: None }
+    }
+
+    /// Number of live rows.
+    pub fn live_rows(&self) -> usize {
+        self.sel.as_ref().map_or(self.rows, |s| s.len())
+    }
+
+    /// The selection as an explicit index list.
+    pub fn selection(&self) -> Vec<u32> {
+        match &self.sel {
+            Some(s) => s.clone(),
+            None => (0..self.rows as u32).collect(),
+        }
+    }
+
+    /// Applies the selection, so that every column is dense.
+    pub fn compact(self) -> Batch {
+        match self.sel {
+            None => self,
+            Some(sel) => {
+                let columns = self.columns.iter().map(|c| c.gather(&sel)).collect();
+                Batch { columns, rows: sel.len(), sel: None }
+            }
+        }
+    }
+}

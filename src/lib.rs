@@ -1,0 +1,93 @@
+//! kiln: an in-memory SQL database that speaks PostgreSQL's wire protocol.
+//!
+//! The life of a statement, layer by layer (see `docs/architecture.md` for the map):
+//!
+//! 1. [`wire`] reads a message from the client's socket (a thread per connection) and
+//!    hands the SQL text to the connection's [`session`].
+//! 2. [`sql::parse`] parses it with sqlparser's PostgreSQL dialect.
+//! 3. [`sql::binder`] resolves names against the [`catalog`], types every expression by
+//!    PostgreSQL's rules and builds a [`plan::Plan`].
+//! 4. [`session`] runs it inside the session's transaction: it takes a snapshot (and the
+//!    writer lock for writes) from [`storage::mvcc`] and builds [`exec`] operators.
+//! 5. [`exec`] operators pull batches of column vectors from [`storage`] tables through
+//!    filters, aggregation and sorting.
+//! 6. [`wire::encode`] writes each batch's rows straight into the connection's output
+//!    buffer, which is flushed every ~64 KB and at the end of the response.
+
+#![forbid(unsafe_code)]
+
+pub mod catalog;
+pub mod error;
+pub mod exec;
+pub mod plan;
+pub mod session;
+pub mod sql;
+pub mod storage;
+pub mod types;
+pub mod wire;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use catalog::Catalog;
+use exec::context::CancelFlag;
+use storage::mvcc::TxnManager;
+
+/// What `SELECT version()` answers: tools parse the leading "PostgreSQL 15.".
+pub const VERSION_STRING: &str = concat!(
+    "PostgreSQL 15.0 (kiln ",
+    env!("CARGO_PKG_VERSION"),
+    ") on x86_64-pc-linux-gnu, compiled by rustc, 64-bit"
+);
+
+/// One in-memory database: catalog, data, transactions, and the sessions' cancel keys.
+pub struct Database {
+    pub catalog: Catalog,
+    pub txns: TxnManager,
+    sessions: Mutex<HashMap<i32, (i32, Arc<CancelFlag>)>>,
+    next_pid: AtomicI32,
+}
+
+impl Default for Database {
+    fn default() -> Self {
+        Database::new()
+    }
+}
+
+impl Database {
+    pub fn new() -> Database {
+        Database {
+            catalog: Catalog::new(),
+            txns: TxnManager::new(),
+            sessions: Mutex::new(HashMap::new()),
+            next_pid: AtomicI32::new(1000),
+        }
+    }
+
+    /// Registers a session for CancelRequest; returns its (process id, secret key).
+    pub fn register_session(&self, cancel: Arc<CancelFlag>) -> (i32, i32) {
+        let pid = self.next_pid.fetch_add(1, Ordering::Relaxed);
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_i32(pid);
+        let secret = h.finish() as i32;
+        self.sessions.lock().insert(pid, (secret, cancel));
+        (pid, secret)
+    }
+
+    pub fn unregister_session(&self, pid: i32) {
+        self.sessions.lock().remove(&pid);
+    }
+
+    /// Handles a CancelRequest: cancels the session's running statement if the key matches.
+    pub fn cancel(&self, pid: i32, secret: i32) {
+        if let Some((s, flag)) = self.sessions.lock().get(&pid) {
+            if *s == secret {
+                flag.cancel();
+            }
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! A session: one client's transaction state, settings, prepared statements and portals.
+//!
+//! ## Transactions
+//!
+//! ```text
+//!   Idle ──BEGIN──▶ InBlock ──error──▶ Failed ──ROLLBACK/COMMIT──▶ Idle
+//!    │                 └──COMMIT/ROLLBACK──▶ Idle
+//!    └─ any other statement: an implicit transaction that commits at the end of the
+//!       simple-query string (or at Sync in the extended protocol), or rolls back on error
+//! ```
+//!
+//! A transaction takes the database's writer lock at its first write and keeps an undo
+//! log of what it stamped (inserted row ranges, deleted rows, created and dropped
+//! tables); ROLLBACK replays it backwards before releasing the lock (see `storage::mvcc`).
+//! Each statement reads through a fresh snapshot (READ COMMITTED); a writing statement
+//! takes its snapshot after it holds the writer lock.
+
+pub mod settings;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use crate::catalog::TableEntry;
+use crate::error::{Error, Result};
+use crate::exec::context::{CancelFlag, ExecContext};
+use crate::exec::scan::decode_row_id;
+use crate::exec::vector::{Batch, Data, Vector};
+use crate::exec::{self, BoxedOperator};
+use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
+use crate::sql::binder::Binder;
+use crate::sql::parse;
+use crate::storage::mvcc::{TxnId, TXN_NONE};
+use crate::storage::table::RowRange;
+use crate::types::datetime::{UNIX_EPOCH_DAYS, USECS_PER_DAY};
+use crate::types::text::{value_to_string, TextFormat};
+use crate::types::{DataType, SqlType, Value};
+use crate::Database;
+use settings::Settings;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxnStatus {
+    Idle,
+    /// An implicit transaction around a statement or a multi-statement string.
+    Implicit,
+    InBlock,
+    Failed,
+}
+
+impl TxnStatus {
+    /// The ReadyForQuery indicator.
+    pub fn indicator(self) -> u8 {
+        match self {
+            TxnStatus::Idle | TxnStatus::Implicit => b'I',
+            TxnStatus::InBlock => b'T',
+            TxnStatus::Failed => b'E',
+        }
+    }
+}
+
+enum Undo {
+    Insert(Arc<TableEntry>, RowRange),
+    Delete(Arc<TableEntry>, usize, usize),
+    CreateTable(String),
+    DropTable(Arc<TableEntry>),
+}
+
+/// A parsed and bound statement (the extended protocol's prepared statement).
+#[derive(Clone)]
+pub struct Prepared {
+    pub sql: String,
+    /// None for an empty query.
+    pub statement: Option<BoundStatement>,
+    pub param_types: Vec<SqlType>,
+    pub columns: Option<Vec<OutputColumn>>,
+}
+
+/// What executing a statement produced.
+pub enum Outcome {
+    Rows(RowStream),
+    Done { tag: String },
+    Empty,
+}
+
+/// A running query whose batches the wire layer pulls.
+pub struct RowStream {
+    op: BoxedOperator,
+    pub ctx: ExecContext,
+    pub columns: Vec<OutputColumn>,
+    /// Rows of a batch that an Execute row limit left unsent.
+    pub pending: Option<Batch>,
+    pub rows_sent: u64,
+    finished: bool,
+}
+
+impl RowStream {
+    pub fn next_batch(&mut self) -> Result<Option<Batch>> {
+        if let Some(b) = self.pending.take() {
+            return Ok(Some(b));
+        }
+        if self.finished {
+            return Ok(None);
+        }
+        match self.op.next(&self.ctx)? {
+            Some(b) => Ok(Some(b)),
+            None => {
+                self.finished = true;
+                Ok(None)
+            }
+        }
+    }
+
+    fn from_rows(columns: Vec<OutputColumn>, rows: Vec<Vec<Value>>, ctx: ExecContext) -> RowStream {
+        let types = columns.iter().map(|c| c.ty).collect::<Vec<_>>();
+        let plan = Plan::Values {
+            rows: rows.into_iter().map(|r| r.into_iter().zip(&types).map(|(v, t)| crate::sql::expr::Expr::literal(v, *t)).collect()).collect(),
+            types,
+        };
+        RowStream { op: exec::build(&plan), ctx, columns, pending: None, rows_sent: 0, finished: false }
+    }
+}
+
+pub struct Session {
+    pub db: Arc<Database>,
+    pub settings: Settings,
+    pub user: String,
+    pub database: String,
+    pub status: TxnStatus,
+    writer: TxnId,
+    undo: Vec<Undo>,
+    txn_start_micros: i64,
+    pub cancel: Arc<CancelFlag>,
+    pub prepared: HashMap<String, Arc<Prepared>>,
+    /// Notices queued for the client (warnings such as "no transaction in progress").
+    pub notices: Vec<(String, String, String)>,
+    /// Reported settings changed by the last statement.
+    pub changed_settings: Vec<String>,
+}
+
+fn now_micros() -> i64 {
+    let since_unix = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    since_unix - UNIX_EPOCH_DAYS * USECS_PER_DAY
+}
+
+impl Session {
+    pub fn new(db: Arc<Database>, user: &str, database: &str) -> Session {
+        Session {
+            db,
+            settings: Settings::new(user),
+            user: user.to_string(),
+            database: database.to_string(),
+            status: TxnStatus::Idle,
+            writer: TXN_NONE,
+            undo: Vec::new(),
+            txn_start_micros: now_micros(),
+            cancel: Arc::new(CancelFlag::default()),
+            prepared: HashMap::new(),
+            notices: Vec::new(),
+            changed_settings: Vec::new(),
+        }
+    }
+
+    pub fn text_format(&self) -> TextFormat {
+        TextFormat { tz_offset_secs: self.settings.tz_offset_secs, extra_float_digits: self.settings.extra_float_digits }
+    }
+
+    /// Parses and binds `sql` into statements (several for a simple query).
+    pub fn prepare(&self, sql: &str, declared: &[Option<SqlType>]) -> Result<Vec<Prepared>> {
+        if parse::is_empty_query(sql) {
+            return Ok(vec![Prepared { sql: sql.to_string(), statement: None, param_types: vec![], columns: None }]);
+        }
+        let statements = parse::parse(sql)?;
+        let mut out = Vec::with_capacity(statements.len());
+        for stmt in &statements {
+            let mut binder = Binder::new(&self.db.catalog, self.text_format(), declared.to_vec());
+            let bound = binder.bind_statement(stmt)?;
+            let columns = bound.output_columns();
+            out.push(Prepared { sql: sql.to_string(), statement: Some(bound), param_types: binder.param_types(), columns });
+        }
+        Ok(out)
+    }
+
+    fn exec_context(&self, snapshot_own: TxnId) -> ExecContext {
+        let timeout = self.settings.statement_timeout;
+        ExecContext {
+            snapshot: self.db.txns.snapshot(snapshot_own),
+            params: Vec::new(),
+            fmt: self.text_format(),
+            now_micros: self.txn_start_micros,
+            cancel: self.cancel.clone(),
+            deadline: timeout.map(|t| Instant::now() + t),
+            database: self.database.clone(),
+            user: self.user.clone(),
+        }
+    }
+
+    /// Starts an implicit transaction if none is open.
+    pub fn begin_implicit(&mut self) {
+        if self.status == TxnStatus::Idle {
+            self.status = TxnStatus::Implicit;
+            self.txn_start_micros = now_micros();
+        }
+    }
+
+    /// Ends an implicit transaction (end of a simple query string, or Sync).
+    pub fn end_implicit(&mut self) {
+        if self.status == TxnStatus::Implicit {
+            self.commit();
+            self.status = TxnStatus::Idle;
+        }
+    }
+
+    /// After an error: an implicit transaction rolls back, an explicit block fails.
+    pub fn abort_on_error(&mut self) {
+        match self.status {
+            TxnStatus::Implicit | TxnStatus::Idle => {
+                self.rollback();
+                self.status = TxnStatus::Idle;
+            }
+            TxnStatus::InBlock | TxnStatus::Failed => {
+                self.rollback();
+                self.status = TxnStatus::Failed;
+            }
+        }
+    }
+
+    fn commit(&mut self) {
+        self.undo.clear();
+        if self.writer != TXN_NONE {
+            self.db.txns.end_write(self.writer);
+            self.writer = TXN_NONE;
+        }
+    }
+
+    fn rollback(&mut self) {
+        while let Some(u) = self.undo.pop() {
+            match u {
+                Undo::Insert(t, range) => t.storage.undo_insert(range),
+                Undo::Delete(t, g, r) => t.storage.undo_delete(g, r),
+                Undo::CreateTable(name) => {
+                    self.db.catalog.drop_table(&name);
+                }
+                Undo::DropTable(entry) => self.db.catalog.restore_table(entry),
+            }
+        }
+        if self.writer != TXN_NONE {
+            self.db.txns.end_write(self.writer);
+            self.writer = TXN_NONE;
+        }
+    }
+
+    /// Takes the writer lock if this transaction does not hold it yet.
+    fn ensure_writer(&mut self) -> Result<TxnId> {
+        if self.writer == TXN_NONE {
+            let cancel = self.cancel.clone();
+            let interrupted = move || {
+                if cancel.take() { Err(Error::query_canceled()) } else { Ok(()) }
+            };
+            self.writer = self.db.txns.begin_write(self.settings.lock_timeout, &interrupted)?;
+        }
+        Ok(self.writer)
+    }
+
+    /// Executes one bound statement with parameter values.
+    pub fn execute(&mut self, prepared: &Prepared, params: Vec<Value>) -> Result<Outcome> {
+        let Some(stmt) = &prepared.statement else { return Ok(Outcome::Empty) };
+        self.changed_settings.clear();
+        if self.status == TxnStatus::Failed {
+            let allowed = matches!(stmt, BoundStatement::Transaction(TransactionOp::Commit | TransactionOp::Rollback));
+            if !allowed {
+                return Err(Error::in_failed_transaction());
+            }
+        }
+        if self.cancel.is_set() {
+            // A cancel that arrived while idle is stale.
+            self.cancel.take();
+        }
+        match stmt {
+            BoundStatement::Transaction(op) => return Ok(self.transaction_control(op)),
+            BoundStatement::Set { name, value, .. } => {
+                if let Some(display) = self.settings.set(name, value.as_deref())? {
+                    self.changed_settings.push(display);
+                }
+                return Ok(Outcome::Done { tag: if value.is_some() { "SET".into() } else { "RESET".into() } });
+            }
+            BoundStatement::Show { name } => {
+                let value = match name.as_str() {
+                    "all" => return Err(Error::feature_not_supported("SHOW ALL")),
+                    _ => self
+                        .settings
+                        .get(name)
+                        .map(|(_, v)| v.to_string())
+                        .ok_or_else(|| Error::undefined_object(format!("unrecognized configuration parameter \"{name}\"")))?,
+                };
+                let ctx = self.exec_context(self.writer);
+                let columns = vec![OutputColumn { name: name.clone(), ty: SqlType::new(DataType::Text) }];
+                return Ok(Outcome::Rows(RowStream::from_rows(columns, vec![vec![Value::Text(value)]], ctx)));
+            }
+            BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),
+            _ => {}
+        }
+        self.begin_implicit();
+        match stmt {
+            BoundStatement::Query { plan, columns } => {
+                let mut ctx = self.exec_context(self.writer);
+                ctx.params = params;
+                let op = exec::build(plan);
+                Ok(Outcome::Rows(RowStream { op, ctx, columns: columns.clone(), pending: None, rows_sent: 0, finished: false }))
+            }
+            BoundStatement::Insert { table, source } => {
+                let txn = self.ensure_writer()?;
+                let mut ctx = self.exec_context(txn);
+                ctx.params = params;
+                let n = self.run_insert(table, source, &ctx, txn)?;
+                Ok(Outcome::Done { tag: format!("INSERT 0 {n}") })
+            }
+            BoundStatement::Update { table, source } => {
+                let txn = self.ensure_writer()?;
+                let mut ctx = self.exec_context(txn);
+                ctx.params = params;
+                let n = self.run_update(table, source, &ctx, txn)?;
+                Ok(Outcome::Done { tag: format!("UPDATE {n}") })
+            }
+            BoundStatement::Delete { table, source } => {
+                let txn = self.ensure_writer()?;
+                let mut ctx = self.exec_context(txn);
+                ctx.params = params;
+                let n = self.run_delete(table, source, &ctx, txn)?;
+                Ok(Outcome::Done { tag: format!("DELETE {n}") })
+            }
+            BoundStatement::Truncate { tables } => {
+                let txn = self.ensure_writer()?;
+                let ctx = self.exec_context(txn);
+                for t in tables {
+                    let scan = Plan::Scan { table: t.clone(), filter: None, row_ids: true };
+                    self.run_delete(t, &scan, &ctx, txn)?;
+                }
+                Ok(Outcome::Done { tag: "TRUNCATE TABLE".into() })
+            }
+            BoundStatement::CreateTable { name, columns, if_not_exists } => {
+                self.ensure_writer()?;
+                if self.db.catalog.table(name).is_some() && *if_not_exists {
+                    self.notices.push((
+                        "NOTICE".into(),
+                        "42P07".into(),
+                        format!("relation \"{name}\" already exists, skipping"),
+                    ));
+                    return Ok(Outcome::Done { tag: "CREATE TABLE".into() });
+                }
+                self.db.catalog.create_table(name, columns.clone())?;
+                self.undo.push(Undo::CreateTable(name.clone()));
+                Ok(Outcome::Done { tag: "CREATE TABLE".into() })
+            }
+            BoundStatement::DropTable { names, if_exists } => {
+                self.ensure_writer()?;
+                for name in names {
+                    if self.db.catalog.table(name).is_none() {
+                        if *if_exists {
+                            self.notices.push((
+                                "NOTICE".into(),
+                                "00000".into(),
+                                format!("table \"{name}\" does not exist, skipping"),
+                            ));
+                            continue;
+                        }
+                        return Err(Error::new("42P01", format!("table \"{name}\" does not exist")));
+                    }
+                }
+                for name in names {
+                    if let Some(entry) = self.db.catalog.drop_table(name) {
+                        self.undo.push(Undo::DropTable(entry));
+                    }
+                }
+                Ok(Outcome::Done { tag: "DROP TABLE".into() })
+            }
+            BoundStatement::Transaction(_) | BoundStatement::Set { .. } | BoundStatement::Show { .. } | BoundStatement::NoOp { .. } => {
+                Err(Error::internal("statement handled above"))
+            }
+        }
+    }
+
+    fn transaction_control(&mut self, op: &TransactionOp) -> Outcome {
+        let warn = |s: &mut Session, msg: &str| s.notices.push(("WARNING".into(), "25001".into(), msg.into()));
+        match op {
+            TransactionOp::Begin => {
+                match self.status {
+                    TxnStatus::Idle => {
+                        self.txn_start_micros = now_micros();
+                        self.status = TxnStatus::InBlock;
+                    }
+                    TxnStatus::Implicit => self.status = TxnStatus::InBlock,
+                    TxnStatus::InBlock | TxnStatus::Failed => warn(self, "there is already a transaction in progress"),
+                }
+                Outcome::Done { tag: "BEGIN".into() }
+            }
+            TransactionOp::Commit => {
+                let tag = match self.status {
+                    TxnStatus::Failed => {
+                        self.rollback();
+                        "ROLLBACK"
+                    }
+                    TxnStatus::Idle => {
+                        self.notices.push(("WARNING".into(), "25P01".into(), "there is no transaction in progress".into()));
+                        "COMMIT"
+                    }
+                    TxnStatus::Implicit => {
+                        self.notices.push(("WARNING".into(), "25P01".into(), "there is no transaction in progress".into()));
+                        self.commit();
+                        "COMMIT"
+                    }
+                    TxnStatus::InBlock => {
+                        self.commit();
+                        "COMMIT"
+                    }
+                };
+                self.status = TxnStatus::Idle;
+                Outcome::Done { tag: tag.into() }
+            }
+            TransactionOp::Rollback => {
+                if matches!(self.status, TxnStatus::Idle | TxnStatus::Implicit) {
+                    self.notices.push(("WARNING".into(), "25P01".into(), "there is no transaction in progress".into()));
+                }
+                self.rollback();
+                self.status = TxnStatus::Idle;
+                Outcome::Done { tag: "ROLLBACK".into() }
+            }
+        }
+    }
+
+    fn check_not_null(&self, table: &TableEntry, columns: &[Vector], rows: usize) -> Result<()> {
+        for (c, def) in table.columns.iter().enumerate() {
+            if def.not_null && columns[c].has_nulls() {
+                let row = (0..rows).find(|&r| columns[c].is_null(r)).unwrap_or(0);
+                let fmt = self.text_format();
+                let values: Vec<String> = table
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| match columns[i].value(row, d.ty.ty) {
+                        Value::Null => "null".to_string(),
+                        v => value_to_string(&v, &fmt),
+                    })
+                    .collect();
+                return Err(Error::not_null_violation(&def.name, &table.name)
+                    .with_detail(format!("Failing row contains ({}).", values.join(", "))));
+            }
+        }
+        Ok(())
+    }
+
+    fn run_insert(&mut self, table: &Arc<TableEntry>, source: &Plan, ctx: &ExecContext, txn: TxnId) -> Result<u64> {
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        while let Some(b) = op.next(ctx)? {
+            let b = b.compact();
+            let cols = &b.columns[..table.columns.len()];
+            self.check_not_null(table, cols, b.rows)?;
+            for range in table.storage.append(cols, b.rows, txn) {
+                self.undo.push(Undo::Insert(table.clone(), range));
+            }
+            count += b.rows as u64;
+        }
+        Ok(count)
+    }
+
+    fn row_ids(batch: &Batch) -> Result<&[i64]> {
+        match batch.columns.last().map(|c| &c.data) {
+            Some(Data::I64(ids)) => Ok(ids),
+            _ => Err(Error::internal("row id column missing")),
+        }
+    }
+
+    fn run_update(&mut self, table: &Arc<TableEntry>, source: &Plan, ctx: &ExecContext, txn: TxnId) -> Result<u64> {
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        let width = table.columns.len();
+        while let Some(b) = op.next(ctx)? {
+            let b = b.compact();
+            self.check_not_null(table, &b.columns[..width], b.rows)?;
+            let ids = Self::row_ids(&b)?.to_vec();
+            let mut keep = Vec::with_capacity(ids.len());
+            for (i, &id) in ids.iter().enumerate() {
+                let (g, r) = decode_row_id(id);
+                if table.storage.delete(g, r, txn) {
+                    self.undo.push(Undo::Delete(table.clone(), g, r));
+                    keep.push(i as u32);
+                }
+            }
+            let cols: Vec<Vector> = if keep.len() == b.rows {
+                b.columns[..width].to_vec()
+            } else {
+                b.columns[..width].iter().map(|c| c.gather(&keep)).collect()
+            };
+            for range in table.storage.append(&cols, keep.len(), txn) {
+                self.undo.push(Undo::Insert(table.clone(), range));
+            }
+            count += keep.len() as u64;
+        }
+        Ok(count)
+    }
+
+    fn run_delete(&mut self, table: &Arc<TableEntry>, source: &Plan, ctx: &ExecContext, txn: TxnId) -> Result<u64> {
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        while let Some(b) = op.next(ctx)? {
+            let sel = b.selection();
+            let ids = Self::row_ids(&b)?;
+            for &i in &sel {
+                let (g, r) = decode_row_id(ids[i as usize]);
+                if table.storage.delete(g, r, txn) {
+                    self.undo.push(Undo::Delete(table.clone(), g, r));
+                    count += 1;
+                }
+            }
+        }
+        Ok(count)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A client that disconnects mid-transaction rolls it back.
+        self.rollback();
+    }
+}

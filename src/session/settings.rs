@@ -1,0 +1,237 @@
+//! Run-time settings (`SET`/`SHOW`/`RESET`) and the ones reported to clients.
+//!
+//! Only settings kiln honours are accepted with values it can honour; anything else is
+//! `42704` (unknown) or `22023`/`0A000` (a value kiln does not implement) — never a
+//! setting silently ignored in a way that changes results.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::types::datetime::parse_offset_name;
+
+/// Settings sent to the client as ParameterStatus at startup and whenever they change.
+pub const REPORTED: &[&str] = &[
+    "application_name",
+    "client_encoding",
+    "DateStyle",
+    "default_transaction_read_only",
+    "in_hot_standby",
+    "integer_datetimes",
+    "IntervalStyle",
+    "is_superuser",
+    "server_encoding",
+    "server_version",
+    "session_authorization",
+    "standard_conforming_strings",
+    "TimeZone",
+];
+
+pub const SERVER_VERSION: &str = "15.0";
+
+fn defaults(user: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("application_name", String::new()),
+        ("client_encoding", "UTF8".into()),
+        ("DateStyle", "ISO, MDY".into()),
+        ("default_transaction_isolation", "read committed".into()),
+        ("default_transaction_read_only", "off".into()),
+        ("extra_float_digits", "1".into()),
+        ("in_hot_standby", "off".into()),
+        ("integer_datetimes", "on".into()),
+        ("IntervalStyle", "postgres".into()),
+        ("is_superuser", "on".into()),
+        ("lock_timeout", "0".into()),
+        ("max_identifier_length", "63".into()),
+        ("search_path", "\"$user\", public".into()),
+        ("server_encoding", "UTF8".into()),
+        ("server_version", SERVER_VERSION.into()),
+        ("server_version_num", "150000".into()),
+        ("session_authorization", user.to_string()),
+        ("standard_conforming_strings", "on".into()),
+        ("statement_timeout", "0".into()),
+        ("TimeZone", "UTC".into()),
+        ("transaction_isolation", "read committed".into()),
+        ("transaction_read_only", "off".into()),
+        ("idle_in_transaction_session_timeout", "0".into()),
+        ("client_min_messages", "notice".into()),
+        ("bytea_output", "hex".into()),
+        ("timezone_abbreviations", "Default".into()),
+        ("row_security", "on".into()),
+        ("synchronous_commit", "on".into()),
+        ("work_mem", "4MB".into()),
+        ("jit", "off".into()),
+    ]
+}
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    values: BTreeMap<String, (String, String)>,
+    defaults: BTreeMap<String, String>,
+    pub tz_offset_secs: i32,
+    pub extra_float_digits: i32,
+    pub statement_timeout: Option<Duration>,
+    pub lock_timeout: Option<Duration>,
+}
+
+impl Settings {
+    pub fn new(user: &str) -> Settings {
+        let mut s = Settings {
+            values: BTreeMap::new(),
+            defaults: BTreeMap::new(),
+            tz_offset_secs: 0,
+            extra_float_digits: 1,
+            statement_timeout: None,
+            lock_timeout: None,
+        };
+        for (k, v) in defaults(user) {
+            s.values.insert(k.to_lowercase(), (k.to_string(), v.clone()));
+            s.defaults.insert(k.to_lowercase(), v);
+        }
+        s
+    }
+
+    /// The display name and value of a setting.
+    pub fn get(&self, name: &str) -> Option<(&str, &str)> {
+        self.values.get(&name.to_lowercase()).map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    /// Sets `name`, validating the value. Returns the display name if it is reported.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>> {
+        let key = name.to_lowercase();
+        let key = match key.as_str() {
+            "time zone" | "time_zone" => "timezone".to_string(),
+            "transaction isolation level" => "transaction_isolation".to_string(),
+            _ => key,
+        };
+        let Some((display, _)) = self.values.get(&key).cloned() else {
+            if key.contains('.') {
+                let v = value.unwrap_or("").to_string();
+                self.values.insert(key.clone(), (key.clone(), v));
+                return Ok(None);
+            }
+            return Err(Error::undefined_object(format!("unrecognized configuration parameter \"{name}\"")));
+        };
+        let value = match value {
+            Some(v) => v.to_string(),
+            None => self.defaults.get(&key).cloned().unwrap_or_default(),
+        };
+        let invalid = || Error::invalid_parameter(format!("invalid value for parameter \"{display}\": \"{value}\""));
+        let stored = match key.as_str() {
+            "client_encoding" => match value.to_uppercase().replace(['-', '_'], "").as_str() {
+                "UTF8" | "UNICODE" => "UTF8".to_string(),
+                _ => return Err(Error::feature_not_supported(format!("client_encoding \"{value}\" (only UTF8)"))),
+            },
+            "datestyle" => {
+                let upper = value.to_uppercase();
+                if upper.split(',').map(str::trim).any(|p| !matches!(p, "ISO" | "MDY" | "")) {
+                    return Err(Error::feature_not_supported(format!("DateStyle \"{value}\" (only ISO, MDY)")));
+                }
+                "ISO, MDY".to_string()
+            }
+            "timezone" => {
+                let offset = if value.eq_ignore_ascii_case("local") || value.eq_ignore_ascii_case("default") {
+                    Some(0)
+                } else {
+                    parse_offset_name(&value).or_else(|| value.parse::<f64>().ok().map(|h| -(h * 3600.0) as i32 * -1))
+                };
+                let Some(off) = offset else {
+                    return Err(Error::invalid_parameter(format!(
+                        "invalid value for parameter \"TimeZone\": \"{value}\""
+                    ))
+                    .with_detail("kiln supports UTC and fixed-offset time zones only."));
+                };
+                self.tz_offset_secs = off;
+                value.clone()
+            }
+            "extra_float_digits" => {
+                let n: i32 = value.trim().parse().map_err(|_| invalid())?;
+                if !(-15..=3).contains(&n) {
+                    return Err(Error::invalid_parameter(format!(
+                        "{n} is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)"
+                    )));
+                }
+                self.extra_float_digits = n;
+                n.to_string()
+            }
+            "statement_timeout" | "lock_timeout" | "idle_in_transaction_session_timeout" => {
+                let ms = parse_duration_ms(&value).ok_or_else(invalid)?;
+                let d = (ms > 0).then(|| Duration::from_millis(ms));
+                match key.as_str() {
+                    "statement_timeout" => self.statement_timeout = d,
+                    "lock_timeout" => self.lock_timeout = d,
+                    _ => {}
+                }
+                if ms == 0 { "0".into() } else { format_ms(ms) }
+            }
+            "intervalstyle" => {
+                if !value.eq_ignore_ascii_case("postgres") {
+                    return Err(Error::feature_not_supported(format!("IntervalStyle \"{value}\"")));
+                }
+                "postgres".into()
+            }
+            "transaction_isolation" | "default_transaction_isolation" => {
+                let v = value.to_lowercase();
+                if v != "read committed" {
+                    return Err(Error::feature_not_supported(format!("isolation level {v}")));
+                }
+                v
+            }
+            "standard_conforming_strings" => {
+                if !matches!(value.to_lowercase().as_str(), "on" | "true" | "1") {
+                    return Err(Error::feature_not_supported("standard_conforming_strings = off"));
+                }
+                "on".into()
+            }
+            "server_version" | "server_version_num" | "server_encoding" | "integer_datetimes" | "max_identifier_length"
+            | "is_superuser" | "in_hot_standby" => {
+                return Err(Error::new("55P02", format!("parameter \"{display}\" cannot be changed")));
+            }
+            _ => value.clone(),
+        };
+        self.values.insert(key.clone(), (display.clone(), stored));
+        Ok(REPORTED.iter().any(|r| r.eq_ignore_ascii_case(&display)).then_some(display))
+    }
+}
+
+/// Parses `500`, `500ms`, `5s`, `2min`, `1h` into milliseconds.
+fn parse_duration_ms(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let factor = match unit.trim() {
+        "" | "ms" => 1,
+        "s" => 1000,
+        "min" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(factor)
+}
+
+fn format_ms(ms: u64) -> String {
+    if ms % 60_000 == 0 {
+        format!("{}min", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_timeout_accepts_units() {
+        let mut s = Settings::new("u");
+        s.set("statement_timeout", Some("5s")).unwrap();
+        assert_eq!(s.statement_timeout, Some(Duration::from_secs(5)));
+        assert_eq!(s.get("statement_timeout").unwrap().1, "5s");
+        assert!(s.set("statement_timeout", Some("abc")).is_err());
+        assert_eq!(s.set("no_such_thing", Some("1")).unwrap_err().code, "42704");
+    }
+}

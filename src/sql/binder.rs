@@ -1,0 +1,1913 @@
+//! The binder: sqlparser AST → typed expressions and plans.
+//!
+//! It follows PostgreSQL's analysis step: names resolve against the FROM clause (one
+//! table, a table function, or nothing), literals without a type (`'abc'`, `NULL`,
+//! parameters without a declared type) take the type their context asks for, operators
+//! resolve by PostgreSQL's category rules (`int4 + int8 → int8`, `int + numeric →
+//! numeric`, `date + int → date` …), and a SELECT with aggregates or GROUP BY is checked
+//! so that every column outside an aggregate is grouped (`42803`).
+//!
+//! A SELECT becomes, bottom-up:
+//! `Scan(filter) → Aggregate → Filter(HAVING) → Project(outputs + hidden sort keys) →
+//! Distinct → Sort (top-N with LIMIT) → Limit → Project(drop hidden keys)`.
+
+use std::sync::Arc;
+
+use sqlparser::ast as A;
+
+use crate::catalog::{Catalog, ColumnDef, TableEntry};
+use crate::error::{Error, Result};
+use crate::plan::{BoundStatement, OutputColumn, Plan, SortKey, TransactionOp};
+use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func};
+use crate::types::cast::{self, cast_value};
+use crate::types::text::TextFormat;
+use crate::types::{type_from_ast, DataType, Numeric, SqlType, Value};
+
+const BOOL: SqlType = SqlType::new(DataType::Bool);
+const INT4: SqlType = SqlType::new(DataType::Int4);
+const INT8: SqlType = SqlType::new(DataType::Int8);
+const FLOAT8: SqlType = SqlType::new(DataType::Float8);
+const NUMERIC: SqlType = SqlType::new(DataType::Numeric);
+const TEXT: SqlType = SqlType::new(DataType::Text);
+const UNKNOWN: SqlType = SqlType::new(DataType::Unknown);
+
+/// Maximum number of parameters in one statement (the protocol's Int16 count).
+pub const PARAMS_MAX: usize = 65535;
+
+#[derive(Clone, Debug)]
+struct ScopeColumn {
+    qualifier: Option<String>,
+    name: String,
+    ty: SqlType,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scope {
+    columns: Vec<ScopeColumn>,
+}
+
+impl Scope {
+    fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<(usize, SqlType)> {
+        let mut found = None;
+        for (i, c) in self.columns.iter().enumerate() {
+            if c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier) {
+                if found.is_some() {
+                    return Err(Error::ambiguous_column(name));
+                }
+                found = Some((i, c.ty));
+            }
+        }
+        match found {
+            Some(f) => Ok(f),
+            None => match qualifier {
+                Some(q) if !self.columns.iter().any(|c| c.qualifier.as_deref() == Some(q)) => Err(Error::new(
+                    "42P01",
+                    format!("missing FROM-clause entry for table \"{q}\""),
+                )),
+                Some(q) => Err(Error::undefined_column(&format!("{q}.{name}"))),
+                None => Err(Error::undefined_column(name)),
+            },
+        }
+    }
+}
+
+/// Folds an identifier as PostgreSQL does: unquoted names are lower-cased.
+pub fn ident_name(ident: &A::Ident) -> String {
+    if ident.quote_style.is_some() { ident.value.clone() } else { ident.value.to_lowercase() }
+}
+
+fn object_name(name: &A::ObjectName) -> Result<String> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| match p {
+            A::ObjectNamePart::Identifier(i) => Ok(ident_name(i)),
+            A::ObjectNamePart::Function(_) => Err(Error::syntax("syntax error in name")),
+        })
+        .collect::<Result<_>>()?;
+    match parts.as_slice() {
+        [n] => Ok(n.clone()),
+        [schema, n] if schema == "public" => Ok(n.clone()),
+        [schema, n] if schema == "pg_catalog" => Ok(n.clone()),
+        [schema, _] => Err(Error::new("3F000", format!("schema \"{schema}\" does not exist"))),
+        _ => Err(Error::feature_not_supported(format!("name \"{name}\""))),
+    }
+}
+
+pub struct Binder<'a> {
+    catalog: &'a Catalog,
+    fmt: TextFormat,
+    /// Parameter types: declared by the client, or inferred from use.
+    pub params: Vec<Option<SqlType>>,
+    aggs: Vec<AggCall>,
+    agg_allowed: bool,
+}
+
+struct SelectParts<'q> {
+    select: &'q A::Select,
+    order_by: Option<&'q A::OrderBy>,
+    limit: Option<&'q A::LimitClause>,
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(catalog: &'a Catalog, fmt: TextFormat, declared_params: Vec<Option<SqlType>>) -> Binder<'a> {
+        Binder { catalog, fmt, params: declared_params, aggs: Vec::new(), agg_allowed: false }
+    }
+
+    /// Parameter types after binding; undetermined ones become `text`.
+    pub fn param_types(&self) -> Vec<SqlType> {
+        self.params.iter().map(|p| p.unwrap_or(TEXT)).collect()
+    }
+
+    pub fn bind_statement(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
+        match stmt {
+            A::Statement::Query(q) => {
+                let (plan, columns) = self.bind_query(q)?;
+                Ok(BoundStatement::Query { plan, columns })
+            }
+            A::Statement::Insert(insert) => self.bind_insert(insert),
+            A::Statement::Update(update) => self.bind_update(update),
+            A::Statement::Delete(delete) => self.bind_delete(delete),
+            A::Statement::CreateTable(ct) => self.bind_create_table(ct),
+            A::Statement::Drop { object_type, if_exists, names, cascade, .. } => {
+                if *object_type != A::ObjectType::Table {
+                    return Err(Error::feature_not_supported(format!("DROP {object_type}")));
+                }
+                if *cascade {
+                    return Err(Error::feature_not_supported("DROP TABLE … CASCADE"));
+                }
+                let names = names.iter().map(object_name).collect::<Result<_>>()?;
+                Ok(BoundStatement::DropTable { names, if_exists: *if_exists })
+            }
+            A::Statement::Truncate(t) => {
+                let mut tables = Vec::new();
+                for target in &t.table_names {
+                    tables.push(self.table(&target.name)?);
+                }
+                Ok(BoundStatement::Truncate { tables })
+            }
+            A::Statement::StartTransaction { .. } => Ok(BoundStatement::Transaction(TransactionOp::Begin)),
+            A::Statement::Commit { chain: false, .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit)),
+            A::Statement::Rollback { chain: false, savepoint: None } => {
+                Ok(BoundStatement::Transaction(TransactionOp::Rollback))
+            }
+            A::Statement::Rollback { savepoint: Some(_), .. } => Err(Error::feature_not_supported("savepoints")),
+            A::Statement::Savepoint { .. } | A::Statement::ReleaseSavepoint { .. } => {
+                Err(Error::feature_not_supported("savepoints"))
+            }
+            A::Statement::Set(set) => self.bind_set(set),
+            A::Statement::ShowVariable { variable } => {
+                let name = variable.iter().map(ident_name).collect::<Vec<_>>().join(" ");
+                Ok(BoundStatement::Show { name })
+            }
+            A::Statement::Discard { .. } => Ok(BoundStatement::NoOp { tag: "DISCARD ALL".into() }),
+            other => {
+                let text = other.to_string();
+                let head: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                Err(Error::feature_not_supported(format!("statement {head}")))
+            }
+        }
+    }
+
+    fn bind_set(&mut self, set: &A::Set) -> Result<BoundStatement> {
+        match set {
+            A::Set::SingleAssignment { scope, variable, values, .. } => {
+                let name = object_name(variable)?;
+                let local = matches!(scope, Some(A::ContextModifier::Local));
+                let value = if values.len() == 1 && is_default_keyword(&values[0]) {
+                    None
+                } else {
+                    Some(values.iter().map(setting_text).collect::<Result<Vec<_>>>()?.join(", "))
+                };
+                Ok(BoundStatement::Set { name, value, local })
+            }
+            A::Set::SetTimeZone { local, value } => {
+                Ok(BoundStatement::Set { name: "timezone".into(), value: Some(setting_text(value)?), local: *local })
+            }
+            A::Set::SetNames { charset_name, .. } => Ok(BoundStatement::Set {
+                name: "client_encoding".into(),
+                value: Some(charset_name.value.clone()),
+                local: false,
+            }),
+            A::Set::SetTransaction { modes, .. } => {
+                for mode in modes {
+                    if let A::TransactionMode::IsolationLevel(level) = mode {
+                        if !matches!(level, A::TransactionIsolationLevel::ReadCommitted) {
+                            return Err(Error::feature_not_supported(format!("isolation level {level}")));
+                        }
+                    }
+                }
+                Ok(BoundStatement::NoOp { tag: "SET".into() })
+            }
+            other => Err(Error::feature_not_supported(format!("statement {other}"))),
+        }
+    }
+
+    fn table(&self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
+        let n = object_name(name)?;
+        self.catalog.table(&n).ok_or_else(|| Error::undefined_table(&n))
+    }
+
+    // ----- queries -------------------------------------------------------------------
+
+    pub fn bind_query(&mut self, q: &A::Query) -> Result<(Plan, Vec<OutputColumn>)> {
+        if q.with.is_some() {
+            return Err(Error::feature_not_supported("WITH queries"));
+        }
+        if q.fetch.is_some() || !q.locks.is_empty() {
+            return Err(Error::feature_not_supported("FETCH and FOR UPDATE clauses"));
+        }
+        match q.body.as_ref() {
+            A::SetExpr::Select(select) => self.bind_select(SelectParts {
+                select,
+                order_by: q.order_by.as_ref(),
+                limit: q.limit_clause.as_ref(),
+            }),
+            A::SetExpr::Values(values) => {
+                let (plan, columns) = self.bind_values(values)?;
+                self.finish_plain(plan, columns, q.order_by.as_ref(), q.limit_clause.as_ref())
+            }
+            A::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => self.bind_query(inner),
+            A::SetExpr::SetOperation { op, .. } => Err(Error::feature_not_supported(format!("{op}"))),
+            _ => Err(Error::feature_not_supported("this form of query")),
+        }
+    }
+
+    fn bind_values(&mut self, values: &A::Values) -> Result<(Plan, Vec<OutputColumn>)> {
+        let scope = Scope::default();
+        let mut rows: Vec<Vec<Expr>> = Vec::new();
+        let width = values.rows.first().map_or(0, |r| r.len());
+        for row in &values.rows {
+            if row.len() != width {
+                return Err(Error::syntax("VALUES lists must all be the same length"));
+            }
+            let mut bound = Vec::with_capacity(width);
+            for e in row.iter() {
+                bound.push(self.bind_expr(e, &scope)?);
+            }
+            rows.push(bound);
+        }
+        let mut types = Vec::with_capacity(width);
+        for col in 0..width {
+            let exprs: Vec<&Expr> = rows.iter().map(|r| &r[col]).collect();
+            types.push(common_type(&exprs, "VALUES")?);
+        }
+        for row in rows.iter_mut() {
+            for (col, e) in row.iter_mut().enumerate() {
+                let taken = std::mem::replace(e, Expr::literal(Value::Null, UNKNOWN));
+                *e = self.coerce(taken, types[col])?;
+            }
+        }
+        let columns = (0..width).map(|i| OutputColumn { name: format!("column{}", i + 1), ty: types[i] }).collect();
+        Ok((Plan::Values { rows, types }, columns))
+    }
+
+    /// ORDER BY / LIMIT over a plan whose outputs are plain columns (VALUES).
+    fn finish_plain(
+        &mut self,
+        plan: Plan,
+        columns: Vec<OutputColumn>,
+        order_by: Option<&A::OrderBy>,
+        limit: Option<&A::LimitClause>,
+    ) -> Result<(Plan, Vec<OutputColumn>)> {
+        let scope = Scope {
+            columns: columns.iter().map(|c| ScopeColumn { qualifier: None, name: c.name.clone(), ty: c.ty }).collect(),
+        };
+        let mut plan = plan;
+        let (limit_expr, offset_expr) = self.bind_limit(limit)?;
+        if let Some(ob) = order_by {
+            let mut keys = Vec::new();
+            for item in order_exprs(ob)? {
+                let column = match &item.expr {
+                    A::Expr::Value(v) => match &v.value {
+                        A::Value::Number(n, _) => position_column(n, columns.len())?,
+                        _ => return Err(Error::feature_not_supported("ORDER BY a constant")),
+                    },
+                    e => match self.bind_expr(e, &scope)? {
+                        Expr::Column { index, .. } => index,
+                        _ => return Err(Error::feature_not_supported("ORDER BY an expression over VALUES")),
+                    },
+                };
+                keys.push(sort_key(column, &item.options));
+            }
+            plan = Plan::Sort { input: Box::new(plan), keys, limit: None };
+        }
+        if limit_expr.is_some() || offset_expr.is_some() {
+            plan = Plan::Limit { input: Box::new(plan), limit: limit_expr, offset: offset_expr };
+        }
+        Ok((plan, columns))
+    }
+
+    fn bind_from(&mut self, from: &[A::TableWithJoins]) -> Result<(Plan, Scope)> {
+        match from {
+            [] => Ok((Plan::Values { rows: vec![vec![]], types: vec![] }, Scope::default())),
+            [twj] => {
+                if !twj.joins.is_empty() {
+                    return Err(Error::feature_not_supported("JOIN"));
+                }
+                self.bind_table_factor(&twj.relation)
+            }
+            _ => Err(Error::feature_not_supported("more than one table in FROM")),
+        }
+    }
+
+    fn bind_table_factor(&mut self, factor: &A::TableFactor) -> Result<(Plan, Scope)> {
+        match factor {
+            A::TableFactor::Table { name, alias, args: None, .. } => {
+                let table = self.table(name)?;
+                let qualifier = match alias {
+                    Some(a) => {
+                        if !a.columns.is_empty() {
+                            return Err(Error::feature_not_supported("column aliases in FROM"));
+                        }
+                        ident_name(&a.name)
+                    }
+                    None => table.name.clone(),
+                };
+                let scope = Scope {
+                    columns: table
+                        .columns
+                        .iter()
+                        .map(|c| ScopeColumn { qualifier: Some(qualifier.clone()), name: c.name.clone(), ty: c.ty })
+                        .collect(),
+                };
+                Ok((Plan::Scan { table, filter: None, row_ids: false }, scope))
+            }
+            A::TableFactor::Table { name, alias, args: Some(args), .. } => {
+                let fname = object_name(name)?;
+                if fname != "generate_series" {
+                    return Err(Error::undefined_function(format!("function {fname} does not exist")));
+                }
+                let empty = Scope::default();
+                let mut bound = Vec::new();
+                for a in &args.args {
+                    bound.push(self.bind_function_arg(a, &empty)?);
+                }
+                if !(2..=3).contains(&bound.len()) {
+                    return Err(Error::undefined_function("function generate_series does not exist"));
+                }
+                let ty = {
+                    let refs: Vec<&Expr> = bound.iter().collect();
+                    let t = common_type(&refs, "generate_series")?;
+                    match t.ty {
+                        DataType::Int2 | DataType::Int4 | DataType::Unknown => INT4,
+                        DataType::Int8 => INT8,
+                        DataType::Numeric => return Err(Error::feature_not_supported("generate_series over numeric")),
+                        DataType::Timestamp | DataType::Timestamptz => {
+                            return Err(Error::feature_not_supported("generate_series over timestamps"));
+                        }
+                        _ => {
+                            return Err(Error::undefined_function(format!(
+                                "function generate_series({}) does not exist",
+                                bound.iter().map(|b| b.ty().display_name()).collect::<Vec<_>>().join(", ")
+                            )));
+                        }
+                    }
+                };
+                let args = bound.into_iter().map(|b| self.coerce(b, ty)).collect::<Result<Vec<_>>>()?;
+                let (qualifier, colname) = match alias {
+                    Some(a) => {
+                        let q = ident_name(&a.name);
+                        let c = a.columns.first().map(|c| ident_name(&c.name)).unwrap_or_else(|| q.clone());
+                        (q, c)
+                    }
+                    None => ("generate_series".to_string(), "generate_series".to_string()),
+                };
+                let scope = Scope { columns: vec![ScopeColumn { qualifier: Some(qualifier), name: colname, ty }] };
+                Ok((Plan::GenerateSeries { args, ty }, scope))
+            }
+            A::TableFactor::Derived { .. } => Err(Error::feature_not_supported("subqueries in FROM")),
+            A::TableFactor::NestedJoin { .. } => Err(Error::feature_not_supported("JOIN")),
+            _ => Err(Error::feature_not_supported("this FROM item")),
+        }
+    }
+
+    fn bind_where(&mut self, selection: Option<&A::Expr>, scope: &Scope) -> Result<Option<Expr>> {
+        let Some(e) = selection else { return Ok(None) };
+        let bound = self.bind_expr(e, scope)?;
+        Ok(Some(self.require_bool(bound, "WHERE")?))
+    }
+
+    fn require_bool(&mut self, e: Expr, clause: &str) -> Result<Expr> {
+        match e.ty().ty {
+            DataType::Bool => Ok(e),
+            DataType::Unknown => self.coerce(e, BOOL),
+            other => Err(Error::datatype_mismatch(format!(
+                "argument of {clause} must be type boolean, not type {}",
+                other.name()
+            ))),
+        }
+    }
+
+    fn bind_select(&mut self, parts: SelectParts) -> Result<(Plan, Vec<OutputColumn>)> {
+        let s = parts.select;
+        if s.into.is_some() {
+            return Err(Error::feature_not_supported("SELECT INTO"));
+        }
+        if !s.named_window.is_empty() || s.qualify.is_some() {
+            return Err(Error::feature_not_supported("window clauses"));
+        }
+        let (mut plan, scope) = self.bind_from(&s.from)?;
+        let filter = self.bind_where(s.selection.as_ref(), &scope)?;
+        if let Some(f) = &filter {
+            if f.any(&|e| matches!(e, Expr::Agg { .. })) {
+                return Err(Error::grouping("aggregate functions are not allowed in WHERE"));
+            }
+        }
+        plan = push_filter(plan, filter);
+
+        // The select list, expanded.
+        let mut items: Vec<(Option<&A::Expr>, String, Option<usize>)> = Vec::new();
+        for item in &s.projection {
+            match item {
+                A::SelectItem::UnnamedExpr(e) => items.push((Some(e), derive_name(e), None)),
+                A::SelectItem::ExprWithAlias { expr, alias } => items.push((Some(expr), ident_name(alias), None)),
+                A::SelectItem::Wildcard(_) => {
+                    if scope.columns.is_empty() {
+                        return Err(Error::syntax("SELECT * with no tables specified is not valid"));
+                    }
+                    for (i, c) in scope.columns.iter().enumerate() {
+                        items.push((None, c.name.clone(), Some(i)));
+                    }
+                }
+                A::SelectItem::QualifiedWildcard(kind, _) => {
+                    let q = match kind {
+                        A::SelectItemQualifiedWildcardKind::ObjectName(n) => object_name(n)?,
+                        A::SelectItemQualifiedWildcardKind::Expr(_) => {
+                            return Err(Error::feature_not_supported("this wildcard"));
+                        }
+                    };
+                    let before = items.len();
+                    for (i, c) in scope.columns.iter().enumerate() {
+                        if c.qualifier.as_deref() == Some(q.as_str()) {
+                            items.push((None, c.name.clone(), Some(i)));
+                        }
+                    }
+                    if items.len() == before {
+                        return Err(Error::new("42P01", format!("missing FROM-clause entry for table \"{q}\"")));
+                    }
+                }
+                A::SelectItem::ExprWithAliases { .. } => return Err(Error::feature_not_supported("multiple aliases")),
+            }
+        }
+
+        let group_exprs: Vec<&A::Expr> = match &s.group_by {
+            A::GroupByExpr::Expressions(exprs, mods) => {
+                if !mods.is_empty() {
+                    return Err(Error::feature_not_supported("GROUP BY modifiers"));
+                }
+                exprs.iter().collect()
+            }
+            A::GroupByExpr::All(_) => return Err(Error::feature_not_supported("GROUP BY ALL")),
+        };
+
+        // Bind select items, HAVING and ORDER BY with aggregates allowed; decide afterwards
+        // whether this is an aggregate query.
+        self.aggs.clear();
+        self.agg_allowed = true;
+        let mut outputs: Vec<Expr> = Vec::with_capacity(items.len());
+        let mut columns: Vec<OutputColumn> = Vec::with_capacity(items.len());
+        for (ast, name, wildcard) in &items {
+            let e = match (ast, wildcard) {
+                (_, Some(i)) => {
+                    let c = &scope.columns[*i];
+                    Expr::Column { index: *i, ty: c.ty, name: c.name.clone() }
+                }
+                (Some(a), None) => self.bind_expr(a, &scope)?,
+                (None, None) => return Err(Error::internal("select item without expression")),
+            };
+            let e = if e.ty().ty == DataType::Unknown { self.coerce(e, TEXT)? } else { e };
+            columns.push(OutputColumn { name: name.clone(), ty: e.ty() });
+            outputs.push(e);
+        }
+        let having = match &s.having {
+            Some(h) => {
+                let b = self.bind_expr(h, &scope)?;
+                Some(self.require_bool(b, "HAVING")?)
+            }
+            None => None,
+        };
+        // ORDER BY items: output position, output name, or an expression.
+        let mut order_items: Vec<(OrderTarget, A::OrderByOptions)> = Vec::new();
+        if let Some(ob) = parts.order_by {
+            for item in order_exprs(ob)? {
+                let target = match &item.expr {
+                    A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
+                        let A::Value::Number(n, _) = &v.value else { unreachable!() };
+                        OrderTarget::Output(position_column(n, outputs.len())?)
+                    }
+                    A::Expr::Identifier(id) if output_name_match(&columns, &ident_name(id)).is_some() => {
+                        let name = ident_name(id);
+                        // PostgreSQL prefers the output column name in ORDER BY.
+                        match output_name_match(&columns, &name) {
+                            Some(Ok(i)) => OrderTarget::Output(i),
+                            _ => return Err(Error::new("42702", format!("ORDER BY \"{name}\" is ambiguous"))),
+                        }
+                    }
+                    e => OrderTarget::Expr(self.bind_expr(e, &scope)?),
+                };
+                order_items.push((target, item.options.clone()));
+            }
+        }
+        self.agg_allowed = false;
+
+        let is_aggregate = !group_exprs.is_empty() || !self.aggs.is_empty() || having.is_some();
+        if is_aggregate {
+            let mut group_by = Vec::with_capacity(group_exprs.len());
+            for g in &group_exprs {
+                let bound = match g {
+                    A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
+                        let A::Value::Number(n, _) = &v.value else { unreachable!() };
+                        let i = position_column_named(n, outputs.len(), "GROUP BY")?;
+                        let e = outputs[i].clone();
+                        if e.any(&|x| matches!(x, Expr::Agg { .. })) {
+                            return Err(Error::grouping("aggregate functions are not allowed in GROUP BY"));
+                        }
+                        e
+                    }
+                    A::Expr::Identifier(id) => {
+                        let name = ident_name(id);
+                        match scope.resolve(None, &name) {
+                            Ok((i, ty)) => Expr::Column { index: i, ty, name },
+                            Err(err) => match output_name_match(&columns, &name) {
+                                Some(Ok(i)) => outputs[i].clone(),
+                                _ => return Err(err),
+                            },
+                        }
+                    }
+                    e => {
+                        self.agg_allowed = false;
+                        self.bind_expr(e, &scope)?
+                    }
+                };
+                group_by.push(bound);
+            }
+            let aggs = std::mem::take(&mut self.aggs);
+            let ngroups = group_by.len();
+            for e in outputs.iter_mut() {
+                *e = rewrite_grouped(e.clone(), &group_by, ngroups)?;
+            }
+            let having = having.map(|h| rewrite_grouped(h, &group_by, ngroups)).transpose()?;
+            for (target, _) in order_items.iter_mut() {
+                if let OrderTarget::Expr(e) = target {
+                    *e = rewrite_grouped(e.clone(), &group_by, ngroups)?;
+                }
+            }
+            plan = Plan::Aggregate { input: Box::new(plan), group_by, aggs };
+            if let Some(h) = having {
+                plan = Plan::Filter { input: Box::new(plan), predicate: h };
+            }
+        } else {
+            self.aggs.clear();
+        }
+
+        // Projection with hidden sort keys.
+        let visible = outputs.len();
+        let mut keys = Vec::new();
+        let mut project = outputs;
+        for (target, options) in order_items {
+            let column = match target {
+                OrderTarget::Output(i) => i,
+                OrderTarget::Expr(e) => match project.iter().position(|p| *p == e) {
+                    Some(i) => i,
+                    None => {
+                        if s.distinct.is_some() {
+                            return Err(Error::new(
+                                "42P10",
+                                "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                            ));
+                        }
+                        project.push(e);
+                        project.len() - 1
+                    }
+                },
+            };
+            keys.push(sort_key(column, &options));
+        }
+        let input_width = plan_width(&plan);
+        let identity = project.len() == input_width
+            && project.iter().enumerate().all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i));
+        if !identity {
+            plan = Plan::Project { input: Box::new(plan), exprs: project.clone() };
+        }
+        match &s.distinct {
+            None | Some(A::Distinct::All) => {}
+            Some(A::Distinct::Distinct) => plan = Plan::Distinct { input: Box::new(plan) },
+            Some(A::Distinct::On(_)) => return Err(Error::feature_not_supported("DISTINCT ON")),
+        }
+        let (limit, offset) = self.bind_limit(parts.limit)?;
+        if !keys.is_empty() {
+            // A top-N sort keeps limit + offset rows.
+            let top = match (&limit, &offset) {
+                (Some(l), None) => Some(l.clone()),
+                (Some(l), Some(o)) => Some(Expr::Binary {
+                    op: BinaryOp::Add,
+                    left: Box::new(l.clone()),
+                    right: Box::new(o.clone()),
+                    ty: INT8,
+                }),
+                _ => None,
+            };
+            plan = Plan::Sort { input: Box::new(plan), keys, limit: top };
+        }
+        if limit.is_some() || offset.is_some() {
+            plan = Plan::Limit { input: Box::new(plan), limit, offset };
+        }
+        if project.len() > visible {
+            let exprs = (0..visible)
+                .map(|i| Expr::Column { index: i, ty: project[i].ty(), name: columns[i].name.clone() })
+                .collect();
+            plan = Plan::Project { input: Box::new(plan), exprs };
+        }
+        Ok((plan, columns))
+    }
+
+    fn bind_limit(&mut self, limit: Option<&A::LimitClause>) -> Result<(Option<Expr>, Option<Expr>)> {
+        let Some(clause) = limit else { return Ok((None, None)) };
+        let scope = Scope::default();
+        let (l, o) = match clause {
+            A::LimitClause::LimitOffset { limit, offset, limit_by } => {
+                if !limit_by.is_empty() {
+                    return Err(Error::feature_not_supported("LIMIT BY"));
+                }
+                (limit.as_ref(), offset.as_ref().map(|o| &o.value))
+            }
+            A::LimitClause::OffsetCommaLimit { .. } => {
+                return Err(Error::syntax("LIMIT #,# syntax is not supported"));
+            }
+        };
+        let mut bind = |e: Option<&A::Expr>| -> Result<Option<Expr>> {
+            match e {
+                None => Ok(None),
+                Some(A::Expr::Value(v)) if matches!(v.value, A::Value::Null) => Ok(None),
+                Some(e) => {
+                    let b = self.bind_expr(e, &scope)?;
+                    if b.any(&|x| matches!(x, Expr::Column { .. })) {
+                        return Err(Error::new(
+                            "42P10",
+                            "argument of LIMIT must not contain variables",
+                        ));
+                    }
+                    Ok(Some(self.coerce_assign(b, INT8, "LIMIT")?))
+                }
+            }
+        };
+        Ok((bind(l)?, bind(o)?))
+    }
+
+    // ----- DML -----------------------------------------------------------------------
+
+    fn bind_insert(&mut self, insert: &A::Insert) -> Result<BoundStatement> {
+        if insert.on.is_some() {
+            return Err(Error::feature_not_supported("INSERT … ON CONFLICT"));
+        }
+        if insert.returning.is_some() {
+            return Err(Error::feature_not_supported("RETURNING"));
+        }
+        let name = match &insert.table {
+            A::TableObject::TableName(n) => n,
+            A::TableObject::TableFunction(_) | A::TableObject::TableQuery(_) => {
+                return Err(Error::feature_not_supported("INSERT into this target"));
+            }
+        };
+        let table = self.table(name)?;
+        // Target columns, in the order the statement lists them.
+        let targets: Vec<usize> = if insert.columns.is_empty() {
+            (0..table.columns.len()).collect()
+        } else {
+            let mut t = Vec::new();
+            for c in &insert.columns {
+                let cname = object_name(c)?;
+                let i = table.column_index(&cname).ok_or_else(|| {
+                    Error::undefined_column(&cname).with_detail(String::new()).clone()
+                });
+                let i = i.map_err(|_| {
+                    Error::new(
+                        "42703",
+                        format!("column \"{cname}\" of relation \"{}\" does not exist", table.name),
+                    )
+                })?;
+                if t.contains(&i) {
+                    return Err(Error::new("42701", format!("column \"{cname}\" specified more than once")));
+                }
+                t.push(i);
+            }
+            t
+        };
+        let Some(source) = &insert.source else {
+            // INSERT … DEFAULT VALUES
+            let row = (0..table.columns.len()).map(|i| self.default_expr(&table, i)).collect::<Result<Vec<_>>>()?;
+            let types = table.columns.iter().map(|c| c.ty).collect();
+            return Ok(BoundStatement::Insert { table, source: Plan::Values { rows: vec![row], types } });
+        };
+        let plan = match source.body.as_ref() {
+            A::SetExpr::Values(values) if source.order_by.is_none() && source.limit_clause.is_none() => {
+                let scope = Scope::default();
+                let mut rows = Vec::with_capacity(values.rows.len());
+                for row in &values.rows {
+                    if row.len() > targets.len() {
+                        return Err(Error::syntax("INSERT has more expressions than target columns"));
+                    }
+                    if row.len() < targets.len() {
+                        return Err(Error::syntax("INSERT has more target columns than expressions"));
+                    }
+                    let mut out: Vec<Option<Expr>> = vec![None; table.columns.len()];
+                    for (e, &col) in row.iter().zip(&targets) {
+                        let bound = if is_default_keyword(e) {
+                            self.default_expr(&table, col)?
+                        } else {
+                            let b = self.bind_expr(e, &scope)?;
+                            self.coerce_column(b, &table.columns[col])?
+                        };
+                        out[col] = Some(bound);
+                    }
+                    let full = out
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, e)| match e {
+                            Some(e) => Ok(e),
+                            None => self.default_expr(&table, i),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    rows.push(full);
+                }
+                let types = table.columns.iter().map(|c| c.ty).collect();
+                Plan::Values { rows, types }
+            }
+            _ => {
+                let (plan, cols) = self.bind_query(source)?;
+                if cols.len() > targets.len() {
+                    return Err(Error::syntax("INSERT has more expressions than target columns"));
+                }
+                if cols.len() < targets.len() {
+                    return Err(Error::syntax("INSERT has more target columns than expressions"));
+                }
+                let mut exprs = Vec::with_capacity(table.columns.len());
+                for i in 0..table.columns.len() {
+                    match targets.iter().position(|&t| t == i) {
+                        Some(k) => {
+                            let col = Expr::Column { index: k, ty: cols[k].ty, name: cols[k].name.clone() };
+                            exprs.push(self.coerce_column(col, &table.columns[i])?);
+                        }
+                        None => exprs.push(self.default_expr(&table, i)?),
+                    }
+                }
+                Plan::Project { input: Box::new(plan), exprs }
+            }
+        };
+        Ok(BoundStatement::Insert { table, source: plan })
+    }
+
+    fn default_expr(&self, table: &TableEntry, column: usize) -> Result<Expr> {
+        let c = &table.columns[column];
+        Ok(c.default.clone().unwrap_or(Expr::Literal { value: Value::Null, ty: c.ty }))
+    }
+
+    fn coerce_column(&mut self, e: Expr, column: &ColumnDef) -> Result<Expr> {
+        let from = e.ty();
+        if from.ty != DataType::Unknown && !cast::is_assignable(from.ty, column.ty.ty) {
+            return Err(Error::datatype_mismatch(format!(
+                "column \"{}\" is of type {} but expression is of type {}",
+                column.name,
+                column.ty.display_name(),
+                from.display_name()
+            ))
+            .with_hint("You will need to rewrite or cast the expression."));
+        }
+        self.coerce_with(e, column.ty, false)
+    }
+
+    fn coerce_assign(&mut self, e: Expr, to: SqlType, what: &str) -> Result<Expr> {
+        let from = e.ty();
+        if from.ty != DataType::Unknown && !cast::is_assignable(from.ty, to.ty) {
+            return Err(Error::datatype_mismatch(format!(
+                "argument of {what} must be type {}, not type {}",
+                to.display_name(),
+                from.display_name()
+            )));
+        }
+        self.coerce_with(e, to, false)
+    }
+
+    fn bind_update(&mut self, update: &A::Update) -> Result<BoundStatement> {
+        if update.from.is_some() {
+            return Err(Error::feature_not_supported("UPDATE … FROM"));
+        }
+        if update.returning.is_some() {
+            return Err(Error::feature_not_supported("RETURNING"));
+        }
+        if !update.table.joins.is_empty() {
+            return Err(Error::feature_not_supported("JOIN in UPDATE"));
+        }
+        let (plan, scope) = self.bind_table_factor(&update.table.relation)?;
+        let Plan::Scan { table, .. } = plan else {
+            return Err(Error::feature_not_supported("UPDATE of this relation"));
+        };
+        let filter = self.bind_where(update.selection.as_ref(), &scope)?;
+        let mut new_row: Vec<Expr> = table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Expr::Column { index: i, ty: c.ty, name: c.name.clone() })
+            .collect();
+        let mut assigned = vec![false; table.columns.len()];
+        for a in &update.assignments {
+            let names = match &a.target {
+                A::AssignmentTarget::ColumnName(n) => n,
+                A::AssignmentTarget::Tuple(_) => return Err(Error::feature_not_supported("multi-column SET")),
+            };
+            let cname = match names.0.last() {
+                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+                _ => return Err(Error::syntax("syntax error in SET")),
+            };
+            let i = table.column_index(&cname).ok_or_else(|| {
+                Error::new("42703", format!("column \"{cname}\" of relation \"{}\" does not exist", table.name))
+            })?;
+            if assigned[i] {
+                return Err(Error::new("42601", format!("multiple assignments to same column \"{cname}\"")));
+            }
+            assigned[i] = true;
+            let value = if is_default_keyword(&a.value) {
+                self.default_expr(&table, i)?
+            } else {
+                let b = self.bind_expr(&a.value, &scope)?;
+                self.coerce_column(b, &table.columns[i])?
+            };
+            new_row[i] = value;
+        }
+        let row_id = Expr::Column { index: table.columns.len(), ty: INT8, name: "ctid".into() };
+        new_row.push(row_id);
+        let scan = Plan::Scan { table: table.clone(), filter, row_ids: true };
+        let source = Plan::Project { input: Box::new(scan), exprs: new_row };
+        Ok(BoundStatement::Update { table, source })
+    }
+
+    fn bind_delete(&mut self, delete: &A::Delete) -> Result<BoundStatement> {
+        if delete.returning.is_some() {
+            return Err(Error::feature_not_supported("RETURNING"));
+        }
+        if delete.using.is_some() {
+            return Err(Error::feature_not_supported("DELETE … USING"));
+        }
+        let from = match &delete.from {
+            A::FromTable::WithFromKeyword(f) | A::FromTable::WithoutKeyword(f) => f,
+        };
+        let [twj] = from.as_slice() else {
+            return Err(Error::feature_not_supported("DELETE from several tables"));
+        };
+        if !twj.joins.is_empty() {
+            return Err(Error::feature_not_supported("JOIN in DELETE"));
+        }
+        let (plan, scope) = self.bind_table_factor(&twj.relation)?;
+        let Plan::Scan { table, .. } = plan else {
+            return Err(Error::feature_not_supported("DELETE from this relation"));
+        };
+        let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
+        let source = Plan::Scan { table: table.clone(), filter, row_ids: true };
+        Ok(BoundStatement::Delete { table, source })
+    }
+
+    // ----- DDL -----------------------------------------------------------------------
+
+    fn bind_create_table(&mut self, ct: &A::CreateTable) -> Result<BoundStatement> {
+        if ct.query.is_some() {
+            return Err(Error::feature_not_supported("CREATE TABLE … AS"));
+        }
+        if !ct.constraints.is_empty() {
+            return Err(Error::feature_not_supported("table constraints"));
+        }
+        let name = object_name(&ct.name)?;
+        if ct.columns.is_empty() {
+            return Err(Error::feature_not_supported("tables without columns"));
+        }
+        let mut columns: Vec<ColumnDef> = Vec::new();
+        for c in &ct.columns {
+            let cname = ident_name(&c.name);
+            if columns.iter().any(|x| x.name == cname) {
+                return Err(Error::new("42701", format!("column \"{cname}\" specified more than once")));
+            }
+            let ty = type_from_ast(&c.data_type)?;
+            let mut def = ColumnDef { name: cname, ty, not_null: false, default: None };
+            for opt in &c.options {
+                match &opt.option {
+                    A::ColumnOption::Null => def.not_null = false,
+                    A::ColumnOption::NotNull => def.not_null = true,
+                    A::ColumnOption::Default(e) => {
+                        let b = self.bind_expr(e, &Scope::default())?;
+                        if b.any(&|x| matches!(x, Expr::Column { .. })) {
+                            return Err(Error::new("0A000", "cannot use column reference in DEFAULT expression"));
+                        }
+                        def.default = Some(self.coerce_column(b, &def)?);
+                    }
+                    other => return Err(Error::feature_not_supported(format!("column option {other}"))),
+                }
+            }
+            columns.push(def);
+        }
+        Ok(BoundStatement::CreateTable { name, columns, if_not_exists: ct.if_not_exists })
+    }
+
+    // ----- expressions ---------------------------------------------------------------
+
+    fn bind_function_arg(&mut self, arg: &A::FunctionArg, scope: &Scope) -> Result<Expr> {
+        match arg {
+            A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => self.bind_expr(e, scope),
+            _ => Err(Error::feature_not_supported("this function argument")),
+        }
+    }
+
+    fn bind_expr(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
+        match e {
+            A::Expr::Identifier(id) => {
+                let name = ident_name(id);
+                let (index, ty) = scope.resolve(None, &name).map_err(|err| self.with_span(err, id.span))?;
+                Ok(Expr::Column { index, ty, name })
+            }
+            A::Expr::CompoundIdentifier(ids) => {
+                let names: Vec<String> = ids.iter().map(ident_name).collect();
+                let (q, n) = match names.as_slice() {
+                    [q, n] => (q.clone(), n.clone()),
+                    [_, q, n] => (q.clone(), n.clone()),
+                    _ => return Err(Error::feature_not_supported("this column reference")),
+                };
+                let span = ids.first().map(|i| i.span);
+                let (index, ty) = scope.resolve(Some(&q), &n).map_err(|err| match span {
+                    Some(s) => self.with_span(err, s),
+                    None => err,
+                })?;
+                Ok(Expr::Column { index, ty, name: n })
+            }
+            A::Expr::Value(v) => self.bind_value(&v.value),
+            A::Expr::Nested(inner) => self.bind_expr(inner, scope),
+            A::Expr::UnaryOp { op, expr } => self.bind_unary(*op, expr, scope),
+            A::Expr::BinaryOp { left, op, right } => self.bind_binary_ast(left, op, right, scope),
+            A::Expr::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind_expr(x, scope)?), negated: false }),
+            A::Expr::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind_expr(x, scope)?), negated: true }),
+            A::Expr::IsTrue(x) => self.bind_is_bool(x, true, false, scope),
+            A::Expr::IsNotTrue(x) => self.bind_is_bool(x, true, true, scope),
+            A::Expr::IsFalse(x) => self.bind_is_bool(x, false, false, scope),
+            A::Expr::IsNotFalse(x) => self.bind_is_bool(x, false, true, scope),
+            A::Expr::IsUnknown(x) => {
+                let b = self.bind_expr(x, scope)?;
+                let b = self.require_bool(b, "IS UNKNOWN")?;
+                Ok(Expr::IsNull { expr: Box::new(b), negated: false })
+            }
+            A::Expr::IsNotUnknown(x) => {
+                let b = self.bind_expr(x, scope)?;
+                let b = self.require_bool(b, "IS NOT UNKNOWN")?;
+                Ok(Expr::IsNull { expr: Box::new(b), negated: true })
+            }
+            A::Expr::IsDistinctFrom(l, r) | A::Expr::IsNotDistinctFrom(l, r) => {
+                let negated = matches!(e, A::Expr::IsNotDistinctFrom(..));
+                let l = self.bind_expr(l, scope)?;
+                let r = self.bind_expr(r, scope)?;
+                let (l, r) = self.unify_comparison(l, r, BinaryOp::Eq)?;
+                Ok(Expr::IsDistinct { left: Box::new(l), right: Box::new(r), negated })
+            }
+            A::Expr::InList { expr, list, negated } => {
+                let x = self.bind_expr(expr, scope)?;
+                let mut items = Vec::with_capacity(list.len());
+                for item in list {
+                    items.push(self.bind_expr(item, scope)?);
+                }
+                let mut all: Vec<&Expr> = vec![&x];
+                all.extend(items.iter());
+                let ty = common_type(&all, "IN")?;
+                let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
+                let ty = SqlType::new(if ty.ty == DataType::Bpchar { DataType::Text } else { ty.ty });
+                let x = self.coerce(x, ty)?;
+                let items = items.into_iter().map(|i| self.coerce(i, ty)).collect::<Result<_>>()?;
+                Ok(Expr::InList { expr: Box::new(x), list: items, negated: *negated })
+            }
+            A::Expr::InSubquery { .. } | A::Expr::Exists { .. } | A::Expr::Subquery(_) => {
+                Err(Error::feature_not_supported("subqueries"))
+            }
+            A::Expr::Between { expr, negated, low, high } => {
+                let x = self.bind_expr(expr, scope)?;
+                let lo = self.bind_expr(low, scope)?;
+                let hi = self.bind_expr(high, scope)?;
+                let (ge, le) = if *negated { (BinaryOp::Lt, BinaryOp::Gt) } else { (BinaryOp::GtEq, BinaryOp::LtEq) };
+                let a = self.bind_binary(ge, x.clone(), lo)?;
+                let b = self.bind_binary(le, x, hi)?;
+                Ok(if *negated { Expr::Or(vec![a, b]) } else { Expr::And(vec![a, b]) })
+            }
+            A::Expr::Like { negated, any: false, expr, pattern, escape_char: None } => {
+                self.bind_like(expr, pattern, *negated, false, scope)
+            }
+            A::Expr::ILike { negated, any: false, expr, pattern, escape_char: None } => {
+                self.bind_like(expr, pattern, *negated, true, scope)
+            }
+            A::Expr::Like { .. } | A::Expr::ILike { .. } => Err(Error::feature_not_supported("LIKE with ESCAPE or ANY")),
+            A::Expr::Cast { kind, expr, data_type, format: None } => {
+                if matches!(kind, A::CastKind::TryCast | A::CastKind::SafeCast) {
+                    return Err(Error::feature_not_supported("TRY_CAST"));
+                }
+                let to = type_from_ast(data_type)?;
+                let inner = self.bind_expr(expr, scope)?;
+                self.explicit_cast(inner, to)
+            }
+            A::Expr::TypedString(ts) => {
+                let to = type_from_ast(&ts.data_type)?;
+                let text = match &ts.value.value {
+                    A::Value::SingleQuotedString(s) => s.clone(),
+                    other => return Err(Error::syntax(format!("syntax error at or near \"{other}\""))),
+                };
+                self.explicit_cast(Expr::literal(Value::Text(text), UNKNOWN), to)
+            }
+            A::Expr::Interval(iv) => {
+                if iv.leading_field.is_some() || iv.last_field.is_some() {
+                    return Err(Error::feature_not_supported("INTERVAL field qualifiers"));
+                }
+                let inner = self.bind_expr(&iv.value, scope)?;
+                self.explicit_cast(inner, SqlType::new(DataType::Interval))
+            }
+            A::Expr::Case { operand, conditions, else_result, .. } => {
+                self.bind_case(operand.as_deref(), conditions, else_result.as_deref(), scope)
+            }
+            A::Expr::Function(f) => self.bind_function(f, scope),
+            A::Expr::Substring { expr, substring_from, substring_for, .. } => {
+                let mut args = vec![self.bind_expr(expr, scope)?];
+                args.push(match substring_from {
+                    Some(f) => self.bind_expr(f, scope)?,
+                    None => Expr::literal(Value::Int4(1), INT4),
+                });
+                if let Some(f) = substring_for {
+                    args.push(self.bind_expr(f, scope)?);
+                }
+                self.bind_scalar_function("substring", args)
+            }
+            A::Expr::Position { expr, r#in } => {
+                let needle = self.bind_expr(expr, scope)?;
+                let hay = self.bind_expr(r#in, scope)?;
+                self.bind_scalar_function("strpos", vec![hay, needle])
+            }
+            A::Expr::Trim { expr, trim_where, trim_what, trim_characters } => {
+                if trim_characters.is_some() {
+                    return Err(Error::feature_not_supported("TRIM with a character list"));
+                }
+                let mut args = vec![self.bind_expr(expr, scope)?];
+                if let Some(w) = trim_what {
+                    args.push(self.bind_expr(w, scope)?);
+                }
+                let name = match trim_where {
+                    Some(A::TrimWhereField::Leading) => "ltrim",
+                    Some(A::TrimWhereField::Trailing) => "rtrim",
+                    _ => "btrim",
+                };
+                self.bind_scalar_function(name, args)
+            }
+            A::Expr::Ceil { expr, field } | A::Expr::Floor { expr, field } => {
+                if !matches!(field, A::CeilFloorKind::DateTimeField(A::DateTimeField::NoDateTime)) {
+                    return Err(Error::feature_not_supported("CEIL/FLOOR TO"));
+                }
+                let name = if matches!(e, A::Expr::Ceil { .. }) { "ceil" } else { "floor" };
+                let arg = self.bind_expr(expr, scope)?;
+                self.bind_scalar_function(name, vec![arg])
+            }
+            A::Expr::Extract { .. } => Err(Error::feature_not_supported("EXTRACT")),
+            A::Expr::AtTimeZone { .. } => Err(Error::feature_not_supported("AT TIME ZONE")),
+            A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
+            A::Expr::Array(_) => Err(Error::feature_not_supported("arrays")),
+            A::Expr::AnyOp { .. } | A::Expr::AllOp { .. } => Err(Error::feature_not_supported("ANY/ALL")),
+            A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
+            A::Expr::Tuple(_) => Err(Error::feature_not_supported("row constructors")),
+            other => Err(Error::feature_not_supported(format!("expression {other}"))),
+        }
+    }
+
+    fn with_span(&self, err: Error, span: sqlparser::tokenizer::Span) -> Error {
+        // Positions are attached by the session, which knows the statement text.
+        let _ = span;
+        err
+    }
+
+    fn bind_value(&mut self, v: &A::Value) -> Result<Expr> {
+        Ok(match v {
+            A::Value::Number(n, _) => number_literal(n)?,
+            A::Value::SingleQuotedString(s)
+            | A::Value::EscapedStringLiteral(s)
+            | A::Value::DollarQuotedString(A::DollarQuotedString { value: s, .. })
+            | A::Value::UnicodeStringLiteral(s) => Expr::literal(Value::Text(s.clone()), UNKNOWN),
+            A::Value::Boolean(b) => Expr::literal(Value::Bool(*b), BOOL),
+            A::Value::Null => Expr::literal(Value::Null, UNKNOWN),
+            A::Value::Placeholder(p) => {
+                let index: usize = p
+                    .strip_prefix('$')
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n: &usize| n >= 1 && n <= PARAMS_MAX)
+                    .ok_or_else(|| Error::syntax(format!("syntax error at or near \"{p}\"")))?;
+                if self.params.len() < index {
+                    self.params.resize(index, None);
+                }
+                let ty = self.params[index - 1].unwrap_or(UNKNOWN);
+                Expr::Param { index: index - 1, ty }
+            }
+            other => return Err(Error::feature_not_supported(format!("literal {other}"))),
+        })
+    }
+
+    fn bind_unary(&mut self, op: A::UnaryOperator, expr: &A::Expr, scope: &Scope) -> Result<Expr> {
+        match op {
+            A::UnaryOperator::Not => {
+                let b = self.bind_expr(expr, scope)?;
+                let b = self.require_bool(b, "NOT")?;
+                Ok(Expr::Not(Box::new(b)))
+            }
+            A::UnaryOperator::Plus => self.bind_expr(expr, scope),
+            A::UnaryOperator::Minus => {
+                // Fold negative numeric literals so that -2147483648 is an integer.
+                if let A::Expr::Value(v) = expr {
+                    if let A::Value::Number(n, _) = &v.value {
+                        return number_literal(&format!("-{n}"));
+                    }
+                }
+                let b = self.bind_expr(expr, scope)?;
+                let b = if b.ty().ty == DataType::Unknown { self.coerce(b, FLOAT8)? } else { b };
+                let ty = b.ty();
+                match ty.ty {
+                    DataType::Int2
+                    | DataType::Int4
+                    | DataType::Int8
+                    | DataType::Float4
+                    | DataType::Float8
+                    | DataType::Numeric
+                    | DataType::Interval => Ok(Expr::Negate { expr: Box::new(b), ty: SqlType::new(ty.ty) }),
+                    other => Err(Error::undefined_function(format!("operator does not exist: - {}", other.name()))),
+                }
+            }
+            other => Err(Error::feature_not_supported(format!("operator {other}"))),
+        }
+    }
+
+    fn bind_is_bool(&mut self, x: &A::Expr, value: bool, negated: bool, scope: &Scope) -> Result<Expr> {
+        let b = self.bind_expr(x, scope)?;
+        let b = self.require_bool(b, "IS TRUE")?;
+        Ok(Expr::IsBool { expr: Box::new(b), value, negated })
+    }
+
+    fn bind_like(&mut self, expr: &A::Expr, pattern: &A::Expr, negated: bool, ci: bool, scope: &Scope) -> Result<Expr> {
+        let x = self.bind_expr(expr, scope)?;
+        let p = self.bind_expr(pattern, scope)?;
+        let x = self.to_text_operand(x, if ci { "~~*" } else { "~~" })?;
+        let p = self.to_text_operand(p, if ci { "~~*" } else { "~~" })?;
+        Ok(Expr::Like { expr: Box::new(x), pattern: Box::new(p), negated, case_insensitive: ci })
+    }
+
+    fn to_text_operand(&mut self, e: Expr, op: &str) -> Result<Expr> {
+        match e.ty().ty {
+            DataType::Text | DataType::Varchar => Ok(e),
+            DataType::Bpchar | DataType::Unknown => self.coerce(e, TEXT),
+            other => Err(Error::undefined_function(format!("operator does not exist: {} {op} unknown", other.name()))),
+        }
+    }
+
+    fn bind_binary_ast(&mut self, left: &A::Expr, op: &A::BinaryOperator, right: &A::Expr, scope: &Scope) -> Result<Expr> {
+        let op = match op {
+            A::BinaryOperator::And | A::BinaryOperator::Or => {
+                let l = self.bind_expr(left, scope)?;
+                let r = self.bind_expr(right, scope)?;
+                let name = if matches!(op, A::BinaryOperator::And) { "AND" } else { "OR" };
+                let l = self.require_bool(l, name)?;
+                let r = self.require_bool(r, name)?;
+                let is_and = matches!(op, A::BinaryOperator::And);
+                let mut list = Vec::new();
+                for side in [l, r] {
+                    match (side, is_and) {
+                        (Expr::And(inner), true) => list.extend(inner),
+                        (Expr::Or(inner), false) => list.extend(inner),
+                        (other, _) => list.push(other),
+                    }
+                }
+                return Ok(if is_and { Expr::And(list) } else { Expr::Or(list) });
+            }
+            A::BinaryOperator::Plus => BinaryOp::Add,
+            A::BinaryOperator::Minus => BinaryOp::Sub,
+            A::BinaryOperator::Multiply => BinaryOp::Mul,
+            A::BinaryOperator::Divide => BinaryOp::Div,
+            A::BinaryOperator::Modulo => BinaryOp::Mod,
+            A::BinaryOperator::PGExp => BinaryOp::Pow,
+            A::BinaryOperator::Eq => BinaryOp::Eq,
+            A::BinaryOperator::NotEq => BinaryOp::NotEq,
+            A::BinaryOperator::Lt => BinaryOp::Lt,
+            A::BinaryOperator::LtEq => BinaryOp::LtEq,
+            A::BinaryOperator::Gt => BinaryOp::Gt,
+            A::BinaryOperator::GtEq => BinaryOp::GtEq,
+            A::BinaryOperator::StringConcat => BinaryOp::Concat,
+            other => return Err(Error::feature_not_supported(format!("operator {other}"))),
+        };
+        let l = self.bind_expr(left, scope)?;
+        let r = self.bind_expr(right, scope)?;
+        self.bind_binary(op, l, r)
+    }
+
+    /// Gives both sides of a comparison one type.
+    fn unify_comparison(&mut self, l: Expr, r: Expr, op: BinaryOp) -> Result<(Expr, Expr)> {
+        let (lt, rt) = (l.ty().ty, r.ty().ty);
+        let target = match (lt, rt) {
+            (DataType::Unknown, DataType::Unknown) => TEXT,
+            (DataType::Unknown, t) | (t, DataType::Unknown) => SqlType::new(t),
+            (a, b) if a.is_string() && b.is_string() => TEXT,
+            (a, b) => match (a.numeric_rank(), b.numeric_rank()) {
+                (Some(x), Some(y)) => SqlType::new(if x >= y { a } else { b }),
+                _ if a == b => SqlType::new(a),
+                _ if cast::is_implicit(a, b) => SqlType::new(b),
+                _ if cast::is_implicit(b, a) => SqlType::new(a),
+                _ => {
+                    return Err(Error::undefined_function(format!(
+                        "operator does not exist: {} {} {}",
+                        a.name(),
+                        op.symbol(),
+                        b.name()
+                    )));
+                }
+            },
+        };
+        // char(n) compares without trailing spaces: compare as text.
+        let target = if target.ty == DataType::Bpchar || target.ty == DataType::Varchar { TEXT } else { target };
+        let l = if l.ty().ty == target.ty && l.ty().ty != DataType::Bpchar { l } else { self.coerce(l, target)? };
+        let r = if r.ty().ty == target.ty && r.ty().ty != DataType::Bpchar { r } else { self.coerce(r, target)? };
+        Ok((l, r))
+    }
+
+    fn bind_binary(&mut self, op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+        use DataType as D;
+        if op.is_comparison() {
+            let (l, r) = self.unify_comparison(l, r, op)?;
+            return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: BOOL });
+        }
+        if op == BinaryOp::Concat {
+            let (lt, rt) = (l.ty().ty, r.ty().ty);
+            if !(lt.is_string() || rt.is_string()) {
+                return Err(Error::undefined_function(format!(
+                    "operator does not exist: {} || {}",
+                    lt.name(),
+                    rt.name()
+                )));
+            }
+            let l = self.concat_operand(l)?;
+            let r = self.concat_operand(r)?;
+            return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: TEXT });
+        }
+        let (mut lt, mut rt) = (l.ty().ty, r.ty().ty);
+        // Unknown literals take the other side's type; two unknowns are an error like PG's.
+        let (l, r) = match (lt, rt) {
+            (D::Unknown, D::Unknown) => {
+                return Err(Error::undefined_function(format!(
+                    "operator is not unique: unknown {} unknown",
+                    op.symbol()
+                ))
+                .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts."));
+            }
+            (D::Unknown, t) => {
+                let target = unknown_operand_type(op, t, true);
+                lt = target;
+                (self.coerce(l, SqlType::new(target))?, r)
+            }
+            (t, D::Unknown) => {
+                let target = unknown_operand_type(op, t, false);
+                rt = target;
+                (l, self.coerce(r, SqlType::new(target))?)
+            }
+            _ => (l, r),
+        };
+        let no_op = |lt: D, rt: D| {
+            Error::undefined_function(format!("operator does not exist: {} {} {}", lt.name(), op.symbol(), rt.name()))
+        };
+        // Numbers.
+        if let (Some(a), Some(b)) = (lt.numeric_rank(), rt.numeric_rank()) {
+            let common = if a >= b { lt } else { rt };
+            if op == BinaryOp::Pow {
+                if common == D::Numeric {
+                    return Err(Error::feature_not_supported("numeric ^ numeric"));
+                }
+                let l = self.coerce(l, FLOAT8)?;
+                let r = self.coerce(r, FLOAT8)?;
+                return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: FLOAT8 });
+            }
+            if op == BinaryOp::Mod && matches!(common, D::Float4 | D::Float8) {
+                return Err(no_op(lt, rt));
+            }
+            let ty = SqlType::new(common);
+            let l = self.coerce(l, ty)?;
+            let r = self.coerce(r, ty)?;
+            return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty });
+        }
+        // Dates and times.
+        let ty = match (lt, op, rt) {
+            (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Int2 | D::Int4 | D::Int8) => {
+                let r = self.coerce(r, INT4)?;
+                return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: SqlType::new(D::Date) });
+            }
+            (D::Int2 | D::Int4 | D::Int8, BinaryOp::Add, D::Date) => {
+                let l = self.coerce(l, INT4)?;
+                return Ok(Expr::Binary { op, left: Box::new(r), right: Box::new(l), ty: SqlType::new(D::Date) });
+            }
+            (D::Date, BinaryOp::Sub, D::Date) => INT4,
+            (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Interval) => {
+                let l = self.coerce(l, SqlType::new(D::Timestamp))?;
+                return self.bind_binary(op, l, r);
+            }
+            (D::Interval, BinaryOp::Add, D::Date) => {
+                let r = self.coerce(r, SqlType::new(D::Timestamp))?;
+                return self.bind_binary(op, r, l);
+            }
+            (D::Interval, BinaryOp::Add, D::Timestamp | D::Timestamptz) => return self.bind_binary(op, r, l),
+            (D::Timestamp | D::Timestamptz, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(lt),
+            (D::Timestamp, BinaryOp::Sub, D::Timestamp) | (D::Timestamptz, BinaryOp::Sub, D::Timestamptz) => {
+                SqlType::new(D::Interval)
+            }
+            (D::Interval, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(D::Interval),
+            (D::Interval, BinaryOp::Mul | BinaryOp::Div, t) if t.numeric_rank().is_some() => {
+                let r = self.coerce(r, FLOAT8)?;
+                return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: SqlType::new(D::Interval) });
+            }
+            (t, BinaryOp::Mul, D::Interval) if t.numeric_rank().is_some() => {
+                let l = self.coerce(l, FLOAT8)?;
+                return Ok(Expr::Binary { op, left: Box::new(r), right: Box::new(l), ty: SqlType::new(D::Interval) });
+            }
+            _ => return Err(no_op(lt, rt)),
+        };
+        Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty })
+    }
+
+    fn concat_operand(&mut self, e: Expr) -> Result<Expr> {
+        match e.ty().ty {
+            DataType::Text | DataType::Varchar => Ok(e),
+            _ => self.explicit_cast(e, TEXT),
+        }
+    }
+
+    fn bind_case(
+        &mut self,
+        operand: Option<&A::Expr>,
+        conditions: &[A::CaseWhen],
+        else_result: Option<&A::Expr>,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let operand = operand.map(|o| self.bind_expr(o, scope)).transpose()?;
+        let mut conds = Vec::with_capacity(conditions.len());
+        let mut results = Vec::with_capacity(conditions.len());
+        for w in conditions {
+            let c = self.bind_expr(&w.condition, scope)?;
+            let c = match &operand {
+                Some(o) => self.bind_binary(BinaryOp::Eq, o.clone(), c)?,
+                None => self.require_bool(c, "CASE/WHEN")?,
+            };
+            conds.push(c);
+            results.push(self.bind_expr(&w.result, scope)?);
+        }
+        let else_bound = else_result.map(|e| self.bind_expr(e, scope)).transpose()?;
+        let mut all: Vec<&Expr> = results.iter().collect();
+        if let Some(e) = &else_bound {
+            all.push(e);
+        }
+        let ty = common_type(&all, "CASE")?;
+        let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
+        let mut whens = Vec::with_capacity(conds.len());
+        for (c, r) in conds.into_iter().zip(results) {
+            whens.push((c, self.coerce(r, ty)?));
+        }
+        let else_result = else_bound.map(|e| self.coerce(e, ty)).transpose()?.map(Box::new);
+        Ok(Expr::Case { whens, else_result, ty })
+    }
+
+    fn bind_function(&mut self, f: &A::Function, scope: &Scope) -> Result<Expr> {
+        let name = object_name(&f.name)?;
+        if f.over.is_some() {
+            return Err(Error::feature_not_supported("window functions"));
+        }
+        if f.filter.is_some() || !f.within_group.is_empty() {
+            return Err(Error::feature_not_supported("aggregate FILTER and WITHIN GROUP"));
+        }
+        let (args, distinct, star) = match &f.args {
+            A::FunctionArguments::None => (vec![], false, false),
+            A::FunctionArguments::Subquery(_) => return Err(Error::feature_not_supported("subqueries")),
+            A::FunctionArguments::List(list) => {
+                if !list.clauses.is_empty() {
+                    return Err(Error::feature_not_supported("ORDER BY in function arguments"));
+                }
+                let distinct = matches!(list.duplicate_treatment, Some(A::DuplicateTreatment::Distinct));
+                let mut star = false;
+                let mut args = Vec::new();
+                for a in &list.args {
+                    match a {
+                        A::FunctionArg::Unnamed(A::FunctionArgExpr::Wildcard) => star = true,
+                        A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => args.push(e),
+                        _ => return Err(Error::feature_not_supported("named function arguments")),
+                    }
+                }
+                (args, distinct, star)
+            }
+        };
+        if let Some(agg) = agg_func(&name) {
+            return self.bind_aggregate(agg, &name, &args, distinct, star, scope);
+        }
+        if star || distinct {
+            return Err(Error::syntax(format!("{name}(*) specified, but {name} is not an aggregate function")));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.bind_expr(a, scope)?);
+        }
+        if name == "pg_typeof" {
+            let [arg] = bound.as_slice() else {
+                return Err(Error::undefined_function("function pg_typeof does not exist"));
+            };
+            let ty = if arg.ty().ty == DataType::Unknown && !matches!(arg, Expr::Param { .. }) {
+                "unknown".to_string()
+            } else {
+                arg.ty().display_name()
+            };
+            return Ok(Expr::literal(Value::Text(ty), TEXT));
+        }
+        self.bind_scalar_function(&name, bound)
+    }
+
+    fn bind_aggregate(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        args: &[&A::Expr],
+        distinct: bool,
+        star: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        if !self.agg_allowed {
+            return Err(Error::grouping("aggregate functions are not allowed here"));
+        }
+        let (func, arg) = match (func, star, args) {
+            (AggFunc::Count, true, []) => (AggFunc::CountStar, None),
+            (_, false, [a]) => {
+                // Aggregates cannot nest.
+                self.agg_allowed = false;
+                let bound = self.bind_expr(a, scope);
+                self.agg_allowed = true;
+                (func, Some(bound?))
+            }
+            _ => return Err(Error::undefined_function(format!("function {name}() does not exist"))),
+        };
+        let arg = match arg {
+            Some(a) if a.ty().ty == DataType::Unknown => Some(self.coerce(a, TEXT)?),
+            other => other,
+        };
+        let arg_ty = arg.as_ref().map(|a| a.ty());
+        let ty = match (func, arg_ty.map(|t| t.ty)) {
+            (AggFunc::CountStar | AggFunc::Count, _) => INT8,
+            (AggFunc::Sum, Some(DataType::Int2 | DataType::Int4)) => INT8,
+            (AggFunc::Sum, Some(DataType::Int8 | DataType::Numeric)) => NUMERIC,
+            (AggFunc::Sum, Some(t @ (DataType::Float4 | DataType::Float8 | DataType::Interval))) => SqlType::new(t),
+            (AggFunc::Avg, Some(DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Numeric)) => NUMERIC,
+            (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => FLOAT8,
+            (AggFunc::Avg, Some(DataType::Interval)) => SqlType::new(DataType::Interval),
+            (AggFunc::Min | AggFunc::Max, Some(t)) if t != DataType::Bool => {
+                let t = arg_ty.unwrap_or(TEXT);
+                SqlType::new(if t.ty == DataType::Varchar { DataType::Varchar } else { t.ty })
+            }
+            (_, t) => {
+                return Err(Error::undefined_function(format!(
+                    "function {name}({}) does not exist",
+                    t.map_or("", |t| t.name())
+                )));
+            }
+        };
+        let call = AggCall { func, arg, distinct, ty };
+        let index = match self.aggs.iter().position(|a| *a == call) {
+            Some(i) => i,
+            None => {
+                self.aggs.push(call);
+                self.aggs.len() - 1
+            }
+        };
+        Ok(Expr::Agg { index, ty })
+    }
+
+    fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        use DataType as D;
+        let arg_types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        let signature = args.iter().map(|a| a.ty().display_name()).collect::<Vec<_>>().join(", ");
+        let not_found = || Error::undefined_function(format!("function {name}({signature}) does not exist"));
+        let text_args = |b: &mut Binder, args: Vec<Expr>| -> Result<Vec<Expr>> {
+            args.into_iter()
+                .map(|a| match a.ty().ty {
+                    D::Text | D::Varchar => Ok(a),
+                    D::Unknown | D::Bpchar => b.coerce(a, TEXT),
+                    _ => Err(not_found()),
+                })
+                .collect()
+        };
+        let (func, args, ty) = match (name, arg_types.as_slice()) {
+            ("upper", [_]) => (Func::Upper, text_args(self, args)?, TEXT),
+            ("lower", [_]) => (Func::Lower, text_args(self, args)?, TEXT),
+            ("length" | "char_length" | "character_length", [_]) => (Func::Length, text_args(self, args)?, INT4),
+            ("octet_length", [_]) => (Func::OctetLength, text_args(self, args)?, INT4),
+            ("abs", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                let t = if *t == D::Unknown { D::Float8 } else { *t };
+                let args = self.coerce_all(args, SqlType::new(t))?;
+                (Func::Abs, args, SqlType::new(t))
+            }
+            ("round" | "trunc", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                let t = if *t == D::Numeric { D::Numeric } else { D::Float8 };
+                let args = self.coerce_all(args, SqlType::new(t))?;
+                (if name == "round" { Func::Round } else { Func::Trunc }, args, SqlType::new(t))
+            }
+            ("round" | "trunc", [t, s]) if (t.numeric_rank().is_some() && *t != D::Float4 && *t != D::Float8 || *t == D::Unknown) && (s.is_integer() || *s == D::Unknown) => {
+                let mut it = args.into_iter();
+                let (a, b) = (it.next().ok_or_else(not_found)?, it.next().ok_or_else(not_found)?);
+                let args = vec![self.coerce(a, NUMERIC)?, self.coerce(b, INT4)?];
+                (if name == "round" { Func::Round } else { Func::Trunc }, args, NUMERIC)
+            }
+            ("ceil" | "ceiling" | "floor", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                let t = if *t == D::Numeric { D::Numeric } else { D::Float8 };
+                let args = self.coerce_all(args, SqlType::new(t))?;
+                (if name == "floor" { Func::Floor } else { Func::Ceil }, args, SqlType::new(t))
+            }
+            ("sqrt", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                if *t == D::Numeric {
+                    return Err(Error::feature_not_supported("sqrt(numeric)"));
+                }
+                (Func::Sqrt, self.coerce_all(args, FLOAT8)?, FLOAT8)
+            }
+            ("mod", [a, b]) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => {
+                let refs: Vec<&Expr> = args.iter().collect();
+                let t = common_type(&refs, "mod")?;
+                if matches!(t.ty, D::Float4 | D::Float8) {
+                    return Err(not_found());
+                }
+                (Func::Mod, self.coerce_all(args, t)?, t)
+            }
+            ("power" | "pow", [a, b]) if (a.numeric_rank().is_some() || *a == D::Unknown) && (b.numeric_rank().is_some() || *b == D::Unknown) => {
+                if *a == D::Numeric || *b == D::Numeric {
+                    return Err(Error::feature_not_supported("power(numeric, numeric)"));
+                }
+                (Func::Power, self.coerce_all(args, FLOAT8)?, FLOAT8)
+            }
+            ("substr" | "substring", [_, _] | [_, _, _]) => {
+                let mut it = args.into_iter();
+                let s = it.next().ok_or_else(not_found)?;
+                let s = text_args(self, vec![s])?.remove(0);
+                let mut out = vec![s];
+                for a in it {
+                    if !(a.ty().ty.is_integer() || a.ty().ty == D::Unknown) {
+                        return Err(not_found());
+                    }
+                    out.push(self.coerce(a, INT4)?);
+                }
+                (Func::Substr, out, TEXT)
+            }
+            ("strpos", [_, _]) => (Func::Position, text_args(self, args)?, INT4),
+            ("replace", [_, _, _]) => (Func::Replace, text_args(self, args)?, TEXT),
+            ("btrim" | "trim", [_] | [_, _]) => (Func::Btrim, text_args(self, args)?, TEXT),
+            ("ltrim", [_] | [_, _]) => (Func::Ltrim, text_args(self, args)?, TEXT),
+            ("rtrim", [_] | [_, _]) => (Func::Rtrim, text_args(self, args)?, TEXT),
+            ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, n) = (it.next().ok_or_else(not_found)?, it.next().ok_or_else(not_found)?);
+                let s = text_args(self, vec![s])?.remove(0);
+                let n = self.coerce(n, INT4)?;
+                (if name == "left" { Func::Left } else { Func::Right }, vec![s, n], TEXT)
+            }
+            ("concat", _) => {
+                let mut out = Vec::with_capacity(args.len());
+                for a in args {
+                    out.push(match a.ty().ty {
+                        D::Text | D::Varchar => a,
+                        D::Bool => self.explicit_cast(a, TEXT)?,
+                        _ => self.explicit_cast(a, TEXT)?,
+                    });
+                }
+                (Func::Concat, out, TEXT)
+            }
+            ("coalesce" | "greatest" | "least", [_, ..]) => {
+                let refs: Vec<&Expr> = args.iter().collect();
+                let t = common_type(&refs, &name.to_uppercase())?;
+                let t = if t.ty == D::Unknown { TEXT } else { t };
+                let func = match name {
+                    "coalesce" => Func::Coalesce,
+                    "greatest" => Func::Greatest,
+                    _ => Func::Least,
+                };
+                (func, self.coerce_all(args, t)?, t)
+            }
+            ("nullif", [_, _]) => {
+                let mut it = args.into_iter();
+                let (a, b) = (it.next().ok_or_else(not_found)?, it.next().ok_or_else(not_found)?);
+                let (a, b) = self.unify_comparison(a, b, BinaryOp::Eq)?;
+                let t = a.ty();
+                (Func::Nullif, vec![a, b], t)
+            }
+            ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp" | "localtimestamp", []) => {
+                if name == "localtimestamp" {
+                    return Ok(Expr::Cast {
+                        expr: Box::new(Expr::Func { func: Func::Now, args: vec![], ty: SqlType::new(D::Timestamptz) }),
+                        to: SqlType::new(D::Timestamp),
+                        explicit: true,
+                    });
+                }
+                (Func::Now, vec![], SqlType::new(D::Timestamptz))
+            }
+            ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
+            ("version", []) => (Func::Version, vec![], TEXT),
+            ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
+            ("current_user" | "session_user" | "user" | "current_role", []) => (Func::CurrentUser, vec![], TEXT),
+            _ => return Err(not_found()),
+        };
+        Ok(Expr::Func { func, args, ty })
+    }
+
+    fn coerce_all(&mut self, args: Vec<Expr>, ty: SqlType) -> Result<Vec<Expr>> {
+        args.into_iter().map(|a| self.coerce(a, ty)).collect()
+    }
+
+    /// `CAST(e AS to)`: any defined cast, with truncation for strings.
+    fn explicit_cast(&mut self, e: Expr, to: SqlType) -> Result<Expr> {
+        let from = e.ty();
+        if !cast::can_cast(from.ty, to.ty) {
+            return Err(Error::new(
+                "42846",
+                format!("cannot cast type {} to {}", from.display_name(), to.display_name()),
+            ));
+        }
+        self.coerce_with(e, to, true)
+    }
+
+    /// Implicit coercion to `to` (callers have checked it is allowed).
+    fn coerce(&mut self, e: Expr, to: SqlType) -> Result<Expr> {
+        self.coerce_with(e, to, false)
+    }
+
+    fn coerce_with(&mut self, e: Expr, to: SqlType, explicit: bool) -> Result<Expr> {
+        let from = e.ty();
+        if from == to {
+            return Ok(e);
+        }
+        match e {
+            Expr::Param { index, ty } if ty.ty == DataType::Unknown => {
+                if let Some(slot) = self.params.get_mut(index) {
+                    *slot = Some(SqlType::new(to.ty));
+                }
+                let param = Expr::Param { index, ty: SqlType::new(to.ty) };
+                if to.typmod >= 0 {
+                    return Ok(Expr::Cast { expr: Box::new(param), to, explicit });
+                }
+                Ok(param)
+            }
+            Expr::Literal { value, ty } => {
+                let text = ty.ty == DataType::Bpchar && !to.ty.is_string();
+                let value = if ty.ty == DataType::Bpchar && to.ty.is_string() && to.ty != DataType::Bpchar {
+                    match value {
+                        Value::Text(s) => Value::Text(s.trim_end_matches(' ').to_string()),
+                        v => v,
+                    }
+                } else {
+                    value
+                };
+                let _ = text;
+                let v = cast_value(value, to, explicit, &self.fmt)?;
+                Ok(Expr::Literal { value: v, ty: to })
+            }
+            other => Ok(Expr::Cast { expr: Box::new(other), to, explicit }),
+        }
+    }
+}
+
+enum OrderTarget {
+    Output(usize),
+    Expr(Expr),
+}
+
+fn order_exprs(ob: &A::OrderBy) -> Result<&[A::OrderByExpr]> {
+    if ob.interpolate.is_some() {
+        return Err(Error::feature_not_supported("INTERPOLATE"));
+    }
+    match &ob.kind {
+        A::OrderByKind::Expressions(e) => Ok(e),
+        A::OrderByKind::All(_) => Err(Error::feature_not_supported("ORDER BY ALL")),
+    }
+}
+
+fn sort_key(column: usize, options: &A::OrderByOptions) -> SortKey {
+    let desc = matches!(options.sort, Some(A::OrderBySort::Desc));
+    // PostgreSQL: NULLs sort as larger than every value.
+    let nulls_first = options.nulls_first.unwrap_or(desc);
+    SortKey { column, desc, nulls_first }
+}
+
+fn position_column(n: &str, width: usize) -> Result<usize> {
+    position_column_named(n, width, "ORDER BY")
+}
+
+fn position_column_named(n: &str, width: usize, clause: &str) -> Result<usize> {
+    match n.parse::<usize>() {
+        Ok(p) if p >= 1 && p <= width => Ok(p - 1),
+        _ => Err(Error::new("42P10", format!("{clause} position {n} is not in select list"))),
+    }
+}
+
+/// Finds an output column by name: `Some(Ok(i))` if unique, `Some(Err(()))` if ambiguous.
+fn output_name_match(columns: &[OutputColumn], name: &str) -> Option<Result<usize, ()>> {
+    let mut found = None;
+    for (i, c) in columns.iter().enumerate() {
+        if c.name == name {
+            if found.is_some() {
+                return Some(Err(()));
+            }
+            found = Some(i);
+        }
+    }
+    found.map(Ok)
+}
+
+fn is_default_keyword(e: &A::Expr) -> bool {
+    matches!(e, A::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
+}
+
+fn setting_text(e: &A::Expr) -> Result<String> {
+    Ok(match e {
+        A::Expr::Value(v) => match &v.value {
+            A::Value::SingleQuotedString(s) | A::Value::DoubleQuotedString(s) => s.clone(),
+            A::Value::Number(n, _) => n.clone(),
+            A::Value::Boolean(b) => if *b { "on".into() } else { "off".into() },
+            other => other.to_string(),
+        },
+        A::Expr::Identifier(id) => id.value.clone(),
+        A::Expr::UnaryOp { op: A::UnaryOperator::Minus, expr } => format!("-{}", setting_text(expr)?),
+        other => other.to_string(),
+    })
+}
+
+fn number_literal(n: &str) -> Result<Expr> {
+    if n.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+        if let Ok(v) = n.parse::<i64>() {
+            if let Ok(v32) = i32::try_from(v) {
+                return Ok(Expr::literal(Value::Int4(v32), INT4));
+            }
+            return Ok(Expr::literal(Value::Int8(v), INT8));
+        }
+    }
+    let v = Numeric::parse(n)?;
+    Ok(Expr::literal(Value::Numeric(v), NUMERIC))
+}
+
+fn agg_func(name: &str) -> Option<AggFunc> {
+    Some(match name {
+        "count" => AggFunc::Count,
+        "sum" => AggFunc::Sum,
+        "avg" => AggFunc::Avg,
+        "min" => AggFunc::Min,
+        "max" => AggFunc::Max,
+        _ => return None,
+    })
+}
+
+/// The type an unknown literal takes opposite a typed operand of an arithmetic operator.
+fn unknown_operand_type(op: BinaryOp, other: DataType, _unknown_is_left: bool) -> DataType {
+    match (other, op) {
+        (DataType::Date, BinaryOp::Sub) => DataType::Date,
+        (DataType::Date | DataType::Timestamp | DataType::Timestamptz, _) => DataType::Interval,
+        (t, _) => t,
+    }
+}
+
+/// PostgreSQL's UNION/CASE type resolution for a set of expressions.
+fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
+    let mut result: Option<SqlType> = None;
+    for e in exprs {
+        let t = e.ty();
+        if t.ty == DataType::Unknown {
+            continue;
+        }
+        result = Some(match result {
+            None => t,
+            Some(r) if r.ty == t.ty => {
+                if r.typmod == t.typmod { r } else { SqlType::new(r.ty) }
+            }
+            Some(r) => {
+                if r.ty.is_string() && t.ty.is_string() {
+                    TEXT
+                } else if let (Some(a), Some(b)) = (r.ty.numeric_rank(), t.ty.numeric_rank()) {
+                    SqlType::new(if a >= b { r.ty } else { t.ty })
+                } else if cast::is_implicit(r.ty, t.ty) {
+                    SqlType::new(t.ty)
+                } else if cast::is_implicit(t.ty, r.ty) {
+                    SqlType::new(r.ty)
+                } else {
+                    return Err(Error::datatype_mismatch(format!(
+                        "{context} types {} and {} cannot be matched",
+                        r.ty.name(),
+                        t.ty.name()
+                    )));
+                }
+            }
+        });
+    }
+    Ok(result.unwrap_or(UNKNOWN))
+}
+
+/// Rewrites an expression bound over the input of an aggregation so that it reads the
+/// aggregation's output: grouped expressions and aggregates become column references.
+fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize) -> Result<Expr> {
+    if let Some(i) = group_by.iter().position(|g| *g == e) {
+        return Ok(Expr::Column { index: i, ty: e.ty(), name: String::new() });
+    }
+    match e {
+        Expr::Agg { index, ty } => Ok(Expr::Column { index: ngroups + index, ty, name: String::new() }),
+        Expr::Column { name, .. } => Err(Error::grouping(format!(
+            "column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"
+        ))),
+        mut other => {
+            let mut err = None;
+            other.children_mut(&mut |c| {
+                if err.is_some() {
+                    return;
+                }
+                let taken = std::mem::replace(c, Expr::literal(Value::Null, UNKNOWN));
+                match rewrite_grouped(taken, group_by, ngroups) {
+                    Ok(r) => *c = r,
+                    Err(e) => err = Some(e),
+                }
+            });
+            match err {
+                Some(e) => Err(e),
+                None => Ok(other),
+            }
+        }
+    }
+}
+
+fn push_filter(plan: Plan, filter: Option<Expr>) -> Plan {
+    match (plan, filter) {
+        (plan, None) => plan,
+        (Plan::Scan { table, filter: None, row_ids }, Some(f)) => Plan::Scan { table, filter: Some(f), row_ids },
+        (plan, Some(f)) => Plan::Filter { input: Box::new(plan), predicate: f },
+    }
+}
+
+/// Number of output columns of a plan.
+pub fn plan_width(plan: &Plan) -> usize {
+    match plan {
+        Plan::Scan { table, row_ids, .. } => table.columns.len() + usize::from(*row_ids),
+        Plan::Values { types, .. } => types.len(),
+        Plan::GenerateSeries { .. } => 1,
+        Plan::Filter { input, .. } | Plan::Distinct { input } | Plan::Sort { input, .. } | Plan::Limit { input, .. } => {
+            plan_width(input)
+        }
+        Plan::Project { exprs, .. } => exprs.len(),
+        Plan::Aggregate { group_by, aggs, .. } => group_by.len() + aggs.len(),
+    }
+}
+
+/// PostgreSQL's FigureColname: the output name of an unaliased select item.
+fn derive_name(e: &A::Expr) -> String {
+    match e {
+        A::Expr::Identifier(id) => ident_name(id),
+        A::Expr::CompoundIdentifier(ids) => ids.last().map(ident_name).unwrap_or_else(|| "?column?".into()),
+        A::Expr::Function(f) => match f.name.0.last() {
+            Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+            _ => "?column?".into(),
+        },
+        A::Expr::Nested(inner) => derive_name(inner),
+        A::Expr::Cast { expr, data_type, .. } => {
+            let inner = derive_name(expr);
+            if inner != "?column?" { inner } else { cast_type_name(data_type) }
+        }
+        A::Expr::TypedString(ts) => cast_type_name(&ts.data_type),
+        A::Expr::Interval(_) => "interval".into(),
+        A::Expr::Case { .. } => "case".into(),
+        A::Expr::Substring { .. } => "substring".into(),
+        A::Expr::Position { .. } => "position".into(),
+        A::Expr::Trim { trim_where, .. } => match trim_where {
+            Some(A::TrimWhereField::Leading) => "ltrim".into(),
+            Some(A::TrimWhereField::Trailing) => "rtrim".into(),
+            _ => "btrim".into(),
+        },
+        A::Expr::Ceil { .. } => "ceil".into(),
+        A::Expr::Floor { .. } => "floor".into(),
+        A::Expr::Value(v) if matches!(v.value, A::Value::Boolean(_)) => "bool".into(),
+        _ => "?column?".into(),
+    }
+}
+
+/// The name PostgreSQL gives a cast's column (its internal type name).
+fn cast_type_name(dt: &A::DataType) -> String {
+    match type_from_ast(dt) {
+        Ok(t) => match t.ty {
+            DataType::Bool => "bool",
+            DataType::Int2 => "int2",
+            DataType::Int4 => "int4",
+            DataType::Int8 => "int8",
+            DataType::Float4 => "float4",
+            DataType::Float8 => "float8",
+            DataType::Numeric => "numeric",
+            DataType::Text => "text",
+            DataType::Varchar => "varchar",
+            DataType::Bpchar => "bpchar",
+            DataType::Date => "date",
+            DataType::Timestamp => "timestamp",
+            DataType::Timestamptz => "timestamptz",
+            DataType::Interval => "interval",
+            DataType::Unknown => "unknown",
+        }
+        .to_string(),
+        Err(_) => "?column?".into(),
+    }
+}

@@ -1,0 +1,11 @@
+//! SQL front end: parsing (sqlparser, PostgreSQL dialect) and binding.
+//!
+//! The binder ([`binder`]) resolves names against the catalog, types every expression
+//! with PostgreSQL's rules (operator resolution, implicit casts, unknown literals taking
+//! the type their context asks for, parameter type inference) and produces a
+//! [`plan::BoundStatement`](crate::plan::BoundStatement) whose expressions are
+//! [`expr::Expr`]s.
+
+pub mod binder;
+pub mod expr;
+pub mod parse;

@@ -1,0 +1,206 @@
+//! Casts between SQL types, with PostgreSQL's rounding, range checks and errors.
+//!
+//! `cast_value` is the scalar definition; the executor's vector casts either call it per
+//! element or use a specialised loop with identical results.
+
+use super::datetime::{self, USECS_PER_DAY, USECS_PER_SEC};
+use super::numeric::Numeric;
+use super::text::{self, TextFormat};
+use super::{numeric_typmod_parts, DataType, SqlType, Value};
+use crate::error::{Error, Result};
+
+/// Whether a cast from `from` to `to` exists at all (explicitly).
+pub fn can_cast(from: DataType, to: DataType) -> bool {
+    use DataType::*;
+    if from == to || from == Unknown || to.is_string() || from.is_string() {
+        return true;
+    }
+    match (from, to) {
+        (a, b) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => true,
+        (Int4, Bool) | (Bool, Int4) => true,
+        (Date, Timestamp | Timestamptz) | (Timestamp, Date | Timestamptz) | (Timestamptz, Date | Timestamp) => true,
+        _ => false,
+    }
+}
+
+/// Whether PostgreSQL applies this cast implicitly (in expressions and comparisons).
+pub fn is_implicit(from: DataType, to: DataType) -> bool {
+    use DataType::*;
+    if from == to || from == Unknown {
+        return true;
+    }
+    match (from.numeric_rank(), to.numeric_rank()) {
+        (Some(a), Some(b)) => return a < b,
+        _ => {}
+    }
+    matches!(
+        (from, to),
+        (Varchar | Bpchar, Text) | (Text | Bpchar, Varchar) | (Date, Timestamp | Timestamptz) | (Timestamp, Timestamptz)
+    )
+}
+
+/// Whether an INSERT/UPDATE may assign a value of `from` to a column of `to`.
+pub fn is_assignable(from: DataType, to: DataType) -> bool {
+    use DataType::*;
+    if is_implicit(from, to) {
+        return true;
+    }
+    if from.numeric_rank().is_some() && to.numeric_rank().is_some() {
+        return true;
+    }
+    if to.is_string() && from.is_string() {
+        return true;
+    }
+    matches!((from, to), (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp))
+}
+
+fn range_error(ty: DataType) -> Error {
+    Error::numeric_out_of_range(format!("{} out of range", ty.name()))
+}
+
+fn int_to(v: i64, to: DataType) -> Result<Value> {
+    Ok(match to {
+        DataType::Int2 => Value::Int2(i16::try_from(v).map_err(|_| range_error(DataType::Int2))?),
+        DataType::Int4 => Value::Int4(i32::try_from(v).map_err(|_| range_error(DataType::Int4))?),
+        DataType::Int8 => Value::Int8(v),
+        DataType::Float4 => Value::Float4(v as f32),
+        DataType::Float8 => Value::Float8(v as f64),
+        DataType::Numeric => Value::Numeric(Numeric::from_i64(v)),
+        DataType::Bool => Value::Bool(v != 0),
+        _ => return Err(Error::internal("bad integer cast target")),
+    })
+}
+
+fn float_to(v: f64, to: DataType) -> Result<Value> {
+    let to_int = |min: f64, max: f64| -> Result<i64> {
+        // PostgreSQL rounds half to even (rint) when casting floats to integers.
+        let r = v.round_ties_even();
+        if v.is_nan() || r < min || r > max {
+            return Err(range_error(to));
+        }
+        Ok(r as i64)
+    };
+    Ok(match to {
+        DataType::Int2 => Value::Int2(to_int(i16::MIN as f64, i16::MAX as f64)? as i16),
+        DataType::Int4 => Value::Int4(to_int(i32::MIN as f64, i32::MAX as f64)? as i32),
+        DataType::Int8 => Value::Int8(to_int(-9.223372036854775808e18, 9.223372036854775e18)?),
+        DataType::Float4 => {
+            let f = v as f32;
+            if f.is_infinite() && v.is_finite() {
+                return Err(Error::numeric_out_of_range("value out of range: overflow"));
+            }
+            Value::Float4(f)
+        }
+        DataType::Float8 => Value::Float8(v),
+        DataType::Numeric => Value::Numeric(Numeric::from_f64(v)?),
+        _ => return Err(Error::internal("bad float cast target")),
+    })
+}
+
+fn numeric_to(v: &Numeric, to: DataType) -> Result<Value> {
+    match to {
+        DataType::Int2 | DataType::Int4 | DataType::Int8 => {
+            let r = v.to_i128_rounded();
+            let r = i64::try_from(r).map_err(|_| range_error(to))?;
+            int_to(r, to)
+        }
+        DataType::Float4 => Ok(Value::Float4(v.to_text().parse().unwrap_or(0.0))),
+        DataType::Float8 => Ok(Value::Float8(v.to_f64())),
+        DataType::Numeric => Ok(Value::Numeric(*v)),
+        _ => Err(Error::internal("bad numeric cast target")),
+    }
+}
+
+fn cast_error(from: DataType, to: SqlType) -> Error {
+    Error::new("42846", format!("cannot cast type {} to {}", from.name(), to.display_name()))
+}
+
+/// Casts `value` to `to`. `explicit` distinguishes `CAST`/`::` (truncating strings) from
+/// assignment (raising `22001`).
+pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -> Result<Value> {
+    let from = value.data_type();
+    let converted = match value {
+        Value::Null => return Ok(Value::Null),
+        Value::Text(s) => {
+            if to.ty.is_string() {
+                let s = if to.ty == DataType::Bpchar || from == DataType::Text {
+                    s
+                } else {
+                    s
+                };
+                return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
+            }
+            text::parse_value(&s, to.ty, fmt)?
+        }
+        other if to.ty.is_string() => {
+            let s = match &other {
+                Value::Bool(b) => (if *b { "true" } else { "false" }).to_string(),
+                v => text::value_to_string(v, fmt),
+            };
+            return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
+        }
+        Value::Bool(b) => match to.ty {
+            DataType::Bool => Value::Bool(b),
+            DataType::Int4 => Value::Int4(b as i32),
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Int2(v) => int_to(v as i64, to.ty).map_err(|e| if to.ty == DataType::Bool { cast_error(from, to) } else { e })?,
+        Value::Int4(v) => int_to(v as i64, to.ty)?,
+        Value::Int8(v) => {
+            if to.ty == DataType::Bool {
+                return Err(cast_error(from, to));
+            }
+            int_to(v, to.ty)?
+        }
+        Value::Float4(v) => {
+            if to.ty == DataType::Numeric {
+                Value::Numeric(Numeric::from_f32(v)?)
+            } else {
+                float_to(v as f64, to.ty)?
+            }
+        }
+        Value::Float8(v) => float_to(v, to.ty)?,
+        Value::Numeric(n) => numeric_to(&n, to.ty)?,
+        Value::Date(d) => match to.ty {
+            DataType::Date => Value::Date(d),
+            DataType::Timestamp => Value::Timestamp(d as i64 * USECS_PER_DAY),
+            DataType::Timestamptz => {
+                Value::Timestamptz(d as i64 * USECS_PER_DAY - fmt.tz_offset_secs as i64 * USECS_PER_SEC)
+            }
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Timestamp(t) => match to.ty {
+            DataType::Timestamp => Value::Timestamp(t),
+            DataType::Date => Value::Date(t.div_euclid(USECS_PER_DAY) as i32),
+            DataType::Timestamptz => Value::Timestamptz(t - fmt.tz_offset_secs as i64 * USECS_PER_SEC),
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Timestamptz(t) => {
+            let local = t + fmt.tz_offset_secs as i64 * USECS_PER_SEC;
+            match to.ty {
+                DataType::Timestamptz => Value::Timestamptz(t),
+                DataType::Timestamp => Value::Timestamp(local),
+                DataType::Date => Value::Date(local.div_euclid(USECS_PER_DAY) as i32),
+                _ => return Err(cast_error(from, to)),
+            }
+        }
+        Value::Interval(iv) => match to.ty {
+            DataType::Interval => Value::Interval(iv),
+            _ => return Err(cast_error(from, to)),
+        },
+    };
+    apply_typmod(converted, to)
+}
+
+/// Applies a numeric typmod after conversion (strings are handled above).
+fn apply_typmod(value: Value, to: SqlType) -> Result<Value> {
+    match (&value, to.ty) {
+        (Value::Numeric(n), DataType::Numeric) if to.typmod >= 4 => {
+            let (p, s) = numeric_typmod_parts(to.typmod);
+            Ok(Value::Numeric(n.apply_typmod(p, s)?))
+        }
+        _ => Ok(value),
+    }
+}
+
+pub use datetime::parse_interval;

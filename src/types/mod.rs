@@ -1,0 +1,265 @@
+//! SQL types: their identities (PostgreSQL OIDs and typmods), scalar values, and the
+//! text and binary representations clients see.
+//!
+//! A [`SqlType`] is a [`DataType`] plus PostgreSQL's typmod (`numeric(10,2)`, `varchar(20)`,
+//! `-1` for none). Values travel in two shapes: [`Value`] for single scalars (literals,
+//! parameters, aggregate states at the edges) and column vectors (`exec::vector`) for
+//! everything that runs per row. The text output of every type follows PostgreSQL 15 with
+//! `DateStyle = ISO, MDY`, `IntervalStyle = postgres` and `extra_float_digits = 1`.
+
+pub mod cast;
+pub mod datetime;
+pub mod numeric;
+pub mod text;
+pub mod value;
+
+pub use numeric::Numeric;
+pub use value::Value;
+
+use crate::error::{Error, Result};
+
+/// Logical SQL types that kiln stores and computes with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataType {
+    Bool,
+    Int2,
+    Int4,
+    Int8,
+    Float4,
+    Float8,
+    Numeric,
+    Text,
+    Varchar,
+    Bpchar,
+    Date,
+    Timestamp,
+    Timestamptz,
+    Interval,
+    /// The type of an untyped literal or NULL before context gives it one.
+    Unknown,
+}
+
+/// A type with its modifier, as in a column definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SqlType {
+    pub ty: DataType,
+    pub typmod: i32,
+}
+
+impl SqlType {
+    pub const fn new(ty: DataType) -> SqlType {
+        SqlType { ty, typmod: -1 }
+    }
+    pub const fn with_typmod(ty: DataType, typmod: i32) -> SqlType {
+        SqlType { ty, typmod }
+    }
+    /// PostgreSQL's `format_type` spelling, used in messages and pg_typeof.
+    pub fn display_name(&self) -> String {
+        match self.ty {
+            DataType::Numeric if self.typmod >= 4 => {
+                let (p, s) = numeric_typmod_parts(self.typmod);
+                format!("numeric({p},{s})")
+            }
+            DataType::Varchar if self.typmod >= 4 => format!("character varying({})", self.typmod - 4),
+            DataType::Bpchar if self.typmod >= 4 => format!("character({})", self.typmod - 4),
+            _ => self.ty.name().to_string(),
+        }
+    }
+}
+
+/// Splits a numeric typmod into (precision, scale).
+pub fn numeric_typmod_parts(typmod: i32) -> (i32, i32) {
+    let t = typmod - 4;
+    ((t >> 16) & 0xffff, t & 0xffff)
+}
+
+pub fn numeric_typmod(precision: i32, scale: i32) -> i32 {
+    ((precision << 16) | (scale & 0xffff)) + 4
+}
+
+impl DataType {
+    /// PostgreSQL's type OID.
+    pub fn oid(self) -> u32 {
+        match self {
+            DataType::Bool => 16,
+            DataType::Int2 => 21,
+            DataType::Int4 => 23,
+            DataType::Int8 => 20,
+            DataType::Float4 => 700,
+            DataType::Float8 => 701,
+            DataType::Numeric => 1700,
+            DataType::Text => 25,
+            DataType::Varchar => 1043,
+            DataType::Bpchar => 1042,
+            DataType::Date => 1082,
+            DataType::Timestamp => 1114,
+            DataType::Timestamptz => 1184,
+            DataType::Interval => 1186,
+            DataType::Unknown => 705,
+        }
+    }
+
+    pub fn from_oid(oid: u32) -> Option<DataType> {
+        Some(match oid {
+            16 => DataType::Bool,
+            21 => DataType::Int2,
+            23 => DataType::Int4,
+            20 => DataType::Int8,
+            700 => DataType::Float4,
+            701 => DataType::Float8,
+            1700 => DataType::Numeric,
+            25 => DataType::Text,
+            1043 => DataType::Varchar,
+            1042 => DataType::Bpchar,
+            1082 => DataType::Date,
+            1114 => DataType::Timestamp,
+            1184 => DataType::Timestamptz,
+            1186 => DataType::Interval,
+            705 => DataType::Unknown,
+            _ => return None,
+        })
+    }
+
+    /// `typlen` as RowDescription reports it.
+    pub fn type_len(self) -> i16 {
+        match self {
+            DataType::Bool => 1,
+            DataType::Int2 => 2,
+            DataType::Int4 | DataType::Float4 | DataType::Date => 4,
+            DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
+            DataType::Interval => 16,
+            DataType::Numeric | DataType::Text | DataType::Varchar | DataType::Bpchar => -1,
+            DataType::Unknown => -2,
+        }
+    }
+
+    /// The name `pg_typeof` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Bool => "boolean",
+            DataType::Int2 => "smallint",
+            DataType::Int4 => "integer",
+            DataType::Int8 => "bigint",
+            DataType::Float4 => "real",
+            DataType::Float8 => "double precision",
+            DataType::Numeric => "numeric",
+            DataType::Text => "text",
+            DataType::Varchar => "character varying",
+            DataType::Bpchar => "character",
+            DataType::Date => "date",
+            DataType::Timestamp => "timestamp without time zone",
+            DataType::Timestamptz => "timestamp with time zone",
+            DataType::Interval => "interval",
+            DataType::Unknown => "unknown",
+        }
+    }
+
+    pub fn is_string(self) -> bool {
+        matches!(self, DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown)
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, DataType::Int2 | DataType::Int4 | DataType::Int8)
+    }
+
+    /// Rank within PostgreSQL's numeric category, for picking the common type of an
+    /// arithmetic or comparison between two numbers.
+    pub fn numeric_rank(self) -> Option<u8> {
+        match self {
+            DataType::Int2 => Some(1),
+            DataType::Int4 => Some(2),
+            DataType::Int8 => Some(3),
+            DataType::Numeric => Some(4),
+            DataType::Float4 => Some(5),
+            DataType::Float8 => Some(6),
+            _ => None,
+        }
+    }
+}
+
+/// Resolves a type name as written in SQL (`int`, `varchar(10)`, `numeric(10,2)`).
+pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
+    use sqlparser::ast::DataType as A;
+    use sqlparser::ast::{CharacterLength, ExactNumberInfo, TimezoneInfo};
+    let char_len = |len: &Option<CharacterLength>, default: i32| -> Result<i32> {
+        match len {
+            None => Ok(default),
+            Some(CharacterLength::IntegerLength { length, .. }) => {
+                if *length == 0 || *length > 10_485_760 {
+                    return Err(Error::syntax(format!("length for type varchar cannot exceed 10485760")));
+                }
+                Ok(*length as i32 + 4)
+            }
+            Some(CharacterLength::Max) => Err(Error::syntax("syntax error at or near \"max\"")),
+        }
+    };
+    let numeric = |info: &ExactNumberInfo| -> Result<SqlType> {
+        match info {
+            ExactNumberInfo::None => Ok(SqlType::new(DataType::Numeric)),
+            ExactNumberInfo::Precision(p) => numeric_with(*p as i64, 0),
+            ExactNumberInfo::PrecisionAndScale(p, s) => numeric_with(*p as i64, *s),
+        }
+    };
+    Ok(match dt {
+        A::Bool | A::Boolean => SqlType::new(DataType::Bool),
+        A::SmallInt(_) | A::Int2(_) => SqlType::new(DataType::Int2),
+        A::Int(_) | A::Integer(_) | A::Int4(_) => SqlType::new(DataType::Int4),
+        A::BigInt(_) | A::Int8(_) => SqlType::new(DataType::Int8),
+        A::Real | A::Float4 => SqlType::new(DataType::Float4),
+        A::DoublePrecision | A::Float8 | A::Double(ExactNumberInfo::None) => SqlType::new(DataType::Float8),
+        A::Float(info) => match info {
+            ExactNumberInfo::Precision(p) if *p >= 1 && *p <= 24 => SqlType::new(DataType::Float4),
+            ExactNumberInfo::Precision(p) if *p >= 25 && *p <= 53 => SqlType::new(DataType::Float8),
+            ExactNumberInfo::None => SqlType::new(DataType::Float8),
+            _ => return Err(Error::invalid_parameter("precision for type float must be between 1 and 53 bits")),
+        },
+        A::Numeric(info) | A::Decimal(info) | A::Dec(info) => numeric(info)?,
+        A::Text => SqlType::new(DataType::Text),
+        A::Varchar(len) | A::CharacterVarying(len) | A::CharVarying(len) => {
+            SqlType::with_typmod(DataType::Varchar, char_len(len, -1)?)
+        }
+        A::Char(len) | A::Character(len) => SqlType::with_typmod(DataType::Bpchar, char_len(len, 5)?),
+        A::Date => SqlType::new(DataType::Date),
+        A::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => SqlType::new(DataType::Timestamp),
+        A::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => SqlType::new(DataType::Timestamptz),
+        A::Interval { .. } => SqlType::new(DataType::Interval),
+        A::Custom(name, mods) => {
+            let n = name.to_string().to_ascii_lowercase();
+            let n = n.trim_start_matches("pg_catalog.").trim_matches('"');
+            match (n, mods.len()) {
+                ("int2", 0) => SqlType::new(DataType::Int2),
+                ("int4", 0) => SqlType::new(DataType::Int4),
+                ("int8", 0) => SqlType::new(DataType::Int8),
+                ("float4", 0) => SqlType::new(DataType::Float4),
+                ("float8", 0) => SqlType::new(DataType::Float8),
+                ("bool", 0) => SqlType::new(DataType::Bool),
+                ("text", 0) => SqlType::new(DataType::Text),
+                ("bpchar", 0) => SqlType::new(DataType::Bpchar),
+                ("varchar", 0) => SqlType::new(DataType::Varchar),
+                ("timestamptz", 0) => SqlType::new(DataType::Timestamptz),
+                ("serial" | "bigserial" | "smallserial", _) => {
+                    return Err(Error::feature_not_supported(format!("type {n}")));
+                }
+                _ => return Err(Error::undefined_object(format!("type \"{n}\" does not exist"))),
+            }
+        }
+        other => return Err(Error::undefined_object(format!("type \"{}\" does not exist", other.to_string().to_lowercase()))),
+    })
+}
+
+fn numeric_with(precision: i64, scale: i64) -> Result<SqlType> {
+    if !(1..=1000).contains(&precision) {
+        return Err(Error::invalid_parameter(format!(
+            "NUMERIC precision {precision} must be between 1 and 1000"
+        )));
+    }
+    if scale < -1000 || scale > 1000 {
+        return Err(Error::invalid_parameter(format!(
+            "NUMERIC scale {scale} must be between -1000 and 1000"
+        )));
+    }
+    if scale < 0 {
+        return Err(Error::feature_not_supported("negative NUMERIC scale"));
+    }
+    Ok(SqlType::with_typmod(DataType::Numeric, numeric_typmod(precision as i32, scale as i32)))
+}

@@ -1,0 +1,344 @@
+//! PostgreSQL's text representation of every type: output (into a byte buffer, without
+//! allocating) and input (with PostgreSQL's error codes and messages).
+
+use super::datetime::{self, Interval};
+use super::numeric::Numeric;
+use super::{DataType, SqlType, Value};
+use crate::error::{Error, Result};
+
+/// Session settings that change how values are written and read.
+#[derive(Clone, Copy, Debug)]
+pub struct TextFormat {
+    /// Session `TimeZone` as seconds east of UTC.
+    pub tz_offset_secs: i32,
+    pub extra_float_digits: i32,
+}
+
+impl Default for TextFormat {
+    fn default() -> TextFormat {
+        TextFormat { tz_offset_secs: 0, extra_float_digits: 1 }
+    }
+}
+
+pub fn write_bool(out: &mut Vec<u8>, v: bool) {
+    out.push(if v { b't' } else { b'f' });
+}
+
+pub fn write_int(out: &mut Vec<u8>, v: i64) {
+    let mut buf = itoa::Buffer::new();
+    out.extend_from_slice(buf.format(v).as_bytes());
+}
+
+/// Splits a finite, non-zero float into its shortest decimal digits and the exponent of the
+/// first digit (`123.4` → `"1234"`, 2).
+fn shortest_digits(text: &str) -> ([u8; 24], usize, i32) {
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let mantissa = mantissa.trim_start_matches('-');
+    let point = mantissa.find('.').unwrap_or(mantissa.len());
+    let mut digits = [0u8; 24];
+    let mut n = 0;
+    let mut first_exp = exp + point as i32 - 1;
+    let mut leading = true;
+    for c in mantissa.bytes() {
+        if c == b'.' {
+            continue;
+        }
+        if leading && c == b'0' {
+            first_exp -= 1;
+            continue;
+        }
+        leading = false;
+        if n < digits.len() {
+            digits[n] = c;
+            n += 1;
+        }
+    }
+    while n > 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    (digits, n, first_exp)
+}
+
+fn write_float_digits(out: &mut Vec<u8>, negative: bool, digits: &[u8], exp: i32, fixed_max: i32) {
+    if negative {
+        out.push(b'-');
+    }
+    if exp < -4 || exp >= fixed_max {
+        out.push(digits[0]);
+        if digits.len() > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(b'e');
+        out.push(if exp < 0 { b'-' } else { b'+' });
+        let e = exp.unsigned_abs();
+        if e < 10 {
+            out.push(b'0');
+        }
+        let mut buf = itoa::Buffer::new();
+        out.extend_from_slice(buf.format(e).as_bytes());
+    } else if exp < 0 {
+        out.extend_from_slice(b"0.");
+        for _ in 0..(-exp - 1) {
+            out.push(b'0');
+        }
+        out.extend_from_slice(digits);
+    } else {
+        let int_len = exp as usize + 1;
+        if digits.len() <= int_len {
+            out.extend_from_slice(digits);
+            for _ in digits.len()..int_len {
+                out.push(b'0');
+            }
+        } else {
+            out.extend_from_slice(&digits[..int_len]);
+            out.push(b'.');
+            out.extend_from_slice(&digits[int_len..]);
+        }
+    }
+}
+
+fn write_special(out: &mut Vec<u8>, is_nan: bool, negative: bool) {
+    if is_nan {
+        out.extend_from_slice(b"NaN");
+    } else if negative {
+        out.extend_from_slice(b"-Infinity");
+    } else {
+        out.extend_from_slice(b"Infinity");
+    }
+}
+
+pub fn write_f64(out: &mut Vec<u8>, v: f64, extra_float_digits: i32) {
+    if !v.is_finite() {
+        return write_special(out, v.is_nan(), v < 0.0);
+    }
+    if v == 0.0 {
+        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
+        return;
+    }
+    if extra_float_digits > 0 {
+        let mut buf = ryu::Buffer::new();
+        let (digits, n, exp) = shortest_digits(buf.format_finite(v));
+        write_float_digits(out, v < 0.0, &digits[..n], exp, 15);
+    } else {
+        let precision = (15 + extra_float_digits).max(1) as usize;
+        let text = format!("{:.*e}", precision - 1, v);
+        let (digits, n, exp) = shortest_digits(&text);
+        write_float_digits(out, v < 0.0, &digits[..n], exp, precision as i32);
+    }
+}
+
+pub fn write_f32(out: &mut Vec<u8>, v: f32, extra_float_digits: i32) {
+    if !v.is_finite() {
+        return write_special(out, v.is_nan(), v < 0.0);
+    }
+    if v == 0.0 {
+        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
+        return;
+    }
+    if extra_float_digits > 0 {
+        let mut buf = ryu::Buffer::new();
+        let (digits, n, exp) = shortest_digits(buf.format_finite(v));
+        write_float_digits(out, v < 0.0, &digits[..n], exp, 6);
+    } else {
+        let precision = (6 + extra_float_digits).max(1) as usize;
+        let text = format!("{:.*e}", precision - 1, v);
+        let (digits, n, exp) = shortest_digits(&text);
+        write_float_digits(out, v < 0.0, &digits[..n], exp, precision as i32);
+    }
+}
+
+/// Appends the text form of `value` (which must not be NULL).
+pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
+    match value {
+        Value::Null => {}
+        Value::Bool(v) => write_bool(out, *v),
+        Value::Int2(v) => write_int(out, *v as i64),
+        Value::Int4(v) => write_int(out, *v as i64),
+        Value::Int8(v) => write_int(out, *v),
+        Value::Float4(v) => write_f32(out, *v, fmt.extra_float_digits),
+        Value::Float8(v) => write_f64(out, *v, fmt.extra_float_digits),
+        Value::Numeric(v) => v.write_text(out),
+        Value::Text(v) => out.extend_from_slice(v.as_bytes()),
+        Value::Date(v) => datetime::write_date(out, *v),
+        Value::Timestamp(v) => datetime::write_timestamp(out, *v),
+        Value::Timestamptz(v) => datetime::write_timestamptz(out, *v, fmt.tz_offset_secs),
+        Value::Interval(v) => datetime::write_interval(out, v),
+    }
+}
+
+pub fn value_to_string(value: &Value, fmt: &TextFormat) -> String {
+    let mut out = Vec::new();
+    write_value(&mut out, value, fmt);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+pub fn parse_bool(text: &str) -> Result<bool> {
+    let t = text.trim().to_ascii_lowercase();
+    let v = match t.as_str() {
+        "t" | "tr" | "tru" | "true" | "y" | "ye" | "yes" | "on" | "1" => true,
+        "f" | "fa" | "fal" | "fals" | "false" | "n" | "no" | "of" | "off" | "0" => false,
+        _ => return Err(Error::invalid_text("boolean", text)),
+    };
+    Ok(v)
+}
+
+pub fn parse_int(text: &str, ty: DataType) -> Result<i64> {
+    let name = ty.name();
+    let t = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::invalid_text(name, text));
+    }
+    let out_of_range = || Error::numeric_out_of_range(format!("value \"{text}\" is out of range for type {name}"));
+    let mut v: i64 = 0;
+    for b in digits.bytes() {
+        v = v.checked_mul(10).and_then(|v| v.checked_sub((b - b'0') as i64)).ok_or_else(out_of_range)?;
+    }
+    let v = if neg { v } else { v.checked_neg().ok_or_else(out_of_range)? };
+    let (min, max) = match ty {
+        DataType::Int2 => (i16::MIN as i64, i16::MAX as i64),
+        DataType::Int4 => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    };
+    if v < min || v > max {
+        return Err(out_of_range());
+    }
+    Ok(v)
+}
+
+pub fn parse_float(text: &str, ty: DataType) -> Result<f64> {
+    let name = ty.name();
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let special = match lower.as_str() {
+        "nan" => Some(f64::NAN),
+        "infinity" | "+infinity" | "inf" | "+inf" => Some(f64::INFINITY),
+        "-infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        _ => None,
+    };
+    if let Some(v) = special {
+        return Ok(v);
+    }
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
+        return Err(Error::invalid_text(name, text));
+    }
+    let v: f64 = t.parse().map_err(|_| Error::invalid_text(name, text))?;
+    let out_of_range = || Error::numeric_out_of_range(format!("\"{t}\" is out of range for type {name}"));
+    if v.is_infinite() {
+        return Err(out_of_range());
+    }
+    if ty == DataType::Float4 {
+        let f = v as f32;
+        if f.is_infinite() || (f == 0.0 && v != 0.0) {
+            return Err(out_of_range());
+        }
+    } else if v == 0.0 && t.bytes().any(|b| (b'1'..=b'9').contains(&b)) && lower.contains('e') {
+        return Err(out_of_range());
+    }
+    Ok(v)
+}
+
+/// Parses text into a value of `ty` (typmods are applied by the caller through casts).
+pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> {
+    Ok(match ty {
+        DataType::Bool => Value::Bool(parse_bool(text)?),
+        DataType::Int2 => Value::Int2(parse_int(text, ty)? as i16),
+        DataType::Int4 => Value::Int4(parse_int(text, ty)? as i32),
+        DataType::Int8 => Value::Int8(parse_int(text, ty)?),
+        DataType::Float4 => Value::Float4(parse_float(text, ty)? as f32),
+        DataType::Float8 => Value::Float8(parse_float(text, ty)?),
+        DataType::Numeric => Value::Numeric(Numeric::parse(text)?),
+        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => Value::Text(text.to_string()),
+        DataType::Date => Value::Date(datetime::parse_date(text)?),
+        DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(text)?),
+        DataType::Timestamptz => Value::Timestamptz(datetime::parse_timestamptz(text, fmt.tz_offset_secs)?),
+        DataType::Interval => Value::Interval(datetime::parse_interval(text)?),
+    })
+}
+
+/// Length of a string in characters, as char_length counts.
+pub fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Applies a varchar(n)/char(n) length modifier. `explicit` casts truncate; assignments
+/// raise `22001` unless only trailing spaces are cut.
+pub fn apply_char_typmod(s: String, ty: SqlType, explicit: bool) -> Result<String> {
+    if ty.typmod < 4 {
+        return Ok(s);
+    }
+    let max = (ty.typmod - 4) as usize;
+    let len = char_len(&s);
+    let fitted = if len > max {
+        let cut = s.char_indices().nth(max).map_or(s.len(), |(i, _)| i);
+        if !explicit && !s[cut..].bytes().all(|b| b == b' ') {
+            let name = if ty.ty == DataType::Bpchar { "character" } else { "character varying" };
+            return Err(Error::string_too_long(format!("value too long for type {name}({max})")));
+        }
+        s[..cut].to_string()
+    } else {
+        s
+    };
+    if ty.ty == DataType::Bpchar {
+        let len = char_len(&fitted);
+        if len < max {
+            let mut padded = fitted;
+            padded.extend(std::iter::repeat_n(' ', max - len));
+            return Ok(padded);
+        }
+    }
+    Ok(fitted)
+}
+
+pub fn interval_value(iv: Interval) -> Value {
+    Value::Interval(iv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f8(v: f64) -> String {
+        let mut out = Vec::new();
+        write_f64(&mut out, v, 1);
+        String::from_utf8(out).unwrap()
+    }
+    fn f4(v: f32) -> String {
+        let mut out = Vec::new();
+        write_f32(&mut out, v, 1);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn floats_print_like_postgres() {
+        assert_eq!(f8(1e20), "1e+20");
+        assert_eq!(f8(1e15), "1e+15");
+        assert_eq!(f8(1e14), "100000000000000");
+        assert_eq!(f8(0.1), "0.1");
+        assert_eq!(f8(0.0001), "0.0001");
+        assert_eq!(f8(0.00001), "1e-05");
+        assert_eq!(f8(-2.5), "-2.5");
+        assert_eq!(f8(123456789012345678.0), "1.2345678901234568e+17");
+        assert_eq!(f8(100.0), "100");
+        assert_eq!(f4(1e6), "1e+06");
+        assert_eq!(f4(100000.0), "100000");
+        assert_eq!(f4(0.1), "0.1");
+        assert_eq!(f8(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn integers_reject_garbage_and_overflow() {
+        assert_eq!(parse_int(" 42 ", DataType::Int4).unwrap(), 42);
+        assert_eq!(parse_int("2147483648", DataType::Int4).unwrap_err().code, "22003");
+        assert_eq!(parse_int("12a", DataType::Int4).unwrap_err().code, "22P02");
+        assert_eq!(parse_int("-9223372036854775808", DataType::Int8).unwrap(), i64::MIN);
+    }
+}

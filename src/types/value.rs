@@ -1,0 +1,57 @@
+//! A single SQL value: literals, parameters, and the edges of the executor.
+
+use super::datetime::Interval;
+use super::numeric::Numeric;
+use super::DataType;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int2(i16),
+    Int4(i32),
+    Int8(i64),
+    Float4(f32),
+    Float8(f64),
+    Numeric(Numeric),
+    /// text, varchar and char(n) alike; char(n) values are stored padded.
+    Text(String),
+    Date(i32),
+    Timestamp(i64),
+    Timestamptz(i64),
+    Interval(Interval),
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The natural type of a value (strings report `text`).
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Value::Null => DataType::Unknown,
+            Value::Bool(_) => DataType::Bool,
+            Value::Int2(_) => DataType::Int2,
+            Value::Int4(_) => DataType::Int4,
+            Value::Int8(_) => DataType::Int8,
+            Value::Float4(_) => DataType::Float4,
+            Value::Float8(_) => DataType::Float8,
+            Value::Numeric(_) => DataType::Numeric,
+            Value::Text(_) => DataType::Text,
+            Value::Date(_) => DataType::Date,
+            Value::Timestamp(_) => DataType::Timestamp,
+            Value::Timestamptz(_) => DataType::Timestamptz,
+            Value::Interval(_) => DataType::Interval,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int2(v) => Some(*v as i64),
+            Value::Int4(v) => Some(*v as i64),
+            Value::Int8(v) => Some(*v),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,692 @@
+//! One client connection: startup, then the message loop.
+//!
+//! ```text
+//!   startup ─▶ [SSLRequest/GSSENCRequest → 'N'] ─▶ StartupMessage ─▶ AuthenticationOk,
+//!              ParameterStatus…, BackendKeyData, ReadyForQuery
+//!   loop: Q (simple query) | P B D E C H S (extended) | X (terminate)
+//! ```
+//!
+//! Every statement runs inside `catch_unwind`: a panic becomes `XX000` for this client,
+//! its transaction rolls back, and the server and its other sessions carry on. After an
+//! error in the extended protocol, messages are skipped until Sync, as PostgreSQL does.
+
+use std::collections::HashMap;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::net::TcpStream;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::codec::{self, MessageReader, OutBuf};
+use super::encode;
+use crate::error::{Error, Result};
+use crate::session::settings::REPORTED;
+use crate::session::{Outcome, Prepared, RowStream, Session};
+use crate::types::{DataType, SqlType, Value};
+use crate::Database;
+
+const SSL_REQUEST: i32 = 80_877_103;
+const GSSENC_REQUEST: i32 = 80_877_104;
+const CANCEL_REQUEST: i32 = 80_877_102;
+/// A client that has not read any output for this long is disconnected.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(300);
+
+struct Portal {
+    prepared: Arc<Prepared>,
+    params: Vec<Value>,
+    formats: Vec<i16>,
+    stream: Option<RowStream>,
+    done: bool,
+}
+
+pub struct Connection {
+    db: Arc<Database>,
+    reader: BufReader<TcpStream>,
+    writer: BufWriter<TcpStream>,
+    out: OutBuf,
+    body: Vec<u8>,
+    session: Option<Session>,
+    portals: HashMap<String, Portal>,
+    pid: i32,
+}
+
+enum Flow {
+    Continue,
+    Close,
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+impl Connection {
+    pub fn new(db: Arc<Database>, stream: TcpStream) -> io::Result<Connection> {
+        stream.set_nodelay(true)?;
+        stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
+        let read_half = stream.try_clone()?;
+        Ok(Connection {
+            db,
+            reader: BufReader::with_capacity(64 * 1024, read_half),
+            writer: BufWriter::with_capacity(64 * 1024, stream),
+            out: OutBuf::new(),
+            body: Vec::new(),
+            session: None,
+            portals: HashMap::new(),
+            pid: 0,
+        })
+    }
+
+    /// Serves the client until it leaves or the connection fails.
+    pub fn run(mut self) {
+        match self.startup() {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                tracing::debug!("startup failed: {e}");
+                return;
+            }
+        }
+        if let Err(e) = self.message_loop() {
+            tracing::debug!("connection {} ended: {e}", self.pid);
+        }
+    }
+
+    fn fatal(&mut self, e: Error) -> io::Result<()> {
+        self.out.error(&e.into_fatal());
+        self.out.flush(&mut self.writer)
+    }
+
+    /// Returns Ok(false) when the connection should close without a session.
+    fn startup(&mut self) -> io::Result<bool> {
+        loop {
+            let mut len_bytes = [0u8; 4];
+            self.reader.read_exact(&mut len_bytes)?;
+            let len = i32::from_be_bytes(len_bytes);
+            if len < 8 || len as usize > codec::STARTUP_BYTES_MAX {
+                self.fatal(Error::protocol_violation("invalid length of startup packet"))?;
+                return Ok(false);
+            }
+            let mut body = Vec::new();
+            codec::read_body(&mut self.reader, &mut body, len as usize - 4)?;
+            let mut r = MessageReader::new(&body);
+            let code = r.i32().unwrap_or(0);
+            match code {
+                SSL_REQUEST | GSSENC_REQUEST => {
+                    self.writer.write_all(b"N")?;
+                    self.writer.flush()?;
+                    continue;
+                }
+                CANCEL_REQUEST => {
+                    if let (Ok(pid), Ok(secret)) = (r.i32(), r.i32()) {
+                        self.db.cancel(pid, secret);
+                    }
+                    return Ok(false);
+                }
+                _ => {}
+            }
+            if code >> 16 != 3 {
+                self.fatal(Error::new(
+                    "0A000",
+                    format!(
+                        "unsupported frontend protocol {}.{}: server supports 3.0 to 3.0",
+                        code >> 16,
+                        code & 0xffff
+                    ),
+                ))?;
+                return Ok(false);
+            }
+            let mut params: Vec<(String, String)> = Vec::new();
+            loop {
+                let key = match r.cstr() {
+                    Ok(k) => k,
+                    Err(e) => {
+                        self.fatal(e)?;
+                        return Ok(false);
+                    }
+                };
+                if key.is_empty() {
+                    break;
+                }
+                let value = match r.cstr() {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.fatal(e)?;
+                        return Ok(false);
+                    }
+                };
+                params.push((key.to_string(), value.to_string()));
+            }
+            return self.finish_startup(code, params);
+        }
+    }
+
+    fn finish_startup(&mut self, code: i32, params: Vec<(String, String)>) -> io::Result<bool> {
+        let get = |k: &str| params.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        let Some(user) = get("user") else {
+            self.fatal(Error::new("28000", "no PostgreSQL user name specified in startup packet"))?;
+            return Ok(false);
+        };
+        let database = get("database").unwrap_or_else(|| user.clone());
+        let mut session = Session::new(self.db.clone(), &user, &database);
+        let mut unrecognized = Vec::new();
+        for (k, v) in &params {
+            let result = match k.as_str() {
+                "user" | "database" | "replication" => Ok(None),
+                "options" => apply_options(&mut session, v),
+                k if k.starts_with("_pq_.") => {
+                    unrecognized.push(k.to_string());
+                    Ok(None)
+                }
+                k => session.settings.set(k, Some(v)),
+            };
+            if let Err(e) = result {
+                self.fatal(e)?;
+                return Ok(false);
+            }
+        }
+        // Authentication: trust.
+        let at = self.out.begin(b'R');
+        self.out.i32(0);
+        self.out.end(at);
+        if code & 0xffff != 0 || !unrecognized.is_empty() {
+            let at = self.out.begin(b'v');
+            self.out.i32(0);
+            self.out.i32(unrecognized.len() as i32);
+            for u in &unrecognized {
+                self.out.cstr(u);
+            }
+            self.out.end(at);
+        }
+        for name in REPORTED {
+            if let Some((display, value)) = session.settings.get(name) {
+                let (display, value) = (display.to_string(), value.to_string());
+                self.out.parameter_status(&display, &value);
+            }
+        }
+        let (pid, secret) = self.db.register_session(session.cancel.clone());
+        self.pid = pid;
+        let at = self.out.begin(b'K');
+        self.out.i32(pid);
+        self.out.i32(secret);
+        self.out.end(at);
+        self.out.ready_for_query(b'I');
+        self.out.flush(&mut self.writer)?;
+        self.session = Some(session);
+        tracing::debug!("connection {pid}: user {user}, database {database}");
+        Ok(true)
+    }
+
+    fn message_loop(&mut self) -> io::Result<()> {
+        let mut skip_to_sync = false;
+        loop {
+            let mut header = [0u8; 5];
+            if let Err(e) = self.reader.read_exact(&mut header) {
+                return if e.kind() == io::ErrorKind::UnexpectedEof { Ok(()) } else { Err(e) };
+            }
+            let tag = header[0];
+            let len = i32::from_be_bytes([header[1], header[2], header[3], header[4]]);
+            if len < 4 || len as usize - 4 > codec::MESSAGE_BYTES_MAX {
+                self.fatal(Error::protocol_violation(format!("invalid message length {len}")))?;
+                return Ok(());
+            }
+            let mut body = std::mem::take(&mut self.body);
+            codec::read_body(&mut self.reader, &mut body, len as usize - 4)?;
+            let flow = self.dispatch(tag, &body, &mut skip_to_sync);
+            // Keep a modest buffer for the next message; drop huge ones.
+            if body.capacity() > 1 << 20 {
+                body = Vec::new();
+            }
+            self.body = body;
+            match flow? {
+                Flow::Continue => {}
+                Flow::Close => return Ok(()),
+            }
+        }
+    }
+
+    fn session(&mut self) -> &mut Session {
+        // The loop only runs after startup stored the session.
+        self.session.get_or_insert_with(|| Session::new(Arc::new(Database::new()), "kiln", "kiln"))
+    }
+
+    fn dispatch(&mut self, tag: u8, body: &[u8], skip_to_sync: &mut bool) -> io::Result<Flow> {
+        if *skip_to_sync && !matches!(tag, b'S' | b'X') {
+            return Ok(Flow::Continue);
+        }
+        let result = match tag {
+            b'Q' => {
+                self.simple_query(body)?;
+                return Ok(Flow::Continue);
+            }
+            b'P' => self.parse_message(body),
+            b'B' => self.bind_message(body),
+            b'D' => self.describe_message(body),
+            b'E' => self.execute_message(body),
+            b'C' => self.close_message(body),
+            b'H' => {
+                self.out.flush(&mut self.writer)?;
+                return Ok(Flow::Continue);
+            }
+            b'S' => {
+                *skip_to_sync = false;
+                let session = self.session();
+                session.end_implicit();
+                let status = session.status.indicator();
+                self.out.ready_for_query(status);
+                self.out.flush(&mut self.writer)?;
+                return Ok(Flow::Continue);
+            }
+            b'X' => return Ok(Flow::Close),
+            b'd' | b'c' | b'f' => Ok(()),
+            other => {
+                self.fatal(Error::protocol_violation(format!("invalid frontend message type {other}")))?;
+                return Ok(Flow::Close);
+            }
+        };
+        if let Err(e) = result {
+            self.session().abort_on_error();
+            self.out.error(&e);
+            *skip_to_sync = true;
+        }
+        self.out.maybe_flush(&mut self.writer)?;
+        Ok(Flow::Continue)
+    }
+
+    fn send_notices(&mut self) {
+        let session = self.session.as_mut();
+        let Some(session) = session else { return };
+        let notices = std::mem::take(&mut session.notices);
+        let changed = std::mem::take(&mut session.changed_settings);
+        let statuses: Vec<(String, String)> = changed
+            .iter()
+            .filter_map(|name| session.settings.get(name).map(|(d, v)| (d.to_string(), v.to_string())))
+            .collect();
+        for (severity, code, message) in notices {
+            self.out.notice_or_error(b'N', &severity, &code, &message, None, None, None);
+        }
+        for (name, value) in statuses {
+            self.out.parameter_status(&name, &value);
+        }
+    }
+
+    /// Runs `f` with panics turned into `XX000`.
+    fn guarded<T>(&mut self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        match catch_unwind(AssertUnwindSafe(|| f(self))) {
+            Ok(r) => r,
+            Err(p) => {
+                let msg = panic_message(p);
+                tracing::error!("statement panicked: {msg}");
+                Err(Error::internal(format!("internal error: {msg}")))
+            }
+        }
+    }
+
+    fn simple_query(&mut self, body: &[u8]) -> io::Result<()> {
+        let sql = match MessageReader::new(body).cstr() {
+            Ok(s) => s.to_string(),
+            Err(e) => {
+                self.out.error(&e);
+                let status = self.session().status.indicator();
+                self.out.ready_for_query(status);
+                return self.out.flush(&mut self.writer);
+            }
+        };
+        self.portals.remove("");
+        let prepared = self.guarded(|c| c.session().prepare(&sql, &[]));
+        match prepared {
+            Err(e) => {
+                let e = attach_position(e, &sql);
+                if self.session().status == crate::session::TxnStatus::InBlock {
+                    self.session().abort_on_error();
+                }
+                self.out.error(&e);
+            }
+            Ok(statements) => {
+                let multi = statements.len() > 1;
+                for p in statements {
+                    if p.statement.is_none() {
+                        self.out.empty(b'I');
+                        continue;
+                    }
+                    if multi {
+                        self.session().begin_implicit();
+                    }
+                    let result = self.guarded(|c| c.run_statement_simple(&p));
+                    self.send_notices();
+                    if let Err(e) = result {
+                        let e = attach_position(e, &sql);
+                        self.session().abort_on_error();
+                        self.out.error(&e);
+                        break;
+                    }
+                    if !multi {
+                        self.session().end_implicit();
+                    }
+                }
+                self.session().end_implicit();
+            }
+        }
+        let status = self.session().status.indicator();
+        self.out.ready_for_query(status);
+        self.out.flush(&mut self.writer)
+    }
+
+    fn run_statement_simple(&mut self, p: &Prepared) -> Result<()> {
+        let outcome = self.session().execute(p, vec![])?;
+        match outcome {
+            Outcome::Empty => self.out.empty(b'I'),
+            Outcome::Done { tag } => {
+                self.send_notices();
+                self.out.command_complete(&tag);
+            }
+            Outcome::Rows(mut stream) => {
+                encode::row_description(&mut self.out, &stream.columns, &[]);
+                self.stream_rows(&mut stream, &[], usize::MAX)?;
+                self.out.command_complete(&format!("SELECT {}", stream.rows_sent));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends up to `max_rows` rows; returns true if the stream is exhausted.
+    fn stream_rows(&mut self, stream: &mut RowStream, formats: &[i16], max_rows: usize) -> Result<bool> {
+        let types: Vec<SqlType> = stream.columns.iter().map(|c| c.ty).collect();
+        let fmt = stream.ctx.fmt;
+        let mut left = max_rows;
+        while left > 0 {
+            let Some(batch) = stream.next_batch()? else { return Ok(true) };
+            let live = batch.live_rows();
+            let sent = encode::data_rows(&mut self.out, &batch, &types, formats, &fmt, 0, left);
+            stream.rows_sent += sent as u64;
+            left -= sent;
+            if sent < live {
+                let rest: Vec<u32> = batch.selection()[sent..].to_vec();
+                stream.pending = Some(crate::exec::vector::Batch { sel: Some(rest), ..batch });
+            }
+            self.out.maybe_flush(&mut self.writer).map_err(|e| Error::new("08006", format!("could not send data to client: {e}")))?;
+        }
+        match stream.next_batch()? {
+            None => Ok(true),
+            Some(b) => {
+                stream.pending = Some(b);
+                Ok(false)
+            }
+        }
+    }
+
+    fn parse_message(&mut self, body: &[u8]) -> Result<()> {
+        let mut r = MessageReader::new(body);
+        let name = r.cstr()?.to_string();
+        let sql = r.cstr()?.to_string();
+        let count = r.i16()?;
+        if count < 0 {
+            return Err(Error::protocol_violation("invalid parameter count"));
+        }
+        let mut declared = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let oid = r.i32()? as u32;
+            if oid == 0 {
+                declared.push(None);
+            } else {
+                let ty = DataType::from_oid(oid)
+                    .ok_or_else(|| Error::feature_not_supported(format!("parameter type with OID {oid}")))?;
+                declared.push(Some(SqlType::new(ty)));
+            }
+        }
+        if !name.is_empty() && self.session().prepared.contains_key(&name) {
+            return Err(Error::new("42P05", format!("prepared statement \"{name}\" already exists")));
+        }
+        let mut statements = self.guarded(|c| c.session().prepare(&sql, &declared)).map_err(|e| attach_position(e, &sql))?;
+        if statements.len() > 1 {
+            return Err(Error::syntax("cannot insert multiple commands into a prepared statement"));
+        }
+        let p = statements.pop().ok_or_else(|| Error::internal("no statement"))?;
+        self.session().prepared.insert(name, Arc::new(p));
+        self.out.empty(b'1');
+        Ok(())
+    }
+
+    fn bind_message(&mut self, body: &[u8]) -> Result<()> {
+        let mut r = MessageReader::new(body);
+        let portal = r.cstr()?.to_string();
+        let stmt_name = r.cstr()?.to_string();
+        let prepared = self.session().prepared.get(&stmt_name).cloned().ok_or_else(|| {
+            Error::new("26000", format!("prepared statement \"{stmt_name}\" does not exist"))
+        })?;
+        let nformats = r.i16()?;
+        if nformats < 0 {
+            return Err(Error::protocol_violation("invalid format count"));
+        }
+        let mut param_formats = Vec::with_capacity(nformats as usize);
+        for _ in 0..nformats {
+            param_formats.push(r.i16()?);
+        }
+        let nparams = r.i16()? as i32;
+        let expected = prepared.param_types.len();
+        if nparams < 0 || nparams as usize != expected {
+            return Err(Error::protocol_violation(format!(
+                "bind message supplies {nparams} parameters, but prepared statement \"{stmt_name}\" requires {expected}"
+            )));
+        }
+        if param_formats.len() > 1 && param_formats.len() != expected {
+            return Err(Error::protocol_violation(format!(
+                "bind message has {} parameter formats but {expected} parameters",
+                param_formats.len()
+            )));
+        }
+        let fmt = self.session().text_format();
+        let mut params = Vec::with_capacity(expected);
+        for i in 0..expected {
+            let len = r.i32()?;
+            let raw = if len < 0 { None } else { Some(r.bytes(len as usize)?) };
+            let binary = encode::format_of(&param_formats, i) == 1;
+            params.push(encode::decode_param(raw, prepared.param_types[i], binary, i, &fmt)?);
+        }
+        let nres = r.i16()?;
+        if nres < 0 {
+            return Err(Error::protocol_violation("invalid format count"));
+        }
+        let mut formats = Vec::with_capacity(nres as usize);
+        for _ in 0..nres {
+            let f = r.i16()?;
+            if f != 0 && f != 1 {
+                return Err(Error::protocol_violation(format!("unsupported format code: {f}")));
+            }
+            formats.push(f);
+        }
+        if self.session().status == crate::session::TxnStatus::Failed {
+            let is_end = matches!(
+                prepared.statement,
+                Some(crate::plan::BoundStatement::Transaction(
+                    crate::plan::TransactionOp::Commit | crate::plan::TransactionOp::Rollback
+                ))
+            );
+            if !is_end {
+                return Err(Error::in_failed_transaction());
+            }
+        }
+        self.portals.insert(portal, Portal { prepared, params, formats, stream: None, done: false });
+        self.out.empty(b'2');
+        Ok(())
+    }
+
+    fn describe_message(&mut self, body: &[u8]) -> Result<()> {
+        let mut r = MessageReader::new(body);
+        let kind = r.u8()?;
+        let name = r.cstr()?.to_string();
+        match kind {
+            b'S' => {
+                let p = self.session().prepared.get(&name).cloned().ok_or_else(|| {
+                    Error::new("26000", format!("prepared statement \"{name}\" does not exist"))
+                })?;
+                let at = self.out.begin(b't');
+                self.out.i16(p.param_types.len() as i16);
+                for t in &p.param_types {
+                    self.out.i32(t.ty.oid() as i32);
+                }
+                self.out.end(at);
+                match &p.columns {
+                    Some(cols) => encode::row_description(&mut self.out, cols, &[]),
+                    None => self.out.empty(b'n'),
+                }
+            }
+            b'P' => {
+                let portal = self
+                    .portals
+                    .get(&name)
+                    .ok_or_else(|| Error::new("34000", format!("portal \"{name}\" does not exist")))?;
+                match &portal.prepared.columns {
+                    Some(cols) => {
+                        let (cols, formats) = (cols.clone(), portal.formats.clone());
+                        encode::row_description(&mut self.out, &cols, &formats)
+                    }
+                    None => self.out.empty(b'n'),
+                }
+            }
+            _ => return Err(Error::protocol_violation(format!("invalid DESCRIBE message subtype {kind}"))),
+        }
+        Ok(())
+    }
+
+    fn execute_message(&mut self, body: &[u8]) -> Result<()> {
+        let mut r = MessageReader::new(body);
+        let name = r.cstr()?.to_string();
+        let max_rows = r.i32()?;
+        let max_rows = if max_rows <= 0 { usize::MAX } else { max_rows as usize };
+        let mut portal = self
+            .portals
+            .remove(&name)
+            .ok_or_else(|| Error::new("34000", format!("portal \"{name}\" does not exist")))?;
+        let result = self.guarded(|c| c.run_portal(&mut portal, max_rows));
+        self.send_notices();
+        // A named portal stays until closed; the unnamed one until the next Bind.
+        self.portals.insert(name, portal);
+        result
+    }
+
+    fn run_portal(&mut self, portal: &mut Portal, max_rows: usize) -> Result<()> {
+        if portal.done {
+            self.out.command_complete("SELECT 0");
+            return Ok(());
+        }
+        if portal.stream.is_none() {
+            if portal.prepared.statement.is_none() {
+                self.out.empty(b'I');
+                portal.done = true;
+                return Ok(());
+            }
+            self.session().begin_implicit();
+            let prepared = portal.prepared.clone();
+            let params = std::mem::take(&mut portal.params);
+            match self.session().execute(&prepared, params)? {
+                Outcome::Empty => {
+                    self.out.empty(b'I');
+                    portal.done = true;
+                    return Ok(());
+                }
+                Outcome::Done { tag } => {
+                    self.send_notices();
+                    self.out.command_complete(&tag);
+                    portal.done = true;
+                    return Ok(());
+                }
+                Outcome::Rows(stream) => portal.stream = Some(stream),
+            }
+        }
+        let mut stream = portal.stream.take().ok_or_else(|| Error::internal("portal without stream"))?;
+        let finished = self.stream_rows(&mut stream, &portal.formats, max_rows)?;
+        if finished {
+            self.out.command_complete(&format!("SELECT {}", stream.rows_sent));
+            portal.done = true;
+        } else {
+            self.out.empty(b's');
+            portal.stream = Some(stream);
+        }
+        Ok(())
+    }
+
+    fn close_message(&mut self, body: &[u8]) -> Result<()> {
+        let mut r = MessageReader::new(body);
+        let kind = r.u8()?;
+        let name = r.cstr()?.to_string();
+        match kind {
+            b'S' => {
+                self.session().prepared.remove(&name);
+            }
+            b'P' => {
+                self.portals.remove(&name);
+            }
+            _ => return Err(Error::protocol_violation(format!("invalid CLOSE message subtype {kind}"))),
+        }
+        self.out.empty(b'3');
+        Ok(())
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if self.pid != 0 {
+            self.db.unregister_session(self.pid);
+        }
+    }
+}
+
+/// Applies `-c name=value` / `--name=value` items of the startup `options` parameter.
+fn apply_options(session: &mut Session, options: &str) -> Result<Option<String>> {
+    let mut words = options.split_whitespace();
+    while let Some(w) = words.next() {
+        let item = if w == "-c" {
+            words.next().unwrap_or("")
+        } else if let Some(rest) = w.strip_prefix("-c") {
+            rest
+        } else if let Some(rest) = w.strip_prefix("--") {
+            rest
+        } else {
+            continue;
+        };
+        if let Some((k, v)) = item.split_once('=') {
+            session.settings.set(&k.replace('-', "_"), Some(v))?;
+        }
+    }
+    Ok(None)
+}
+
+/// Gives errors about a named column or relation a cursor position, as PostgreSQL does.
+fn attach_position(e: Error, sql: &str) -> Error {
+    if e.position.is_some() {
+        return e;
+    }
+    let quoted = match e.code {
+        "42703" | "42P01" | "42702" => e.message.split('"').nth(1).map(str::to_string),
+        _ => None,
+    };
+    let Some(name) = quoted else { return e };
+    let name = name.rsplit('.').next().unwrap_or(&name).to_string();
+    let lower = sql.to_lowercase();
+    let bytes = lower.as_bytes();
+    let mut start = 0;
+    while let Some(found) = lower[start..].find(&name) {
+        let at = start + found;
+        let before_ok = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        let end = at + name.len();
+        let after_ok = end >= bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
+        if before_ok && after_ok {
+            let mut at_char = at;
+            // Point at a qualifier ("t.x") when there is one.
+            if at >= 2 && bytes[at - 1] == b'.' {
+                let q_start = lower[..at - 1].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+                at_char = q_start;
+            }
+            let pos = sql[..at_char].chars().count() as u32 + 1;
+            return e.with_position(pos);
+        }
+        start = at + name.len();
+    }
+    e
+}

@@ -1,0 +1,265 @@
+//! Values on the wire: RowDescription, DataRow from column batches, binary formats.
+//!
+//! DataRows are written straight from the batch's vectors into the output buffer: one
+//! length patch per row and per cell, no intermediate row objects. Binary formats are
+//! PostgreSQL's send/recv formats (big-endian integers, IEEE floats, microsecond
+//! timestamps since 2000-01-01, base-10000 NUMERIC digits).
+
+use super::codec::OutBuf;
+use crate::error::{Error, Result};
+use crate::exec::vector::{Batch, Data, Vector};
+use crate::plan::OutputColumn;
+use crate::types::datetime::{self, Interval};
+use crate::types::text::{self, TextFormat};
+use crate::types::{DataType, Numeric, SqlType, Value};
+
+/// The format of result column `i` given Bind's result format codes.
+pub fn format_of(formats: &[i16], i: usize) -> i16 {
+    match formats.len() {
+        0 => 0,
+        1 => formats[0],
+        _ => formats.get(i).copied().unwrap_or(0),
+    }
+}
+
+pub fn row_description(out: &mut OutBuf, columns: &[OutputColumn], formats: &[i16]) {
+    let at = out.begin(b'T');
+    out.i16(columns.len() as i16);
+    for (i, c) in columns.iter().enumerate() {
+        out.cstr(&c.name);
+        out.i32(0);
+        out.i16(0);
+        out.i32(c.ty.ty.oid() as i32);
+        out.i16(c.ty.ty.type_len());
+        out.i32(c.ty.typmod);
+        out.i16(format_of(formats, i));
+    }
+    out.end(at);
+}
+
+#[inline]
+fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFormat) {
+    match &v.data {
+        Data::Bool(x) => text::write_bool(buf, x[i]),
+        Data::I16(x) => text::write_int(buf, x[i] as i64),
+        Data::I32(x) => {
+            if ty == DataType::Date {
+                datetime::write_date(buf, x[i])
+            } else {
+                text::write_int(buf, x[i] as i64)
+            }
+        }
+        Data::I64(x) => match ty {
+            DataType::Timestamp => datetime::write_timestamp(buf, x[i]),
+            DataType::Timestamptz => datetime::write_timestamptz(buf, x[i], fmt.tz_offset_secs),
+            _ => text::write_int(buf, x[i]),
+        },
+        Data::F32(x) => text::write_f32(buf, x[i], fmt.extra_float_digits),
+        Data::F64(x) => text::write_f64(buf, x[i], fmt.extra_float_digits),
+        Data::Num(x) => x[i].write_text(buf),
+        Data::Text(t) => buf.extend_from_slice(t.get(i)),
+        Data::Interval(x) => datetime::write_interval(buf, &x[i]),
+    }
+}
+
+fn binary_cell(buf: &mut Vec<u8>, v: &Vector, i: usize) {
+    match &v.data {
+        Data::Bool(x) => buf.push(x[i] as u8),
+        Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
+        Data::I32(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
+        Data::I64(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
+        Data::F32(x) => buf.extend_from_slice(&x[i].to_bits().to_be_bytes()),
+        Data::F64(x) => buf.extend_from_slice(&x[i].to_bits().to_be_bytes()),
+        Data::Num(x) => numeric_send(buf, &x[i]),
+        Data::Text(t) => buf.extend_from_slice(t.get(i)),
+        Data::Interval(x) => {
+            buf.extend_from_slice(&x[i].micros.to_be_bytes());
+            buf.extend_from_slice(&x[i].days.to_be_bytes());
+            buf.extend_from_slice(&x[i].months.to_be_bytes());
+        }
+    }
+}
+
+/// Appends one DataRow per live row of `batch`, starting at live row `from`, at most
+/// `limit` rows. Returns how many rows were written.
+pub fn data_rows(
+    out: &mut OutBuf,
+    batch: &Batch,
+    types: &[SqlType],
+    formats: &[i16],
+    fmt: &TextFormat,
+    from: usize,
+    limit: usize,
+) -> usize {
+    let ncols = batch.columns.len().min(types.len());
+    let binary: Vec<bool> = (0..ncols).map(|c| format_of(formats, c) == 1).collect();
+    let live = batch.live_rows();
+    let end = live.min(from.saturating_add(limit));
+    for k in from..end {
+        let row = match &batch.sel {
+            Some(s) => s[k] as usize,
+            None => k,
+        };
+        let at = out.begin(b'D');
+        out.i16(ncols as i16);
+        for c in 0..ncols {
+            let v = &batch.columns[c];
+            if v.is_null(row) {
+                out.i32(-1);
+                continue;
+            }
+            let len_at = out.buf.len();
+            out.buf.extend_from_slice(&[0, 0, 0, 0]);
+            if binary[c] {
+                binary_cell(&mut out.buf, v, row);
+            } else {
+                text_cell(&mut out.buf, v, row, types[c].ty, fmt);
+            }
+            let len = (out.buf.len() - len_at - 4) as i32;
+            out.buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+        }
+        out.end(at);
+    }
+    end - from
+}
+
+/// PostgreSQL's numeric_send.
+pub fn numeric_send(buf: &mut Vec<u8>, n: &Numeric) {
+    let scale = n.scale as usize;
+    let mut digits_text = itoa::Buffer::new();
+    let mut dec: Vec<u8> = digits_text.format(n.mantissa.unsigned_abs()).bytes().map(|b| b - b'0').collect();
+    if n.mantissa == 0 {
+        buf.extend_from_slice(&0i16.to_be_bytes());
+        buf.extend_from_slice(&0i16.to_be_bytes());
+        buf.extend_from_slice(&0u16.to_be_bytes());
+        buf.extend_from_slice(&(n.scale as i16).to_be_bytes());
+        return;
+    }
+    // Make the integer part and the fraction multiples of four decimal digits.
+    if dec.len() < scale + 1 {
+        let mut padded = vec![0; scale + 1 - dec.len()];
+        padded.extend_from_slice(&dec);
+        dec = padded;
+    }
+    let int_len = dec.len() - scale;
+    let frac_pad = (4 - scale % 4) % 4;
+    dec.extend(std::iter::repeat_n(0, frac_pad));
+    let int_pad = (4 - int_len % 4) % 4;
+    let mut all = vec![0u8; int_pad];
+    all.extend_from_slice(&dec);
+    let int_groups = (int_len + int_pad) / 4;
+    let mut groups: Vec<i16> = all.chunks(4).map(|c| c.iter().fold(0i16, |a, &d| a * 10 + d as i16)).collect();
+    let mut weight = int_groups as i16 - 1;
+    while groups.first() == Some(&0) {
+        groups.remove(0);
+        weight -= 1;
+    }
+    while groups.last() == Some(&0) {
+        groups.pop();
+    }
+    buf.extend_from_slice(&(groups.len() as i16).to_be_bytes());
+    buf.extend_from_slice(&weight.to_be_bytes());
+    let sign: u16 = if n.mantissa < 0 { 0x4000 } else { 0 };
+    buf.extend_from_slice(&sign.to_be_bytes());
+    buf.extend_from_slice(&(n.scale as i16).to_be_bytes());
+    for g in groups {
+        buf.extend_from_slice(&g.to_be_bytes());
+    }
+}
+
+fn bad_binary(index: usize) -> Error {
+    Error::new("22P03", format!("incorrect binary data format in bind parameter {}", index + 1))
+}
+
+/// PostgreSQL's numeric_recv.
+fn numeric_recv(b: &[u8], index: usize) -> Result<Numeric> {
+    if b.len() < 8 {
+        return Err(bad_binary(index));
+    }
+    let ndigits = i16::from_be_bytes([b[0], b[1]]);
+    let weight = i16::from_be_bytes([b[2], b[3]]) as i32;
+    let sign = u16::from_be_bytes([b[4], b[5]]);
+    let dscale = i16::from_be_bytes([b[6], b[7]]);
+    if ndigits < 0 || dscale < 0 || b.len() != 8 + ndigits as usize * 2 {
+        return Err(bad_binary(index));
+    }
+    if sign == 0xC000 || sign == 0xD000 || sign == 0xF000 {
+        return Err(Error::feature_not_supported("NaN and Infinity for type numeric"));
+    }
+    if sign != 0 && sign != 0x4000 {
+        return Err(bad_binary(index));
+    }
+    let overflow = || Error::numeric_out_of_range("value overflows numeric format");
+    let mut m: i128 = 0;
+    for k in 0..ndigits as usize {
+        let d = i16::from_be_bytes([b[8 + 2 * k], b[9 + 2 * k]]);
+        if !(0..10000).contains(&d) {
+            return Err(bad_binary(index));
+        }
+        let exp = 4 * (weight - k as i32) + dscale as i32;
+        if exp >= 0 {
+            let f = 10i128.checked_pow(exp as u32).ok_or_else(overflow)?;
+            m = m.checked_add((d as i128).checked_mul(f).ok_or_else(overflow)?).ok_or_else(overflow)?;
+        } else if exp > -4 {
+            m += d as i128 / 10i128.pow((-exp) as u32);
+        }
+    }
+    Numeric::new(if sign == 0x4000 { -m } else { m }, dscale as u16)
+}
+
+/// Decodes a Bind parameter.
+pub fn decode_param(raw: Option<&[u8]>, ty: SqlType, binary: bool, index: usize, fmt: &TextFormat) -> Result<Value> {
+    let Some(b) = raw else { return Ok(Value::Null) };
+    if !binary {
+        let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;
+        let v = text::parse_value(s, ty.ty, fmt)?;
+        return crate::types::cast::cast_value(v, ty, false, fmt);
+    }
+    let fixed = |n: usize| -> Result<&[u8]> { if b.len() == n { Ok(b) } else { Err(bad_binary(index)) } };
+    Ok(match ty.ty {
+        DataType::Bool => Value::Bool(fixed(1)?[0] != 0),
+        DataType::Int2 => Value::Int2(i16::from_be_bytes(fixed(2)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Int4 => Value::Int4(i32::from_be_bytes(fixed(4)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Float4 => Value::Float4(f32::from_bits(u32::from_be_bytes(fixed(4)?.try_into().map_err(|_| bad_binary(index))?))),
+        DataType::Float8 => Value::Float8(f64::from_bits(u64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?))),
+        DataType::Numeric => Value::Numeric(numeric_recv(b, index)?),
+        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
+            let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;
+            crate::types::cast::cast_value(Value::Text(s.to_string()), ty, false, fmt)?
+        }
+        DataType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Timestamp => Value::Timestamp(i64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Timestamptz => Value::Timestamptz(i64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Interval => {
+            let b = fixed(16)?;
+            let micros = i64::from_be_bytes(b[0..8].try_into().map_err(|_| bad_binary(index))?);
+            let days = i32::from_be_bytes(b[8..12].try_into().map_err(|_| bad_binary(index))?);
+            let months = i32::from_be_bytes(b[12..16].try_into().map_err(|_| bad_binary(index))?);
+            Value::Interval(Interval { months, days, micros })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(s: &str) -> String {
+        let n = Numeric::parse(s).unwrap();
+        let mut buf = Vec::new();
+        numeric_send(&mut buf, &n);
+        numeric_recv(&buf, 0).unwrap().to_text()
+    }
+
+    #[test]
+    fn numeric_binary_round_trips() {
+        for s in ["0", "1", "-1", "10000", "12345.678", "0.0001", "-0.5", "99999999.99", "123456789012345678901234"] {
+            assert_eq!(round_trip(s), s);
+        }
+        // 12345.678 is digits [1, 2345, 6780], weight 1, dscale 3.
+        let mut buf = Vec::new();
+        numeric_send(&mut buf, &Numeric::parse("12345.678").unwrap());
+        assert_eq!(buf, [0, 3, 0, 1, 0, 0, 0, 3, 0, 1, 0x09, 0x29, 0x1a, 0x7c]);
+    }
+}
