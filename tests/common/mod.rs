@@ -1,0 +1,47 @@
+//! Shared test support: a real kiln server in-process on a free port, and clients.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use kiln::wire::server::{Server, ShutdownHandle};
+use kiln::Database;
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    handle: ShutdownHandle,
+}
+
+impl TestServer {
+    pub fn start() -> TestServer {
+        let db = Arc::new(Database::new());
+        let server = Server::bind("127.0.0.1:0", db).expect("bind a free port");
+        let addr = server.local_addr().expect("local address");
+        let handle = server.shutdown_handle().expect("shutdown handle");
+        std::thread::spawn(move || server.run());
+        TestServer { addr, handle }
+    }
+
+    pub fn url(&self) -> String {
+        format!("host={} port={} user=tester dbname=test", self.addr.ip(), self.addr.port())
+    }
+
+    pub async fn connect(&self) -> tokio_postgres::Client {
+        connect_url(&self.url()).await
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.handle.shutdown();
+    }
+}
+
+pub async fn connect_url(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    client
+}

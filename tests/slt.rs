@@ -1,0 +1,169 @@
+//! Runs every `.slt` file under `tests/slt/` against a fresh kiln server, through
+//! tokio-postgres's simple query protocol (the text psql shows).
+//!
+//! With `KILN_SLT_URL` set (a libpq-style connection string to a PostgreSQL 15 server
+//! whose user may create databases), the same files run against that server instead,
+//! each in a new database with C collation: this is how the expected results are shown
+//! to be PostgreSQL's (`scripts/slt-postgres.sh`). `KILN_SLT_FILTER` limits the files.
+//! `KILN_SLT_OVERRIDE=1` (with `KILN_SLT_URL`) rewrites the expected results from that
+//! server instead of checking them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use sqllogictest::{AsyncDB, DBOutput, DefaultColumnType};
+use tokio_postgres::SimpleQueryMessage;
+
+#[derive(Debug)]
+struct SltError {
+    message: String,
+    code: Option<String>,
+}
+
+impl std::fmt::Display for SltError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for SltError {}
+
+impl From<tokio_postgres::Error> for SltError {
+    fn from(e: tokio_postgres::Error) -> SltError {
+        match e.as_db_error() {
+            Some(db) => SltError { message: db.message().to_string(), code: Some(db.code().code().to_string()) },
+            None => SltError { message: e.to_string(), code: None },
+        }
+    }
+}
+
+struct Conn {
+    client: tokio_postgres::Client,
+}
+
+#[async_trait::async_trait]
+impl AsyncDB for Conn {
+    type Error = SltError;
+    type ColumnType = DefaultColumnType;
+
+    async fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
+        let messages = self.client.simple_query(sql).await?;
+        let mut rows = Vec::new();
+        let mut width = None;
+        let mut affected = 0;
+        for m in messages {
+            match m {
+                SimpleQueryMessage::Row(row) => {
+                    width = Some(row.len());
+                    rows.push(
+                        (0..row.len())
+                            .map(|i| match row.get(i) {
+                                None => "NULL".to_string(),
+                                Some("") => "(empty)".to_string(),
+                                Some(s) => s.to_string(),
+                            })
+                            .collect(),
+                    );
+                }
+                SimpleQueryMessage::RowDescription(cols) => width = Some(cols.len()),
+                SimpleQueryMessage::CommandComplete(n) => affected = n,
+                _ => {}
+            }
+        }
+        match width {
+            Some(w) => Ok(DBOutput::Rows { types: vec![DefaultColumnType::Any; w], rows }),
+            None => Ok(DBOutput::StatementComplete(affected)),
+        }
+    }
+
+    async fn shutdown(&mut self) {}
+
+    fn engine_name(&self) -> &str {
+        "kiln"
+    }
+
+    fn error_sql_state(err: &SltError) -> Option<String> {
+        err.code.clone()
+    }
+}
+
+fn slt_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            slt_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "slt") {
+            out.push(p);
+        }
+    }
+}
+
+/// A fresh PostgreSQL database for one file; returns its connection string.
+async fn fresh_postgres_db(admin_url: &str, file: &Path) -> String {
+    let admin = common::connect_url(admin_url).await;
+    let name = format!(
+        "slt_{}",
+        file.file_stem().map(|s| s.to_string_lossy().replace(|c: char| !c.is_ascii_alphanumeric(), "_")).unwrap_or_default()
+    );
+    admin.simple_query(&format!("DROP DATABASE IF EXISTS {name}")).await.expect("drop database");
+    admin
+        .simple_query(&format!("CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"))
+        .await
+        .expect("create database");
+    format!("{admin_url} dbname={name}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqllogictest_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
+    let mut files = Vec::new();
+    slt_files(&root, &mut files);
+    files.sort();
+    let filter = std::env::var("KILN_SLT_FILTER").ok();
+    let external = std::env::var("KILN_SLT_URL").ok();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for file in &files {
+        if let Some(f) = &filter {
+            if !file.to_string_lossy().contains(f.as_str()) {
+                continue;
+            }
+        }
+        ran += 1;
+        let (url, _server) = match &external {
+            Some(admin) => (fresh_postgres_db(admin, file).await, None),
+            None => {
+                let s = common::TestServer::start();
+                (s.url(), Some(s))
+            }
+        };
+        let mut runner = sqllogictest::Runner::new(move || {
+            let url = url.clone();
+            async move { Ok::<_, SltError>(Conn { client: common::connect_url(&url).await }) }
+        });
+        runner.add_label(if external.is_some() { "postgres" } else { "kiln" });
+        if std::env::var("KILN_SLT_OVERRIDE").is_ok() {
+            // Complete mode: rewrite the file's expected results with what the server says.
+            if let Err(e) = runner
+                .update_test_file(
+                    file,
+                    " ",
+                    sqllogictest::default_validator,
+                    sqllogictest::default_normalizer,
+                    sqllogictest::default_column_validator,
+                )
+                .await
+            {
+                failures.push(format!("{}\n{e}", file.display()));
+            }
+            continue;
+        }
+        if let Err(e) = runner.run_file_async(file).await {
+            failures.push(format!("{}\n{}", file.display(), e.display(true)));
+        }
+    }
+    assert!(ran > 0, "no .slt files ran");
+    assert!(failures.is_empty(), "{} of {ran} files failed:\n\n{}", failures.len(), failures.join("\n\n"));
+}
