@@ -265,9 +265,13 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
             let mut buf = Vec::new();
             for i in 0..n {
                 buf.clear();
-                for v in &vs {
-                    if let (Data::Text(t), false) = (&v.data, v.is_null(i)) {
-                        buf.extend_from_slice(t.get(i));
+                for (v, a) in vs.iter().zip(args) {
+                    if v.is_null(i) {
+                        continue;
+                    }
+                    match &v.data {
+                        Data::Text(t) => buf.extend_from_slice(t.get(i)),
+                        _ => crate::types::text::write_value(&mut buf, &v.value(i, a.ty().ty), &ctx.fmt),
                     }
                 }
                 out.push(&buf);

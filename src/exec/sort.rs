@@ -46,6 +46,10 @@ impl SortOp {
             }
         }
         let columns = columns.unwrap_or_default();
+        if rows == 0 {
+            self.sorted = Some((columns, Vec::new()));
+            return Ok(());
+        }
         let limit = eval_count(&self.limit, ctx, "LIMIT")?.map(|l| l.min(rows as u64) as usize);
         let mut perm: Vec<u32> = (0..rows as u32).collect();
         let keys = &self.keys;

@@ -284,16 +284,21 @@ impl Session {
                 return Ok(Outcome::Done { tag: if value.is_some() { "SET".into() } else { "RESET".into() } });
             }
             BoundStatement::Show { name } => {
-                let value = match name.as_str() {
-                    "all" => return Err(Error::feature_not_supported("SHOW ALL")),
-                    _ => self
-                        .settings
-                        .get(name)
-                        .map(|(_, v)| v.to_string())
-                        .ok_or_else(|| Error::undefined_object(format!("unrecognized configuration parameter \"{name}\"")))?,
+                if name == "all" {
+                    return Err(Error::feature_not_supported("SHOW ALL"));
+                }
+                let lookup = match name.as_str() {
+                    "time zone" => "timezone",
+                    "transaction isolation level" => "transaction_isolation",
+                    other => other,
                 };
+                let (display, value) = self
+                    .settings
+                    .get(lookup)
+                    .map(|(d, v)| (d.to_string(), v.to_string()))
+                    .ok_or_else(|| Error::undefined_object(format!("unrecognized configuration parameter \"{name}\"")))?;
                 let ctx = self.exec_context(self.writer);
-                let columns = vec![OutputColumn { name: name.clone(), ty: SqlType::new(DataType::Text) }];
+                let columns = vec![OutputColumn { name: display, ty: SqlType::new(DataType::Text) }];
                 return Ok(Outcome::Rows(RowStream::from_rows(columns, vec![vec![Value::Text(value)]], ctx)));
             }
             BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),

@@ -130,10 +130,16 @@ impl Settings {
                 "ISO, MDY".to_string()
             }
             "timezone" => {
+                // A bare number is hours east of UTC (SQL standard); a signed string is a
+                // POSIX zone, whose sign counts hours *west* of UTC.
                 let offset = if value.eq_ignore_ascii_case("local") || value.eq_ignore_ascii_case("default") {
                     Some(0)
+                } else if let Ok(hours) = value.parse::<f64>() {
+                    (hours.abs() <= 15.0).then(|| (hours * 3600.0).round() as i32)
+                } else if value.starts_with(['+', '-']) {
+                    parse_offset_name(&value).map(|east| -east)
                 } else {
-                    parse_offset_name(&value).or_else(|| value.parse::<f64>().ok().map(|h| -(h * 3600.0) as i32 * -1))
+                    parse_offset_name(&value)
                 };
                 let Some(off) = offset else {
                     return Err(Error::invalid_parameter(format!(

@@ -160,6 +160,13 @@ impl<'a> Binder<'a> {
                 let name = variable.iter().map(ident_name).collect::<Vec<_>>().join(" ");
                 Ok(BoundStatement::Show { name })
             }
+            A::Statement::Reset(r) => match &r.reset {
+                A::Reset::ConfigurationParameter(name) => {
+                    Ok(BoundStatement::Set { name: object_name(name)?, value: None, local: false })
+                }
+                A::Reset::ALL => Err(Error::feature_not_supported("RESET ALL")),
+                A::Reset::SessionAuthorization => Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION")),
+            },
             A::Statement::Discard { .. } => Ok(BoundStatement::NoOp { tag: "DISCARD ALL".into() }),
             other => {
                 let text = other.to_string();
@@ -1208,7 +1215,7 @@ impl<'a> Binder<'a> {
             (DataType::Unknown, t) | (t, DataType::Unknown) => SqlType::new(t),
             (a, b) if a.is_string() && b.is_string() => TEXT,
             (a, b) => match (a.numeric_rank(), b.numeric_rank()) {
-                (Some(x), Some(y)) => SqlType::new(if x >= y { a } else { b }),
+                (Some(x), Some(y)) => SqlType::new(numeric_common(a, b, x, y)),
                 _ if a == b => SqlType::new(a),
                 _ if cast::is_implicit(a, b) => SqlType::new(b),
                 _ if cast::is_implicit(b, a) => SqlType::new(a),
@@ -1275,7 +1282,7 @@ impl<'a> Binder<'a> {
         };
         // Numbers.
         if let (Some(a), Some(b)) = (lt.numeric_rank(), rt.numeric_rank()) {
-            let common = if a >= b { lt } else { rt };
+            let common = numeric_common(lt, rt, a, b);
             if op == BinaryOp::Pow {
                 if common == D::Numeric {
                     return Err(Error::feature_not_supported("numeric ^ numeric"));
@@ -1416,7 +1423,7 @@ impl<'a> Binder<'a> {
             let ty = if arg.ty().ty == DataType::Unknown && !matches!(arg, Expr::Param { .. }) {
                 "unknown".to_string()
             } else {
-                arg.ty().display_name()
+                arg.ty().ty.name().to_string()
             };
             return Ok(Expr::literal(Value::Text(ty), TEXT));
         }
@@ -1569,11 +1576,9 @@ impl<'a> Binder<'a> {
             ("concat", _) => {
                 let mut out = Vec::with_capacity(args.len());
                 for a in args {
-                    out.push(match a.ty().ty {
-                        D::Text | D::Varchar => a,
-                        D::Bool => self.explicit_cast(a, TEXT)?,
-                        _ => self.explicit_cast(a, TEXT)?,
-                    });
+                    // concat formats its arguments with their output functions
+                    // (a boolean is 't', not 'true' as in a cast).
+                    out.push(if a.ty().ty == D::Unknown { self.coerce(a, TEXT)? } else { a });
                 }
                 (Func::Concat, out, TEXT)
             }
@@ -1641,6 +1646,12 @@ impl<'a> Binder<'a> {
             return Ok(e);
         }
         match e {
+            Expr::Cast { expr, to: SqlType { ty: DataType::Numeric, .. }, .. }
+                if matches!(to.ty, DataType::Float4 | DataType::Float8)
+                    && matches!(expr.as_ref(), Expr::Literal { ty: SqlType { ty: DataType::Unknown, .. }, .. }) =>
+            {
+                self.coerce_with(*expr, to, explicit)
+            }
             Expr::Param { index, ty } if ty.ty == DataType::Unknown => {
                 if let Some(slot) = self.params.get_mut(index) {
                     *slot = Some(SqlType::new(to.ty));
@@ -1735,6 +1746,13 @@ fn setting_text(e: &A::Expr) -> Result<String> {
     })
 }
 
+/// The common type of two numbers: the higher ranked one, except that `real` meeting any
+/// other type becomes `double precision`, the numeric category's preferred type.
+fn numeric_common(a: DataType, b: DataType, rank_a: u8, rank_b: u8) -> DataType {
+    let higher = if rank_a >= rank_b { a } else { b };
+    if higher == DataType::Float4 && a != b { DataType::Float8 } else { higher }
+}
+
 fn number_literal(n: &str) -> Result<Expr> {
     if n.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
         if let Ok(v) = n.parse::<i64>() {
@@ -1744,8 +1762,17 @@ fn number_literal(n: &str) -> Result<Expr> {
             return Ok(Expr::literal(Value::Int8(v), INT8));
         }
     }
-    let v = Numeric::parse(n)?;
-    Ok(Expr::literal(Value::Numeric(v), NUMERIC))
+    match Numeric::parse(n) {
+        Ok(v) => Ok(Expr::literal(Value::Numeric(v), NUMERIC)),
+        // Beyond kiln's 38 digits: keep the text; a cast to a float still reads it
+        // exactly, and using it as NUMERIC raises the overflow at run time.
+        Err(e) if e.code == "22003" => Ok(Expr::Cast {
+            expr: Box::new(Expr::literal(Value::Text(n.to_string()), UNKNOWN)),
+            to: NUMERIC,
+            explicit: true,
+        }),
+        Err(e) => Err(e),
+    }
 }
 
 fn agg_func(name: &str) -> Option<AggFunc> {
@@ -1785,7 +1812,7 @@ fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
                 if r.ty.is_string() && t.ty.is_string() {
                     TEXT
                 } else if let (Some(a), Some(b)) = (r.ty.numeric_rank(), t.ty.numeric_rank()) {
-                    SqlType::new(if a >= b { r.ty } else { t.ty })
+                    SqlType::new(numeric_common(r.ty, t.ty, a, b))
                 } else if cast::is_implicit(r.ty, t.ty) {
                     SqlType::new(t.ty)
                 } else if cast::is_implicit(t.ty, r.ty) {
