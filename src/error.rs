@@ -26,7 +26,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: &'static str, message: impl Into<String>) -> Error {
-        Error { code, message: message.into(), detail: None, hint: None, position: None, fatal: false }
+        Error {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            position: None,
+            fatal: false,
+        }
     }
     pub fn with_detail(mut self, detail: impl Into<String>) -> Error {
         self.detail = Some(detail.into());
@@ -81,10 +88,16 @@ impl Error {
         Error::new("22023", message)
     }
     pub fn invalid_text(type_name: &str, input: &str) -> Error {
-        Error::new("22P02", format!("invalid input syntax for type {type_name}: \"{input}\""))
+        Error::new(
+            "22P02",
+            format!("invalid input syntax for type {type_name}: \"{input}\""),
+        )
     }
     pub fn invalid_datetime(type_name: &str, input: &str) -> Error {
-        Error::new("22007", format!("invalid input syntax for type {type_name}: \"{input}\""))
+        Error::new(
+            "22007",
+            format!("invalid input syntax for type {type_name}: \"{input}\""),
+        )
     }
     pub fn datetime_overflow(message: impl Into<String>) -> Error {
         Error::new("22008", message)
@@ -101,7 +114,9 @@ impl Error {
     pub fn not_null_violation(column: &str, table: &str) -> Error {
         Error::new(
             "23502",
-            format!("null value in column \"{column}\" of relation \"{table}\" violates not-null constraint"),
+            format!(
+                "null value in column \"{column}\" of relation \"{table}\" violates not-null constraint"
+            ),
         )
     }
     pub fn invalid_utf8() -> Error {

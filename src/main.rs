@@ -5,8 +5,8 @@ use std::sync::Arc;
 use clap::Parser;
 use mimalloc::MiMalloc;
 
-use kiln::wire::server::Server;
 use kiln::Database;
+use kiln::wire::server::Server;
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -26,7 +26,8 @@ struct Args {
 fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("KILN_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+            tracing_subscriber::EnvFilter::try_from_env("KILN_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
     let args = Args::parse();
@@ -50,7 +51,10 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let mut signals = match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+    let mut signals = match signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kiln: could not install signal handlers: {e}");

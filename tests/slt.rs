@@ -32,8 +32,14 @@ impl std::error::Error for SltError {}
 impl From<tokio_postgres::Error> for SltError {
     fn from(e: tokio_postgres::Error) -> SltError {
         match e.as_db_error() {
-            Some(db) => SltError { message: db.message().to_string(), code: Some(db.code().code().to_string()) },
-            None => SltError { message: e.to_string(), code: None },
+            Some(db) => SltError {
+                message: db.message().to_string(),
+                code: Some(db.code().code().to_string()),
+            },
+            None => SltError {
+                message: e.to_string(),
+                code: None,
+            },
         }
     }
 }
@@ -73,7 +79,10 @@ impl AsyncDB for Conn {
             }
         }
         match width {
-            Some(w) => Ok(DBOutput::Rows { types: vec![DefaultColumnType::Any; w], rows }),
+            Some(w) => Ok(DBOutput::Rows {
+                types: vec![DefaultColumnType::Any; w],
+                rows,
+            }),
             None => Ok(DBOutput::StatementComplete(affected)),
         }
     }
@@ -90,7 +99,9 @@ impl AsyncDB for Conn {
 }
 
 fn slt_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -106,11 +117,20 @@ async fn fresh_postgres_db(admin_url: &str, file: &Path) -> String {
     let admin = common::connect_url(admin_url).await;
     let name = format!(
         "slt_{}",
-        file.file_stem().map(|s| s.to_string_lossy().replace(|c: char| !c.is_ascii_alphanumeric(), "_")).unwrap_or_default()
+        file.file_stem()
+            .map(|s| s
+                .to_string_lossy()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+            .unwrap_or_default()
     );
-    admin.simple_query(&format!("DROP DATABASE IF EXISTS {name}")).await.expect("drop database");
     admin
-        .simple_query(&format!("CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"))
+        .simple_query(&format!("DROP DATABASE IF EXISTS {name}"))
+        .await
+        .expect("drop database");
+    admin
+        .simple_query(&format!(
+            "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
+        ))
         .await
         .expect("create database");
     format!("{admin_url} dbname={name}")
@@ -141,10 +161,19 @@ async fn sqllogictest_files() {
             }
         };
         // `onlyif kiln` / `onlyif postgres` records run on one engine only.
-        let engine = if external.is_some() { "postgres" } else { "kiln" };
+        let engine = if external.is_some() {
+            "postgres"
+        } else {
+            "kiln"
+        };
         let mut runner = sqllogictest::Runner::new(move || {
             let url = url.clone();
-            async move { Ok::<_, SltError>(Conn { client: common::connect_url(&url).await, engine }) }
+            async move {
+                Ok::<_, SltError>(Conn {
+                    client: common::connect_url(&url).await,
+                    engine,
+                })
+            }
         });
         if std::env::var("KILN_SLT_OVERRIDE").is_ok() {
             // Complete mode: rewrite the file's expected results with what the server says.
@@ -167,5 +196,10 @@ async fn sqllogictest_files() {
         }
     }
     assert!(ran > 0, "no .slt files ran");
-    assert!(failures.is_empty(), "{} of {ran} files failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} files failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

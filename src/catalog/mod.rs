@@ -7,8 +7,8 @@
 //! DROP is done by the session's undo log.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use parking_lot::RwLock;
 
@@ -61,7 +61,10 @@ impl Default for Catalog {
 
 impl Catalog {
     pub fn new() -> Catalog {
-        Catalog { tables: RwLock::new(HashMap::new()), next_oid: AtomicU32::new(FIRST_USER_OID) }
+        Catalog {
+            tables: RwLock::new(HashMap::new()),
+            next_oid: AtomicU32::new(FIRST_USER_OID),
+        }
     }
 
     pub fn table(&self, name: &str) -> Option<Arc<TableEntry>> {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use super::context::ExecContext;
 use super::expr::{cmp_f64, compare_rows, eval};
 use super::keys;
-use super::vector::{Batch, Data, Vector, BATCH_ROWS_MAX};
+use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
 use crate::error::{Error, Result};
 use crate::sql::expr::{AggCall, AggFunc, Expr};
@@ -26,27 +26,73 @@ enum Grouper {
     /// No GROUP BY: one group.
     Single,
     /// One integer-like key.
-    Int { map: FastMap<i64, u32>, null_group: Option<u32> },
+    Int {
+        map: FastMap<i64, u32>,
+        null_group: Option<u32>,
+    },
     /// Anything else: encoded key bytes.
-    Bytes { map: FastMap<Box<[u8]>, u32>, buf: Vec<u8> },
+    Bytes {
+        map: FastMap<Box<[u8]>, u32>,
+        buf: Vec<u8>,
+    },
 }
 
 enum State {
     Count(Vec<i64>),
     /// sum of int2/int4 into bigint
-    SumInt { sum: Vec<i64>, seen: Vec<bool> },
+    SumInt {
+        sum: Vec<i64>,
+        seen: Vec<bool>,
+    },
     /// sum of int8 into numeric
-    SumWide { sum: Vec<i128>, seen: Vec<bool> },
-    SumNum { sum: Vec<Numeric>, seen: Vec<bool> },
-    SumFloat { sum: Vec<f64>, seen: Vec<bool>, single: bool },
-    SumInterval { sum: Vec<Interval>, seen: Vec<bool> },
-    AvgInt { sum: Vec<i128>, count: Vec<i64> },
-    AvgNum { sum: Vec<Numeric>, count: Vec<i64> },
-    AvgFloat { sum: Vec<f64>, count: Vec<i64> },
-    AvgInterval { sum: Vec<Interval>, count: Vec<i64> },
-    MinMaxInt { best: Vec<i64>, seen: Vec<bool>, max: bool },
-    MinMaxFloat { best: Vec<f64>, seen: Vec<bool>, max: bool },
-    MinMaxAny { best: Vec<Value>, max: bool, ty: DataType },
+    SumWide {
+        sum: Vec<i128>,
+        seen: Vec<bool>,
+    },
+    SumNum {
+        sum: Vec<Numeric>,
+        seen: Vec<bool>,
+    },
+    SumFloat {
+        sum: Vec<f64>,
+        seen: Vec<bool>,
+        single: bool,
+    },
+    SumInterval {
+        sum: Vec<Interval>,
+        seen: Vec<bool>,
+    },
+    AvgInt {
+        sum: Vec<i128>,
+        count: Vec<i64>,
+    },
+    AvgNum {
+        sum: Vec<Numeric>,
+        count: Vec<i64>,
+    },
+    AvgFloat {
+        sum: Vec<f64>,
+        count: Vec<i64>,
+    },
+    AvgInterval {
+        sum: Vec<Interval>,
+        count: Vec<i64>,
+    },
+    MinMaxInt {
+        best: Vec<i64>,
+        seen: Vec<bool>,
+        max: bool,
+    },
+    MinMaxFloat {
+        best: Vec<f64>,
+        seen: Vec<bool>,
+        max: bool,
+    },
+    MinMaxAny {
+        best: Vec<Value>,
+        max: bool,
+        ty: DataType,
+    },
 }
 
 struct Accumulator {
@@ -60,25 +106,66 @@ fn new_state(call: &AggCall) -> Result<State> {
     let arg_ty = call.arg.as_ref().map(|a| a.ty().ty);
     Ok(match (call.func, arg_ty) {
         (AggFunc::CountStar | AggFunc::Count, _) => State::Count(Vec::new()),
-        (AggFunc::Sum, Some(DataType::Int2 | DataType::Int4)) => State::SumInt { sum: vec![], seen: vec![] },
-        (AggFunc::Sum, Some(DataType::Int8)) => State::SumWide { sum: vec![], seen: vec![] },
-        (AggFunc::Sum, Some(DataType::Numeric)) => State::SumNum { sum: vec![], seen: vec![] },
-        (AggFunc::Sum, Some(t @ (DataType::Float4 | DataType::Float8))) => {
-            State::SumFloat { sum: vec![], seen: vec![], single: t == DataType::Float4 }
-        }
-        (AggFunc::Sum, Some(DataType::Interval)) => State::SumInterval { sum: vec![], seen: vec![] },
-        (AggFunc::Avg, Some(DataType::Int2 | DataType::Int4 | DataType::Int8)) => State::AvgInt { sum: vec![], count: vec![] },
-        (AggFunc::Avg, Some(DataType::Numeric)) => State::AvgNum { sum: vec![], count: vec![] },
-        (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => State::AvgFloat { sum: vec![], count: vec![] },
-        (AggFunc::Avg, Some(DataType::Interval)) => State::AvgInterval { sum: vec![], count: vec![] },
+        (AggFunc::Sum, Some(DataType::Int2 | DataType::Int4)) => State::SumInt {
+            sum: vec![],
+            seen: vec![],
+        },
+        (AggFunc::Sum, Some(DataType::Int8)) => State::SumWide {
+            sum: vec![],
+            seen: vec![],
+        },
+        (AggFunc::Sum, Some(DataType::Numeric)) => State::SumNum {
+            sum: vec![],
+            seen: vec![],
+        },
+        (AggFunc::Sum, Some(t @ (DataType::Float4 | DataType::Float8))) => State::SumFloat {
+            sum: vec![],
+            seen: vec![],
+            single: t == DataType::Float4,
+        },
+        (AggFunc::Sum, Some(DataType::Interval)) => State::SumInterval {
+            sum: vec![],
+            seen: vec![],
+        },
+        (AggFunc::Avg, Some(DataType::Int2 | DataType::Int4 | DataType::Int8)) => State::AvgInt {
+            sum: vec![],
+            count: vec![],
+        },
+        (AggFunc::Avg, Some(DataType::Numeric)) => State::AvgNum {
+            sum: vec![],
+            count: vec![],
+        },
+        (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => State::AvgFloat {
+            sum: vec![],
+            count: vec![],
+        },
+        (AggFunc::Avg, Some(DataType::Interval)) => State::AvgInterval {
+            sum: vec![],
+            count: vec![],
+        },
         (AggFunc::Min | AggFunc::Max, Some(t)) => {
             let max = call.func == AggFunc::Max;
             match t {
-                DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Date | DataType::Timestamp | DataType::Timestamptz => {
-                    State::MinMaxInt { best: vec![], seen: vec![], max }
-                }
-                DataType::Float4 | DataType::Float8 => State::MinMaxFloat { best: vec![], seen: vec![], max },
-                _ => State::MinMaxAny { best: vec![], max, ty: t },
+                DataType::Int2
+                | DataType::Int4
+                | DataType::Int8
+                | DataType::Date
+                | DataType::Timestamp
+                | DataType::Timestamptz => State::MinMaxInt {
+                    best: vec![],
+                    seen: vec![],
+                    max,
+                },
+                DataType::Float4 | DataType::Float8 => State::MinMaxFloat {
+                    best: vec![],
+                    seen: vec![],
+                    max,
+                },
+                _ => State::MinMaxAny {
+                    best: vec![],
+                    max,
+                    ty: t,
+                },
             }
         }
         _ => return Err(Error::internal("aggregate without a state")),
@@ -166,17 +253,23 @@ impl State {
                 }
             }
             State::SumInt { sum, seen } => {
-                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("sum input"))?;
+                let vals = arg
+                    .and_then(int_values)
+                    .ok_or_else(|| Error::internal("sum input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
-                        sum[g] = sum[g].checked_add(vals[i]).ok_or_else(|| Error::numeric_out_of_range("bigint out of range"))?;
+                        sum[g] = sum[g]
+                            .checked_add(vals[i])
+                            .ok_or_else(|| Error::numeric_out_of_range("bigint out of range"))?;
                         seen[g] = true;
                     }
                 }
             }
             State::SumWide { sum, seen } => {
-                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("sum input"))?;
+                let vals = arg
+                    .and_then(int_values)
+                    .ok_or_else(|| Error::internal("sum input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         sum[g as usize] += vals[i] as i128;
@@ -185,7 +278,9 @@ impl State {
                 }
             }
             State::SumNum { sum, seen } => {
-                let Some(Data::Num(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("sum input")) };
+                let Some(Data::Num(vals)) = arg.map(|a| &a.data) else {
+                    return Err(Error::internal("sum input"));
+                };
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
@@ -194,7 +289,9 @@ impl State {
                         if s.scale == vals[i].scale {
                             s.mantissa += vals[i].mantissa;
                             if s.mantissa.abs() >= 10i128.pow(38) {
-                                return Err(Error::numeric_out_of_range("value overflows numeric format"));
+                                return Err(Error::numeric_out_of_range(
+                                    "value overflows numeric format",
+                                ));
                             }
                         } else {
                             *s = s.add(&vals[i])?;
@@ -204,17 +301,25 @@ impl State {
                 }
             }
             State::SumFloat { sum, seen, single } => {
-                let vals = arg.and_then(float_values).ok_or_else(|| Error::internal("sum input"))?;
+                let vals = arg
+                    .and_then(float_values)
+                    .ok_or_else(|| Error::internal("sum input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
-                        sum[g] = if *single { (sum[g] as f32 + vals[i] as f32) as f64 } else { sum[g] + vals[i] };
+                        sum[g] = if *single {
+                            (sum[g] as f32 + vals[i] as f32) as f64
+                        } else {
+                            sum[g] + vals[i]
+                        };
                         seen[g] = true;
                     }
                 }
             }
             State::SumInterval { sum, seen } => {
-                let Some(Data::Interval(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("sum input")) };
+                let Some(Data::Interval(vals)) = arg.map(|a| &a.data) else {
+                    return Err(Error::internal("sum input"));
+                };
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let s = &mut sum[g as usize];
@@ -226,7 +331,9 @@ impl State {
                 }
             }
             State::AvgInt { sum, count } => {
-                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("avg input"))?;
+                let vals = arg
+                    .and_then(int_values)
+                    .ok_or_else(|| Error::internal("avg input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         sum[g as usize] += vals[i] as i128;
@@ -235,7 +342,9 @@ impl State {
                 }
             }
             State::AvgNum { sum, count } => {
-                let Some(Data::Num(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("avg input")) };
+                let Some(Data::Num(vals)) = arg.map(|a| &a.data) else {
+                    return Err(Error::internal("avg input"));
+                };
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         sum[g as usize] = sum[g as usize].add(&vals[i])?;
@@ -244,7 +353,9 @@ impl State {
                 }
             }
             State::AvgFloat { sum, count } => {
-                let vals = arg.and_then(float_values).ok_or_else(|| Error::internal("avg input"))?;
+                let vals = arg
+                    .and_then(float_values)
+                    .ok_or_else(|| Error::internal("avg input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         sum[g as usize] += vals[i];
@@ -253,7 +364,9 @@ impl State {
                 }
             }
             State::AvgInterval { sum, count } => {
-                let Some(Data::Interval(vals)) = arg.map(|a| &a.data) else { return Err(Error::internal("avg input")) };
+                let Some(Data::Interval(vals)) = arg.map(|a| &a.data) else {
+                    return Err(Error::internal("avg input"));
+                };
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let s = &mut sum[g as usize];
@@ -265,7 +378,9 @@ impl State {
                 }
             }
             State::MinMaxInt { best, seen, max } => {
-                let vals = arg.and_then(int_values).ok_or_else(|| Error::internal("min input"))?;
+                let vals = arg
+                    .and_then(int_values)
+                    .ok_or_else(|| Error::internal("min input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
@@ -278,7 +393,9 @@ impl State {
                 }
             }
             State::MinMaxFloat { best, seen, max } => {
-                let vals = arg.and_then(float_values).ok_or_else(|| Error::internal("min input"))?;
+                let vals = arg
+                    .and_then(float_values)
+                    .ok_or_else(|| Error::internal("min input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
@@ -320,17 +437,39 @@ impl State {
         for g in 0..groups {
             let v = match self {
                 State::Count(c) => Value::Int8(c[g]),
-                State::SumInt { sum, seen } => if seen[g] { Value::Int8(sum[g]) } else { Value::Null },
-                State::SumWide { sum, seen } => {
-                    if seen[g] { Value::Numeric(Numeric::new(sum[g], 0)?) } else { Value::Null }
+                State::SumInt { sum, seen } => {
+                    if seen[g] {
+                        Value::Int8(sum[g])
+                    } else {
+                        Value::Null
+                    }
                 }
-                State::SumNum { sum, seen } => if seen[g] { Value::Numeric(sum[g]) } else { Value::Null },
+                State::SumWide { sum, seen } => {
+                    if seen[g] {
+                        Value::Numeric(Numeric::new(sum[g], 0)?)
+                    } else {
+                        Value::Null
+                    }
+                }
+                State::SumNum { sum, seen } => {
+                    if seen[g] {
+                        Value::Numeric(sum[g])
+                    } else {
+                        Value::Null
+                    }
+                }
                 State::SumFloat { sum, seen, single } => match (seen[g], single) {
                     (false, _) => Value::Null,
                     (true, true) => Value::Float4(sum[g] as f32),
                     (true, false) => Value::Float8(sum[g]),
                 },
-                State::SumInterval { sum, seen } => if seen[g] { Value::Interval(sum[g]) } else { Value::Null },
+                State::SumInterval { sum, seen } => {
+                    if seen[g] {
+                        Value::Interval(sum[g])
+                    } else {
+                        Value::Null
+                    }
+                }
                 State::AvgInt { sum, count } => {
                     if count[g] == 0 {
                         Value::Null
@@ -339,10 +478,18 @@ impl State {
                     }
                 }
                 State::AvgNum { sum, count } => {
-                    if count[g] == 0 { Value::Null } else { Value::Numeric(sum[g].div(&Numeric::from_i64(count[g]))?) }
+                    if count[g] == 0 {
+                        Value::Null
+                    } else {
+                        Value::Numeric(sum[g].div(&Numeric::from_i64(count[g]))?)
+                    }
                 }
                 State::AvgFloat { sum, count } => {
-                    if count[g] == 0 { Value::Null } else { Value::Float8(sum[g] / count[g] as f64) }
+                    if count[g] == 0 {
+                        Value::Null
+                    } else {
+                        Value::Float8(sum[g] / count[g] as f64)
+                    }
                 }
                 State::AvgInterval { sum, count } => {
                     if count[g] == 0 {
@@ -355,7 +502,11 @@ impl State {
                         let days = s.days as f64 / c + (months - wm) * 30.0;
                         let wd = days.trunc();
                         let micros = s.micros as f64 / c + (days - wd) * 86_400_000_000.0;
-                        Value::Interval(Interval { months: wm as i32, days: wd as i32, micros: micros.round() as i64 })
+                        Value::Interval(Interval {
+                            months: wm as i32,
+                            days: wd as i32,
+                            micros: micros.round() as i64,
+                        })
                     }
                 }
                 State::MinMaxInt { best, seen, .. } => {
@@ -401,17 +552,43 @@ impl AggregateOp {
     pub fn new(input: BoxedOperator, group_by: Vec<Expr>, aggs: Vec<AggCall>) -> AggregateOp {
         let grouper = match group_by.as_slice() {
             [] => Grouper::Single,
-            [k] if matches!(k.ty().ty, DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Date) => {
-                Grouper::Int { map: FastMap::default(), null_group: None }
+            [k] if matches!(
+                k.ty().ty,
+                DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Date
+            ) =>
+            {
+                Grouper::Int {
+                    map: FastMap::default(),
+                    null_group: None,
+                }
             }
-            _ => Grouper::Bytes { map: FastMap::default(), buf: Vec::new() },
+            _ => Grouper::Bytes {
+                map: FastMap::default(),
+                buf: Vec::new(),
+            },
         };
-        let keys_out = group_by.iter().map(|g| Vector::with_capacity(g.ty().ty, 0)).collect();
+        let keys_out = group_by
+            .iter()
+            .map(|g| Vector::with_capacity(g.ty().ty, 0))
+            .collect();
         let accs = aggs
             .into_iter()
-            .map(|call| Accumulator { distinct: call.distinct.then(|| (Vec::new(), Vec::new())), state: State::Count(vec![]), call })
+            .map(|call| Accumulator {
+                distinct: call.distinct.then(|| (Vec::new(), Vec::new())),
+                state: State::Count(vec![]),
+                call,
+            })
             .collect();
-        AggregateOp { input, group_by, accs, grouper, keys_out, groups: 0, output: None, emitted: 0 }
+        AggregateOp {
+            input,
+            group_by,
+            accs,
+            grouper,
+            keys_out,
+            groups: 0,
+            output: None,
+            emitted: 0,
+        }
     }
 
     fn assign_groups(&mut self, keys: &[Vector], rows: usize) -> Vec<u32> {
@@ -476,10 +653,19 @@ impl AggregateOp {
         }
         while let Some(b) = self.input.next(ctx)? {
             let sel = b.selection();
-            let keys = self.group_by.iter().map(|g| eval(g, &b, &sel, ctx)).collect::<Result<Vec<_>>>()?;
+            let keys = self
+                .group_by
+                .iter()
+                .map(|g| eval(g, &b, &sel, ctx))
+                .collect::<Result<Vec<_>>>()?;
             let ids = self.assign_groups(&keys, sel.len());
             for acc in self.accs.iter_mut() {
-                let arg = acc.call.arg.as_ref().map(|a| eval(a, &b, &sel, ctx)).transpose()?;
+                let arg = acc
+                    .call
+                    .arg
+                    .as_ref()
+                    .map(|a| eval(a, &b, &sel, ctx))
+                    .transpose()?;
                 let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
                 match &mut acc.distinct {
                     None => {
@@ -487,7 +673,9 @@ impl AggregateOp {
                         acc.state.update(&ids, arg.as_ref(), arg_ty)?;
                     }
                     Some((seen, values)) => {
-                        let a = arg.as_ref().ok_or_else(|| Error::internal("DISTINCT without argument"))?;
+                        let a = arg
+                            .as_ref()
+                            .ok_or_else(|| Error::internal("DISTINCT without argument"))?;
                         while seen.len() < self.groups {
                             seen.push(FastMap::default());
                             values.push(Vector::with_capacity(arg_ty, 0));
@@ -537,7 +725,9 @@ impl Operator for AggregateOp {
         if self.output.is_none() {
             self.consume(ctx)?;
         }
-        let Some(out) = &self.output else { return Ok(None) };
+        let Some(out) = &self.output else {
+            return Ok(None);
+        };
         if self.emitted >= out.rows {
             return Ok(None);
         }
@@ -545,7 +735,13 @@ impl Operator for AggregateOp {
         let batch = if self.emitted == 0 && end == out.rows {
             out.clone()
         } else {
-            Batch::new(out.columns.iter().map(|c| c.slice(self.emitted, end)).collect(), end - self.emitted)
+            Batch::new(
+                out.columns
+                    .iter()
+                    .map(|c| c.slice(self.emitted, end))
+                    .collect(),
+                end - self.emitted,
+            )
         };
         self.emitted = end;
         Ok(Some(batch))

@@ -1,14 +1,14 @@
 //! What a running statement needs from its session: snapshot, parameters, settings, and
 //! the interrupt flag that cancel requests and statement_timeout raise.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::storage::mvcc::Snapshot;
-use crate::types::text::TextFormat;
 use crate::types::Value;
+use crate::types::text::TextFormat;
 
 /// Set by a CancelRequest from another connection; checked between batches.
 #[derive(Default)]

@@ -19,7 +19,8 @@ use crate::types::datetime::{self, Interval, USECS_PER_DAY};
 use crate::types::{DataType, Numeric, SqlType, Value};
 
 pub fn cmp_f64(a: f64, b: f64) -> Ordering {
-    a.partial_cmp(&b).unwrap_or_else(|| a.is_nan().cmp(&b.is_nan()))
+    a.partial_cmp(&b)
+        .unwrap_or_else(|| a.is_nan().cmp(&b.is_nan()))
 }
 
 /// Compares row `i` of `a` with row `j` of `b` (same kind, both non-NULL).
@@ -52,87 +53,197 @@ fn is_null_at(nulls: &Option<Vec<bool>>, i: usize) -> bool {
 }
 
 /// Evaluates `expr` over the rows `sel` of `batch`.
+///
+/// A thin dispatcher: each arm lives in its own non-inlined function so that a deep
+/// expression costs one small frame per level, not the frame of every arm at once.
 pub fn eval(expr: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
-    let n = sel.len();
     match expr {
-        Expr::Column { index, .. } => {
-            let col = batch.columns.get(*index).ok_or_else(|| Error::internal("column index out of range"))?;
-            if n == batch.rows && batch.sel.is_none() && sel.len() == col.len() {
-                Ok(col.clone())
-            } else {
-                Ok(col.gather(sel))
-            }
-        }
-        Expr::Literal { value, ty } => Ok(Vector::repeat(value, ty.ty, n)),
+        Expr::Column { index, .. } => eval_column(*index, batch, sel),
+        Expr::Literal { value, ty } => Ok(Vector::repeat(value, ty.ty, sel.len())),
         Expr::Param { index, ty } => {
             let v = ctx.params.get(*index).cloned().unwrap_or(Value::Null);
-            Ok(Vector::repeat(&v, ty.ty, n))
+            Ok(Vector::repeat(&v, ty.ty, sel.len()))
         }
-        Expr::Negate { expr, .. } => {
-            let v = eval(expr, batch, sel, ctx)?;
-            negate(v)
+        Expr::Negate { expr, .. } => negate(eval(expr, batch, sel, ctx)?),
+        Expr::Binary {
+            op,
+            left,
+            right,
+            ty,
+        } => eval_binary(*op, left, right, *ty, batch, sel, ctx),
+        Expr::And(list) | Expr::Or(list) => {
+            eval_logic(matches!(expr, Expr::And(_)), list, batch, sel, ctx)
         }
-        Expr::Binary { op, left, right, ty } => {
-            let l = eval(left, batch, sel, ctx)?;
-            let r = eval(right, batch, sel, ctx)?;
-            binary(*op, l, r, left.ty(), right.ty(), *ty)
+        Expr::Not(e) => eval_not(e, batch, sel, ctx),
+        Expr::IsNull { expr, negated } => eval_is_null(expr, *negated, batch, sel, ctx),
+        Expr::IsBool {
+            expr,
+            value,
+            negated,
+        } => eval_is_bool(expr, *value, *negated, batch, sel, ctx),
+        Expr::IsDistinct {
+            left,
+            right,
+            negated,
+        } => eval_is_distinct(left, right, *negated, batch, sel, ctx),
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => eval_in_list(expr, list, *negated, batch, sel, ctx),
+        Expr::Like {
+            expr,
+            pattern,
+            negated,
+            case_insensitive,
+        } => eval_like_expr(expr, pattern, *negated, *case_insensitive, batch, sel, ctx),
+        Expr::Case {
+            whens,
+            else_result,
+            ty,
+        } => eval_case(whens, else_result.as_deref(), *ty, batch, sel, ctx),
+        Expr::Cast { expr, to, explicit } => eval_cast(expr, *to, *explicit, batch, sel, ctx),
+        Expr::Func { func, args, ty } => {
+            super::functions::eval_function(*func, args, *ty, batch, sel, ctx)
         }
-        Expr::And(list) | Expr::Or(list) => eval_logic(matches!(expr, Expr::And(_)), list, batch, sel, ctx),
-        Expr::Not(e) => {
-            let mut v = eval(e, batch, sel, ctx)?;
-            if let Data::Bool(b) = &mut v.data {
-                b.iter_mut().for_each(|x| *x = !*x);
-            }
-            Ok(v)
-        }
-        Expr::IsNull { expr, negated } => {
-            let v = eval(expr, batch, sel, ctx)?;
-            let out = (0..n).map(|i| v.is_null(i) != *negated).collect();
-            Ok(Vector::from_data(Data::Bool(out)))
-        }
-        Expr::IsBool { expr, value, negated } => {
-            let v = eval(expr, batch, sel, ctx)?;
-            let Data::Bool(b) = &v.data else { return Err(Error::internal("IS TRUE on non-boolean")) };
-            let out = (0..n).map(|i| (!v.is_null(i) && b[i] == *value) != *negated).collect();
-            Ok(Vector::from_data(Data::Bool(out)))
-        }
-        Expr::IsDistinct { left, right, negated } => {
-            let l = eval(left, batch, sel, ctx)?;
-            let r = eval(right, batch, sel, ctx)?;
-            let out = (0..n)
-                .map(|i| {
-                    let distinct = match (l.is_null(i), r.is_null(i)) {
-                        (true, true) => false,
-                        (true, false) | (false, true) => true,
-                        (false, false) => compare_rows(&l.data, i, &r.data, i) != Ordering::Equal,
-                    };
-                    distinct != *negated
-                })
-                .collect();
-            Ok(Vector::from_data(Data::Bool(out)))
-        }
-        Expr::InList { expr, list, negated } => eval_in_list(expr, list, *negated, batch, sel, ctx),
-        Expr::Like { expr, pattern, negated, case_insensitive } => {
-            let v = eval(expr, batch, sel, ctx)?;
-            let p = eval(pattern, batch, sel, ctx)?;
-            eval_like(&v, &p, *negated, *case_insensitive)
-        }
-        Expr::Case { whens, else_result, ty } => eval_case(whens, else_result.as_deref(), *ty, batch, sel, ctx),
-        Expr::Cast { expr, to, explicit } => {
-            let v = eval(expr, batch, sel, ctx)?;
-            cast_vector(v, expr.ty(), *to, *explicit, ctx)
-        }
-        Expr::Func { func, args, ty } => super::functions::eval_function(*func, args, *ty, batch, sel, ctx),
-        Expr::Agg { .. } => Err(Error::internal("aggregate reference outside an aggregation")),
+        Expr::Agg { .. } => Err(Error::internal(
+            "aggregate reference outside an aggregation",
+        )),
     }
+}
+
+#[inline(never)]
+fn eval_column(index: usize, batch: &Batch, sel: &[u32]) -> Result<Vector> {
+    let col = batch
+        .columns
+        .get(index)
+        .ok_or_else(|| Error::internal("column index out of range"))?;
+    if sel.len() == batch.rows && batch.sel.is_none() && sel.len() == col.len() {
+        Ok(col.clone())
+    } else {
+        Ok(col.gather(sel))
+    }
+}
+
+#[inline(never)]
+fn eval_binary(
+    op: BinaryOp,
+    left: &Expr,
+    right: &Expr,
+    ty: SqlType,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let l = eval(left, batch, sel, ctx)?;
+    let r = eval(right, batch, sel, ctx)?;
+    binary(op, l, r, left.ty(), right.ty(), ty)
+}
+
+#[inline(never)]
+fn eval_not(e: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+    let mut v = eval(e, batch, sel, ctx)?;
+    if let Data::Bool(b) = &mut v.data {
+        b.iter_mut().for_each(|x| *x = !*x);
+    }
+    Ok(v)
+}
+
+#[inline(never)]
+fn eval_is_null(
+    e: &Expr,
+    negated: bool,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let v = eval(e, batch, sel, ctx)?;
+    let out = (0..sel.len()).map(|i| v.is_null(i) != negated).collect();
+    Ok(Vector::from_data(Data::Bool(out)))
+}
+
+#[inline(never)]
+fn eval_is_bool(
+    e: &Expr,
+    value: bool,
+    negated: bool,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let v = eval(e, batch, sel, ctx)?;
+    let Data::Bool(b) = &v.data else {
+        return Err(Error::internal("IS TRUE on non-boolean"));
+    };
+    let out = (0..sel.len())
+        .map(|i| (!v.is_null(i) && b[i] == value) != negated)
+        .collect();
+    Ok(Vector::from_data(Data::Bool(out)))
+}
+
+#[inline(never)]
+fn eval_is_distinct(
+    left: &Expr,
+    right: &Expr,
+    negated: bool,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let l = eval(left, batch, sel, ctx)?;
+    let r = eval(right, batch, sel, ctx)?;
+    let out = (0..sel.len())
+        .map(|i| {
+            let distinct = match (l.is_null(i), r.is_null(i)) {
+                (true, true) => false,
+                (true, false) | (false, true) => true,
+                (false, false) => compare_rows(&l.data, i, &r.data, i) != Ordering::Equal,
+            };
+            distinct != negated
+        })
+        .collect();
+    Ok(Vector::from_data(Data::Bool(out)))
+}
+
+#[inline(never)]
+fn eval_like_expr(
+    expr: &Expr,
+    pattern: &Expr,
+    negated: bool,
+    case_insensitive: bool,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let v = eval(expr, batch, sel, ctx)?;
+    let p = eval(pattern, batch, sel, ctx)?;
+    eval_like(&v, &p, negated, case_insensitive)
+}
+
+#[inline(never)]
+fn eval_cast(
+    expr: &Expr,
+    to: SqlType,
+    explicit: bool,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let v = eval(expr, batch, sel, ctx)?;
+    cast_vector(v, expr.ty(), to, explicit, ctx)
 }
 
 /// Evaluates a predicate and returns the rows of `sel` for which it is true.
 pub fn eval_filter(pred: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vec<u32>> {
     // Fast path: column compared with a constant.
-    if let Expr::Binary { op, left, right, .. } = pred {
+    if let Expr::Binary {
+        op, left, right, ..
+    } = pred
+    {
         if op.is_comparison() {
-            if let (Expr::Column { index, .. }, Expr::Literal { value, .. }) = (left.as_ref(), right.as_ref()) {
+            if let (Expr::Column { index, .. }, Expr::Literal { value, .. }) =
+                (left.as_ref(), right.as_ref())
+            {
                 if let Some(col) = batch.columns.get(*index) {
                     if let Some(out) = filter_column_const(*op, col, value, sel) {
                         return Ok(out);
@@ -152,8 +263,15 @@ pub fn eval_filter(pred: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -
         return Ok(current);
     }
     let v = eval(pred, batch, sel, ctx)?;
-    let Data::Bool(b) = &v.data else { return Err(Error::internal("filter on non-boolean")) };
-    Ok(sel.iter().enumerate().filter(|(i, _)| b[*i] && !v.is_null(*i)).map(|(_, &r)| r).collect())
+    let Data::Bool(b) = &v.data else {
+        return Err(Error::internal("filter on non-boolean"));
+    };
+    Ok(sel
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| b[*i] && !v.is_null(*i))
+        .map(|(_, &r)| r)
+        .collect())
 }
 
 fn op_matches(op: BinaryOp, o: Ordering) -> bool {
@@ -172,28 +290,46 @@ fn filter_column_const(op: BinaryOp, col: &Vector, value: &Value, sel: &[u32]) -
     let live = |i: u32| !col.is_null(i as usize);
     let out = match (&col.data, value) {
         (_, Value::Null) => Vec::new(),
-        (Data::I32(v), Value::Int4(c) | Value::Date(c)) => {
-            sel.iter().copied().filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c))).collect()
-        }
-        (Data::I64(v), Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) => {
-            sel.iter().copied().filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c))).collect()
-        }
-        (Data::I16(v), Value::Int2(c)) => {
-            sel.iter().copied().filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c))).collect()
-        }
-        (Data::F64(v), Value::Float8(c)) => {
-            sel.iter().copied().filter(|&i| live(i) && op_matches(op, cmp_f64(v[i as usize], *c))).collect()
-        }
+        (Data::I32(v), Value::Int4(c) | Value::Date(c)) => sel
+            .iter()
+            .copied()
+            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c)))
+            .collect(),
+        (Data::I64(v), Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) => sel
+            .iter()
+            .copied()
+            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c)))
+            .collect(),
+        (Data::I16(v), Value::Int2(c)) => sel
+            .iter()
+            .copied()
+            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c)))
+            .collect(),
+        (Data::F64(v), Value::Float8(c)) => sel
+            .iter()
+            .copied()
+            .filter(|&i| live(i) && op_matches(op, cmp_f64(v[i as usize], *c)))
+            .collect(),
         (Data::Text(t), Value::Text(c)) => {
             let c = c.as_bytes();
-            sel.iter().copied().filter(|&i| live(i) && op_matches(op, t.get(i as usize).cmp(c))).collect()
+            sel.iter()
+                .copied()
+                .filter(|&i| live(i) && op_matches(op, t.get(i as usize).cmp(c)))
+                .collect()
         }
         _ => return None,
     };
     Some(out)
 }
 
-fn eval_logic(is_and: bool, list: &[Expr], batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+#[inline(never)]
+fn eval_logic(
+    is_and: bool,
+    list: &[Expr],
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
     let n = sel.len();
     // Per row: Some(decided value) or None while undecided; `unknown` tracks NULLs seen.
     let mut decided: Vec<Option<bool>> = vec![None; n];
@@ -205,7 +341,9 @@ fn eval_logic(is_and: bool, list: &[Expr], batch: &Batch, sel: &[u32], ctx: &Exe
         }
         let sub: Vec<u32> = pending.iter().map(|&i| sel[i]).collect();
         let v = eval(e, batch, &sub, ctx)?;
-        let Data::Bool(b) = &v.data else { return Err(Error::internal("AND/OR on non-boolean")) };
+        let Data::Bool(b) = &v.data else {
+            return Err(Error::internal("AND/OR on non-boolean"));
+        };
         for (k, &i) in pending.iter().enumerate() {
             if v.is_null(k) {
                 unknown[i] = true;
@@ -228,10 +366,21 @@ fn eval_logic(is_and: bool, list: &[Expr], batch: &Batch, sel: &[u32], ctx: &Exe
             None => out.push(is_and),
         }
     }
-    Ok(Vector { data: Data::Bool(out), nulls: any_null.then_some(nulls) })
+    Ok(Vector {
+        data: Data::Bool(out),
+        nulls: any_null.then_some(nulls),
+    })
 }
 
-fn eval_in_list(expr: &Expr, list: &[Expr], negated: bool, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+#[inline(never)]
+fn eval_in_list(
+    expr: &Expr,
+    list: &[Expr],
+    negated: bool,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
     let n = sel.len();
     let v = eval(expr, batch, sel, ctx)?;
     let mut found = vec![false; n];
@@ -262,7 +411,10 @@ fn eval_in_list(expr: &Expr, list: &[Expr], negated: bool, batch: &Batch, sel: &
             }
         })
         .collect();
-    Ok(Vector { data: Data::Bool(out), nulls: any_null.then_some(nulls) })
+    Ok(Vector {
+        data: Data::Bool(out),
+        nulls: any_null.then_some(nulls),
+    })
 }
 
 /// SQL LIKE over UTF-8 strings: `%` any run, `_` one character, `\` escapes.
@@ -318,7 +470,13 @@ fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> 
         return Err(Error::internal("LIKE on non-text"));
     };
     let nulls = union_nulls(&v.nulls, &p.nulls, n);
-    let prep = |s: &str| -> Vec<char> { if ci { s.to_lowercase().chars().collect() } else { s.chars().collect() } };
+    let prep = |s: &str| -> Vec<char> {
+        if ci {
+            s.to_lowercase().chars().collect()
+        } else {
+            s.chars().collect()
+        }
+    };
     let mut cached: Option<(Vec<u8>, Vec<char>)> = None;
     let mut out = Vec::with_capacity(n);
     let mut buf: Vec<char> = Vec::new();
@@ -332,7 +490,11 @@ fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> 
             Some((b, chars)) if b.as_slice() == pat_bytes => chars,
             _ => {
                 cached = Some((pat_bytes.to_vec(), prep(ps.get_str(i))));
-                &cached.as_ref().map(|c| &c.1).ok_or_else(|| Error::internal("pattern cache"))?.clone()
+                &cached
+                    .as_ref()
+                    .map(|c| &c.1)
+                    .ok_or_else(|| Error::internal("pattern cache"))?
+                    .clone()
             }
         };
         let pat = pat.clone();
@@ -344,9 +506,13 @@ fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> 
         }
         out.push(like_match(&buf, &pat) != negated);
     }
-    Ok(Vector { data: Data::Bool(out), nulls })
+    Ok(Vector {
+        data: Data::Bool(out),
+        nulls,
+    })
 }
 
+#[inline(never)]
 fn eval_case(
     whens: &[(Expr, Expr)],
     else_result: Option<&Expr>,
@@ -366,11 +532,17 @@ fn eval_case(
         }
         let sub: Vec<u32> = remaining.iter().map(|&i| sel[i]).collect();
         let c = eval(cond, batch, &sub, ctx)?;
-        let Data::Bool(cv) = &c.data else { return Err(Error::internal("CASE condition not boolean")) };
+        let Data::Bool(cv) = &c.data else {
+            return Err(Error::internal("CASE condition not boolean"));
+        };
         let mut hit = Vec::new();
         let mut rest = Vec::new();
         for (k, &i) in remaining.iter().enumerate() {
-            if cv[k] && !c.is_null(k) { hit.push(i) } else { rest.push(i) }
+            if cv[k] && !c.is_null(k) {
+                hit.push(i)
+            } else {
+                rest.push(i)
+            }
         }
         if !hit.is_empty() {
             let hit_sel: Vec<u32> = hit.iter().map(|&i| sel[i]).collect();
@@ -407,13 +579,40 @@ fn negate(v: Vector) -> Result<Vector> {
     let range = |t: &str| Error::numeric_out_of_range(format!("{t} out of range"));
     let data = match v.data {
         Data::I16(x) => Data::I16(
-            x.iter().enumerate().map(|(i, &a)| if is_null_at(&nulls, i) { Ok(0) } else { a.checked_neg().ok_or_else(|| range("smallint")) }).collect::<Result<_>>()?,
+            x.iter()
+                .enumerate()
+                .map(|(i, &a)| {
+                    if is_null_at(&nulls, i) {
+                        Ok(0)
+                    } else {
+                        a.checked_neg().ok_or_else(|| range("smallint"))
+                    }
+                })
+                .collect::<Result<_>>()?,
         ),
         Data::I32(x) => Data::I32(
-            x.iter().enumerate().map(|(i, &a)| if is_null_at(&nulls, i) { Ok(0) } else { a.checked_neg().ok_or_else(|| range("integer")) }).collect::<Result<_>>()?,
+            x.iter()
+                .enumerate()
+                .map(|(i, &a)| {
+                    if is_null_at(&nulls, i) {
+                        Ok(0)
+                    } else {
+                        a.checked_neg().ok_or_else(|| range("integer"))
+                    }
+                })
+                .collect::<Result<_>>()?,
         ),
         Data::I64(x) => Data::I64(
-            x.iter().enumerate().map(|(i, &a)| if is_null_at(&nulls, i) { Ok(0) } else { a.checked_neg().ok_or_else(|| range("bigint")) }).collect::<Result<_>>()?,
+            x.iter()
+                .enumerate()
+                .map(|(i, &a)| {
+                    if is_null_at(&nulls, i) {
+                        Ok(0)
+                    } else {
+                        a.checked_neg().ok_or_else(|| range("bigint"))
+                    }
+                })
+                .collect::<Result<_>>()?,
         ),
         Data::F32(x) => Data::F32(x.iter().map(|a| -a).collect()),
         Data::F64(x) => Data::F64(x.iter().map(|a| -a).collect()),
@@ -487,7 +686,10 @@ fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64> {
         }
         BinaryOp::Pow => {
             if x == 0.0 && y < 0.0 {
-                return Err(Error::new("2201F", "zero raised to a negative power is undefined"));
+                return Err(Error::new(
+                    "2201F",
+                    "zero raised to a negative power is undefined",
+                ));
             }
             if x < 0.0 && y.fract() != 0.0 {
                 return Err(Error::new(
@@ -502,7 +704,13 @@ fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64> {
     if v.is_infinite() && x.is_finite() && y.is_finite() {
         return Err(Error::numeric_out_of_range("value out of range: overflow"));
     }
-    if v == 0.0 && x != 0.0 && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow) && y.is_finite() && y != 0.0 && !(op == BinaryOp::Pow) {
+    if v == 0.0
+        && x != 0.0
+        && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow)
+        && y.is_finite()
+        && y != 0.0
+        && !(op == BinaryOp::Pow)
+    {
         return Err(Error::numeric_out_of_range("value out of range: underflow"));
     }
     Ok(v)
@@ -520,17 +728,31 @@ fn compare_vectors(op: BinaryOp, l: &Vector, r: &Vector) -> Vec<bool> {
         (Data::I32(a), Data::I32(b)) => cmp_loop!(a, b, |x: &i32, y: &i32| x.cmp(y)),
         (Data::I64(a), Data::I64(b)) => cmp_loop!(a, b, |x: &i64, y: &i64| x.cmp(y)),
         (Data::F64(a), Data::F64(b)) => cmp_loop!(a, b, |x: &f64, y: &f64| cmp_f64(*x, *y)),
-        (Data::Text(a), Data::Text(b)) => (0..n).map(|i| op_matches(op, a.get(i).cmp(b.get(i)))).collect(),
-        _ => (0..n).map(|i| op_matches(op, compare_rows(&l.data, i, &r.data, i))).collect(),
+        (Data::Text(a), Data::Text(b)) => (0..n)
+            .map(|i| op_matches(op, a.get(i).cmp(b.get(i))))
+            .collect(),
+        _ => (0..n)
+            .map(|i| op_matches(op, compare_rows(&l.data, i, &r.data, i)))
+            .collect(),
     }
 }
 
-fn binary(op: BinaryOp, l: Vector, r: Vector, lt: SqlType, rt: SqlType, ty: SqlType) -> Result<Vector> {
+fn binary(
+    op: BinaryOp,
+    l: Vector,
+    r: Vector,
+    lt: SqlType,
+    rt: SqlType,
+    ty: SqlType,
+) -> Result<Vector> {
     let n = l.len();
     let nulls = union_nulls(&l.nulls, &r.nulls, n);
     if op.is_comparison() {
         let out = compare_vectors(op, &l, &r);
-        return Ok(Vector { data: Data::Bool(out), nulls });
+        return Ok(Vector {
+            data: Data::Bool(out),
+            nulls,
+        });
     }
     let data = match (&l.data, &r.data) {
         (Data::Text(a), Data::Text(b)) if op == BinaryOp::Concat => {
@@ -552,16 +774,30 @@ fn binary(op: BinaryOp, l: Vector, r: Vector, lt: SqlType, rt: SqlType, ty: SqlT
             let range = || Error::datetime_overflow("date out of range");
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
-                let v = if op == BinaryOp::Add { a[i].checked_add(b[i]) } else { a[i].checked_sub(b[i]) };
-                out.push(if is_null_at(&nulls, i) { 0 } else { v.ok_or_else(range)? });
+                let v = if op == BinaryOp::Add {
+                    a[i].checked_add(b[i])
+                } else {
+                    a[i].checked_sub(b[i])
+                };
+                out.push(if is_null_at(&nulls, i) {
+                    0
+                } else {
+                    v.ok_or_else(range)?
+                });
             }
             Data::I32(out)
         }
         (Data::I32(a), Data::I32(b)) => Data::I32(int_arith!(a, b, &nulls, op, i32, "integer")),
-        (Data::I64(a), Data::I64(b)) if lt.ty == DataType::Int8 => Data::I64(int_arith!(a, b, &nulls, op, i64, "bigint")),
+        (Data::I64(a), Data::I64(b)) if lt.ty == DataType::Int8 => {
+            Data::I64(int_arith!(a, b, &nulls, op, i64, "bigint"))
+        }
         (Data::I64(a), Data::I64(b)) => {
             // timestamp - timestamp
-            Data::Interval((0..n).map(|i| datetime::timestamp_diff(a[i], b[i])).collect())
+            Data::Interval(
+                (0..n)
+                    .map(|i| datetime::timestamp_diff(a[i], b[i]))
+                    .collect(),
+            )
         }
         (Data::I64(a), Data::Interval(b)) => {
             let mut out = Vec::with_capacity(n);
@@ -570,7 +806,11 @@ fn binary(op: BinaryOp, l: Vector, r: Vector, lt: SqlType, rt: SqlType, ty: SqlT
                     out.push(0);
                     continue;
                 }
-                let iv = if op == BinaryOp::Sub { datetime::interval_neg(&b[i]) } else { b[i] };
+                let iv = if op == BinaryOp::Sub {
+                    datetime::interval_neg(&b[i])
+                } else {
+                    b[i]
+                };
                 out.push(datetime::timestamp_add_interval(a[i], &iv)?);
             }
             Data::I64(out)
@@ -579,7 +819,11 @@ fn binary(op: BinaryOp, l: Vector, r: Vector, lt: SqlType, rt: SqlType, ty: SqlT
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
                 let (x, y) = (a[i], b[i]);
-                let y = if op == BinaryOp::Sub { datetime::interval_neg(&y) } else { y };
+                let y = if op == BinaryOp::Sub {
+                    datetime::interval_neg(&y)
+                } else {
+                    y
+                };
                 out.push(Interval {
                     months: x.months.wrapping_add(y.months),
                     days: x.days.wrapping_add(y.days),
@@ -630,7 +874,11 @@ fn binary(op: BinaryOp, l: Vector, r: Vector, lt: SqlType, rt: SqlType, ty: SqlT
                 }
             } else {
                 for i in 0..n {
-                    out.push(if is_null_at(&nulls, i) { 0.0 } else { float_arith(op, a[i], b[i])? });
+                    out.push(if is_null_at(&nulls, i) {
+                        0.0
+                    } else {
+                        float_arith(op, a[i], b[i])?
+                    });
                 }
             }
             Data::F64(out)
@@ -672,11 +920,21 @@ fn scale_interval(iv: &Interval, f: f64) -> Interval {
     let days = iv.days as f64 * f + (months - whole_months) * 30.0;
     let whole_days = days.trunc();
     let micros = iv.micros as f64 * f + (days - whole_days) * USECS_PER_DAY as f64;
-    Interval { months: whole_months as i32, days: whole_days as i32, micros: micros.round() as i64 }
+    Interval {
+        months: whole_months as i32,
+        days: whole_days as i32,
+        micros: micros.round() as i64,
+    }
 }
 
 /// Casts every element of `v` from `from` to `to`.
-pub fn cast_vector(v: Vector, from: SqlType, to: SqlType, explicit: bool, ctx: &ExecContext) -> Result<Vector> {
+pub fn cast_vector(
+    v: Vector,
+    from: SqlType,
+    to: SqlType,
+    explicit: bool,
+    ctx: &ExecContext,
+) -> Result<Vector> {
     let n = v.len();
     if from == to && to.typmod < 0 {
         return Ok(v);
@@ -686,17 +944,25 @@ pub fn cast_vector(v: Vector, from: SqlType, to: SqlType, explicit: bool, ctx: &
     let fast = match (&v.data, to.ty) {
         (Data::I16(a), DataType::Int4) => Some(Data::I32(a.iter().map(|&x| x as i32).collect())),
         (Data::I16(a), DataType::Int8) => Some(Data::I64(a.iter().map(|&x| x as i64).collect())),
-        (Data::I32(a), DataType::Int8) if from.ty == DataType::Int4 => Some(Data::I64(a.iter().map(|&x| x as i64).collect())),
-        (Data::I32(a), DataType::Float8) if from.ty == DataType::Int4 => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
-        (Data::I64(a), DataType::Float8) if from.ty == DataType::Int8 => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
-        (Data::F32(a), DataType::Float8) => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
-        (Data::I32(a), DataType::Numeric) if from.ty == DataType::Int4 && to.typmod < 0 => {
-            Some(Data::Num(a.iter().map(|&x| Numeric::from_i64(x as i64)).collect()))
+        (Data::I32(a), DataType::Int8) if from.ty == DataType::Int4 => {
+            Some(Data::I64(a.iter().map(|&x| x as i64).collect()))
         }
+        (Data::I32(a), DataType::Float8) if from.ty == DataType::Int4 => {
+            Some(Data::F64(a.iter().map(|&x| x as f64).collect()))
+        }
+        (Data::I64(a), DataType::Float8) if from.ty == DataType::Int8 => {
+            Some(Data::F64(a.iter().map(|&x| x as f64).collect()))
+        }
+        (Data::F32(a), DataType::Float8) => Some(Data::F64(a.iter().map(|&x| x as f64).collect())),
+        (Data::I32(a), DataType::Numeric) if from.ty == DataType::Int4 && to.typmod < 0 => Some(
+            Data::Num(a.iter().map(|&x| Numeric::from_i64(x as i64)).collect()),
+        ),
         (Data::I64(a), DataType::Numeric) if from.ty == DataType::Int8 && to.typmod < 0 => {
             Some(Data::Num(a.iter().map(|&x| Numeric::from_i64(x)).collect()))
         }
-        (Data::Text(_), DataType::Text | DataType::Varchar) if from.ty != DataType::Bpchar && to.typmod < 0 => {
+        (Data::Text(_), DataType::Text | DataType::Varchar)
+            if from.ty != DataType::Bpchar && to.typmod < 0 =>
+        {
             return Ok(v);
         }
         _ => None,

@@ -9,7 +9,9 @@ use crate::types::datetime::{USECS_PER_DAY, USECS_PER_SEC};
 use crate::types::{DataType, Numeric, SqlType, Value};
 
 fn text_map(v: &Vector, mut f: impl FnMut(&str, &mut Vec<u8>)) -> Vector {
-    let Data::Text(t) = &v.data else { return v.clone() };
+    let Data::Text(t) = &v.data else {
+        return v.clone();
+    };
     let mut out = TextVec::with_capacity(t.len());
     let mut buf = Vec::new();
     for i in 0..t.len() {
@@ -19,13 +21,23 @@ fn text_map(v: &Vector, mut f: impl FnMut(&str, &mut Vec<u8>)) -> Vector {
         }
         out.push(&buf);
     }
-    Vector { data: Data::Text(out), nulls: v.nulls.clone() }
+    Vector {
+        data: Data::Text(out),
+        nulls: v.nulls.clone(),
+    }
 }
 
 fn int_map(v: &Vector, f: impl Fn(&str) -> i32) -> Vector {
-    let Data::Text(t) = &v.data else { return v.clone() };
-    let out = (0..t.len()).map(|i| if v.is_null(i) { 0 } else { f(t.get_str(i)) }).collect();
-    Vector { data: Data::I32(out), nulls: v.nulls.clone() }
+    let Data::Text(t) = &v.data else {
+        return v.clone();
+    };
+    let out = (0..t.len())
+        .map(|i| if v.is_null(i) { 0 } else { f(t.get_str(i)) })
+        .collect();
+    Vector {
+        data: Data::I32(out),
+        nulls: v.nulls.clone(),
+    }
 }
 
 fn merged_nulls(vs: &[Vector], n: usize) -> Option<Vec<bool>> {
@@ -49,9 +61,14 @@ fn substr(s: &str, start: i64, len: Option<i64>) -> Result<&str> {
         None => None,
     };
     let mut chars = s.char_indices().skip(from);
-    let Some((b0, _)) = chars.next() else { return Ok("") };
+    let Some((b0, _)) = chars.next() else {
+        return Ok("");
+    };
     let b1 = match count {
-        Some(c) => s[b0..].char_indices().nth(c).map_or(s.len(), |(i, _)| b0 + i),
+        Some(c) => s[b0..]
+            .char_indices()
+            .nth(c)
+            .map_or(s.len(), |(i, _)| b0 + i),
         None => s.len(),
     };
     Ok(&s[b0..b1])
@@ -74,30 +91,56 @@ fn float_round(v: f64) -> f64 {
     v.round_ties_even()
 }
 
-pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+pub fn eval_function(
+    func: Func,
+    args: &[Expr],
+    ty: SqlType,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
     let n = sel.len();
     // Functions that must not evaluate all arguments eagerly.
     if func == Func::Coalesce {
         return coalesce(args, ty, batch, sel, ctx);
     }
-    let vs = args.iter().map(|a| eval(a, batch, sel, ctx)).collect::<Result<Vec<_>>>()?;
+    let vs = args
+        .iter()
+        .map(|a| eval(a, batch, sel, ctx))
+        .collect::<Result<Vec<_>>>()?;
     let nulls = merged_nulls(&vs, n);
     let text = |i: usize| match vs.get(i).map(|v| &v.data) {
         Some(Data::Text(t)) => Some(t),
         _ => None,
     };
     Ok(match func {
-        Func::Upper => text_map(&vs[0], |s, out| out.extend_from_slice(s.to_uppercase().as_bytes())),
-        Func::Lower => text_map(&vs[0], |s, out| out.extend_from_slice(s.to_lowercase().as_bytes())),
+        Func::Upper => text_map(&vs[0], |s, out| {
+            out.extend_from_slice(s.to_uppercase().as_bytes())
+        }),
+        Func::Lower => text_map(&vs[0], |s, out| {
+            out.extend_from_slice(s.to_lowercase().as_bytes())
+        }),
         Func::Length => int_map(&vs[0], |s| s.chars().count() as i32),
         Func::OctetLength => int_map(&vs[0], |s| s.len() as i32),
         Func::Abs => {
             let v = &vs[0];
             let range = |t: &str| Error::numeric_out_of_range(format!("{t} out of range"));
             let data = match &v.data {
-                Data::I16(a) => Data::I16(a.iter().map(|x| x.checked_abs().ok_or_else(|| range("smallint"))).collect::<Result<_>>()?),
-                Data::I32(a) => Data::I32(a.iter().map(|x| x.checked_abs().ok_or_else(|| range("integer"))).collect::<Result<_>>()?),
-                Data::I64(a) => Data::I64(a.iter().map(|x| x.checked_abs().ok_or_else(|| range("bigint"))).collect::<Result<_>>()?),
+                Data::I16(a) => Data::I16(
+                    a.iter()
+                        .map(|x| x.checked_abs().ok_or_else(|| range("smallint")))
+                        .collect::<Result<_>>()?,
+                ),
+                Data::I32(a) => Data::I32(
+                    a.iter()
+                        .map(|x| x.checked_abs().ok_or_else(|| range("integer")))
+                        .collect::<Result<_>>()?,
+                ),
+                Data::I64(a) => Data::I64(
+                    a.iter()
+                        .map(|x| x.checked_abs().ok_or_else(|| range("bigint")))
+                        .collect::<Result<_>>()?,
+                ),
                 Data::F32(a) => Data::F32(a.iter().map(|x| x.abs()).collect()),
                 Data::F64(a) => Data::F64(a.iter().map(|x| x.abs()).collect()),
                 Data::Num(a) => Data::Num(a.iter().map(|x| x.abs()).collect()),
@@ -144,24 +187,40 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
             Vector { data, nulls }
         }
         Func::Sqrt => {
-            let Data::F64(a) = &vs[0].data else { return Err(Error::internal("sqrt argument")) };
+            let Data::F64(a) = &vs[0].data else {
+                return Err(Error::internal("sqrt argument"));
+            };
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
                 let x = a[i];
                 if x < 0.0 && !vs[0].is_null(i) {
-                    return Err(Error::new("2201F", "cannot take square root of a negative number"));
+                    return Err(Error::new(
+                        "2201F",
+                        "cannot take square root of a negative number",
+                    ));
                 }
                 out.push(x.sqrt());
             }
-            Vector { data: Data::F64(out), nulls }
+            Vector {
+                data: Data::F64(out),
+                nulls,
+            }
         }
         Func::Mod => {
             let l = vs[0].clone();
             let r = vs[1].clone();
             let e = Expr::Binary {
                 op: crate::sql::expr::BinaryOp::Mod,
-                left: Box::new(Expr::Column { index: 0, ty, name: String::new() }),
-                right: Box::new(Expr::Column { index: 1, ty, name: String::new() }),
+                left: Box::new(Expr::Column {
+                    index: 0,
+                    ty,
+                    name: String::new(),
+                }),
+                right: Box::new(Expr::Column {
+                    index: 1,
+                    ty,
+                    name: String::new(),
+                }),
                 ty,
             };
             let b = Batch::new(vec![l, r], n);
@@ -171,8 +230,16 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
         Func::Power => {
             let e = Expr::Binary {
                 op: crate::sql::expr::BinaryOp::Pow,
-                left: Box::new(Expr::Column { index: 0, ty, name: String::new() }),
-                right: Box::new(Expr::Column { index: 1, ty, name: String::new() }),
+                left: Box::new(Expr::Column {
+                    index: 0,
+                    ty,
+                    name: String::new(),
+                }),
+                right: Box::new(Expr::Column {
+                    index: 1,
+                    ty,
+                    name: String::new(),
+                }),
                 ty,
             };
             let b = Batch::new(vs.clone(), n);
@@ -181,7 +248,9 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
         }
         Func::Substr => {
             let t = text(0).ok_or_else(|| Error::internal("substr argument"))?;
-            let Data::I32(starts) = &vs[1].data else { return Err(Error::internal("substr start")) };
+            let Data::I32(starts) = &vs[1].data else {
+                return Err(Error::internal("substr start"));
+            };
             let lens = match vs.get(2).map(|v| &v.data) {
                 Some(Data::I32(l)) => Some(l),
                 _ => None,
@@ -195,10 +264,16 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                 let s = substr(t.get_str(i), starts[i] as i64, lens.map(|l| l[i] as i64))?;
                 out.push(s.as_bytes());
             }
-            Vector { data: Data::Text(out), nulls }
+            Vector {
+                data: Data::Text(out),
+                nulls,
+            }
         }
         Func::Position => {
-            let (h, nd) = (text(0).ok_or_else(|| Error::internal("strpos"))?, text(1).ok_or_else(|| Error::internal("strpos"))?);
+            let (h, nd) = (
+                text(0).ok_or_else(|| Error::internal("strpos"))?,
+                text(1).ok_or_else(|| Error::internal("strpos"))?,
+            );
             let out = (0..n)
                 .map(|i| {
                     let hay = h.get_str(i);
@@ -208,11 +283,16 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                     }
                 })
                 .collect();
-            Vector { data: Data::I32(out), nulls }
+            Vector {
+                data: Data::I32(out),
+                nulls,
+            }
         }
         Func::Replace => {
             let (s, from, to) = (text(0), text(1), text(2));
-            let (Some(s), Some(from), Some(to)) = (s, from, to) else { return Err(Error::internal("replace")) };
+            let (Some(s), Some(from), Some(to)) = (s, from, to) else {
+                return Err(Error::internal("replace"));
+            };
             let mut out = TextVec::with_capacity(n);
             for i in 0..n {
                 let f = from.get_str(i);
@@ -222,7 +302,10 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                     out.push(s.get_str(i).replace(f, to.get_str(i)).as_bytes());
                 }
             }
-            Vector { data: Data::Text(out), nulls }
+            Vector {
+                data: Data::Text(out),
+                nulls,
+            }
         }
         Func::Btrim | Func::Ltrim | Func::Rtrim => {
             let s = text(0).ok_or_else(|| Error::internal("trim"))?;
@@ -237,11 +320,16 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                 let chars = set.map_or(" ", |t| t.get_str(i));
                 out.push(trim_chars(s.get_str(i), chars, l, r).as_bytes());
             }
-            Vector { data: Data::Text(out), nulls }
+            Vector {
+                data: Data::Text(out),
+                nulls,
+            }
         }
         Func::Left | Func::Right => {
             let s = text(0).ok_or_else(|| Error::internal("left"))?;
-            let Data::I32(k) = &vs[1].data else { return Err(Error::internal("left count")) };
+            let Data::I32(k) = &vs[1].data else {
+                return Err(Error::internal("left count"));
+            };
             let mut out = TextVec::with_capacity(n);
             for i in 0..n {
                 let st = s.get_str(i);
@@ -249,7 +337,10 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                 let k = k[i] as i64;
                 let keep = if k >= 0 { k.min(len) } else { (len + k).max(0) };
                 let piece = if func == Func::Left {
-                    let end = st.char_indices().nth(keep as usize).map_or(st.len(), |(b, _)| b);
+                    let end = st
+                        .char_indices()
+                        .nth(keep as usize)
+                        .map_or(st.len(), |(b, _)| b);
                     &st[..end]
                 } else {
                     let skip = (len - keep) as usize;
@@ -258,7 +349,10 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                 };
                 out.push(piece.as_bytes());
             }
-            Vector { data: Data::Text(out), nulls }
+            Vector {
+                data: Data::Text(out),
+                nulls,
+            }
         }
         Func::Concat => {
             let mut out = TextVec::with_capacity(n);
@@ -271,7 +365,11 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                     }
                     match &v.data {
                         Data::Text(t) => buf.extend_from_slice(t.get(i)),
-                        _ => crate::types::text::write_value(&mut buf, &v.value(i, a.ty().ty), &ctx.fmt),
+                        _ => crate::types::text::write_value(
+                            &mut buf,
+                            &v.value(i, a.ty().ty),
+                            &ctx.fmt,
+                        ),
                     }
                 }
                 out.push(&buf);
@@ -290,7 +388,11 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
                         None => Some(k),
                         Some(b) => {
                             let o = compare_rows(&v.data, i, &vs[b].data, i);
-                            let better = if func == Func::Greatest { o.is_gt() } else { o.is_lt() };
+                            let better = if func == Func::Greatest {
+                                o.is_gt()
+                            } else {
+                                o.is_lt()
+                            };
                             Some(if better { k } else { b })
                         }
                     };
@@ -305,26 +407,49 @@ pub fn eval_function(func: Func, args: &[Expr], ty: SqlType, batch: &Batch, sel:
         Func::Nullif => {
             let mut out = vs[0].clone();
             for i in 0..n {
-                if !vs[0].is_null(i) && !vs[1].is_null(i) && compare_rows(&vs[0].data, i, &vs[1].data, i).is_eq() {
+                if !vs[0].is_null(i)
+                    && !vs[1].is_null(i)
+                    && compare_rows(&vs[0].data, i, &vs[1].data, i).is_eq()
+                {
                     out.set_null(i);
                 }
             }
             out
         }
-        Func::Now => Vector::repeat(&Value::Timestamptz(ctx.now_micros), DataType::Timestamptz, n),
+        Func::Now => Vector::repeat(
+            &Value::Timestamptz(ctx.now_micros),
+            DataType::Timestamptz,
+            n,
+        ),
         Func::CurrentDate => {
             let local = ctx.now_micros + ctx.fmt.tz_offset_secs as i64 * USECS_PER_SEC;
-            Vector::repeat(&Value::Date(local.div_euclid(USECS_PER_DAY) as i32), DataType::Date, n)
+            Vector::repeat(
+                &Value::Date(local.div_euclid(USECS_PER_DAY) as i32),
+                DataType::Date,
+                n,
+            )
         }
-        Func::Version => Vector::repeat(&Value::Text(crate::VERSION_STRING.to_string()), DataType::Text, n),
-        Func::CurrentDatabase => Vector::repeat(&Value::Text(ctx.database.clone()), DataType::Text, n),
+        Func::Version => Vector::repeat(
+            &Value::Text(crate::VERSION_STRING.to_string()),
+            DataType::Text,
+            n,
+        ),
+        Func::CurrentDatabase => {
+            Vector::repeat(&Value::Text(ctx.database.clone()), DataType::Text, n)
+        }
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
     })
 }
 
 /// COALESCE evaluates each argument only on rows still NULL.
-fn coalesce(args: &[Expr], ty: SqlType, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
+fn coalesce(
+    args: &[Expr],
+    ty: SqlType,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Vector> {
     let n = sel.len();
     let mut source: Vec<Option<(usize, usize)>> = vec![None; n];
     let mut results = Vec::new();

@@ -29,19 +29,43 @@ pub type BoxedOperator = Box<dyn Operator>;
 
 pub fn build(plan: &Plan) -> BoxedOperator {
     match plan {
-        Plan::Scan { table, filter, row_ids } => Box::new(scan::Scan::new(table.clone(), filter.clone(), *row_ids)),
+        Plan::Scan {
+            table,
+            filter,
+            row_ids,
+        } => Box::new(scan::Scan::new(table.clone(), filter.clone(), *row_ids)),
         Plan::Values { rows, types } => Box::new(ops::ValuesOp::new(rows.clone(), types.clone())),
         Plan::GenerateSeries { args, ty } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
-        Plan::Filter { input, predicate } => Box::new(ops::FilterOp { input: build(input), predicate: predicate.clone() }),
-        Plan::Project { input, exprs } => Box::new(ops::ProjectOp { input: build(input), exprs: exprs.clone() }),
-        Plan::Aggregate { input, group_by, aggs } => {
-            Box::new(aggregate::AggregateOp::new(build(input), group_by.clone(), aggs.clone()))
-        }
+        Plan::Filter { input, predicate } => Box::new(ops::FilterOp {
+            input: build(input),
+            predicate: predicate.clone(),
+        }),
+        Plan::Project { input, exprs } => Box::new(ops::ProjectOp {
+            input: build(input),
+            exprs: exprs.clone(),
+        }),
+        Plan::Aggregate {
+            input,
+            group_by,
+            aggs,
+        } => Box::new(aggregate::AggregateOp::new(
+            build(input),
+            group_by.clone(),
+            aggs.clone(),
+        )),
         Plan::Distinct { input } => Box::new(ops::DistinctOp::new(build(input))),
-        Plan::Sort { input, keys, limit } => Box::new(sort::SortOp::new(build(input), keys.clone(), limit.clone())),
-        Plan::Limit { input, limit, offset } => {
-            Box::new(ops::LimitOp::new(build(input), limit.clone(), offset.clone()))
+        Plan::Sort { input, keys, limit } => {
+            Box::new(sort::SortOp::new(build(input), keys.clone(), limit.clone()))
         }
+        Plan::Limit {
+            input,
+            limit,
+            offset,
+        } => Box::new(ops::LimitOp::new(
+            build(input),
+            limit.clone(),
+            offset.clone(),
+        )),
     }
 }
 

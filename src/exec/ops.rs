@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use super::context::ExecContext;
 use super::expr::{eval, eval_filter};
 use super::keys;
-use super::vector::{Batch, Data, Vector, BATCH_ROWS_MAX};
+use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
 use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
@@ -31,7 +31,11 @@ impl Operator for FilterOp {
             if kept.is_empty() {
                 continue;
             }
-            b.sel = if kept.len() == b.rows { None } else { Some(kept) };
+            b.sel = if kept.len() == b.rows {
+                None
+            } else {
+                Some(kept)
+            };
             return Ok(Some(b));
         }
         Ok(None)
@@ -45,7 +49,9 @@ pub struct ProjectOp {
 
 impl Operator for ProjectOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
-        let Some(b) = self.input.next(ctx)? else { return Ok(None) };
+        let Some(b) = self.input.next(ctx)? else {
+            return Ok(None);
+        };
         let sel = b.selection();
         let mut columns = Vec::with_capacity(self.exprs.len());
         for e in &self.exprs {
@@ -64,7 +70,12 @@ pub struct LimitOp {
 
 impl LimitOp {
     pub fn new(input: BoxedOperator, limit: Option<Expr>, offset: Option<Expr>) -> LimitOp {
-        LimitOp { input, limit_expr: limit, offset_expr: offset, state: None }
+        LimitOp {
+            input,
+            limit_expr: limit,
+            offset_expr: offset,
+            state: None,
+        }
     }
 }
 
@@ -74,7 +85,9 @@ pub fn eval_count(e: &Option<Expr>, ctx: &ExecContext, what: &str) -> Result<Opt
     match eval_constant(e, ctx)? {
         Value::Null => Ok(None),
         v => {
-            let n = v.as_i64().ok_or_else(|| Error::internal("LIMIT is not an integer"))?;
+            let n = v
+                .as_i64()
+                .ok_or_else(|| Error::internal("LIMIT is not an integer"))?;
             if n < 0 {
                 let code = if what == "LIMIT" { "2201W" } else { "2201X" };
                 return Err(Error::new(code, format!("{what} must not be negative")));
@@ -92,11 +105,15 @@ impl Operator for LimitOp {
             self.state = Some((limit, offset));
         }
         loop {
-            let Some((limit, offset)) = self.state.as_mut() else { return Ok(None) };
+            let Some((limit, offset)) = self.state.as_mut() else {
+                return Ok(None);
+            };
             if *limit == Some(0) {
                 return Ok(None);
             }
-            let Some(b) = self.input.next(ctx)? else { return Ok(None) };
+            let Some(b) = self.input.next(ctx)? else {
+                return Ok(None);
+            };
             let mut sel = b.selection();
             let skip = (*offset).min(sel.len() as u64) as usize;
             *offset -= skip as u64;
@@ -109,7 +126,10 @@ impl Operator for LimitOp {
             if sel.is_empty() {
                 continue;
             }
-            return Ok(Some(Batch { sel: Some(sel), ..b }));
+            return Ok(Some(Batch {
+                sel: Some(sel),
+                ..b
+            }));
         }
     }
 }
@@ -121,7 +141,10 @@ pub struct DistinctOp {
 
 impl DistinctOp {
     pub fn new(input: BoxedOperator) -> DistinctOp {
-        DistinctOp { input, seen: HashSet::default() }
+        DistinctOp {
+            input,
+            seen: HashSet::default(),
+        }
     }
 }
 
@@ -141,7 +164,10 @@ impl Operator for DistinctOp {
                 }
             }
             if !kept.is_empty() {
-                return Ok(Some(Batch { sel: Some(kept), ..b }));
+                return Ok(Some(Batch {
+                    sel: Some(kept),
+                    ..b
+                }));
             }
         }
         Ok(None)
@@ -156,7 +182,11 @@ pub struct ValuesOp {
 
 impl ValuesOp {
     pub fn new(rows: Vec<Vec<Expr>>, types: Vec<SqlType>) -> ValuesOp {
-        ValuesOp { rows, types, next_row: 0 }
+        ValuesOp {
+            rows,
+            types,
+            next_row: 0,
+        }
     }
 }
 
@@ -168,7 +198,11 @@ impl Operator for ValuesOp {
         ctx.check_interrupt()?;
         let end = (self.next_row + BATCH_ROWS_MAX).min(self.rows.len());
         let count = end - self.next_row;
-        let mut columns: Vec<Vector> = self.types.iter().map(|t| Vector::with_capacity(t.ty, count)).collect();
+        let mut columns: Vec<Vector> = self
+            .types
+            .iter()
+            .map(|t| Vector::with_capacity(t.ty, count))
+            .collect();
         let one = Batch::new(vec![], 1);
         for row in &self.rows[self.next_row..end] {
             for (c, e) in row.iter().enumerate() {
@@ -195,7 +229,12 @@ pub struct SeriesOp {
 
 impl SeriesOp {
     pub fn new(args: Vec<Expr>, ty: SqlType) -> SeriesOp {
-        SeriesOp { args, ty, state: None, done: false }
+        SeriesOp {
+            args,
+            ty,
+            state: None,
+            done: false,
+        }
     }
 }
 
@@ -222,9 +261,13 @@ impl Operator for SeriesOp {
             }
             self.state = Some((vals[0], vals[1], step));
         }
-        let Some((cur, stop, step)) = self.state.as_mut() else { return Ok(None) };
+        let Some((cur, stop, step)) = self.state.as_mut() else {
+            return Ok(None);
+        };
         let mut out: Vec<i64> = Vec::with_capacity(BATCH_ROWS_MAX);
-        while out.len() < BATCH_ROWS_MAX && ((*step > 0 && *cur <= *stop) || (*step < 0 && *cur >= *stop)) {
+        while out.len() < BATCH_ROWS_MAX
+            && ((*step > 0 && *cur <= *stop) || (*step < 0 && *cur >= *stop))
+        {
             out.push(*cur);
             match cur.checked_add(*step) {
                 Some(n) => *cur = n,

@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
+use super::Operator;
 use super::context::ExecContext;
 use super::expr::eval_filter;
-use super::vector::{Batch, Data, Vector, BATCH_ROWS_MAX};
-use super::Operator;
+use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use crate::catalog::TableEntry;
 use crate::error::Result;
 use crate::sql::expr::Expr;
@@ -36,17 +36,28 @@ pub fn decode_row_id(id: i64) -> (usize, usize) {
 
 impl Scan {
     pub fn new(table: Arc<TableEntry>, filter: Option<Expr>, row_ids: bool) -> Scan {
-        Scan { table, filter, row_ids, groups: None, group: 0, offset: 0 }
+        Scan {
+            table,
+            filter,
+            row_ids,
+            groups: None,
+            group: 0,
+            offset: 0,
+        }
     }
 }
 
 impl Operator for Scan {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
-        let groups = self.groups.get_or_insert_with(|| self.table.storage.groups());
+        let groups = self
+            .groups
+            .get_or_insert_with(|| self.table.storage.groups());
         let mut visible = Vec::with_capacity(BATCH_ROWS_MAX);
         loop {
             ctx.check_interrupt()?;
-            let Some(g) = groups.get(self.group) else { return Ok(None) };
+            let Some(g) = groups.get(self.group) else {
+                return Ok(None);
+            };
             let rows = g.rows();
             if self.offset >= rows {
                 self.group += 1;
@@ -68,7 +79,11 @@ impl Operator for Scan {
             }
             let count = end - start;
             let mut sel: Vec<u32> = visible.iter().map(|&r| r - start as u32).collect();
-            let batch = Batch { columns, rows: count, sel: None };
+            let batch = Batch {
+                columns,
+                rows: count,
+                sel: None,
+            };
             if let Some(f) = &self.filter {
                 sel = eval_filter(f, &batch, &sel, ctx)?;
                 if sel.is_empty() {
@@ -76,7 +91,10 @@ impl Operator for Scan {
                 }
             }
             let all = sel.len() == count;
-            return Ok(Some(Batch { sel: if all { None } else { Some(sel) }, ..batch }));
+            return Ok(Some(Batch {
+                sel: if all { None } else { Some(sel) },
+                ..batch
+            }));
         }
     }
 }

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use super::context::ExecContext;
 use super::expr::compare_rows;
 use super::ops::eval_count;
-use super::vector::{Batch, Data, Vector, BATCH_ROWS_MAX};
+use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
 use crate::error::Result;
 use crate::plan::SortKey;
@@ -27,7 +27,13 @@ pub struct SortOp {
 
 impl SortOp {
     pub fn new(input: BoxedOperator, keys: Vec<SortKey>, limit: Option<Expr>) -> SortOp {
-        SortOp { input, keys, limit, sorted: None, emitted: 0 }
+        SortOp {
+            input,
+            keys,
+            limit,
+            sorted: None,
+            emitted: 0,
+        }
     }
 
     fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
@@ -55,14 +61,20 @@ impl SortOp {
         let keys = &self.keys;
         let single_int = match keys.as_slice() {
             [k] => match &columns[k.column].data {
-                Data::I32(v) if columns[k.column].nulls.is_none() => Some((v.iter().map(|&x| x as i64).collect::<Vec<_>>(), k.desc)),
+                Data::I32(v) if columns[k.column].nulls.is_none() => {
+                    Some((v.iter().map(|&x| x as i64).collect::<Vec<_>>(), k.desc))
+                }
                 Data::I64(v) if columns[k.column].nulls.is_none() => Some((v.clone(), k.desc)),
                 _ => None,
             },
             _ => None,
         };
         if let Some((vals, desc)) = single_int {
-            let mut pairs: Vec<(i64, u32)> = vals.iter().enumerate().map(|(i, &v)| (if desc { !v } else { v }, i as u32)).collect();
+            let mut pairs: Vec<(i64, u32)> = vals
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (if desc { !v } else { v }, i as u32))
+                .collect();
             match limit {
                 Some(n) if n < rows => {
                     if n > 0 {
@@ -81,8 +93,20 @@ impl SortOp {
                     let (i, j) = (*a as usize, *b as usize);
                     let o = match (c.is_null(i), c.is_null(j)) {
                         (true, true) => Ordering::Equal,
-                        (true, false) => if k.nulls_first { Ordering::Less } else { Ordering::Greater },
-                        (false, true) => if k.nulls_first { Ordering::Greater } else { Ordering::Less },
+                        (true, false) => {
+                            if k.nulls_first {
+                                Ordering::Less
+                            } else {
+                                Ordering::Greater
+                            }
+                        }
+                        (false, true) => {
+                            if k.nulls_first {
+                                Ordering::Greater
+                            } else {
+                                Ordering::Less
+                            }
+                        }
                         (false, false) => {
                             let o = compare_rows(&c.data, i, &c.data, j);
                             if k.desc { o.reverse() } else { o }
@@ -115,7 +139,9 @@ impl Operator for SortOp {
         if self.sorted.is_none() {
             self.consume(ctx)?;
         }
-        let Some((columns, perm)) = &self.sorted else { return Ok(None) };
+        let Some((columns, perm)) = &self.sorted else {
+            return Ok(None);
+        };
         if self.emitted >= perm.len() {
             return Ok(None);
         }

@@ -26,7 +26,10 @@ impl TextVec {
     pub fn with_capacity(rows: usize) -> TextVec {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0);
-        TextVec { offsets, data: Vec::with_capacity(rows * 8) }
+        TextVec {
+            offsets,
+            data: Vec::with_capacity(rows * 8),
+        }
     }
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
@@ -102,7 +105,9 @@ impl Vector {
             DataType::Bool => Data::Bool(Vec::with_capacity(rows)),
             DataType::Int2 => Data::I16(Vec::with_capacity(rows)),
             DataType::Int4 | DataType::Date => Data::I32(Vec::with_capacity(rows)),
-            DataType::Int8 | DataType::Timestamp | DataType::Timestamptz => Data::I64(Vec::with_capacity(rows)),
+            DataType::Int8 | DataType::Timestamp | DataType::Timestamptz => {
+                Data::I64(Vec::with_capacity(rows))
+            }
             DataType::Float4 => Data::F32(Vec::with_capacity(rows)),
             DataType::Float8 => Data::F64(Vec::with_capacity(rows)),
             DataType::Numeric => Data::Num(Vec::with_capacity(rows)),
@@ -240,7 +245,9 @@ impl Vector {
             (Data::Bool(d), Value::Bool(x)) => d.resize(rows, *x),
             (Data::I16(d), Value::Int2(x)) => d.resize(rows, *x),
             (Data::I32(d), Value::Int4(x) | Value::Date(x)) => d.resize(rows, *x),
-            (Data::I64(d), Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x)) => d.resize(rows, *x),
+            (Data::I64(d), Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x)) => {
+                d.resize(rows, *x)
+            }
             (Data::F32(d), Value::Float4(x)) => d.resize(rows, *x),
             (Data::F64(d), Value::Float8(x)) => d.resize(rows, *x),
             (Data::Num(d), Value::Numeric(x)) => d.resize(rows, *x),
@@ -273,7 +280,10 @@ impl Vector {
                 Data::Text(out)
             }
         };
-        let nulls = self.nulls.as_ref().map(|n| sel.iter().map(|&i| n[i as usize]).collect());
+        let nulls = self
+            .nulls
+            .as_ref()
+            .map(|n| sel.iter().map(|&i| n[i as usize]).collect());
         Vector { data, nulls }
     }
 
@@ -381,7 +391,11 @@ pub struct Batch {
 
 impl Batch {
     pub fn new(columns: Vec<Vector>, rows: usize) -> Batch {
-        Batch { columns, rows, sel: None }
+        Batch {
+            columns,
+            rows,
+            sel: None,
+        }
     }
 
     /// Number of live rows.
@@ -403,7 +417,11 @@ impl Batch {
             None => self,
             Some(sel) => {
                 let columns = self.columns.iter().map(|c| c.gather(&sel)).collect();
-                Batch { columns, rows: sel.len(), sel: None }
+                Batch {
+                    columns,
+                    rows: sel.len(),
+                    sel: None,
+                }
             }
         }
     }

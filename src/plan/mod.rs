@@ -22,19 +22,49 @@ pub struct SortKey {
 pub enum Plan {
     /// All columns of a table (plus a row-id column when `row_ids`), rows the snapshot
     /// sees that pass `filter`.
-    Scan { table: Arc<TableEntry>, filter: Option<Expr>, row_ids: bool },
+    Scan {
+        table: Arc<TableEntry>,
+        filter: Option<Expr>,
+        row_ids: bool,
+    },
     /// Literal rows.
-    Values { rows: Vec<Vec<Expr>>, types: Vec<SqlType> },
+    Values {
+        rows: Vec<Vec<Expr>>,
+        types: Vec<SqlType>,
+    },
     /// `generate_series(start, stop [, step])` over integers.
-    GenerateSeries { args: Vec<Expr>, ty: SqlType },
-    Filter { input: Box<Plan>, predicate: Expr },
-    Project { input: Box<Plan>, exprs: Vec<Expr> },
+    GenerateSeries {
+        args: Vec<Expr>,
+        ty: SqlType,
+    },
+    Filter {
+        input: Box<Plan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<Plan>,
+        exprs: Vec<Expr>,
+    },
     /// Output: group-by columns, then one column per aggregate.
-    Aggregate { input: Box<Plan>, group_by: Vec<Expr>, aggs: Vec<AggCall> },
-    Distinct { input: Box<Plan> },
+    Aggregate {
+        input: Box<Plan>,
+        group_by: Vec<Expr>,
+        aggs: Vec<AggCall>,
+    },
+    Distinct {
+        input: Box<Plan>,
+    },
     /// Sorts on input columns; with `limit`, keeps only the first `limit` rows (top-N).
-    Sort { input: Box<Plan>, keys: Vec<SortKey>, limit: Option<Expr> },
-    Limit { input: Box<Plan>, limit: Option<Expr>, offset: Option<Expr> },
+    Sort {
+        input: Box<Plan>,
+        keys: Vec<SortKey>,
+        limit: Option<Expr>,
+    },
+    Limit {
+        input: Box<Plan>,
+        limit: Option<Expr>,
+        offset: Option<Expr>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -53,20 +83,49 @@ pub enum TransactionOp {
 /// A statement ready to execute.
 #[derive(Clone, Debug)]
 pub enum BoundStatement {
-    Query { plan: Plan, columns: Vec<OutputColumn> },
+    Query {
+        plan: Plan,
+        columns: Vec<OutputColumn>,
+    },
     /// `source` yields rows in table column order, already cast to column types.
-    Insert { table: Arc<TableEntry>, source: Plan },
+    Insert {
+        table: Arc<TableEntry>,
+        source: Plan,
+    },
     /// `source` is a scan with row ids (last column) whose other columns are the new row.
-    Update { table: Arc<TableEntry>, source: Plan },
-    Delete { table: Arc<TableEntry>, source: Plan },
-    Truncate { tables: Vec<Arc<TableEntry>> },
-    CreateTable { name: String, columns: Vec<ColumnDef>, if_not_exists: bool },
-    DropTable { names: Vec<String>, if_exists: bool },
+    Update {
+        table: Arc<TableEntry>,
+        source: Plan,
+    },
+    Delete {
+        table: Arc<TableEntry>,
+        source: Plan,
+    },
+    Truncate {
+        tables: Vec<Arc<TableEntry>>,
+    },
+    CreateTable {
+        name: String,
+        columns: Vec<ColumnDef>,
+        if_not_exists: bool,
+    },
+    DropTable {
+        names: Vec<String>,
+        if_exists: bool,
+    },
     Transaction(TransactionOp),
-    Set { name: String, value: Option<String>, local: bool },
-    Show { name: String },
+    Set {
+        name: String,
+        value: Option<String>,
+        local: bool,
+    },
+    Show {
+        name: String,
+    },
     /// Accepted and ignored, with the command tag to answer.
-    NoOp { tag: String },
+    NoOp {
+        tag: String,
+    },
 }
 
 impl BoundStatement {

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use crate::Database;
 use crate::catalog::TableEntry;
 use crate::error::{Error, Result};
 use crate::exec::context::{CancelFlag, ExecContext};
@@ -30,12 +31,11 @@ use crate::exec::{self, BoxedOperator};
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
 use crate::sql::binder::Binder;
 use crate::sql::parse;
-use crate::storage::mvcc::{TxnId, TXN_NONE};
+use crate::storage::mvcc::{TXN_NONE, TxnId};
 use crate::storage::table::RowRange;
 use crate::types::datetime::{UNIX_EPOCH_DAYS, USECS_PER_DAY};
-use crate::types::text::{value_to_string, TextFormat};
+use crate::types::text::{TextFormat, value_to_string};
 use crate::types::{DataType, SqlType, Value};
-use crate::Database;
 use settings::Settings;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,10 +113,25 @@ impl RowStream {
     fn from_rows(columns: Vec<OutputColumn>, rows: Vec<Vec<Value>>, ctx: ExecContext) -> RowStream {
         let types = columns.iter().map(|c| c.ty).collect::<Vec<_>>();
         let plan = Plan::Values {
-            rows: rows.into_iter().map(|r| r.into_iter().zip(&types).map(|(v, t)| crate::sql::expr::Expr::literal(v, *t)).collect()).collect(),
+            rows: rows
+                .into_iter()
+                .map(|r| {
+                    r.into_iter()
+                        .zip(&types)
+                        .map(|(v, t)| crate::sql::expr::Expr::literal(v, *t))
+                        .collect()
+                })
+                .collect(),
             types,
         };
-        RowStream { op: exec::build(&plan), ctx, columns, pending: None, rows_sent: 0, finished: false }
+        RowStream {
+            op: exec::build(&plan),
+            ctx,
+            columns,
+            pending: None,
+            rows_sent: 0,
+            finished: false,
+        }
     }
 }
 
@@ -138,7 +153,10 @@ pub struct Session {
 }
 
 fn now_micros() -> i64 {
-    let since_unix = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    let since_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
     since_unix - UNIX_EPOCH_DAYS * USECS_PER_DAY
 }
 
@@ -161,13 +179,21 @@ impl Session {
     }
 
     pub fn text_format(&self) -> TextFormat {
-        TextFormat { tz_offset_secs: self.settings.tz_offset_secs, extra_float_digits: self.settings.extra_float_digits }
+        TextFormat {
+            tz_offset_secs: self.settings.tz_offset_secs,
+            extra_float_digits: self.settings.extra_float_digits,
+        }
     }
 
     /// Parses and binds `sql` into statements (several for a simple query).
     pub fn prepare(&self, sql: &str, declared: &[Option<SqlType>]) -> Result<Vec<Prepared>> {
         if parse::is_empty_query(sql) {
-            return Ok(vec![Prepared { sql: sql.to_string(), statement: None, param_types: vec![], columns: None }]);
+            return Ok(vec![Prepared {
+                sql: sql.to_string(),
+                statement: None,
+                param_types: vec![],
+                columns: None,
+            }]);
         }
         let statements = parse::parse(sql)?;
         let mut out = Vec::with_capacity(statements.len());
@@ -175,7 +201,12 @@ impl Session {
             let mut binder = Binder::new(&self.db.catalog, self.text_format(), declared.to_vec());
             let bound = binder.bind_statement(stmt)?;
             let columns = bound.output_columns();
-            out.push(Prepared { sql: sql.to_string(), statement: Some(bound), param_types: binder.param_types(), columns });
+            out.push(Prepared {
+                sql: sql.to_string(),
+                statement: Some(bound),
+                param_types: binder.param_types(),
+                columns,
+            });
         }
         Ok(out)
     }
@@ -254,19 +285,31 @@ impl Session {
         if self.writer == TXN_NONE {
             let cancel = self.cancel.clone();
             let interrupted = move || {
-                if cancel.take() { Err(Error::query_canceled()) } else { Ok(()) }
+                if cancel.take() {
+                    Err(Error::query_canceled())
+                } else {
+                    Ok(())
+                }
             };
-            self.writer = self.db.txns.begin_write(self.settings.lock_timeout, &interrupted)?;
+            self.writer = self
+                .db
+                .txns
+                .begin_write(self.settings.lock_timeout, &interrupted)?;
         }
         Ok(self.writer)
     }
 
     /// Executes one bound statement with parameter values.
     pub fn execute(&mut self, prepared: &Prepared, params: Vec<Value>) -> Result<Outcome> {
-        let Some(stmt) = &prepared.statement else { return Ok(Outcome::Empty) };
+        let Some(stmt) = &prepared.statement else {
+            return Ok(Outcome::Empty);
+        };
         self.changed_settings.clear();
         if self.status == TxnStatus::Failed {
-            let allowed = matches!(stmt, BoundStatement::Transaction(TransactionOp::Commit | TransactionOp::Rollback));
+            let allowed = matches!(
+                stmt,
+                BoundStatement::Transaction(TransactionOp::Commit | TransactionOp::Rollback)
+            );
             if !allowed {
                 return Err(Error::in_failed_transaction());
             }
@@ -281,7 +324,13 @@ impl Session {
                 if let Some(display) = self.settings.set(name, value.as_deref())? {
                     self.changed_settings.push(display);
                 }
-                return Ok(Outcome::Done { tag: if value.is_some() { "SET".into() } else { "RESET".into() } });
+                return Ok(Outcome::Done {
+                    tag: if value.is_some() {
+                        "SET".into()
+                    } else {
+                        "RESET".into()
+                    },
+                });
             }
             BoundStatement::Show { name } => {
                 if name == "all" {
@@ -296,10 +345,21 @@ impl Session {
                     .settings
                     .get(lookup)
                     .map(|(d, v)| (d.to_string(), v.to_string()))
-                    .ok_or_else(|| Error::undefined_object(format!("unrecognized configuration parameter \"{name}\"")))?;
+                    .ok_or_else(|| {
+                        Error::undefined_object(format!(
+                            "unrecognized configuration parameter \"{name}\""
+                        ))
+                    })?;
                 let ctx = self.exec_context(self.writer);
-                let columns = vec![OutputColumn { name: display, ty: SqlType::new(DataType::Text) }];
-                return Ok(Outcome::Rows(RowStream::from_rows(columns, vec![vec![Value::Text(value)]], ctx)));
+                let columns = vec![OutputColumn {
+                    name: display,
+                    ty: SqlType::new(DataType::Text),
+                }];
+                return Ok(Outcome::Rows(RowStream::from_rows(
+                    columns,
+                    vec![vec![Value::Text(value)]],
+                    ctx,
+                )));
             }
             BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),
             _ => {}
@@ -310,39 +370,62 @@ impl Session {
                 let mut ctx = self.exec_context(self.writer);
                 ctx.params = params;
                 let op = exec::build(plan);
-                Ok(Outcome::Rows(RowStream { op, ctx, columns: columns.clone(), pending: None, rows_sent: 0, finished: false }))
+                Ok(Outcome::Rows(RowStream {
+                    op,
+                    ctx,
+                    columns: columns.clone(),
+                    pending: None,
+                    rows_sent: 0,
+                    finished: false,
+                }))
             }
             BoundStatement::Insert { table, source } => {
                 let txn = self.ensure_writer()?;
                 let mut ctx = self.exec_context(txn);
                 ctx.params = params;
                 let n = self.run_insert(table, source, &ctx, txn)?;
-                Ok(Outcome::Done { tag: format!("INSERT 0 {n}") })
+                Ok(Outcome::Done {
+                    tag: format!("INSERT 0 {n}"),
+                })
             }
             BoundStatement::Update { table, source } => {
                 let txn = self.ensure_writer()?;
                 let mut ctx = self.exec_context(txn);
                 ctx.params = params;
                 let n = self.run_update(table, source, &ctx, txn)?;
-                Ok(Outcome::Done { tag: format!("UPDATE {n}") })
+                Ok(Outcome::Done {
+                    tag: format!("UPDATE {n}"),
+                })
             }
             BoundStatement::Delete { table, source } => {
                 let txn = self.ensure_writer()?;
                 let mut ctx = self.exec_context(txn);
                 ctx.params = params;
                 let n = self.run_delete(table, source, &ctx, txn)?;
-                Ok(Outcome::Done { tag: format!("DELETE {n}") })
+                Ok(Outcome::Done {
+                    tag: format!("DELETE {n}"),
+                })
             }
             BoundStatement::Truncate { tables } => {
                 let txn = self.ensure_writer()?;
                 let ctx = self.exec_context(txn);
                 for t in tables {
-                    let scan = Plan::Scan { table: t.clone(), filter: None, row_ids: true };
+                    let scan = Plan::Scan {
+                        table: t.clone(),
+                        filter: None,
+                        row_ids: true,
+                    };
                     self.run_delete(t, &scan, &ctx, txn)?;
                 }
-                Ok(Outcome::Done { tag: "TRUNCATE TABLE".into() })
+                Ok(Outcome::Done {
+                    tag: "TRUNCATE TABLE".into(),
+                })
             }
-            BoundStatement::CreateTable { name, columns, if_not_exists } => {
+            BoundStatement::CreateTable {
+                name,
+                columns,
+                if_not_exists,
+            } => {
                 self.ensure_writer()?;
                 if self.db.catalog.table(name).is_some() && *if_not_exists {
                     self.notices.push((
@@ -350,11 +433,15 @@ impl Session {
                         "42P07".into(),
                         format!("relation \"{name}\" already exists, skipping"),
                     ));
-                    return Ok(Outcome::Done { tag: "CREATE TABLE".into() });
+                    return Ok(Outcome::Done {
+                        tag: "CREATE TABLE".into(),
+                    });
                 }
                 self.db.catalog.create_table(name, columns.clone())?;
                 self.undo.push(Undo::CreateTable(name.clone()));
-                Ok(Outcome::Done { tag: "CREATE TABLE".into() })
+                Ok(Outcome::Done {
+                    tag: "CREATE TABLE".into(),
+                })
             }
             BoundStatement::DropTable { names, if_exists } => {
                 self.ensure_writer()?;
@@ -368,7 +455,10 @@ impl Session {
                             ));
                             continue;
                         }
-                        return Err(Error::new("42P01", format!("table \"{name}\" does not exist")));
+                        return Err(Error::new(
+                            "42P01",
+                            format!("table \"{name}\" does not exist"),
+                        ));
                     }
                 }
                 for name in names {
@@ -376,16 +466,22 @@ impl Session {
                         self.undo.push(Undo::DropTable(entry));
                     }
                 }
-                Ok(Outcome::Done { tag: "DROP TABLE".into() })
+                Ok(Outcome::Done {
+                    tag: "DROP TABLE".into(),
+                })
             }
-            BoundStatement::Transaction(_) | BoundStatement::Set { .. } | BoundStatement::Show { .. } | BoundStatement::NoOp { .. } => {
-                Err(Error::internal("statement handled above"))
-            }
+            BoundStatement::Transaction(_)
+            | BoundStatement::Set { .. }
+            | BoundStatement::Show { .. }
+            | BoundStatement::NoOp { .. } => Err(Error::internal("statement handled above")),
         }
     }
 
     fn transaction_control(&mut self, op: &TransactionOp) -> Outcome {
-        let warn = |s: &mut Session, msg: &str| s.notices.push(("WARNING".into(), "25001".into(), msg.into()));
+        let warn = |s: &mut Session, msg: &str| {
+            s.notices
+                .push(("WARNING".into(), "25001".into(), msg.into()))
+        };
         match op {
             TransactionOp::Begin => {
                 match self.status {
@@ -394,9 +490,13 @@ impl Session {
                         self.status = TxnStatus::InBlock;
                     }
                     TxnStatus::Implicit => self.status = TxnStatus::InBlock,
-                    TxnStatus::InBlock | TxnStatus::Failed => warn(self, "there is already a transaction in progress"),
+                    TxnStatus::InBlock | TxnStatus::Failed => {
+                        warn(self, "there is already a transaction in progress")
+                    }
                 }
-                Outcome::Done { tag: "BEGIN".into() }
+                Outcome::Done {
+                    tag: "BEGIN".into(),
+                }
             }
             TransactionOp::Commit => {
                 let tag = match self.status {
@@ -405,11 +505,19 @@ impl Session {
                         "ROLLBACK"
                     }
                     TxnStatus::Idle => {
-                        self.notices.push(("WARNING".into(), "25P01".into(), "there is no transaction in progress".into()));
+                        self.notices.push((
+                            "WARNING".into(),
+                            "25P01".into(),
+                            "there is no transaction in progress".into(),
+                        ));
                         "COMMIT"
                     }
                     TxnStatus::Implicit => {
-                        self.notices.push(("WARNING".into(), "25P01".into(), "there is no transaction in progress".into()));
+                        self.notices.push((
+                            "WARNING".into(),
+                            "25P01".into(),
+                            "there is no transaction in progress".into(),
+                        ));
                         self.commit();
                         "COMMIT"
                     }
@@ -423,11 +531,17 @@ impl Session {
             }
             TransactionOp::Rollback => {
                 if matches!(self.status, TxnStatus::Idle | TxnStatus::Implicit) {
-                    self.notices.push(("WARNING".into(), "25P01".into(), "there is no transaction in progress".into()));
+                    self.notices.push((
+                        "WARNING".into(),
+                        "25P01".into(),
+                        "there is no transaction in progress".into(),
+                    ));
                 }
                 self.rollback();
                 self.status = TxnStatus::Idle;
-                Outcome::Done { tag: "ROLLBACK".into() }
+                Outcome::Done {
+                    tag: "ROLLBACK".into(),
+                }
             }
         }
     }
@@ -453,7 +567,13 @@ impl Session {
         Ok(())
     }
 
-    fn run_insert(&mut self, table: &Arc<TableEntry>, source: &Plan, ctx: &ExecContext, txn: TxnId) -> Result<u64> {
+    fn run_insert(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
         while let Some(b) = op.next(ctx)? {
@@ -475,7 +595,13 @@ impl Session {
         }
     }
 
-    fn run_update(&mut self, table: &Arc<TableEntry>, source: &Plan, ctx: &ExecContext, txn: TxnId) -> Result<u64> {
+    fn run_update(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
         let width = table.columns.len();
@@ -504,7 +630,13 @@ impl Session {
         Ok(count)
     }
 
-    fn run_delete(&mut self, table: &Arc<TableEntry>, source: &Plan, ctx: &ExecContext, txn: TxnId) -> Result<u64> {
+    fn run_delete(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
         while let Some(b) = op.next(ctx)? {

@@ -85,7 +85,8 @@ impl Settings {
             lock_timeout: None,
         };
         for (k, v) in defaults(user) {
-            s.values.insert(k.to_lowercase(), (k.to_string(), v.clone()));
+            s.values
+                .insert(k.to_lowercase(), (k.to_string(), v.clone()));
             s.defaults.insert(k.to_lowercase(), v);
         }
         s
@@ -93,7 +94,9 @@ impl Settings {
 
     /// The display name and value of a setting.
     pub fn get(&self, name: &str) -> Option<(&str, &str)> {
-        self.values.get(&name.to_lowercase()).map(|(n, v)| (n.as_str(), v.as_str()))
+        self.values
+            .get(&name.to_lowercase())
+            .map(|(n, v)| (n.as_str(), v.as_str()))
     }
 
     /// Sets `name`, validating the value. Returns the display name if it is reported.
@@ -110,29 +113,47 @@ impl Settings {
                 self.values.insert(key.clone(), (key.clone(), v));
                 return Ok(None);
             }
-            return Err(Error::undefined_object(format!("unrecognized configuration parameter \"{name}\"")));
+            return Err(Error::undefined_object(format!(
+                "unrecognized configuration parameter \"{name}\""
+            )));
         };
         let value = match value {
             Some(v) => v.to_string(),
             None => self.defaults.get(&key).cloned().unwrap_or_default(),
         };
-        let invalid = || Error::invalid_parameter(format!("invalid value for parameter \"{display}\": \"{value}\""));
+        let invalid = || {
+            Error::invalid_parameter(format!(
+                "invalid value for parameter \"{display}\": \"{value}\""
+            ))
+        };
         let stored = match key.as_str() {
             "client_encoding" => match value.to_uppercase().replace(['-', '_'], "").as_str() {
                 "UTF8" | "UNICODE" => "UTF8".to_string(),
-                _ => return Err(Error::feature_not_supported(format!("client_encoding \"{value}\" (only UTF8)"))),
+                _ => {
+                    return Err(Error::feature_not_supported(format!(
+                        "client_encoding \"{value}\" (only UTF8)"
+                    )));
+                }
             },
             "datestyle" => {
                 let upper = value.to_uppercase();
-                if upper.split(',').map(str::trim).any(|p| !matches!(p, "ISO" | "MDY" | "")) {
-                    return Err(Error::feature_not_supported(format!("DateStyle \"{value}\" (only ISO, MDY)")));
+                if upper
+                    .split(',')
+                    .map(str::trim)
+                    .any(|p| !matches!(p, "ISO" | "MDY" | ""))
+                {
+                    return Err(Error::feature_not_supported(format!(
+                        "DateStyle \"{value}\" (only ISO, MDY)"
+                    )));
                 }
                 "ISO, MDY".to_string()
             }
             "timezone" => {
                 // A bare number is hours east of UTC (SQL standard); a signed string is a
                 // POSIX zone, whose sign counts hours *west* of UTC.
-                let offset = if value.eq_ignore_ascii_case("local") || value.eq_ignore_ascii_case("default") {
+                let offset = if value.eq_ignore_ascii_case("local")
+                    || value.eq_ignore_ascii_case("default")
+                {
                     Some(0)
                 } else if let Ok(hours) = value.parse::<f64>() {
                     (hours.abs() <= 15.0).then(|| (hours * 3600.0).round() as i32)
@@ -172,7 +193,9 @@ impl Settings {
             }
             "intervalstyle" => {
                 if !value.eq_ignore_ascii_case("postgres") {
-                    return Err(Error::feature_not_supported(format!("IntervalStyle \"{value}\"")));
+                    return Err(Error::feature_not_supported(format!(
+                        "IntervalStyle \"{value}\""
+                    )));
                 }
                 "postgres".into()
             }
@@ -185,18 +208,31 @@ impl Settings {
             }
             "standard_conforming_strings" => {
                 if !matches!(value.to_lowercase().as_str(), "on" | "true" | "1") {
-                    return Err(Error::feature_not_supported("standard_conforming_strings = off"));
+                    return Err(Error::feature_not_supported(
+                        "standard_conforming_strings = off",
+                    ));
                 }
                 "on".into()
             }
-            "server_version" | "server_version_num" | "server_encoding" | "integer_datetimes" | "max_identifier_length"
-            | "is_superuser" | "in_hot_standby" => {
-                return Err(Error::new("55P02", format!("parameter \"{display}\" cannot be changed")));
+            "server_version"
+            | "server_version_num"
+            | "server_encoding"
+            | "integer_datetimes"
+            | "max_identifier_length"
+            | "is_superuser"
+            | "in_hot_standby" => {
+                return Err(Error::new(
+                    "55P02",
+                    format!("parameter \"{display}\" cannot be changed"),
+                ));
             }
             _ => value.clone(),
         };
         self.values.insert(key.clone(), (display.clone(), stored));
-        Ok(REPORTED.iter().any(|r| r.eq_ignore_ascii_case(&display)).then_some(display))
+        Ok(REPORTED
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(&display))
+            .then_some(display))
     }
 }
 

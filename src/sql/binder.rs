@@ -21,7 +21,7 @@ use crate::plan::{BoundStatement, OutputColumn, Plan, SortKey, TransactionOp};
 use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func};
 use crate::types::cast::{self, cast_value};
 use crate::types::text::TextFormat;
-use crate::types::{type_from_ast, DataType, Numeric, SqlType, Value};
+use crate::types::{DataType, Numeric, SqlType, Value, type_from_ast};
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
 const INT4: SqlType = SqlType::new(DataType::Int4);
@@ -60,10 +60,17 @@ impl Scope {
         match found {
             Some(f) => Ok(f),
             None => match qualifier {
-                Some(q) if !self.columns.iter().any(|c| c.qualifier.as_deref() == Some(q)) => Err(Error::new(
-                    "42P01",
-                    format!("missing FROM-clause entry for table \"{q}\""),
-                )),
+                Some(q)
+                    if !self
+                        .columns
+                        .iter()
+                        .any(|c| c.qualifier.as_deref() == Some(q)) =>
+                {
+                    Err(Error::new(
+                        "42P01",
+                        format!("missing FROM-clause entry for table \"{q}\""),
+                    ))
+                }
                 Some(q) => Err(Error::undefined_column(&format!("{q}.{name}"))),
                 None => Err(Error::undefined_column(name)),
             },
@@ -73,7 +80,11 @@ impl Scope {
 
 /// Folds an identifier as PostgreSQL does: unquoted names are lower-cased.
 pub fn ident_name(ident: &A::Ident) -> String {
-    if ident.quote_style.is_some() { ident.value.clone() } else { ident.value.to_lowercase() }
+    if ident.quote_style.is_some() {
+        ident.value.clone()
+    } else {
+        ident.value.to_lowercase()
+    }
 }
 
 fn object_name(name: &A::ObjectName) -> Result<String> {
@@ -89,7 +100,10 @@ fn object_name(name: &A::ObjectName) -> Result<String> {
         [n] => Ok(n.clone()),
         [schema, n] if schema == "public" => Ok(n.clone()),
         [schema, n] if schema == "pg_catalog" => Ok(n.clone()),
-        [schema, _] => Err(Error::new("3F000", format!("schema \"{schema}\" does not exist"))),
+        [schema, _] => Err(Error::new(
+            "3F000",
+            format!("schema \"{schema}\" does not exist"),
+        )),
         _ => Err(Error::feature_not_supported(format!("name \"{name}\""))),
     }
 }
@@ -101,6 +115,8 @@ pub struct Binder<'a> {
     pub params: Vec<Option<SqlType>>,
     aggs: Vec<AggCall>,
     agg_allowed: bool,
+    /// Current expression nesting, bounded by `EXPRESSION_DEPTH_MAX`.
+    depth: usize,
 }
 
 struct SelectParts<'q> {
@@ -110,8 +126,19 @@ struct SelectParts<'q> {
 }
 
 impl<'a> Binder<'a> {
-    pub fn new(catalog: &'a Catalog, fmt: TextFormat, declared_params: Vec<Option<SqlType>>) -> Binder<'a> {
-        Binder { catalog, fmt, params: declared_params, aggs: Vec::new(), agg_allowed: false }
+    pub fn new(
+        catalog: &'a Catalog,
+        fmt: TextFormat,
+        declared_params: Vec<Option<SqlType>>,
+    ) -> Binder<'a> {
+        Binder {
+            catalog,
+            fmt,
+            params: declared_params,
+            aggs: Vec::new(),
+            agg_allowed: false,
+            depth: 0,
+        }
     }
 
     /// Parameter types after binding; undetermined ones become `text`.
@@ -129,7 +156,13 @@ impl<'a> Binder<'a> {
             A::Statement::Update(update) => self.bind_update(update),
             A::Statement::Delete(delete) => self.bind_delete(delete),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
-            A::Statement::Drop { object_type, if_exists, names, cascade, .. } => {
+            A::Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } => {
                 if *object_type != A::ObjectType::Table {
                     return Err(Error::feature_not_supported(format!("DROP {object_type}")));
                 }
@@ -137,7 +170,10 @@ impl<'a> Binder<'a> {
                     return Err(Error::feature_not_supported("DROP TABLE … CASCADE"));
                 }
                 let names = names.iter().map(object_name).collect::<Result<_>>()?;
-                Ok(BoundStatement::DropTable { names, if_exists: *if_exists })
+                Ok(BoundStatement::DropTable {
+                    names,
+                    if_exists: *if_exists,
+                })
             }
             A::Statement::Truncate(t) => {
                 let mut tables = Vec::new();
@@ -146,31 +182,52 @@ impl<'a> Binder<'a> {
                 }
                 Ok(BoundStatement::Truncate { tables })
             }
-            A::Statement::StartTransaction { .. } => Ok(BoundStatement::Transaction(TransactionOp::Begin)),
-            A::Statement::Commit { chain: false, .. } => Ok(BoundStatement::Transaction(TransactionOp::Commit)),
-            A::Statement::Rollback { chain: false, savepoint: None } => {
-                Ok(BoundStatement::Transaction(TransactionOp::Rollback))
+            A::Statement::StartTransaction { .. } => {
+                Ok(BoundStatement::Transaction(TransactionOp::Begin))
             }
-            A::Statement::Rollback { savepoint: Some(_), .. } => Err(Error::feature_not_supported("savepoints")),
+            A::Statement::Commit { chain: false, .. } => {
+                Ok(BoundStatement::Transaction(TransactionOp::Commit))
+            }
+            A::Statement::Rollback {
+                chain: false,
+                savepoint: None,
+            } => Ok(BoundStatement::Transaction(TransactionOp::Rollback)),
+            A::Statement::Rollback {
+                savepoint: Some(_), ..
+            } => Err(Error::feature_not_supported("savepoints")),
             A::Statement::Savepoint { .. } | A::Statement::ReleaseSavepoint { .. } => {
                 Err(Error::feature_not_supported("savepoints"))
             }
             A::Statement::Set(set) => self.bind_set(set),
             A::Statement::ShowVariable { variable } => {
-                let name = variable.iter().map(ident_name).collect::<Vec<_>>().join(" ");
+                let name = variable
+                    .iter()
+                    .map(ident_name)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 Ok(BoundStatement::Show { name })
             }
             A::Statement::Reset(r) => match &r.reset {
-                A::Reset::ConfigurationParameter(name) => {
-                    Ok(BoundStatement::Set { name: object_name(name)?, value: None, local: false })
-                }
+                A::Reset::ConfigurationParameter(name) => Ok(BoundStatement::Set {
+                    name: object_name(name)?,
+                    value: None,
+                    local: false,
+                }),
                 A::Reset::ALL => Err(Error::feature_not_supported("RESET ALL")),
-                A::Reset::SessionAuthorization => Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION")),
+                A::Reset::SessionAuthorization => {
+                    Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION"))
+                }
             },
-            A::Statement::Discard { .. } => Ok(BoundStatement::NoOp { tag: "DISCARD ALL".into() }),
+            A::Statement::Discard { .. } => Ok(BoundStatement::NoOp {
+                tag: "DISCARD ALL".into(),
+            }),
             other => {
                 let text = other.to_string();
-                let head: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                let head: String = text
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 Err(Error::feature_not_supported(format!("statement {head}")))
             }
         }
@@ -178,19 +235,32 @@ impl<'a> Binder<'a> {
 
     fn bind_set(&mut self, set: &A::Set) -> Result<BoundStatement> {
         match set {
-            A::Set::SingleAssignment { scope, variable, values, .. } => {
+            A::Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            } => {
                 let name = object_name(variable)?;
                 let local = matches!(scope, Some(A::ContextModifier::Local));
                 let value = if values.len() == 1 && is_default_keyword(&values[0]) {
                     None
                 } else {
-                    Some(values.iter().map(setting_text).collect::<Result<Vec<_>>>()?.join(", "))
+                    Some(
+                        values
+                            .iter()
+                            .map(setting_text)
+                            .collect::<Result<Vec<_>>>()?
+                            .join(", "),
+                    )
                 };
                 Ok(BoundStatement::Set { name, value, local })
             }
-            A::Set::SetTimeZone { local, value } => {
-                Ok(BoundStatement::Set { name: "timezone".into(), value: Some(setting_text(value)?), local: *local })
-            }
+            A::Set::SetTimeZone { local, value } => Ok(BoundStatement::Set {
+                name: "timezone".into(),
+                value: Some(setting_text(value)?),
+                local: *local,
+            }),
             A::Set::SetNames { charset_name, .. } => Ok(BoundStatement::Set {
                 name: "client_encoding".into(),
                 value: Some(charset_name.value.clone()),
@@ -200,7 +270,9 @@ impl<'a> Binder<'a> {
                 for mode in modes {
                     if let A::TransactionMode::IsolationLevel(level) = mode {
                         if !matches!(level, A::TransactionIsolationLevel::ReadCommitted) {
-                            return Err(Error::feature_not_supported(format!("isolation level {level}")));
+                            return Err(Error::feature_not_supported(format!(
+                                "isolation level {level}"
+                            )));
                         }
                     }
                 }
@@ -212,7 +284,9 @@ impl<'a> Binder<'a> {
 
     fn table(&self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
         let n = object_name(name)?;
-        self.catalog.table(&n).ok_or_else(|| Error::undefined_table(&n))
+        self.catalog
+            .table(&n)
+            .ok_or_else(|| Error::undefined_table(&n))
     }
 
     // ----- queries -------------------------------------------------------------------
@@ -234,8 +308,12 @@ impl<'a> Binder<'a> {
                 let (plan, columns) = self.bind_values(values)?;
                 self.finish_plain(plan, columns, q.order_by.as_ref(), q.limit_clause.as_ref())
             }
-            A::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => self.bind_query(inner),
-            A::SetExpr::SetOperation { op, .. } => Err(Error::feature_not_supported(format!("{op}"))),
+            A::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+                self.bind_query(inner)
+            }
+            A::SetExpr::SetOperation { op, .. } => {
+                Err(Error::feature_not_supported(format!("{op}")))
+            }
             _ => Err(Error::feature_not_supported("this form of query")),
         }
     }
@@ -265,7 +343,12 @@ impl<'a> Binder<'a> {
                 *e = self.coerce(taken, types[col])?;
             }
         }
-        let columns = (0..width).map(|i| OutputColumn { name: format!("column{}", i + 1), ty: types[i] }).collect();
+        let columns = (0..width)
+            .map(|i| OutputColumn {
+                name: format!("column{}", i + 1),
+                ty: types[i],
+            })
+            .collect();
         Ok((Plan::Values { rows, types }, columns))
     }
 
@@ -278,7 +361,14 @@ impl<'a> Binder<'a> {
         limit: Option<&A::LimitClause>,
     ) -> Result<(Plan, Vec<OutputColumn>)> {
         let scope = Scope {
-            columns: columns.iter().map(|c| ScopeColumn { qualifier: None, name: c.name.clone(), ty: c.ty }).collect(),
+            columns: columns
+                .iter()
+                .map(|c| ScopeColumn {
+                    qualifier: None,
+                    name: c.name.clone(),
+                    ty: c.ty,
+                })
+                .collect(),
         };
         let mut plan = plan;
         let (limit_expr, offset_expr) = self.bind_limit(limit)?;
@@ -292,22 +382,40 @@ impl<'a> Binder<'a> {
                     },
                     e => match self.bind_expr(e, &scope)? {
                         Expr::Column { index, .. } => index,
-                        _ => return Err(Error::feature_not_supported("ORDER BY an expression over VALUES")),
+                        _ => {
+                            return Err(Error::feature_not_supported(
+                                "ORDER BY an expression over VALUES",
+                            ));
+                        }
                     },
                 };
                 keys.push(sort_key(column, &item.options));
             }
-            plan = Plan::Sort { input: Box::new(plan), keys, limit: None };
+            plan = Plan::Sort {
+                input: Box::new(plan),
+                keys,
+                limit: None,
+            };
         }
         if limit_expr.is_some() || offset_expr.is_some() {
-            plan = Plan::Limit { input: Box::new(plan), limit: limit_expr, offset: offset_expr };
+            plan = Plan::Limit {
+                input: Box::new(plan),
+                limit: limit_expr,
+                offset: offset_expr,
+            };
         }
         Ok((plan, columns))
     }
 
     fn bind_from(&mut self, from: &[A::TableWithJoins]) -> Result<(Plan, Scope)> {
         match from {
-            [] => Ok((Plan::Values { rows: vec![vec![]], types: vec![] }, Scope::default())),
+            [] => Ok((
+                Plan::Values {
+                    rows: vec![vec![]],
+                    types: vec![],
+                },
+                Scope::default(),
+            )),
             [twj] => {
                 if !twj.joins.is_empty() {
                     return Err(Error::feature_not_supported("JOIN"));
@@ -320,7 +428,12 @@ impl<'a> Binder<'a> {
 
     fn bind_table_factor(&mut self, factor: &A::TableFactor) -> Result<(Plan, Scope)> {
         match factor {
-            A::TableFactor::Table { name, alias, args: None, .. } => {
+            A::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
                 let table = self.table(name)?;
                 let qualifier = match alias {
                     Some(a) => {
@@ -335,15 +448,33 @@ impl<'a> Binder<'a> {
                     columns: table
                         .columns
                         .iter()
-                        .map(|c| ScopeColumn { qualifier: Some(qualifier.clone()), name: c.name.clone(), ty: c.ty })
+                        .map(|c| ScopeColumn {
+                            qualifier: Some(qualifier.clone()),
+                            name: c.name.clone(),
+                            ty: c.ty,
+                        })
                         .collect(),
                 };
-                Ok((Plan::Scan { table, filter: None, row_ids: false }, scope))
+                Ok((
+                    Plan::Scan {
+                        table,
+                        filter: None,
+                        row_ids: false,
+                    },
+                    scope,
+                ))
             }
-            A::TableFactor::Table { name, alias, args: Some(args), .. } => {
+            A::TableFactor::Table {
+                name,
+                alias,
+                args: Some(args),
+                ..
+            } => {
                 let fname = object_name(name)?;
                 if fname != "generate_series" {
-                    return Err(Error::undefined_function(format!("function {fname} does not exist")));
+                    return Err(Error::undefined_function(format!(
+                        "function {fname} does not exist"
+                    )));
                 }
                 let empty = Scope::default();
                 let mut bound = Vec::new();
@@ -351,7 +482,9 @@ impl<'a> Binder<'a> {
                     bound.push(self.bind_function_arg(a, &empty)?);
                 }
                 if !(2..=3).contains(&bound.len()) {
-                    return Err(Error::undefined_function("function generate_series does not exist"));
+                    return Err(Error::undefined_function(
+                        "function generate_series does not exist",
+                    ));
                 }
                 let ty = {
                     let refs: Vec<&Expr> = bound.iter().collect();
@@ -359,31 +492,56 @@ impl<'a> Binder<'a> {
                     match t.ty {
                         DataType::Int2 | DataType::Int4 | DataType::Unknown => INT4,
                         DataType::Int8 => INT8,
-                        DataType::Numeric => return Err(Error::feature_not_supported("generate_series over numeric")),
+                        DataType::Numeric => {
+                            return Err(Error::feature_not_supported(
+                                "generate_series over numeric",
+                            ));
+                        }
                         DataType::Timestamp | DataType::Timestamptz => {
-                            return Err(Error::feature_not_supported("generate_series over timestamps"));
+                            return Err(Error::feature_not_supported(
+                                "generate_series over timestamps",
+                            ));
                         }
                         _ => {
                             return Err(Error::undefined_function(format!(
                                 "function generate_series({}) does not exist",
-                                bound.iter().map(|b| b.ty().display_name()).collect::<Vec<_>>().join(", ")
+                                bound
+                                    .iter()
+                                    .map(|b| b.ty().display_name())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
                             )));
                         }
                     }
                 };
-                let args = bound.into_iter().map(|b| self.coerce(b, ty)).collect::<Result<Vec<_>>>()?;
+                let args = bound
+                    .into_iter()
+                    .map(|b| self.coerce(b, ty))
+                    .collect::<Result<Vec<_>>>()?;
                 let (qualifier, colname) = match alias {
                     Some(a) => {
                         let q = ident_name(&a.name);
-                        let c = a.columns.first().map(|c| ident_name(&c.name)).unwrap_or_else(|| q.clone());
+                        let c = a
+                            .columns
+                            .first()
+                            .map(|c| ident_name(&c.name))
+                            .unwrap_or_else(|| q.clone());
                         (q, c)
                     }
                     None => ("generate_series".to_string(), "generate_series".to_string()),
                 };
-                let scope = Scope { columns: vec![ScopeColumn { qualifier: Some(qualifier), name: colname, ty }] };
+                let scope = Scope {
+                    columns: vec![ScopeColumn {
+                        qualifier: Some(qualifier),
+                        name: colname,
+                        ty,
+                    }],
+                };
                 Ok((Plan::GenerateSeries { args, ty }, scope))
             }
-            A::TableFactor::Derived { .. } => Err(Error::feature_not_supported("subqueries in FROM")),
+            A::TableFactor::Derived { .. } => {
+                Err(Error::feature_not_supported("subqueries in FROM"))
+            }
             A::TableFactor::NestedJoin { .. } => Err(Error::feature_not_supported("JOIN")),
             _ => Err(Error::feature_not_supported("this FROM item")),
         }
@@ -418,7 +576,9 @@ impl<'a> Binder<'a> {
         let filter = self.bind_where(s.selection.as_ref(), &scope)?;
         if let Some(f) = &filter {
             if f.any(&|e| matches!(e, Expr::Agg { .. })) {
-                return Err(Error::grouping("aggregate functions are not allowed in WHERE"));
+                return Err(Error::grouping(
+                    "aggregate functions are not allowed in WHERE",
+                ));
             }
         }
         plan = push_filter(plan, filter);
@@ -428,10 +588,14 @@ impl<'a> Binder<'a> {
         for item in &s.projection {
             match item {
                 A::SelectItem::UnnamedExpr(e) => items.push((Some(e), derive_name(e), None)),
-                A::SelectItem::ExprWithAlias { expr, alias } => items.push((Some(expr), ident_name(alias), None)),
+                A::SelectItem::ExprWithAlias { expr, alias } => {
+                    items.push((Some(expr), ident_name(alias), None))
+                }
                 A::SelectItem::Wildcard(_) => {
                     if scope.columns.is_empty() {
-                        return Err(Error::syntax("SELECT * with no tables specified is not valid"));
+                        return Err(Error::syntax(
+                            "SELECT * with no tables specified is not valid",
+                        ));
                     }
                     for (i, c) in scope.columns.iter().enumerate() {
                         items.push((None, c.name.clone(), Some(i)));
@@ -451,10 +615,15 @@ impl<'a> Binder<'a> {
                         }
                     }
                     if items.len() == before {
-                        return Err(Error::new("42P01", format!("missing FROM-clause entry for table \"{q}\"")));
+                        return Err(Error::new(
+                            "42P01",
+                            format!("missing FROM-clause entry for table \"{q}\""),
+                        ));
                     }
                 }
-                A::SelectItem::ExprWithAliases { .. } => return Err(Error::feature_not_supported("multiple aliases")),
+                A::SelectItem::ExprWithAliases { .. } => {
+                    return Err(Error::feature_not_supported("multiple aliases"));
+                }
             }
         }
 
@@ -478,13 +647,24 @@ impl<'a> Binder<'a> {
             let e = match (ast, wildcard) {
                 (_, Some(i)) => {
                     let c = &scope.columns[*i];
-                    Expr::Column { index: *i, ty: c.ty, name: c.name.clone() }
+                    Expr::Column {
+                        index: *i,
+                        ty: c.ty,
+                        name: c.name.clone(),
+                    }
                 }
                 (Some(a), None) => self.bind_expr(a, &scope)?,
                 (None, None) => return Err(Error::internal("select item without expression")),
             };
-            let e = if e.ty().ty == DataType::Unknown { self.coerce(e, TEXT)? } else { e };
-            columns.push(OutputColumn { name: name.clone(), ty: e.ty() });
+            let e = if e.ty().ty == DataType::Unknown {
+                self.coerce(e, TEXT)?
+            } else {
+                e
+            };
+            columns.push(OutputColumn {
+                name: name.clone(),
+                ty: e.ty(),
+            });
             outputs.push(e);
         }
         let having = match &s.having {
@@ -500,15 +680,24 @@ impl<'a> Binder<'a> {
             for item in order_exprs(ob)? {
                 let target = match &item.expr {
                     A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
-                        let A::Value::Number(n, _) = &v.value else { unreachable!() };
+                        let A::Value::Number(n, _) = &v.value else {
+                            unreachable!()
+                        };
                         OrderTarget::Output(position_column(n, outputs.len())?)
                     }
-                    A::Expr::Identifier(id) if output_name_match(&columns, &ident_name(id)).is_some() => {
+                    A::Expr::Identifier(id)
+                        if output_name_match(&columns, &ident_name(id)).is_some() =>
+                    {
                         let name = ident_name(id);
                         // PostgreSQL prefers the output column name in ORDER BY.
                         match output_name_match(&columns, &name) {
                             Some(Ok(i)) => OrderTarget::Output(i),
-                            _ => return Err(Error::new("42702", format!("ORDER BY \"{name}\" is ambiguous"))),
+                            _ => {
+                                return Err(Error::new(
+                                    "42702",
+                                    format!("ORDER BY \"{name}\" is ambiguous"),
+                                ));
+                            }
                         }
                     }
                     e => OrderTarget::Expr(self.bind_expr(e, &scope)?),
@@ -524,11 +713,15 @@ impl<'a> Binder<'a> {
             for g in &group_exprs {
                 let bound = match g {
                     A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
-                        let A::Value::Number(n, _) = &v.value else { unreachable!() };
+                        let A::Value::Number(n, _) = &v.value else {
+                            unreachable!()
+                        };
                         let i = position_column_named(n, outputs.len(), "GROUP BY")?;
                         let e = outputs[i].clone();
                         if e.any(&|x| matches!(x, Expr::Agg { .. })) {
-                            return Err(Error::grouping("aggregate functions are not allowed in GROUP BY"));
+                            return Err(Error::grouping(
+                                "aggregate functions are not allowed in GROUP BY",
+                            ));
                         }
                         e
                     }
@@ -554,15 +747,24 @@ impl<'a> Binder<'a> {
             for e in outputs.iter_mut() {
                 *e = rewrite_grouped(e.clone(), &group_by, ngroups)?;
             }
-            let having = having.map(|h| rewrite_grouped(h, &group_by, ngroups)).transpose()?;
+            let having = having
+                .map(|h| rewrite_grouped(h, &group_by, ngroups))
+                .transpose()?;
             for (target, _) in order_items.iter_mut() {
                 if let OrderTarget::Expr(e) = target {
                     *e = rewrite_grouped(e.clone(), &group_by, ngroups)?;
                 }
             }
-            plan = Plan::Aggregate { input: Box::new(plan), group_by, aggs };
+            plan = Plan::Aggregate {
+                input: Box::new(plan),
+                group_by,
+                aggs,
+            };
             if let Some(h) = having {
-                plan = Plan::Filter { input: Box::new(plan), predicate: h };
+                plan = Plan::Filter {
+                    input: Box::new(plan),
+                    predicate: h,
+                };
             }
         } else {
             self.aggs.clear();
@@ -593,13 +795,23 @@ impl<'a> Binder<'a> {
         }
         let input_width = plan_width(&plan);
         let identity = project.len() == input_width
-            && project.iter().enumerate().all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i));
+            && project
+                .iter()
+                .enumerate()
+                .all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i));
         if !identity {
-            plan = Plan::Project { input: Box::new(plan), exprs: project.clone() };
+            plan = Plan::Project {
+                input: Box::new(plan),
+                exprs: project.clone(),
+            };
         }
         match &s.distinct {
             None | Some(A::Distinct::All) => {}
-            Some(A::Distinct::Distinct) => plan = Plan::Distinct { input: Box::new(plan) },
+            Some(A::Distinct::Distinct) => {
+                plan = Plan::Distinct {
+                    input: Box::new(plan),
+                }
+            }
             Some(A::Distinct::On(_)) => return Err(Error::feature_not_supported("DISTINCT ON")),
         }
         let (limit, offset) = self.bind_limit(parts.limit)?;
@@ -615,25 +827,49 @@ impl<'a> Binder<'a> {
                 }),
                 _ => None,
             };
-            plan = Plan::Sort { input: Box::new(plan), keys, limit: top };
+            plan = Plan::Sort {
+                input: Box::new(plan),
+                keys,
+                limit: top,
+            };
         }
         if limit.is_some() || offset.is_some() {
-            plan = Plan::Limit { input: Box::new(plan), limit, offset };
+            plan = Plan::Limit {
+                input: Box::new(plan),
+                limit,
+                offset,
+            };
         }
         if project.len() > visible {
             let exprs = (0..visible)
-                .map(|i| Expr::Column { index: i, ty: project[i].ty(), name: columns[i].name.clone() })
+                .map(|i| Expr::Column {
+                    index: i,
+                    ty: project[i].ty(),
+                    name: columns[i].name.clone(),
+                })
                 .collect();
-            plan = Plan::Project { input: Box::new(plan), exprs };
+            plan = Plan::Project {
+                input: Box::new(plan),
+                exprs,
+            };
         }
         Ok((plan, columns))
     }
 
-    fn bind_limit(&mut self, limit: Option<&A::LimitClause>) -> Result<(Option<Expr>, Option<Expr>)> {
-        let Some(clause) = limit else { return Ok((None, None)) };
+    fn bind_limit(
+        &mut self,
+        limit: Option<&A::LimitClause>,
+    ) -> Result<(Option<Expr>, Option<Expr>)> {
+        let Some(clause) = limit else {
+            return Ok((None, None));
+        };
         let scope = Scope::default();
         let (l, o) = match clause {
-            A::LimitClause::LimitOffset { limit, offset, limit_by } => {
+            A::LimitClause::LimitOffset {
+                limit,
+                offset,
+                limit_by,
+            } => {
                 if !limit_by.is_empty() {
                     return Err(Error::feature_not_supported("LIMIT BY"));
                 }
@@ -686,16 +922,24 @@ impl<'a> Binder<'a> {
             for c in &insert.columns {
                 let cname = object_name(c)?;
                 let i = table.column_index(&cname).ok_or_else(|| {
-                    Error::undefined_column(&cname).with_detail(String::new()).clone()
+                    Error::undefined_column(&cname)
+                        .with_detail(String::new())
+                        .clone()
                 });
                 let i = i.map_err(|_| {
                     Error::new(
                         "42703",
-                        format!("column \"{cname}\" of relation \"{}\" does not exist", table.name),
+                        format!(
+                            "column \"{cname}\" of relation \"{}\" does not exist",
+                            table.name
+                        ),
                     )
                 })?;
                 if t.contains(&i) {
-                    return Err(Error::new("42701", format!("column \"{cname}\" specified more than once")));
+                    return Err(Error::new(
+                        "42701",
+                        format!("column \"{cname}\" specified more than once"),
+                    ));
                 }
                 t.push(i);
             }
@@ -703,20 +947,34 @@ impl<'a> Binder<'a> {
         };
         let Some(source) = &insert.source else {
             // INSERT … DEFAULT VALUES
-            let row = (0..table.columns.len()).map(|i| self.default_expr(&table, i)).collect::<Result<Vec<_>>>()?;
+            let row = (0..table.columns.len())
+                .map(|i| self.default_expr(&table, i))
+                .collect::<Result<Vec<_>>>()?;
             let types = table.columns.iter().map(|c| c.ty).collect();
-            return Ok(BoundStatement::Insert { table, source: Plan::Values { rows: vec![row], types } });
+            return Ok(BoundStatement::Insert {
+                table,
+                source: Plan::Values {
+                    rows: vec![row],
+                    types,
+                },
+            });
         };
         let plan = match source.body.as_ref() {
-            A::SetExpr::Values(values) if source.order_by.is_none() && source.limit_clause.is_none() => {
+            A::SetExpr::Values(values)
+                if source.order_by.is_none() && source.limit_clause.is_none() =>
+            {
                 let scope = Scope::default();
                 let mut rows = Vec::with_capacity(values.rows.len());
                 for row in &values.rows {
                     if row.len() > targets.len() {
-                        return Err(Error::syntax("INSERT has more expressions than target columns"));
+                        return Err(Error::syntax(
+                            "INSERT has more expressions than target columns",
+                        ));
                     }
                     if row.len() < targets.len() {
-                        return Err(Error::syntax("INSERT has more target columns than expressions"));
+                        return Err(Error::syntax(
+                            "INSERT has more target columns than expressions",
+                        ));
                     }
                     let mut out: Vec<Option<Expr>> = vec![None; table.columns.len()];
                     for (e, &col) in row.iter().zip(&targets) {
@@ -744,30 +1002,47 @@ impl<'a> Binder<'a> {
             _ => {
                 let (plan, cols) = self.bind_query(source)?;
                 if cols.len() > targets.len() {
-                    return Err(Error::syntax("INSERT has more expressions than target columns"));
+                    return Err(Error::syntax(
+                        "INSERT has more expressions than target columns",
+                    ));
                 }
                 if cols.len() < targets.len() {
-                    return Err(Error::syntax("INSERT has more target columns than expressions"));
+                    return Err(Error::syntax(
+                        "INSERT has more target columns than expressions",
+                    ));
                 }
                 let mut exprs = Vec::with_capacity(table.columns.len());
                 for i in 0..table.columns.len() {
                     match targets.iter().position(|&t| t == i) {
                         Some(k) => {
-                            let col = Expr::Column { index: k, ty: cols[k].ty, name: cols[k].name.clone() };
+                            let col = Expr::Column {
+                                index: k,
+                                ty: cols[k].ty,
+                                name: cols[k].name.clone(),
+                            };
                             exprs.push(self.coerce_column(col, &table.columns[i])?);
                         }
                         None => exprs.push(self.default_expr(&table, i)?),
                     }
                 }
-                Plan::Project { input: Box::new(plan), exprs }
+                Plan::Project {
+                    input: Box::new(plan),
+                    exprs,
+                }
             }
         };
-        Ok(BoundStatement::Insert { table, source: plan })
+        Ok(BoundStatement::Insert {
+            table,
+            source: plan,
+        })
     }
 
     fn default_expr(&self, table: &TableEntry, column: usize) -> Result<Expr> {
         let c = &table.columns[column];
-        Ok(c.default.clone().unwrap_or(Expr::Literal { value: Value::Null, ty: c.ty }))
+        Ok(c.default.clone().unwrap_or(Expr::Literal {
+            value: Value::Null,
+            ty: c.ty,
+        }))
     }
 
     fn coerce_column(&mut self, e: Expr, column: &ColumnDef) -> Result<Expr> {
@@ -815,23 +1090,38 @@ impl<'a> Binder<'a> {
             .columns
             .iter()
             .enumerate()
-            .map(|(i, c)| Expr::Column { index: i, ty: c.ty, name: c.name.clone() })
+            .map(|(i, c)| Expr::Column {
+                index: i,
+                ty: c.ty,
+                name: c.name.clone(),
+            })
             .collect();
         let mut assigned = vec![false; table.columns.len()];
         for a in &update.assignments {
             let names = match &a.target {
                 A::AssignmentTarget::ColumnName(n) => n,
-                A::AssignmentTarget::Tuple(_) => return Err(Error::feature_not_supported("multi-column SET")),
+                A::AssignmentTarget::Tuple(_) => {
+                    return Err(Error::feature_not_supported("multi-column SET"));
+                }
             };
             let cname = match names.0.last() {
                 Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
                 _ => return Err(Error::syntax("syntax error in SET")),
             };
             let i = table.column_index(&cname).ok_or_else(|| {
-                Error::new("42703", format!("column \"{cname}\" of relation \"{}\" does not exist", table.name))
+                Error::new(
+                    "42703",
+                    format!(
+                        "column \"{cname}\" of relation \"{}\" does not exist",
+                        table.name
+                    ),
+                )
             })?;
             if assigned[i] {
-                return Err(Error::new("42601", format!("multiple assignments to same column \"{cname}\"")));
+                return Err(Error::new(
+                    "42601",
+                    format!("multiple assignments to same column \"{cname}\""),
+                ));
             }
             assigned[i] = true;
             let value = if is_default_keyword(&a.value) {
@@ -842,10 +1132,21 @@ impl<'a> Binder<'a> {
             };
             new_row[i] = value;
         }
-        let row_id = Expr::Column { index: table.columns.len(), ty: INT8, name: "ctid".into() };
+        let row_id = Expr::Column {
+            index: table.columns.len(),
+            ty: INT8,
+            name: "ctid".into(),
+        };
         new_row.push(row_id);
-        let scan = Plan::Scan { table: table.clone(), filter, row_ids: true };
-        let source = Plan::Project { input: Box::new(scan), exprs: new_row };
+        let scan = Plan::Scan {
+            table: table.clone(),
+            filter,
+            row_ids: true,
+        };
+        let source = Plan::Project {
+            input: Box::new(scan),
+            exprs: new_row,
+        };
         Ok(BoundStatement::Update { table, source })
     }
 
@@ -870,7 +1171,11 @@ impl<'a> Binder<'a> {
             return Err(Error::feature_not_supported("DELETE from this relation"));
         };
         let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
-        let source = Plan::Scan { table: table.clone(), filter, row_ids: true };
+        let source = Plan::Scan {
+            table: table.clone(),
+            filter,
+            row_ids: true,
+        };
         Ok(BoundStatement::Delete { table, source })
     }
 
@@ -891,10 +1196,18 @@ impl<'a> Binder<'a> {
         for c in &ct.columns {
             let cname = ident_name(&c.name);
             if columns.iter().any(|x| x.name == cname) {
-                return Err(Error::new("42701", format!("column \"{cname}\" specified more than once")));
+                return Err(Error::new(
+                    "42701",
+                    format!("column \"{cname}\" specified more than once"),
+                ));
             }
             let ty = type_from_ast(&c.data_type)?;
-            let mut def = ColumnDef { name: cname, ty, not_null: false, default: None };
+            let mut def = ColumnDef {
+                name: cname,
+                ty,
+                not_null: false,
+                default: None,
+            };
             for opt in &c.options {
                 match &opt.option {
                     A::ColumnOption::Null => def.not_null = false,
@@ -902,16 +1215,27 @@ impl<'a> Binder<'a> {
                     A::ColumnOption::Default(e) => {
                         let b = self.bind_expr(e, &Scope::default())?;
                         if b.any(&|x| matches!(x, Expr::Column { .. })) {
-                            return Err(Error::new("0A000", "cannot use column reference in DEFAULT expression"));
+                            return Err(Error::new(
+                                "0A000",
+                                "cannot use column reference in DEFAULT expression",
+                            ));
                         }
                         def.default = Some(self.coerce_column(b, &def)?);
                     }
-                    other => return Err(Error::feature_not_supported(format!("column option {other}"))),
+                    other => {
+                        return Err(Error::feature_not_supported(format!(
+                            "column option {other}"
+                        )));
+                    }
                 }
             }
             columns.push(def);
         }
-        Ok(BoundStatement::CreateTable { name, columns, if_not_exists: ct.if_not_exists })
+        Ok(BoundStatement::CreateTable {
+            name,
+            columns,
+            if_not_exists: ct.if_not_exists,
+        })
     }
 
     // ----- expressions ---------------------------------------------------------------
@@ -924,10 +1248,22 @@ impl<'a> Binder<'a> {
     }
 
     fn bind_expr(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
+        if self.depth >= crate::sql::parse::EXPRESSION_DEPTH_MAX {
+            return Err(Error::new("54001", "stack depth limit exceeded"));
+        }
+        self.depth += 1;
+        let result = self.bind_expr_inner(e, scope);
+        self.depth -= 1;
+        result
+    }
+
+    fn bind_expr_inner(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
         match e {
             A::Expr::Identifier(id) => {
                 let name = ident_name(id);
-                let (index, ty) = scope.resolve(None, &name).map_err(|err| self.with_span(err, id.span))?;
+                let (index, ty) = scope
+                    .resolve(None, &name)
+                    .map_err(|err| self.with_span(err, id.span))?;
                 Ok(Expr::Column { index, ty, name })
             }
             A::Expr::CompoundIdentifier(ids) => {
@@ -947,9 +1283,15 @@ impl<'a> Binder<'a> {
             A::Expr::Value(v) => self.bind_value(&v.value),
             A::Expr::Nested(inner) => self.bind_expr(inner, scope),
             A::Expr::UnaryOp { op, expr } => self.bind_unary(*op, expr, scope),
-            A::Expr::BinaryOp { left, op, right } => self.bind_binary_ast(left, op, right, scope),
-            A::Expr::IsNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind_expr(x, scope)?), negated: false }),
-            A::Expr::IsNotNull(x) => Ok(Expr::IsNull { expr: Box::new(self.bind_expr(x, scope)?), negated: true }),
+            A::Expr::BinaryOp { .. } => self.bind_binary_chain(e, scope),
+            A::Expr::IsNull(x) => Ok(Expr::IsNull {
+                expr: Box::new(self.bind_expr(x, scope)?),
+                negated: false,
+            }),
+            A::Expr::IsNotNull(x) => Ok(Expr::IsNull {
+                expr: Box::new(self.bind_expr(x, scope)?),
+                negated: true,
+            }),
             A::Expr::IsTrue(x) => self.bind_is_bool(x, true, false, scope),
             A::Expr::IsNotTrue(x) => self.bind_is_bool(x, true, true, scope),
             A::Expr::IsFalse(x) => self.bind_is_bool(x, false, false, scope),
@@ -957,21 +1299,35 @@ impl<'a> Binder<'a> {
             A::Expr::IsUnknown(x) => {
                 let b = self.bind_expr(x, scope)?;
                 let b = self.require_bool(b, "IS UNKNOWN")?;
-                Ok(Expr::IsNull { expr: Box::new(b), negated: false })
+                Ok(Expr::IsNull {
+                    expr: Box::new(b),
+                    negated: false,
+                })
             }
             A::Expr::IsNotUnknown(x) => {
                 let b = self.bind_expr(x, scope)?;
                 let b = self.require_bool(b, "IS NOT UNKNOWN")?;
-                Ok(Expr::IsNull { expr: Box::new(b), negated: true })
+                Ok(Expr::IsNull {
+                    expr: Box::new(b),
+                    negated: true,
+                })
             }
             A::Expr::IsDistinctFrom(l, r) | A::Expr::IsNotDistinctFrom(l, r) => {
                 let negated = matches!(e, A::Expr::IsNotDistinctFrom(..));
                 let l = self.bind_expr(l, scope)?;
                 let r = self.bind_expr(r, scope)?;
                 let (l, r) = self.unify_comparison(l, r, BinaryOp::Eq)?;
-                Ok(Expr::IsDistinct { left: Box::new(l), right: Box::new(r), negated })
+                Ok(Expr::IsDistinct {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    negated,
+                })
             }
-            A::Expr::InList { expr, list, negated } => {
+            A::Expr::InList {
+                expr,
+                list,
+                negated,
+            } => {
                 let x = self.bind_expr(expr, scope)?;
                 let mut items = Vec::with_capacity(list.len());
                 for item in list {
@@ -981,31 +1337,70 @@ impl<'a> Binder<'a> {
                 all.extend(items.iter());
                 let ty = common_type(&all, "IN")?;
                 let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
-                let ty = SqlType::new(if ty.ty == DataType::Bpchar { DataType::Text } else { ty.ty });
+                let ty = SqlType::new(if ty.ty == DataType::Bpchar {
+                    DataType::Text
+                } else {
+                    ty.ty
+                });
                 let x = self.coerce(x, ty)?;
-                let items = items.into_iter().map(|i| self.coerce(i, ty)).collect::<Result<_>>()?;
-                Ok(Expr::InList { expr: Box::new(x), list: items, negated: *negated })
+                let items = items
+                    .into_iter()
+                    .map(|i| self.coerce(i, ty))
+                    .collect::<Result<_>>()?;
+                Ok(Expr::InList {
+                    expr: Box::new(x),
+                    list: items,
+                    negated: *negated,
+                })
             }
             A::Expr::InSubquery { .. } | A::Expr::Exists { .. } | A::Expr::Subquery(_) => {
                 Err(Error::feature_not_supported("subqueries"))
             }
-            A::Expr::Between { expr, negated, low, high } => {
+            A::Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let x = self.bind_expr(expr, scope)?;
                 let lo = self.bind_expr(low, scope)?;
                 let hi = self.bind_expr(high, scope)?;
-                let (ge, le) = if *negated { (BinaryOp::Lt, BinaryOp::Gt) } else { (BinaryOp::GtEq, BinaryOp::LtEq) };
+                let (ge, le) = if *negated {
+                    (BinaryOp::Lt, BinaryOp::Gt)
+                } else {
+                    (BinaryOp::GtEq, BinaryOp::LtEq)
+                };
                 let a = self.bind_binary(ge, x.clone(), lo)?;
                 let b = self.bind_binary(le, x, hi)?;
-                Ok(if *negated { Expr::Or(vec![a, b]) } else { Expr::And(vec![a, b]) })
+                Ok(if *negated {
+                    Expr::Or(vec![a, b])
+                } else {
+                    Expr::And(vec![a, b])
+                })
             }
-            A::Expr::Like { negated, any: false, expr, pattern, escape_char: None } => {
-                self.bind_like(expr, pattern, *negated, false, scope)
+            A::Expr::Like {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char: None,
+            } => self.bind_like(expr, pattern, *negated, false, scope),
+            A::Expr::ILike {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char: None,
+            } => self.bind_like(expr, pattern, *negated, true, scope),
+            A::Expr::Like { .. } | A::Expr::ILike { .. } => {
+                Err(Error::feature_not_supported("LIKE with ESCAPE or ANY"))
             }
-            A::Expr::ILike { negated, any: false, expr, pattern, escape_char: None } => {
-                self.bind_like(expr, pattern, *negated, true, scope)
-            }
-            A::Expr::Like { .. } | A::Expr::ILike { .. } => Err(Error::feature_not_supported("LIKE with ESCAPE or ANY")),
-            A::Expr::Cast { kind, expr, data_type, format: None } => {
+            A::Expr::Cast {
+                kind,
+                expr,
+                data_type,
+                format: None,
+            } => {
                 if matches!(kind, A::CastKind::TryCast | A::CastKind::SafeCast) {
                     return Err(Error::feature_not_supported("TRY_CAST"));
                 }
@@ -1017,7 +1412,11 @@ impl<'a> Binder<'a> {
                 let to = type_from_ast(&ts.data_type)?;
                 let text = match &ts.value.value {
                     A::Value::SingleQuotedString(s) => s.clone(),
-                    other => return Err(Error::syntax(format!("syntax error at or near \"{other}\""))),
+                    other => {
+                        return Err(Error::syntax(format!(
+                            "syntax error at or near \"{other}\""
+                        )));
+                    }
                 };
                 self.explicit_cast(Expr::literal(Value::Text(text), UNKNOWN), to)
             }
@@ -1028,11 +1427,24 @@ impl<'a> Binder<'a> {
                 let inner = self.bind_expr(&iv.value, scope)?;
                 self.explicit_cast(inner, SqlType::new(DataType::Interval))
             }
-            A::Expr::Case { operand, conditions, else_result, .. } => {
-                self.bind_case(operand.as_deref(), conditions, else_result.as_deref(), scope)
-            }
+            A::Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.bind_case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                scope,
+            ),
             A::Expr::Function(f) => self.bind_function(f, scope),
-            A::Expr::Substring { expr, substring_from, substring_for, .. } => {
+            A::Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let mut args = vec![self.bind_expr(expr, scope)?];
                 args.push(match substring_from {
                     Some(f) => self.bind_expr(f, scope)?,
@@ -1048,7 +1460,12 @@ impl<'a> Binder<'a> {
                 let hay = self.bind_expr(r#in, scope)?;
                 self.bind_scalar_function("strpos", vec![hay, needle])
             }
-            A::Expr::Trim { expr, trim_where, trim_what, trim_characters } => {
+            A::Expr::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
                 if trim_characters.is_some() {
                     return Err(Error::feature_not_supported("TRIM with a character list"));
                 }
@@ -1064,10 +1481,17 @@ impl<'a> Binder<'a> {
                 self.bind_scalar_function(name, args)
             }
             A::Expr::Ceil { expr, field } | A::Expr::Floor { expr, field } => {
-                if !matches!(field, A::CeilFloorKind::DateTimeField(A::DateTimeField::NoDateTime)) {
+                if !matches!(
+                    field,
+                    A::CeilFloorKind::DateTimeField(A::DateTimeField::NoDateTime)
+                ) {
                     return Err(Error::feature_not_supported("CEIL/FLOOR TO"));
                 }
-                let name = if matches!(e, A::Expr::Ceil { .. }) { "ceil" } else { "floor" };
+                let name = if matches!(e, A::Expr::Ceil { .. }) {
+                    "ceil"
+                } else {
+                    "floor"
+                };
                 let arg = self.bind_expr(expr, scope)?;
                 self.bind_scalar_function(name, vec![arg])
             }
@@ -1075,7 +1499,9 @@ impl<'a> Binder<'a> {
             A::Expr::AtTimeZone { .. } => Err(Error::feature_not_supported("AT TIME ZONE")),
             A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
             A::Expr::Array(_) => Err(Error::feature_not_supported("arrays")),
-            A::Expr::AnyOp { .. } | A::Expr::AllOp { .. } => Err(Error::feature_not_supported("ANY/ALL")),
+            A::Expr::AnyOp { .. } | A::Expr::AllOp { .. } => {
+                Err(Error::feature_not_supported("ANY/ALL"))
+            }
             A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
             A::Expr::Tuple(_) => Err(Error::feature_not_supported("row constructors")),
             other => Err(Error::feature_not_supported(format!("expression {other}"))),
@@ -1107,7 +1533,10 @@ impl<'a> Binder<'a> {
                     self.params.resize(index, None);
                 }
                 let ty = self.params[index - 1].unwrap_or(UNKNOWN);
-                Expr::Param { index: index - 1, ty }
+                Expr::Param {
+                    index: index - 1,
+                    ty,
+                }
             }
             other => return Err(Error::feature_not_supported(format!("literal {other}"))),
         })
@@ -1129,7 +1558,11 @@ impl<'a> Binder<'a> {
                     }
                 }
                 let b = self.bind_expr(expr, scope)?;
-                let b = if b.ty().ty == DataType::Unknown { self.coerce(b, FLOAT8)? } else { b };
+                let b = if b.ty().ty == DataType::Unknown {
+                    self.coerce(b, FLOAT8)?
+                } else {
+                    b
+                };
                 let ty = b.ty();
                 match ty.ty {
                     DataType::Int2
@@ -1138,42 +1571,93 @@ impl<'a> Binder<'a> {
                     | DataType::Float4
                     | DataType::Float8
                     | DataType::Numeric
-                    | DataType::Interval => Ok(Expr::Negate { expr: Box::new(b), ty: SqlType::new(ty.ty) }),
-                    other => Err(Error::undefined_function(format!("operator does not exist: - {}", other.name()))),
+                    | DataType::Interval => Ok(Expr::Negate {
+                        expr: Box::new(b),
+                        ty: SqlType::new(ty.ty),
+                    }),
+                    other => Err(Error::undefined_function(format!(
+                        "operator does not exist: - {}",
+                        other.name()
+                    ))),
                 }
             }
             other => Err(Error::feature_not_supported(format!("operator {other}"))),
         }
     }
 
-    fn bind_is_bool(&mut self, x: &A::Expr, value: bool, negated: bool, scope: &Scope) -> Result<Expr> {
+    fn bind_is_bool(
+        &mut self,
+        x: &A::Expr,
+        value: bool,
+        negated: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
         let b = self.bind_expr(x, scope)?;
         let b = self.require_bool(b, "IS TRUE")?;
-        Ok(Expr::IsBool { expr: Box::new(b), value, negated })
+        Ok(Expr::IsBool {
+            expr: Box::new(b),
+            value,
+            negated,
+        })
     }
 
-    fn bind_like(&mut self, expr: &A::Expr, pattern: &A::Expr, negated: bool, ci: bool, scope: &Scope) -> Result<Expr> {
+    fn bind_like(
+        &mut self,
+        expr: &A::Expr,
+        pattern: &A::Expr,
+        negated: bool,
+        ci: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
         let x = self.bind_expr(expr, scope)?;
         let p = self.bind_expr(pattern, scope)?;
         let x = self.to_text_operand(x, if ci { "~~*" } else { "~~" })?;
         let p = self.to_text_operand(p, if ci { "~~*" } else { "~~" })?;
-        Ok(Expr::Like { expr: Box::new(x), pattern: Box::new(p), negated, case_insensitive: ci })
+        Ok(Expr::Like {
+            expr: Box::new(x),
+            pattern: Box::new(p),
+            negated,
+            case_insensitive: ci,
+        })
     }
 
     fn to_text_operand(&mut self, e: Expr, op: &str) -> Result<Expr> {
         match e.ty().ty {
             DataType::Text | DataType::Varchar => Ok(e),
             DataType::Bpchar | DataType::Unknown => self.coerce(e, TEXT),
-            other => Err(Error::undefined_function(format!("operator does not exist: {} {op} unknown", other.name()))),
+            other => Err(Error::undefined_function(format!(
+                "operator does not exist: {} {op} unknown",
+                other.name()
+            ))),
         }
     }
 
-    fn bind_binary_ast(&mut self, left: &A::Expr, op: &A::BinaryOperator, right: &A::Expr, scope: &Scope) -> Result<Expr> {
+    /// Binds a left-deep chain of binary operators (`a + b + c …`, `p OR q OR …`)
+    /// iteratively: sqlparser builds such chains without depth limits, and recursing down
+    /// the left spine would cost a stack frame per operator.
+    fn bind_binary_chain(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
+        let mut spine: Vec<(&A::BinaryOperator, &A::Expr)> = Vec::new();
+        let mut leftmost = e;
+        while let A::Expr::BinaryOp { left, op, right } = leftmost {
+            spine.push((op, right));
+            leftmost = left;
+        }
+        let mut acc = self.bind_expr(leftmost, scope)?;
+        while let Some((op, right)) = spine.pop() {
+            let r = self.bind_expr(right, scope)?;
+            acc = self.bind_binary_op(acc, op, r)?;
+        }
+        Ok(acc)
+    }
+
+    fn bind_binary_op(&mut self, l: Expr, op: &A::BinaryOperator, r: Expr) -> Result<Expr> {
         let op = match op {
             A::BinaryOperator::And | A::BinaryOperator::Or => {
-                let l = self.bind_expr(left, scope)?;
-                let r = self.bind_expr(right, scope)?;
-                let name = if matches!(op, A::BinaryOperator::And) { "AND" } else { "OR" };
+                let name = if matches!(op, A::BinaryOperator::And) {
+                    "AND"
+                } else {
+                    "OR"
+                };
                 let l = self.require_bool(l, name)?;
                 let r = self.require_bool(r, name)?;
                 let is_and = matches!(op, A::BinaryOperator::And);
@@ -1185,7 +1669,11 @@ impl<'a> Binder<'a> {
                         (other, _) => list.push(other),
                     }
                 }
-                return Ok(if is_and { Expr::And(list) } else { Expr::Or(list) });
+                return Ok(if is_and {
+                    Expr::And(list)
+                } else {
+                    Expr::Or(list)
+                });
             }
             A::BinaryOperator::Plus => BinaryOp::Add,
             A::BinaryOperator::Minus => BinaryOp::Sub,
@@ -1202,8 +1690,6 @@ impl<'a> Binder<'a> {
             A::BinaryOperator::StringConcat => BinaryOp::Concat,
             other => return Err(Error::feature_not_supported(format!("operator {other}"))),
         };
-        let l = self.bind_expr(left, scope)?;
-        let r = self.bind_expr(right, scope)?;
         self.bind_binary(op, l, r)
     }
 
@@ -1230,9 +1716,21 @@ impl<'a> Binder<'a> {
             },
         };
         // char(n) compares without trailing spaces: compare as text.
-        let target = if target.ty == DataType::Bpchar || target.ty == DataType::Varchar { TEXT } else { target };
-        let l = if l.ty().ty == target.ty && l.ty().ty != DataType::Bpchar { l } else { self.coerce(l, target)? };
-        let r = if r.ty().ty == target.ty && r.ty().ty != DataType::Bpchar { r } else { self.coerce(r, target)? };
+        let target = if target.ty == DataType::Bpchar || target.ty == DataType::Varchar {
+            TEXT
+        } else {
+            target
+        };
+        let l = if l.ty().ty == target.ty && l.ty().ty != DataType::Bpchar {
+            l
+        } else {
+            self.coerce(l, target)?
+        };
+        let r = if r.ty().ty == target.ty && r.ty().ty != DataType::Bpchar {
+            r
+        } else {
+            self.coerce(r, target)?
+        };
         Ok((l, r))
     }
 
@@ -1240,7 +1738,12 @@ impl<'a> Binder<'a> {
         use DataType as D;
         if op.is_comparison() {
             let (l, r) = self.unify_comparison(l, r, op)?;
-            return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: BOOL });
+            return Ok(Expr::Binary {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                ty: BOOL,
+            });
         }
         if op == BinaryOp::Concat {
             let (lt, rt) = (l.ty().ty, r.ty().ty);
@@ -1253,7 +1756,12 @@ impl<'a> Binder<'a> {
             }
             let l = self.concat_operand(l)?;
             let r = self.concat_operand(r)?;
-            return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: TEXT });
+            return Ok(Expr::Binary {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                ty: TEXT,
+            });
         }
         let (mut lt, mut rt) = (l.ty().ty, r.ty().ty);
         // Unknown literals take the other side's type; two unknowns are an error like PG's.
@@ -1278,7 +1786,12 @@ impl<'a> Binder<'a> {
             _ => (l, r),
         };
         let no_op = |lt: D, rt: D| {
-            Error::undefined_function(format!("operator does not exist: {} {} {}", lt.name(), op.symbol(), rt.name()))
+            Error::undefined_function(format!(
+                "operator does not exist: {} {} {}",
+                lt.name(),
+                op.symbol(),
+                rt.name()
+            ))
         };
         // Numbers.
         if let (Some(a), Some(b)) = (lt.numeric_rank(), rt.numeric_rank()) {
@@ -1289,7 +1802,12 @@ impl<'a> Binder<'a> {
                 }
                 let l = self.coerce(l, FLOAT8)?;
                 let r = self.coerce(r, FLOAT8)?;
-                return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: FLOAT8 });
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: FLOAT8,
+                });
             }
             if op == BinaryOp::Mod && matches!(common, D::Float4 | D::Float8) {
                 return Err(no_op(lt, rt));
@@ -1297,17 +1815,32 @@ impl<'a> Binder<'a> {
             let ty = SqlType::new(common);
             let l = self.coerce(l, ty)?;
             let r = self.coerce(r, ty)?;
-            return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty });
+            return Ok(Expr::Binary {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                ty,
+            });
         }
         // Dates and times.
         let ty = match (lt, op, rt) {
             (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Int2 | D::Int4 | D::Int8) => {
                 let r = self.coerce(r, INT4)?;
-                return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: SqlType::new(D::Date) });
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: SqlType::new(D::Date),
+                });
             }
             (D::Int2 | D::Int4 | D::Int8, BinaryOp::Add, D::Date) => {
                 let l = self.coerce(l, INT4)?;
-                return Ok(Expr::Binary { op, left: Box::new(r), right: Box::new(l), ty: SqlType::new(D::Date) });
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(r),
+                    right: Box::new(l),
+                    ty: SqlType::new(D::Date),
+                });
             }
             (D::Date, BinaryOp::Sub, D::Date) => INT4,
             (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Interval) => {
@@ -1318,23 +1851,41 @@ impl<'a> Binder<'a> {
                 let r = self.coerce(r, SqlType::new(D::Timestamp))?;
                 return self.bind_binary(op, r, l);
             }
-            (D::Interval, BinaryOp::Add, D::Timestamp | D::Timestamptz) => return self.bind_binary(op, r, l),
-            (D::Timestamp | D::Timestamptz, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(lt),
-            (D::Timestamp, BinaryOp::Sub, D::Timestamp) | (D::Timestamptz, BinaryOp::Sub, D::Timestamptz) => {
-                SqlType::new(D::Interval)
+            (D::Interval, BinaryOp::Add, D::Timestamp | D::Timestamptz) => {
+                return self.bind_binary(op, r, l);
             }
+            (D::Timestamp | D::Timestamptz, BinaryOp::Add | BinaryOp::Sub, D::Interval) => {
+                SqlType::new(lt)
+            }
+            (D::Timestamp, BinaryOp::Sub, D::Timestamp)
+            | (D::Timestamptz, BinaryOp::Sub, D::Timestamptz) => SqlType::new(D::Interval),
             (D::Interval, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(D::Interval),
             (D::Interval, BinaryOp::Mul | BinaryOp::Div, t) if t.numeric_rank().is_some() => {
                 let r = self.coerce(r, FLOAT8)?;
-                return Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty: SqlType::new(D::Interval) });
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: SqlType::new(D::Interval),
+                });
             }
             (t, BinaryOp::Mul, D::Interval) if t.numeric_rank().is_some() => {
                 let l = self.coerce(l, FLOAT8)?;
-                return Ok(Expr::Binary { op, left: Box::new(r), right: Box::new(l), ty: SqlType::new(D::Interval) });
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(r),
+                    right: Box::new(l),
+                    ty: SqlType::new(D::Interval),
+                });
             }
             _ => return Err(no_op(lt, rt)),
         };
-        Ok(Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty })
+        Ok(Expr::Binary {
+            op,
+            left: Box::new(l),
+            right: Box::new(r),
+            ty,
+        })
     }
 
     fn concat_operand(&mut self, e: Expr) -> Result<Expr> {
@@ -1374,8 +1925,15 @@ impl<'a> Binder<'a> {
         for (c, r) in conds.into_iter().zip(results) {
             whens.push((c, self.coerce(r, ty)?));
         }
-        let else_result = else_bound.map(|e| self.coerce(e, ty)).transpose()?.map(Box::new);
-        Ok(Expr::Case { whens, else_result, ty })
+        let else_result = else_bound
+            .map(|e| self.coerce(e, ty))
+            .transpose()?
+            .map(Box::new);
+        Ok(Expr::Case {
+            whens,
+            else_result,
+            ty,
+        })
     }
 
     fn bind_function(&mut self, f: &A::Function, scope: &Scope) -> Result<Expr> {
@@ -1384,16 +1942,25 @@ impl<'a> Binder<'a> {
             return Err(Error::feature_not_supported("window functions"));
         }
         if f.filter.is_some() || !f.within_group.is_empty() {
-            return Err(Error::feature_not_supported("aggregate FILTER and WITHIN GROUP"));
+            return Err(Error::feature_not_supported(
+                "aggregate FILTER and WITHIN GROUP",
+            ));
         }
         let (args, distinct, star) = match &f.args {
             A::FunctionArguments::None => (vec![], false, false),
-            A::FunctionArguments::Subquery(_) => return Err(Error::feature_not_supported("subqueries")),
+            A::FunctionArguments::Subquery(_) => {
+                return Err(Error::feature_not_supported("subqueries"));
+            }
             A::FunctionArguments::List(list) => {
                 if !list.clauses.is_empty() {
-                    return Err(Error::feature_not_supported("ORDER BY in function arguments"));
+                    return Err(Error::feature_not_supported(
+                        "ORDER BY in function arguments",
+                    ));
                 }
-                let distinct = matches!(list.duplicate_treatment, Some(A::DuplicateTreatment::Distinct));
+                let distinct = matches!(
+                    list.duplicate_treatment,
+                    Some(A::DuplicateTreatment::Distinct)
+                );
                 let mut star = false;
                 let mut args = Vec::new();
                 for a in &list.args {
@@ -1410,7 +1977,9 @@ impl<'a> Binder<'a> {
             return self.bind_aggregate(agg, &name, &args, distinct, star, scope);
         }
         if star || distinct {
-            return Err(Error::syntax(format!("{name}(*) specified, but {name} is not an aggregate function")));
+            return Err(Error::syntax(format!(
+                "{name}(*) specified, but {name} is not an aggregate function"
+            )));
         }
         let mut bound = Vec::with_capacity(args.len());
         for a in args {
@@ -1418,7 +1987,9 @@ impl<'a> Binder<'a> {
         }
         if name == "pg_typeof" {
             let [arg] = bound.as_slice() else {
-                return Err(Error::undefined_function("function pg_typeof does not exist"));
+                return Err(Error::undefined_function(
+                    "function pg_typeof does not exist",
+                ));
             };
             let ty = if arg.ty().ty == DataType::Unknown && !matches!(arg, Expr::Param { .. }) {
                 "unknown".to_string()
@@ -1451,7 +2022,11 @@ impl<'a> Binder<'a> {
                 self.agg_allowed = true;
                 (func, Some(bound?))
             }
-            _ => return Err(Error::undefined_function(format!("function {name}() does not exist"))),
+            _ => {
+                return Err(Error::undefined_function(format!(
+                    "function {name}() does not exist"
+                )));
+            }
         };
         let arg = match arg {
             Some(a) if a.ty().ty == DataType::Unknown => Some(self.coerce(a, TEXT)?),
@@ -1462,13 +2037,23 @@ impl<'a> Binder<'a> {
             (AggFunc::CountStar | AggFunc::Count, _) => INT8,
             (AggFunc::Sum, Some(DataType::Int2 | DataType::Int4)) => INT8,
             (AggFunc::Sum, Some(DataType::Int8 | DataType::Numeric)) => NUMERIC,
-            (AggFunc::Sum, Some(t @ (DataType::Float4 | DataType::Float8 | DataType::Interval))) => SqlType::new(t),
-            (AggFunc::Avg, Some(DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Numeric)) => NUMERIC,
+            (
+                AggFunc::Sum,
+                Some(t @ (DataType::Float4 | DataType::Float8 | DataType::Interval)),
+            ) => SqlType::new(t),
+            (
+                AggFunc::Avg,
+                Some(DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Numeric),
+            ) => NUMERIC,
             (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => FLOAT8,
             (AggFunc::Avg, Some(DataType::Interval)) => SqlType::new(DataType::Interval),
             (AggFunc::Min | AggFunc::Max, Some(t)) if t != DataType::Bool => {
                 let t = arg_ty.unwrap_or(TEXT);
-                SqlType::new(if t.ty == DataType::Varchar { DataType::Varchar } else { t.ty })
+                SqlType::new(if t.ty == DataType::Varchar {
+                    DataType::Varchar
+                } else {
+                    t.ty
+                })
             }
             (_, t) => {
                 return Err(Error::undefined_function(format!(
@@ -1477,7 +2062,12 @@ impl<'a> Binder<'a> {
                 )));
             }
         };
-        let call = AggCall { func, arg, distinct, ty };
+        let call = AggCall {
+            func,
+            arg,
+            distinct,
+            ty,
+        };
         let index = match self.aggs.iter().position(|a| *a == call) {
             Some(i) => i,
             None => {
@@ -1491,8 +2081,13 @@ impl<'a> Binder<'a> {
     fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
         use DataType as D;
         let arg_types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
-        let signature = args.iter().map(|a| a.ty().display_name()).collect::<Vec<_>>().join(", ");
-        let not_found = || Error::undefined_function(format!("function {name}({signature}) does not exist"));
+        let signature = args
+            .iter()
+            .map(|a| a.ty().display_name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let not_found =
+            || Error::undefined_function(format!("function {name}({signature}) does not exist"));
         let text_args = |b: &mut Binder, args: Vec<Expr>| -> Result<Vec<Expr>> {
             args.into_iter()
                 .map(|a| match a.ty().ty {
@@ -1505,7 +2100,9 @@ impl<'a> Binder<'a> {
         let (func, args, ty) = match (name, arg_types.as_slice()) {
             ("upper", [_]) => (Func::Upper, text_args(self, args)?, TEXT),
             ("lower", [_]) => (Func::Lower, text_args(self, args)?, TEXT),
-            ("length" | "char_length" | "character_length", [_]) => (Func::Length, text_args(self, args)?, INT4),
+            ("length" | "char_length" | "character_length", [_]) => {
+                (Func::Length, text_args(self, args)?, INT4)
+            }
             ("octet_length", [_]) => (Func::OctetLength, text_args(self, args)?, INT4),
             ("abs", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 let t = if *t == D::Unknown { D::Float8 } else { *t };
@@ -1513,20 +2110,61 @@ impl<'a> Binder<'a> {
                 (Func::Abs, args, SqlType::new(t))
             }
             ("round" | "trunc", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
-                let t = if *t == D::Numeric { D::Numeric } else { D::Float8 };
+                let t = if *t == D::Numeric {
+                    D::Numeric
+                } else {
+                    D::Float8
+                };
                 let args = self.coerce_all(args, SqlType::new(t))?;
-                (if name == "round" { Func::Round } else { Func::Trunc }, args, SqlType::new(t))
+                (
+                    if name == "round" {
+                        Func::Round
+                    } else {
+                        Func::Trunc
+                    },
+                    args,
+                    SqlType::new(t),
+                )
             }
-            ("round" | "trunc", [t, s]) if (t.numeric_rank().is_some() && *t != D::Float4 && *t != D::Float8 || *t == D::Unknown) && (s.is_integer() || *s == D::Unknown) => {
+            ("round" | "trunc", [t, s])
+                if (t.numeric_rank().is_some() && *t != D::Float4 && *t != D::Float8
+                    || *t == D::Unknown)
+                    && (s.is_integer() || *s == D::Unknown) =>
+            {
                 let mut it = args.into_iter();
-                let (a, b) = (it.next().ok_or_else(not_found)?, it.next().ok_or_else(not_found)?);
+                let (a, b) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
                 let args = vec![self.coerce(a, NUMERIC)?, self.coerce(b, INT4)?];
-                (if name == "round" { Func::Round } else { Func::Trunc }, args, NUMERIC)
+                (
+                    if name == "round" {
+                        Func::Round
+                    } else {
+                        Func::Trunc
+                    },
+                    args,
+                    NUMERIC,
+                )
             }
-            ("ceil" | "ceiling" | "floor", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
-                let t = if *t == D::Numeric { D::Numeric } else { D::Float8 };
+            ("ceil" | "ceiling" | "floor", [t])
+                if t.numeric_rank().is_some() || *t == D::Unknown =>
+            {
+                let t = if *t == D::Numeric {
+                    D::Numeric
+                } else {
+                    D::Float8
+                };
                 let args = self.coerce_all(args, SqlType::new(t))?;
-                (if name == "floor" { Func::Floor } else { Func::Ceil }, args, SqlType::new(t))
+                (
+                    if name == "floor" {
+                        Func::Floor
+                    } else {
+                        Func::Ceil
+                    },
+                    args,
+                    SqlType::new(t),
+                )
             }
             ("sqrt", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 if *t == D::Numeric {
@@ -1542,7 +2180,10 @@ impl<'a> Binder<'a> {
                 }
                 (Func::Mod, self.coerce_all(args, t)?, t)
             }
-            ("power" | "pow", [a, b]) if (a.numeric_rank().is_some() || *a == D::Unknown) && (b.numeric_rank().is_some() || *b == D::Unknown) => {
+            ("power" | "pow", [a, b])
+                if (a.numeric_rank().is_some() || *a == D::Unknown)
+                    && (b.numeric_rank().is_some() || *b == D::Unknown) =>
+            {
                 if *a == D::Numeric || *b == D::Numeric {
                     return Err(Error::feature_not_supported("power(numeric, numeric)"));
                 }
@@ -1568,17 +2209,32 @@ impl<'a> Binder<'a> {
             ("rtrim", [_] | [_, _]) => (Func::Rtrim, text_args(self, args)?, TEXT),
             ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
                 let mut it = args.into_iter();
-                let (s, n) = (it.next().ok_or_else(not_found)?, it.next().ok_or_else(not_found)?);
+                let (s, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
                 let s = text_args(self, vec![s])?.remove(0);
                 let n = self.coerce(n, INT4)?;
-                (if name == "left" { Func::Left } else { Func::Right }, vec![s, n], TEXT)
+                (
+                    if name == "left" {
+                        Func::Left
+                    } else {
+                        Func::Right
+                    },
+                    vec![s, n],
+                    TEXT,
+                )
             }
             ("concat", _) => {
                 let mut out = Vec::with_capacity(args.len());
                 for a in args {
                     // concat formats its arguments with their output functions
                     // (a boolean is 't', not 'true' as in a cast).
-                    out.push(if a.ty().ty == D::Unknown { self.coerce(a, TEXT)? } else { a });
+                    out.push(if a.ty().ty == D::Unknown {
+                        self.coerce(a, TEXT)?
+                    } else {
+                        a
+                    });
                 }
                 (Func::Concat, out, TEXT)
             }
@@ -1595,15 +2251,29 @@ impl<'a> Binder<'a> {
             }
             ("nullif", [_, _]) => {
                 let mut it = args.into_iter();
-                let (a, b) = (it.next().ok_or_else(not_found)?, it.next().ok_or_else(not_found)?);
+                let (a, b) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
                 let (a, b) = self.unify_comparison(a, b, BinaryOp::Eq)?;
                 let t = a.ty();
                 (Func::Nullif, vec![a, b], t)
             }
-            ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp" | "localtimestamp", []) => {
+            (
+                "now"
+                | "current_timestamp"
+                | "transaction_timestamp"
+                | "statement_timestamp"
+                | "localtimestamp",
+                [],
+            ) => {
                 if name == "localtimestamp" {
                     return Ok(Expr::Cast {
-                        expr: Box::new(Expr::Func { func: Func::Now, args: vec![], ty: SqlType::new(D::Timestamptz) }),
+                        expr: Box::new(Expr::Func {
+                            func: Func::Now,
+                            args: vec![],
+                            ty: SqlType::new(D::Timestamptz),
+                        }),
                         to: SqlType::new(D::Timestamp),
                         explicit: true,
                     });
@@ -1613,7 +2283,9 @@ impl<'a> Binder<'a> {
             ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
             ("version", []) => (Func::Version, vec![], TEXT),
             ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
-            ("current_user" | "session_user" | "user" | "current_role", []) => (Func::CurrentUser, vec![], TEXT),
+            ("current_user" | "session_user" | "user" | "current_role", []) => {
+                (Func::CurrentUser, vec![], TEXT)
+            }
             _ => return Err(not_found()),
         };
         Ok(Expr::Func { func, args, ty })
@@ -1629,7 +2301,11 @@ impl<'a> Binder<'a> {
         if !cast::can_cast(from.ty, to.ty) {
             return Err(Error::new(
                 "42846",
-                format!("cannot cast type {} to {}", from.display_name(), to.display_name()),
+                format!(
+                    "cannot cast type {} to {}",
+                    from.display_name(),
+                    to.display_name()
+                ),
             ));
         }
         self.coerce_with(e, to, true)
@@ -1646,9 +2322,25 @@ impl<'a> Binder<'a> {
             return Ok(e);
         }
         match e {
-            Expr::Cast { expr, to: SqlType { ty: DataType::Numeric, .. }, .. }
-                if matches!(to.ty, DataType::Float4 | DataType::Float8)
-                    && matches!(expr.as_ref(), Expr::Literal { ty: SqlType { ty: DataType::Unknown, .. }, .. }) =>
+            Expr::Cast {
+                expr,
+                to:
+                    SqlType {
+                        ty: DataType::Numeric,
+                        ..
+                    },
+                ..
+            } if matches!(to.ty, DataType::Float4 | DataType::Float8)
+                && matches!(
+                    expr.as_ref(),
+                    Expr::Literal {
+                        ty: SqlType {
+                            ty: DataType::Unknown,
+                            ..
+                        },
+                        ..
+                    }
+                ) =>
             {
                 self.coerce_with(*expr, to, explicit)
             }
@@ -1656,15 +2348,25 @@ impl<'a> Binder<'a> {
                 if let Some(slot) = self.params.get_mut(index) {
                     *slot = Some(SqlType::new(to.ty));
                 }
-                let param = Expr::Param { index, ty: SqlType::new(to.ty) };
+                let param = Expr::Param {
+                    index,
+                    ty: SqlType::new(to.ty),
+                };
                 if to.typmod >= 0 {
-                    return Ok(Expr::Cast { expr: Box::new(param), to, explicit });
+                    return Ok(Expr::Cast {
+                        expr: Box::new(param),
+                        to,
+                        explicit,
+                    });
                 }
                 Ok(param)
             }
             Expr::Literal { value, ty } => {
                 let text = ty.ty == DataType::Bpchar && !to.ty.is_string();
-                let value = if ty.ty == DataType::Bpchar && to.ty.is_string() && to.ty != DataType::Bpchar {
+                let value = if ty.ty == DataType::Bpchar
+                    && to.ty.is_string()
+                    && to.ty != DataType::Bpchar
+                {
                     match value {
                         Value::Text(s) => Value::Text(s.trim_end_matches(' ').to_string()),
                         v => v,
@@ -1676,7 +2378,11 @@ impl<'a> Binder<'a> {
                 let v = cast_value(value, to, explicit, &self.fmt)?;
                 Ok(Expr::Literal { value: v, ty: to })
             }
-            other => Ok(Expr::Cast { expr: Box::new(other), to, explicit }),
+            other => Ok(Expr::Cast {
+                expr: Box::new(other),
+                to,
+                explicit,
+            }),
         }
     }
 }
@@ -1700,7 +2406,11 @@ fn sort_key(column: usize, options: &A::OrderByOptions) -> SortKey {
     let desc = matches!(options.sort, Some(A::OrderBySort::Desc));
     // PostgreSQL: NULLs sort as larger than every value.
     let nulls_first = options.nulls_first.unwrap_or(desc);
-    SortKey { column, desc, nulls_first }
+    SortKey {
+        column,
+        desc,
+        nulls_first,
+    }
 }
 
 fn position_column(n: &str, width: usize) -> Result<usize> {
@@ -1710,7 +2420,10 @@ fn position_column(n: &str, width: usize) -> Result<usize> {
 fn position_column_named(n: &str, width: usize, clause: &str) -> Result<usize> {
     match n.parse::<usize>() {
         Ok(p) if p >= 1 && p <= width => Ok(p - 1),
-        _ => Err(Error::new("42P10", format!("{clause} position {n} is not in select list"))),
+        _ => Err(Error::new(
+            "42P10",
+            format!("{clause} position {n} is not in select list"),
+        )),
     }
 }
 
@@ -1737,11 +2450,20 @@ fn setting_text(e: &A::Expr) -> Result<String> {
         A::Expr::Value(v) => match &v.value {
             A::Value::SingleQuotedString(s) | A::Value::DoubleQuotedString(s) => s.clone(),
             A::Value::Number(n, _) => n.clone(),
-            A::Value::Boolean(b) => if *b { "on".into() } else { "off".into() },
+            A::Value::Boolean(b) => {
+                if *b {
+                    "on".into()
+                } else {
+                    "off".into()
+                }
+            }
             other => other.to_string(),
         },
         A::Expr::Identifier(id) => id.value.clone(),
-        A::Expr::UnaryOp { op: A::UnaryOperator::Minus, expr } => format!("-{}", setting_text(expr)?),
+        A::Expr::UnaryOp {
+            op: A::UnaryOperator::Minus,
+            expr,
+        } => format!("-{}", setting_text(expr)?),
         other => other.to_string(),
     })
 }
@@ -1750,7 +2472,11 @@ fn setting_text(e: &A::Expr) -> Result<String> {
 /// other type becomes `double precision`, the numeric category's preferred type.
 fn numeric_common(a: DataType, b: DataType, rank_a: u8, rank_b: u8) -> DataType {
     let higher = if rank_a >= rank_b { a } else { b };
-    if higher == DataType::Float4 && a != b { DataType::Float8 } else { higher }
+    if higher == DataType::Float4 && a != b {
+        DataType::Float8
+    } else {
+        higher
+    }
 }
 
 fn number_literal(n: &str) -> Result<Expr> {
@@ -1806,7 +2532,11 @@ fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
         result = Some(match result {
             None => t,
             Some(r) if r.ty == t.ty => {
-                if r.typmod == t.typmod { r } else { SqlType::new(r.ty) }
+                if r.typmod == t.typmod {
+                    r
+                } else {
+                    SqlType::new(r.ty)
+                }
             }
             Some(r) => {
                 if r.ty.is_string() && t.ty.is_string() {
@@ -1834,10 +2564,18 @@ fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
 /// aggregation's output: grouped expressions and aggregates become column references.
 fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize) -> Result<Expr> {
     if let Some(i) = group_by.iter().position(|g| *g == e) {
-        return Ok(Expr::Column { index: i, ty: e.ty(), name: String::new() });
+        return Ok(Expr::Column {
+            index: i,
+            ty: e.ty(),
+            name: String::new(),
+        });
     }
     match e {
-        Expr::Agg { index, ty } => Ok(Expr::Column { index: ngroups + index, ty, name: String::new() }),
+        Expr::Agg { index, ty } => Ok(Expr::Column {
+            index: ngroups + index,
+            ty,
+            name: String::new(),
+        }),
         Expr::Column { name, .. } => Err(Error::grouping(format!(
             "column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"
         ))),
@@ -1864,8 +2602,22 @@ fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize) -> Result<Expr> {
 fn push_filter(plan: Plan, filter: Option<Expr>) -> Plan {
     match (plan, filter) {
         (plan, None) => plan,
-        (Plan::Scan { table, filter: None, row_ids }, Some(f)) => Plan::Scan { table, filter: Some(f), row_ids },
-        (plan, Some(f)) => Plan::Filter { input: Box::new(plan), predicate: f },
+        (
+            Plan::Scan {
+                table,
+                filter: None,
+                row_ids,
+            },
+            Some(f),
+        ) => Plan::Scan {
+            table,
+            filter: Some(f),
+            row_ids,
+        },
+        (plan, Some(f)) => Plan::Filter {
+            input: Box::new(plan),
+            predicate: f,
+        },
     }
 }
 
@@ -1875,9 +2627,10 @@ pub fn plan_width(plan: &Plan) -> usize {
         Plan::Scan { table, row_ids, .. } => table.columns.len() + usize::from(*row_ids),
         Plan::Values { types, .. } => types.len(),
         Plan::GenerateSeries { .. } => 1,
-        Plan::Filter { input, .. } | Plan::Distinct { input } | Plan::Sort { input, .. } | Plan::Limit { input, .. } => {
-            plan_width(input)
-        }
+        Plan::Filter { input, .. }
+        | Plan::Distinct { input }
+        | Plan::Sort { input, .. }
+        | Plan::Limit { input, .. } => plan_width(input),
         Plan::Project { exprs, .. } => exprs.len(),
         Plan::Aggregate { group_by, aggs, .. } => group_by.len() + aggs.len(),
     }
@@ -1887,15 +2640,24 @@ pub fn plan_width(plan: &Plan) -> usize {
 fn derive_name(e: &A::Expr) -> String {
     match e {
         A::Expr::Identifier(id) => ident_name(id),
-        A::Expr::CompoundIdentifier(ids) => ids.last().map(ident_name).unwrap_or_else(|| "?column?".into()),
+        A::Expr::CompoundIdentifier(ids) => ids
+            .last()
+            .map(ident_name)
+            .unwrap_or_else(|| "?column?".into()),
         A::Expr::Function(f) => match f.name.0.last() {
             Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
             _ => "?column?".into(),
         },
         A::Expr::Nested(inner) => derive_name(inner),
-        A::Expr::Cast { expr, data_type, .. } => {
+        A::Expr::Cast {
+            expr, data_type, ..
+        } => {
             let inner = derive_name(expr);
-            if inner != "?column?" { inner } else { cast_type_name(data_type) }
+            if inner != "?column?" {
+                inner
+            } else {
+                cast_type_name(data_type)
+            }
         }
         A::Expr::TypedString(ts) => cast_type_name(&ts.data_type),
         A::Expr::Interval(_) => "interval".into(),

@@ -21,7 +21,15 @@ pub enum BinaryOp {
 
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq)
+        matches!(
+            self,
+            BinaryOp::Eq
+                | BinaryOp::NotEq
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
+        )
     }
     pub fn symbol(self) -> &'static str {
         match self {
@@ -98,26 +106,79 @@ pub struct AggCall {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     /// Column `index` of the input batch.
-    Column { index: usize, ty: SqlType, name: String },
-    Literal { value: Value, ty: SqlType },
+    Column {
+        index: usize,
+        ty: SqlType,
+        name: String,
+    },
+    Literal {
+        value: Value,
+        ty: SqlType,
+    },
     /// Parameter `$index+1`, supplied at execution.
-    Param { index: usize, ty: SqlType },
-    Negate { expr: Box<Expr>, ty: SqlType },
-    Binary { op: BinaryOp, left: Box<Expr>, right: Box<Expr>, ty: SqlType },
+    Param {
+        index: usize,
+        ty: SqlType,
+    },
+    Negate {
+        expr: Box<Expr>,
+        ty: SqlType,
+    },
+    Binary {
+        op: BinaryOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+        ty: SqlType,
+    },
     And(Vec<Expr>),
     Or(Vec<Expr>),
     Not(Box<Expr>),
-    IsNull { expr: Box<Expr>, negated: bool },
+    IsNull {
+        expr: Box<Expr>,
+        negated: bool,
+    },
     /// `IS [NOT] TRUE/FALSE`
-    IsBool { expr: Box<Expr>, value: bool, negated: bool },
-    IsDistinct { left: Box<Expr>, right: Box<Expr>, negated: bool },
-    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
-    Like { expr: Box<Expr>, pattern: Box<Expr>, negated: bool, case_insensitive: bool },
-    Case { whens: Vec<(Expr, Expr)>, else_result: Option<Box<Expr>>, ty: SqlType },
-    Cast { expr: Box<Expr>, to: SqlType, explicit: bool },
-    Func { func: Func, args: Vec<Expr>, ty: SqlType },
+    IsBool {
+        expr: Box<Expr>,
+        value: bool,
+        negated: bool,
+    },
+    IsDistinct {
+        left: Box<Expr>,
+        right: Box<Expr>,
+        negated: bool,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        negated: bool,
+        case_insensitive: bool,
+    },
+    Case {
+        whens: Vec<(Expr, Expr)>,
+        else_result: Option<Box<Expr>>,
+        ty: SqlType,
+    },
+    Cast {
+        expr: Box<Expr>,
+        to: SqlType,
+        explicit: bool,
+    },
+    Func {
+        func: Func,
+        args: Vec<Expr>,
+        ty: SqlType,
+    },
     /// An aggregate's result while binding; replaced by a column reference before planning.
-    Agg { index: usize, ty: SqlType },
+    Agg {
+        index: usize,
+        ty: SqlType,
+    },
 }
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
@@ -157,9 +218,10 @@ impl Expr {
     pub fn children_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {
             Expr::Column { .. } | Expr::Literal { .. } | Expr::Param { .. } | Expr::Agg { .. } => {}
-            Expr::Negate { expr, .. } | Expr::Not(expr) | Expr::IsNull { expr, .. } | Expr::IsBool { expr, .. } => {
-                f(expr)
-            }
+            Expr::Negate { expr, .. }
+            | Expr::Not(expr)
+            | Expr::IsNull { expr, .. }
+            | Expr::IsBool { expr, .. } => f(expr),
             Expr::Cast { expr, .. } => f(expr),
             Expr::Binary { left, right, .. } | Expr::IsDistinct { left, right, .. } => {
                 f(left);
@@ -174,7 +236,9 @@ impl Expr {
                 f(expr);
                 list.iter_mut().for_each(f);
             }
-            Expr::Case { whens, else_result, .. } => {
+            Expr::Case {
+                whens, else_result, ..
+            } => {
                 for (c, r) in whens {
                     f(c);
                     f(r);
@@ -187,14 +251,50 @@ impl Expr {
         }
     }
 
+    /// Calls `f` on every direct child.
+    pub fn children(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            Expr::Column { .. } | Expr::Literal { .. } | Expr::Param { .. } | Expr::Agg { .. } => {}
+            Expr::Negate { expr, .. }
+            | Expr::Not(expr)
+            | Expr::IsNull { expr, .. }
+            | Expr::IsBool { expr, .. } => f(expr),
+            Expr::Cast { expr, .. } => f(expr),
+            Expr::Binary { left, right, .. } | Expr::IsDistinct { left, right, .. } => {
+                f(left);
+                f(right);
+            }
+            Expr::Like { expr, pattern, .. } => {
+                f(expr);
+                f(pattern);
+            }
+            Expr::And(list) | Expr::Or(list) => list.iter().for_each(f),
+            Expr::InList { expr, list, .. } => {
+                f(expr);
+                list.iter().for_each(f);
+            }
+            Expr::Case {
+                whens, else_result, ..
+            } => {
+                for (c, r) in whens {
+                    f(c);
+                    f(r);
+                }
+                if let Some(e) = else_result {
+                    f(e);
+                }
+            }
+            Expr::Func { args, .. } => args.iter().for_each(f),
+        }
+    }
+
     /// Whether any node satisfies `pred`.
     pub fn any(&self, pred: &dyn Fn(&Expr) -> bool) -> bool {
         if pred(self) {
             return true;
         }
         let mut found = false;
-        let mut copy = self.clone();
-        copy.children_mut(&mut |c| {
+        self.children(&mut |c| {
             if !found && c.any(pred) {
                 found = true;
             }

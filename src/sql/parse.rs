@@ -8,6 +8,149 @@ use crate::error::{Error, Result};
 
 /// Nesting depth the parser accepts before answering `54001`.
 pub const PARSER_DEPTH_MAX: usize = 200;
+/// Longest run of operators (or deepest parentheses) a statement may hold. sqlparser
+/// builds `1+1+…+1` as a left-deep tree without counting depth, so this pre-scan is what
+/// keeps binding, evaluation and even dropping the tree within a thread's stack.
+pub const EXPRESSION_DEPTH_MAX: usize = 10_000;
+
+fn too_deep() -> Error {
+    Error::new("54001", "stack depth limit exceeded")
+        .with_hint("kiln limits expressions to 10000 chained operators or nesting levels.")
+}
+
+/// Scans the text once, outside literals and comments, measuring the longest operator
+/// chain at any parenthesis level and the deepest nesting.
+pub fn check_expression_depth(sql: &str) -> Result<()> {
+    let b = sql.as_bytes();
+    let mut chains: Vec<usize> = vec![0];
+    let mut i = 0;
+    let mut prev_word_end = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\'' => {
+                // '…' with '' escapes (E'…' escapes with backslashes too).
+                let escaped = i > 0 && (b[i - 1] == b'E' || b[i - 1] == b'e');
+                i += 1;
+                while i < b.len() {
+                    if escaped && b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == b'\'' {
+                        if i + 1 < b.len() && b[i + 1] == b'\'' {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                        continue;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'$' => {
+                // $tag$ … $tag$
+                let start = i;
+                let mut j = i + 1;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                    j += 1;
+                }
+                if j < b.len()
+                    && b[j] == b'$'
+                    && !(start > 0 && b[start - 1].is_ascii_alphanumeric())
+                {
+                    let tag = &b[start..=j];
+                    let body = j + 1;
+                    match sql[body..].find(std::str::from_utf8(tag).unwrap_or("$$")) {
+                        Some(end) => i = body + end + tag.len() - 1,
+                        None => i = b.len(),
+                    }
+                }
+            }
+            b'(' | b'[' => {
+                chains.push(0);
+                if chains.len() > EXPRESSION_DEPTH_MAX {
+                    return Err(too_deep());
+                }
+            }
+            b')' | b']' => {
+                if chains.len() > 1 {
+                    chains.pop();
+                }
+            }
+            b',' | b';' => {
+                if let Some(top) = chains.last_mut() {
+                    *top = 0;
+                }
+            }
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'^' | b'<' | b'>' | b'=' | b'|' | b'!' | b'~'
+            | b'&' | b'#' => {
+                if let Some(top) = chains.last_mut() {
+                    *top += 1;
+                    if *top > EXPRESSION_DEPTH_MAX {
+                        return Err(too_deep());
+                    }
+                }
+            }
+            c if c.is_ascii_alphabetic() => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let _ = prev_word_end;
+                prev_word_end = i;
+                let word = &b[start..i];
+                let counts = word.eq_ignore_ascii_case(b"and")
+                    || word.eq_ignore_ascii_case(b"or")
+                    || word.eq_ignore_ascii_case(b"not")
+                    || word.eq_ignore_ascii_case(b"case")
+                    || word.eq_ignore_ascii_case(b"is");
+                if counts {
+                    if let Some(top) = chains.last_mut() {
+                        *top += 1;
+                        if *top > EXPRESSION_DEPTH_MAX {
+                            return Err(too_deep());
+                        }
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
 
 /// Whether the text holds no statement at all (only spaces, semicolons and comments).
 pub fn is_empty_query(sql: &str) -> bool {
@@ -25,6 +168,7 @@ pub fn is_empty_query(sql: &str) -> bool {
 }
 
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
+    check_expression_depth(sql)?;
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
     let statements = parser
@@ -57,10 +201,14 @@ fn syntax_error(sql: &str, err: ParserError) -> Error {
         .map(|f| f.rsplit_once(" at Line: ").map_or(f, |(tok, _)| tok));
     let mut error = match found {
         Some("EOF") => Error::syntax("syntax error at end of input"),
-        Some(tok) => Error::syntax(format!("syntax error at or near \"{}\"", tok.trim_matches('"'))),
-        None if text.contains("Unterminated string literal") => {
-            Error::syntax(format!("unterminated quoted string at or near \"{}\"", tail_from(sql, position)))
-        }
+        Some(tok) => Error::syntax(format!(
+            "syntax error at or near \"{}\"",
+            tok.trim_matches('"')
+        )),
+        None if text.contains("Unterminated string literal") => Error::syntax(format!(
+            "unterminated quoted string at or near \"{}\"",
+            tail_from(sql, position)
+        )),
         None => Error::syntax(format!("syntax error: {text}")),
     };
     if found == Some("EOF") {
@@ -103,6 +251,24 @@ mod tests {
         assert_eq!(e.position, Some(1));
         let e = parse("SELECT 1 +").unwrap_err();
         assert_eq!(e.message, "syntax error at end of input");
+    }
+
+    #[test]
+    fn operator_chains_are_bounded() {
+        assert!(check_expression_depth(&format!("SELECT 1{}", "+1".repeat(10_001))).is_err());
+        assert!(check_expression_depth(&format!("SELECT 1{}", "+1".repeat(9_000))).is_ok());
+        // Separate rows of a bulk insert do not add up.
+        let rows = vec!["(-1, 'a-b')"; 50_000].join(",");
+        assert!(check_expression_depth(&format!("INSERT INTO t VALUES {rows}")).is_ok());
+        // Operators inside literals and comments do not count.
+        assert!(
+            check_expression_depth(&format!(
+                "SELECT '{}' /* {} */",
+                "+".repeat(50_000),
+                "-".repeat(50_000)
+            ))
+            .is_ok()
+        );
     }
 
     #[test]

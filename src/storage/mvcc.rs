@@ -86,17 +86,31 @@ impl Default for TxnManager {
 
 impl TxnManager {
     pub fn new() -> TxnManager {
-        TxnManager { state: Mutex::new(State { next_txn: TXN_FIRST, writer: TXN_NONE }), writer_released: Condvar::new() }
+        TxnManager {
+            state: Mutex::new(State {
+                next_txn: TXN_FIRST,
+                writer: TXN_NONE,
+            }),
+            writer_released: Condvar::new(),
+        }
     }
 
     pub fn snapshot(&self, own: TxnId) -> Snapshot {
         let s = self.state.lock();
-        Snapshot { horizon: s.next_txn, active_writer: if s.writer == own { TXN_NONE } else { s.writer }, own }
+        Snapshot {
+            horizon: s.next_txn,
+            active_writer: if s.writer == own { TXN_NONE } else { s.writer },
+            own,
+        }
     }
 
     /// Takes the writer lock and a new transaction id. Waits at most `timeout` (None:
     /// forever), polling `interrupted` so that cancel and statement_timeout still work.
-    pub fn begin_write(&self, timeout: Option<Duration>, interrupted: &dyn Fn() -> Result<()>) -> Result<TxnId> {
+    pub fn begin_write(
+        &self,
+        timeout: Option<Duration>,
+        interrupted: &dyn Fn() -> Result<()>,
+    ) -> Result<TxnId> {
         let start = Instant::now();
         let mut s = self.state.lock();
         while s.writer != TXN_NONE {
@@ -138,13 +152,22 @@ mod tests {
         let ok = || Ok(());
         let t1 = m.begin_write(None, &ok).unwrap();
         let reader = m.snapshot(TXN_NONE);
-        assert!(!reader.is_visible(t1, TXN_NONE), "uncommitted insert is invisible");
+        assert!(
+            !reader.is_visible(t1, TXN_NONE),
+            "uncommitted insert is invisible"
+        );
         let own = m.snapshot(t1);
-        assert!(own.is_visible(t1, TXN_NONE), "a transaction sees its own rows");
+        assert!(
+            own.is_visible(t1, TXN_NONE),
+            "a transaction sees its own rows"
+        );
         m.end_write(t1);
         let after = m.snapshot(TXN_NONE);
         assert!(after.is_visible(t1, TXN_NONE));
-        assert!(!reader.is_visible(t1, TXN_NONE), "an old snapshot stays unchanged");
+        assert!(
+            !reader.is_visible(t1, TXN_NONE),
+            "an old snapshot stays unchanged"
+        );
         assert!(!after.is_visible(TXN_ABORTED, TXN_NONE));
     }
 
@@ -153,7 +176,9 @@ mod tests {
         let m = TxnManager::new();
         let ok = || Ok(());
         let _t1 = m.begin_write(None, &ok).unwrap();
-        let err = m.begin_write(Some(Duration::from_millis(50)), &ok).unwrap_err();
+        let err = m
+            .begin_write(Some(Duration::from_millis(50)), &ok)
+            .unwrap_err();
         assert_eq!(err.code, "55P03");
     }
 }

@@ -15,12 +15,12 @@
 //! see (the stamping transaction is invisible to them by construction). Row ids are
 //! `(group index, row index)`; groups are only ever appended, so ids are stable.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
-use super::mvcc::{Snapshot, TxnId, TXN_ABORTED, TXN_NONE};
+use super::mvcc::{Snapshot, TXN_ABORTED, TXN_NONE, TxnId};
 use crate::exec::vector::Vector;
 use crate::types::DataType;
 
@@ -40,7 +40,11 @@ impl Clone for RowGroup {
             out.extend(v.iter().map(|a| AtomicU64::new(a.load(Ordering::Relaxed))));
             out
         };
-        RowGroup { columns: self.columns.clone(), xmin: copy(&self.xmin), xmax: copy(&self.xmax) }
+        RowGroup {
+            columns: self.columns.clone(),
+            xmin: copy(&self.xmin),
+            xmax: copy(&self.xmax),
+        }
     }
 }
 
@@ -86,7 +90,11 @@ pub struct Table {
 
 impl Table {
     pub fn new(types: Vec<DataType>) -> Table {
-        Table { types, groups: RwLock::new(Vec::new()), version: AtomicU64::new(0) }
+        Table {
+            types,
+            groups: RwLock::new(Vec::new()),
+            version: AtomicU64::new(0),
+        }
     }
 
     pub fn version(&self) -> u64 {
@@ -121,8 +129,13 @@ impl Table {
                 }
             }
             tail.xmin.extend((0..take).map(|_| AtomicU64::new(txn)));
-            tail.xmax.extend((0..take).map(|_| AtomicU64::new(TXN_NONE)));
-            ranges.push(RowRange { group: group_index, start, count: take });
+            tail.xmax
+                .extend((0..take).map(|_| AtomicU64::new(TXN_NONE)));
+            ranges.push(RowRange {
+                group: group_index,
+                start,
+                count: take,
+            });
             done += take;
         }
         self.version.fetch_add(1, Ordering::AcqRel);
@@ -133,8 +146,12 @@ impl Table {
     /// by a transaction this writer can see (callers skip such rows).
     pub fn delete(&self, group: usize, row: usize, txn: TxnId) -> bool {
         let groups = self.groups.read();
-        let Some(g) = groups.get(group) else { return false };
-        let Some(slot) = g.xmax.get(row) else { return false };
+        let Some(g) = groups.get(group) else {
+            return false;
+        };
+        let Some(slot) = g.xmax.get(row) else {
+            return false;
+        };
         let prev = slot.load(Ordering::Relaxed);
         if prev != TXN_NONE && prev != TXN_ABORTED {
             return false;

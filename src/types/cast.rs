@@ -6,7 +6,7 @@
 use super::datetime::{self, USECS_PER_DAY, USECS_PER_SEC};
 use super::numeric::Numeric;
 use super::text::{self, TextFormat};
-use super::{numeric_typmod_parts, DataType, SqlType, Value};
+use super::{DataType, SqlType, Value, numeric_typmod_parts};
 use crate::error::{Error, Result};
 
 /// Whether a cast from `from` to `to` exists at all (explicitly).
@@ -18,7 +18,9 @@ pub fn can_cast(from: DataType, to: DataType) -> bool {
     match (from, to) {
         (a, b) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => true,
         (Int4, Bool) | (Bool, Int4) => true,
-        (Date, Timestamp | Timestamptz) | (Timestamp, Date | Timestamptz) | (Timestamptz, Date | Timestamp) => true,
+        (Date, Timestamp | Timestamptz)
+        | (Timestamp, Date | Timestamptz)
+        | (Timestamptz, Date | Timestamp) => true,
         _ => false,
     }
 }
@@ -35,7 +37,10 @@ pub fn is_implicit(from: DataType, to: DataType) -> bool {
     }
     matches!(
         (from, to),
-        (Varchar | Bpchar, Text) | (Text | Bpchar, Varchar) | (Date, Timestamp | Timestamptz) | (Timestamp, Timestamptz)
+        (Varchar | Bpchar, Text)
+            | (Text | Bpchar, Varchar)
+            | (Date, Timestamp | Timestamptz)
+            | (Timestamp, Timestamptz)
     )
 }
 
@@ -51,7 +56,10 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
     if to.is_string() && from.is_string() {
         return true;
     }
-    matches!((from, to), (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp))
+    matches!(
+        (from, to),
+        (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp)
+    )
 }
 
 fn range_error(ty: DataType) -> Error {
@@ -112,7 +120,10 @@ fn numeric_to(v: &Numeric, to: DataType) -> Result<Value> {
 }
 
 fn cast_error(from: DataType, to: SqlType) -> Error {
-    Error::new("42846", format!("cannot cast type {} to {}", from.name(), to.display_name()))
+    Error::new(
+        "42846",
+        format!("cannot cast type {} to {}", from.name(), to.display_name()),
+    )
 }
 
 /// Casts `value` to `to`. `explicit` distinguishes `CAST`/`::` (truncating strings) from
@@ -144,7 +155,13 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             DataType::Int4 => Value::Int4(b as i32),
             _ => return Err(cast_error(from, to)),
         },
-        Value::Int2(v) => int_to(v as i64, to.ty).map_err(|e| if to.ty == DataType::Bool { cast_error(from, to) } else { e })?,
+        Value::Int2(v) => int_to(v as i64, to.ty).map_err(|e| {
+            if to.ty == DataType::Bool {
+                cast_error(from, to)
+            } else {
+                e
+            }
+        })?,
         Value::Int4(v) => int_to(v as i64, to.ty)?,
         Value::Int8(v) => {
             if to.ty == DataType::Bool {
@@ -164,15 +181,17 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         Value::Date(d) => match to.ty {
             DataType::Date => Value::Date(d),
             DataType::Timestamp => Value::Timestamp(d as i64 * USECS_PER_DAY),
-            DataType::Timestamptz => {
-                Value::Timestamptz(d as i64 * USECS_PER_DAY - fmt.tz_offset_secs as i64 * USECS_PER_SEC)
-            }
+            DataType::Timestamptz => Value::Timestamptz(
+                d as i64 * USECS_PER_DAY - fmt.tz_offset_secs as i64 * USECS_PER_SEC,
+            ),
             _ => return Err(cast_error(from, to)),
         },
         Value::Timestamp(t) => match to.ty {
             DataType::Timestamp => Value::Timestamp(t),
             DataType::Date => Value::Date(t.div_euclid(USECS_PER_DAY) as i32),
-            DataType::Timestamptz => Value::Timestamptz(t - fmt.tz_offset_secs as i64 * USECS_PER_SEC),
+            DataType::Timestamptz => {
+                Value::Timestamptz(t - fmt.tz_offset_secs as i64 * USECS_PER_SEC)
+            }
             _ => return Err(cast_error(from, to)),
         },
         Value::Timestamptz(t) => {

@@ -227,7 +227,9 @@ impl<'a> Scanner<'a> {
         let start = self.i;
         let mut v: i64 = 0;
         while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
-            v = v.checked_mul(10)?.checked_add((self.s[self.i] - b'0') as i64)?;
+            v = v
+                .checked_mul(10)?
+                .checked_add((self.s[self.i] - b'0') as i64)?;
             self.i += 1;
         }
         (self.i > start).then_some((v, self.i - start))
@@ -271,7 +273,9 @@ fn parse_date_part(sc: &mut Scanner) -> Option<Result<i32>> {
     }
     match date_from_ymd(year as i32, month, day) {
         Some(days) => Some(Ok(days)),
-        None => Some(Err(Error::datetime_overflow(format!("date/time field value out of range")))),
+        None => Some(Err(Error::datetime_overflow(format!(
+            "date/time field value out of range"
+        )))),
     }
 }
 
@@ -304,9 +308,14 @@ fn parse_time_part(sc: &mut Scanner) -> Option<Result<i64>> {
         }
     }
     if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || frac > 0)) {
-        return Some(Err(Error::datetime_overflow("date/time field value out of range")));
+        return Some(Err(Error::datetime_overflow(
+            "date/time field value out of range",
+        )));
     }
-    Some(Ok(h * USECS_PER_HOUR + m * USECS_PER_MINUTE + s * USECS_PER_SEC + frac))
+    Some(Ok(h * USECS_PER_HOUR
+        + m * USECS_PER_MINUTE
+        + s * USECS_PER_SEC
+        + frac))
 }
 
 /// Parses a zone suffix: `Z`, `UTC`, `+HH`, `+HH:MM`, `-HHMM`. Returns seconds east of UTC.
@@ -319,7 +328,8 @@ fn parse_zone(text: &[u8]) -> Option<i32> {
 pub fn parse_offset_name(t: &str) -> Option<i32> {
     let lower = t.to_ascii_lowercase();
     match lower.as_str() {
-        "z" | "utc" | "gmt" | "etc/utc" | "etc/gmt" | "universal" | "zulu" | "etc/universal" | "ut" => {
+        "z" | "utc" | "gmt" | "etc/utc" | "etc/gmt" | "universal" | "zulu" | "etc/universal"
+        | "ut" => {
             return Some(0);
         }
         _ => {}
@@ -338,7 +348,11 @@ pub fn parse_offset_name(t: &str) -> Option<i32> {
     let body = &t[1..];
     let (h, m, s) = if let Some((h, rest)) = body.split_once(':') {
         let (m, s) = rest.split_once(':').unwrap_or((rest, "0"));
-        (h.parse::<i32>().ok()?, m.parse::<i32>().ok()?, s.parse::<i32>().ok()?)
+        (
+            h.parse::<i32>().ok()?,
+            m.parse::<i32>().ok()?,
+            s.parse::<i32>().ok()?,
+        )
     } else if body.len() == 4 && body.bytes().all(|b| b.is_ascii_digit()) {
         (body[..2].parse().ok()?, body[2..].parse().ok()?, 0)
     } else {
@@ -360,7 +374,10 @@ pub fn parse_date(text: &str) -> Result<i32> {
         }
         _ => {}
     }
-    let mut sc = Scanner { s: t.as_bytes(), i: 0 };
+    let mut sc = Scanner {
+        s: t.as_bytes(),
+        i: 0,
+    };
     let days = parse_date_part(&mut sc).ok_or_else(bad)??;
     sc.skip_spaces();
     if sc.i < sc.s.len() {
@@ -384,7 +401,10 @@ pub fn parse_timestamp_parts(text: &str, type_name: &str) -> Result<(i64, Option
     if t.eq_ignore_ascii_case("epoch") {
         return Ok((-UNIX_EPOCH_DAYS * USECS_PER_DAY, Some(0)));
     }
-    let mut sc = Scanner { s: t.as_bytes(), i: 0 };
+    let mut sc = Scanner {
+        s: t.as_bytes(),
+        i: 0,
+    };
     let days = parse_date_part(&mut sc).ok_or_else(bad)??;
     let mut micros = days as i64 * USECS_PER_DAY;
     let save = sc.i;
@@ -436,7 +456,10 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
                 Some(b) => (true, b),
                 None => (false, tok.strip_prefix('+').unwrap_or(tok)),
             };
-            let mut sc = Scanner { s: body.as_bytes(), i: 0 };
+            let mut sc = Scanner {
+                s: body.as_bytes(),
+                i: 0,
+            };
             let v = parse_time_part_loose(&mut sc).ok_or_else(bad)?;
             if sc.i != body.len() {
                 return Err(bad());
@@ -479,8 +502,10 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
     micros += (days - whole_days) * USECS_PER_DAY as f64;
     let sign = if ago { -1.0 } else { 1.0 };
     let iv = Interval {
-        months: checked_i32(whole_months * sign).ok_or_else(|| Error::datetime_overflow("interval out of range"))?,
-        days: checked_i32(whole_days * sign).ok_or_else(|| Error::datetime_overflow("interval out of range"))?,
+        months: checked_i32(whole_months * sign)
+            .ok_or_else(|| Error::datetime_overflow("interval out of range"))?,
+        days: checked_i32(whole_days * sign)
+            .ok_or_else(|| Error::datetime_overflow("interval out of range"))?,
         micros: (micros * sign).round() as i64,
     };
     Ok(iv)
@@ -503,7 +528,11 @@ fn parse_time_part_loose(sc: &mut Scanner) -> Option<i64> {
         total += s * USECS_PER_SEC;
         if sc.eat(b'.') {
             let (f, len) = sc.number()?;
-            let f = if len <= 6 { f * 10i64.pow(6 - len as u32) } else { f / 10i64.pow(len as u32 - 6) };
+            let f = if len <= 6 {
+                f * 10i64.pow(6 - len as u32)
+            } else {
+                f / 10i64.pow(len as u32 - 6)
+            };
             total += f;
         }
     }
@@ -517,7 +546,10 @@ pub fn timestamp_add_interval(micros: i64, iv: &Interval) -> Result<i64> {
     if iv.months != 0 {
         let days = ts.div_euclid(USECS_PER_DAY);
         let tod = ts.rem_euclid(USECS_PER_DAY);
-        let d = i32::try_from(days).ok().and_then(date_to_naive).ok_or_else(range)?;
+        let d = i32::try_from(days)
+            .ok()
+            .and_then(date_to_naive)
+            .ok_or_else(range)?;
         let total = d.year() as i64 * 12 + d.month0() as i64 + iv.months as i64;
         let year = i32::try_from(total.div_euclid(12)).map_err(|_| range())?;
         let month = total.rem_euclid(12) as u32 + 1;
@@ -533,7 +565,9 @@ pub fn timestamp_add_interval(micros: i64, iv: &Interval) -> Result<i64> {
         };
         ts = new_date as i64 * USECS_PER_DAY + tod;
     }
-    ts = ts.checked_add(iv.days as i64 * USECS_PER_DAY).ok_or_else(range)?;
+    ts = ts
+        .checked_add(iv.days as i64 * USECS_PER_DAY)
+        .ok_or_else(range)?;
     ts = ts.checked_add(iv.micros).ok_or_else(range)?;
     Ok(ts)
 }
@@ -543,11 +577,19 @@ pub fn timestamp_diff(a: i64, b: i64) -> Interval {
     let diff = a.wrapping_sub(b);
     let days = diff / USECS_PER_DAY;
     let micros = diff % USECS_PER_DAY;
-    Interval { months: 0, days: days as i32, micros }
+    Interval {
+        months: 0,
+        days: days as i32,
+        micros,
+    }
 }
 
 pub fn interval_neg(iv: &Interval) -> Interval {
-    Interval { months: -iv.months, days: -iv.days, micros: -iv.micros }
+    Interval {
+        months: -iv.months,
+        days: -iv.days,
+        micros: -iv.micros,
+    }
 }
 
 #[cfg(test)]
@@ -577,10 +619,17 @@ mod tests {
     #[test]
     fn timestamps_print_like_postgres() {
         let mut out = Vec::new();
-        write_timestamp(&mut out, parse_timestamp("2024-01-31 12:00:00.500").unwrap());
+        write_timestamp(
+            &mut out,
+            parse_timestamp("2024-01-31 12:00:00.500").unwrap(),
+        );
         assert_eq!(String::from_utf8(out).unwrap(), "2024-01-31 12:00:00.5");
         let mut out = Vec::new();
-        write_timestamptz(&mut out, parse_timestamptz("2024-01-31 12:00:00+02", 0).unwrap(), 0);
+        write_timestamptz(
+            &mut out,
+            parse_timestamptz("2024-01-31 12:00:00+02", 0).unwrap(),
+            0,
+        );
         assert_eq!(String::from_utf8(out).unwrap(), "2024-01-31 10:00:00+00");
     }
 

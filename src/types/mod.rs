@@ -60,7 +60,9 @@ impl SqlType {
                 let (p, s) = numeric_typmod_parts(self.typmod);
                 format!("numeric({p},{s})")
             }
-            DataType::Varchar if self.typmod >= 4 => format!("character varying({})", self.typmod - 4),
+            DataType::Varchar if self.typmod >= 4 => {
+                format!("character varying({})", self.typmod - 4)
+            }
             DataType::Bpchar if self.typmod >= 4 => format!("character({})", self.typmod - 4),
             _ => self.ty.name().to_string(),
         }
@@ -155,7 +157,10 @@ impl DataType {
     }
 
     pub fn is_string(self) -> bool {
-        matches!(self, DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown)
+        matches!(
+            self,
+            DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown
+        )
     }
 
     pub fn is_integer(self) -> bool {
@@ -186,7 +191,9 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
             None => Ok(default),
             Some(CharacterLength::IntegerLength { length, .. }) => {
                 if *length == 0 || *length > 10_485_760 {
-                    return Err(Error::syntax(format!("length for type varchar cannot exceed 10485760")));
+                    return Err(Error::syntax(format!(
+                        "length for type varchar cannot exceed 10485760"
+                    )));
                 }
                 Ok(*length as i32 + 4)
             }
@@ -206,22 +213,34 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         A::Int(_) | A::Integer(_) | A::Int4(_) => SqlType::new(DataType::Int4),
         A::BigInt(_) | A::Int8(_) => SqlType::new(DataType::Int8),
         A::Real | A::Float4 => SqlType::new(DataType::Float4),
-        A::DoublePrecision | A::Float8 | A::Double(ExactNumberInfo::None) => SqlType::new(DataType::Float8),
+        A::DoublePrecision | A::Float8 | A::Double(ExactNumberInfo::None) => {
+            SqlType::new(DataType::Float8)
+        }
         A::Float(info) => match info {
             ExactNumberInfo::Precision(p) if *p >= 1 && *p <= 24 => SqlType::new(DataType::Float4),
             ExactNumberInfo::Precision(p) if *p >= 25 && *p <= 53 => SqlType::new(DataType::Float8),
             ExactNumberInfo::None => SqlType::new(DataType::Float8),
-            _ => return Err(Error::invalid_parameter("precision for type float must be between 1 and 53 bits")),
+            _ => {
+                return Err(Error::invalid_parameter(
+                    "precision for type float must be between 1 and 53 bits",
+                ));
+            }
         },
         A::Numeric(info) | A::Decimal(info) | A::Dec(info) => numeric(info)?,
         A::Text => SqlType::new(DataType::Text),
         A::Varchar(len) | A::CharacterVarying(len) | A::CharVarying(len) => {
             SqlType::with_typmod(DataType::Varchar, char_len(len, -1)?)
         }
-        A::Char(len) | A::Character(len) => SqlType::with_typmod(DataType::Bpchar, char_len(len, 5)?),
+        A::Char(len) | A::Character(len) => {
+            SqlType::with_typmod(DataType::Bpchar, char_len(len, 5)?)
+        }
         A::Date => SqlType::new(DataType::Date),
-        A::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => SqlType::new(DataType::Timestamp),
-        A::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => SqlType::new(DataType::Timestamptz),
+        A::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            SqlType::new(DataType::Timestamp)
+        }
+        A::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            SqlType::new(DataType::Timestamptz)
+        }
         A::Interval { .. } => SqlType::new(DataType::Interval),
         A::Custom(name, mods) => {
             let n = name.to_string().to_ascii_lowercase();
@@ -240,10 +259,19 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("serial" | "bigserial" | "smallserial", _) => {
                     return Err(Error::feature_not_supported(format!("type {n}")));
                 }
-                _ => return Err(Error::undefined_object(format!("type \"{n}\" does not exist"))),
+                _ => {
+                    return Err(Error::undefined_object(format!(
+                        "type \"{n}\" does not exist"
+                    )));
+                }
             }
         }
-        other => return Err(Error::undefined_object(format!("type \"{}\" does not exist", other.to_string().to_lowercase()))),
+        other => {
+            return Err(Error::undefined_object(format!(
+                "type \"{}\" does not exist",
+                other.to_string().to_lowercase()
+            )));
+        }
     })
 }
 
@@ -261,5 +289,8 @@ fn numeric_with(precision: i64, scale: i64) -> Result<SqlType> {
     if scale < 0 {
         return Err(Error::feature_not_supported("negative NUMERIC scale"));
     }
-    Ok(SqlType::with_typmod(DataType::Numeric, numeric_typmod(precision as i32, scale as i32)))
+    Ok(SqlType::with_typmod(
+        DataType::Numeric,
+        numeric_typmod(precision as i32, scale as i32),
+    ))
 }

@@ -33,7 +33,10 @@ fn overflow() -> Error {
 }
 
 impl Numeric {
-    pub const ZERO: Numeric = Numeric { mantissa: 0, scale: 0 };
+    pub const ZERO: Numeric = Numeric {
+        mantissa: 0,
+        scale: 0,
+    };
 
     pub fn new(mantissa: i128, scale: u16) -> Result<Numeric> {
         if mantissa.abs() >= MANTISSA_LIMIT {
@@ -43,7 +46,10 @@ impl Numeric {
     }
 
     pub fn from_i64(v: i64) -> Numeric {
-        Numeric { mantissa: v as i128, scale: 0 }
+        Numeric {
+            mantissa: v as i128,
+            scale: 0,
+        }
     }
 
     pub fn is_zero(&self) -> bool {
@@ -65,8 +71,13 @@ impl Numeric {
         let bad = || Error::invalid_text("numeric", text);
         let s = text.trim_matches(|c: char| c.is_ascii_whitespace());
         let lower = s.to_ascii_lowercase();
-        if matches!(lower.as_str(), "nan" | "infinity" | "+infinity" | "-infinity" | "inf" | "+inf" | "-inf") {
-            return Err(Error::feature_not_supported("NaN and Infinity for type numeric"));
+        if matches!(
+            lower.as_str(),
+            "nan" | "infinity" | "+infinity" | "-infinity" | "inf" | "+inf" | "-inf"
+        ) {
+            return Err(Error::feature_not_supported(
+                "NaN and Infinity for type numeric",
+            ));
         }
         let bytes = s.as_bytes();
         let mut i = 0;
@@ -170,7 +181,10 @@ impl Numeric {
 
     pub fn add(&self, other: &Numeric) -> Result<Numeric> {
         let scale = self.scale.max(other.scale);
-        let m = self.mantissa_at(scale)?.checked_add(other.mantissa_at(scale)?).ok_or_else(overflow)?;
+        let m = self
+            .mantissa_at(scale)?
+            .checked_add(other.mantissa_at(scale)?)
+            .ok_or_else(overflow)?;
         Numeric::new(m, scale)
     }
 
@@ -179,18 +193,30 @@ impl Numeric {
     }
 
     pub fn neg(&self) -> Numeric {
-        Numeric { mantissa: -self.mantissa, scale: self.scale }
+        Numeric {
+            mantissa: -self.mantissa,
+            scale: self.scale,
+        }
     }
 
     pub fn abs(&self) -> Numeric {
-        Numeric { mantissa: self.mantissa.abs(), scale: self.scale }
+        Numeric {
+            mantissa: self.mantissa.abs(),
+            scale: self.scale,
+        }
     }
 
     pub fn mul(&self, other: &Numeric) -> Result<Numeric> {
         let scale = self.scale as u32 + other.scale as u32;
-        let m = self.mantissa.checked_mul(other.mantissa).ok_or_else(overflow)?;
+        let m = self
+            .mantissa
+            .checked_mul(other.mantissa)
+            .ok_or_else(overflow)?;
         if scale > SCALE_MAX as u32 {
-            let reduced = Numeric { mantissa: m, scale: scale.min(u16::MAX as u32) as u16 };
+            let reduced = Numeric {
+                mantissa: m,
+                scale: scale.min(u16::MAX as u32) as u16,
+            };
             return reduced.round(SCALE_MAX as i32);
         }
         Numeric::new(m, scale as u16)
@@ -221,7 +247,10 @@ impl Numeric {
         if f1 <= f2 {
             qweight -= 1;
         }
-        let rscale = (MIN_SIG_DIGITS - qweight * 4).max(self.scale as i32).max(other.scale as i32).max(0);
+        let rscale = (MIN_SIG_DIGITS - qweight * 4)
+            .max(self.scale as i32)
+            .max(other.scale as i32)
+            .max(0);
         rscale.min(SCALE_MAX as i32)
     }
 
@@ -241,10 +270,16 @@ impl Numeric {
         let k = rscale - self.scale as i32 + other.scale as i32;
         let (num, den) = if k >= 0 {
             let f = pow10(k as u32).ok_or_else(overflow)?;
-            (self.mantissa.checked_mul(f).ok_or_else(overflow)?, other.mantissa)
+            (
+                self.mantissa.checked_mul(f).ok_or_else(overflow)?,
+                other.mantissa,
+            )
         } else {
             let f = pow10((-k) as u32).ok_or_else(overflow)?;
-            (self.mantissa, other.mantissa.checked_mul(f).ok_or_else(overflow)?)
+            (
+                self.mantissa,
+                other.mantissa.checked_mul(f).ok_or_else(overflow)?,
+            )
         };
         let q = rounded_div(num, den);
         Numeric::new(q, rscale as u16)
@@ -303,14 +338,24 @@ impl Numeric {
 
     pub fn floor(&self) -> Numeric {
         let f = pow10(self.scale as u32).unwrap_or(i128::MAX);
-        Numeric { mantissa: self.mantissa.div_euclid(f), scale: 0 }
+        Numeric {
+            mantissa: self.mantissa.div_euclid(f),
+            scale: 0,
+        }
     }
 
     pub fn ceil(&self) -> Numeric {
         let f = pow10(self.scale as u32).unwrap_or(i128::MAX);
         let q = self.mantissa.div_euclid(f);
-        let m = if self.mantissa.rem_euclid(f) != 0 { q + 1 } else { q };
-        Numeric { mantissa: m, scale: 0 }
+        let m = if self.mantissa.rem_euclid(f) != 0 {
+            q + 1
+        } else {
+            q
+        };
+        Numeric {
+            mantissa: m,
+            scale: 0,
+        }
     }
 
     /// Coerces to `numeric(precision, scale)`: round, then check the integer digits fit.
@@ -352,7 +397,9 @@ impl Numeric {
 
     pub fn from_f64(v: f64) -> Result<Numeric> {
         if !v.is_finite() {
-            return Err(Error::feature_not_supported("NaN and Infinity for type numeric"));
+            return Err(Error::feature_not_supported(
+                "NaN and Infinity for type numeric",
+            ));
         }
         // PostgreSQL converts with DBL_DIG (15) significant digits.
         let text = format!("{:.*e}", 14, v);
@@ -361,7 +408,9 @@ impl Numeric {
 
     pub fn from_f32(v: f32) -> Result<Numeric> {
         if !v.is_finite() {
-            return Err(Error::feature_not_supported("NaN and Infinity for type numeric"));
+            return Err(Error::feature_not_supported(
+                "NaN and Infinity for type numeric",
+            ));
         }
         let text = format!("{:.*e}", 5, v);
         Numeric::parse(&text).map(|n| n.normalize_scale_to_display())
@@ -452,13 +501,25 @@ mod tests {
     #[test]
     fn division_scale_matches_postgres() {
         // SELECT 1::numeric / 3  → 0.33333333333333333333
-        assert_eq!(n("1").div(&n("3")).unwrap().to_text(), "0.33333333333333333333");
+        assert_eq!(
+            n("1").div(&n("3")).unwrap().to_text(),
+            "0.33333333333333333333"
+        );
         // SELECT 25017259::numeric / 5000 → 5003.4518000000000000
-        assert_eq!(n("25017259").div(&n("5000")).unwrap().to_text(), "5003.4518000000000000");
+        assert_eq!(
+            n("25017259").div(&n("5000")).unwrap().to_text(),
+            "5003.4518000000000000"
+        );
         // SELECT 10::numeric / 4 → 2.5000000000000000
-        assert_eq!(n("10").div(&n("4")).unwrap().to_text(), "2.5000000000000000");
+        assert_eq!(
+            n("10").div(&n("4")).unwrap().to_text(),
+            "2.5000000000000000"
+        );
         // SELECT 2::numeric / 3 → 0.66666666666666666667
-        assert_eq!(n("2").div(&n("3")).unwrap().to_text(), "0.66666666666666666667");
+        assert_eq!(
+            n("2").div(&n("3")).unwrap().to_text(),
+            "0.66666666666666666667"
+        );
     }
 
     #[test]

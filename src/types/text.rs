@@ -16,7 +16,10 @@ pub struct TextFormat {
 
 impl Default for TextFormat {
     fn default() -> TextFormat {
-        TextFormat { tz_offset_secs: 0, extra_float_digits: 1 }
+        TextFormat {
+            tz_offset_secs: 0,
+            extra_float_digits: 1,
+        }
     }
 }
 
@@ -197,12 +200,20 @@ pub fn parse_int(text: &str, ty: DataType) -> Result<i64> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(Error::invalid_text(name, text));
     }
-    let out_of_range = || Error::numeric_out_of_range(format!("value \"{text}\" is out of range for type {name}"));
+    let out_of_range =
+        || Error::numeric_out_of_range(format!("value \"{text}\" is out of range for type {name}"));
     let mut v: i64 = 0;
     for b in digits.bytes() {
-        v = v.checked_mul(10).and_then(|v| v.checked_sub((b - b'0') as i64)).ok_or_else(out_of_range)?;
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_sub((b - b'0') as i64))
+            .ok_or_else(out_of_range)?;
     }
-    let v = if neg { v } else { v.checked_neg().ok_or_else(out_of_range)? };
+    let v = if neg {
+        v
+    } else {
+        v.checked_neg().ok_or_else(out_of_range)?
+    };
     let (min, max) = match ty {
         DataType::Int2 => (i16::MIN as i64, i16::MAX as i64),
         DataType::Int4 => (i32::MIN as i64, i32::MAX as i64),
@@ -227,11 +238,16 @@ pub fn parse_float(text: &str, ty: DataType) -> Result<f64> {
     if let Some(v) = special {
         return Ok(v);
     }
-    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
+    if t.is_empty()
+        || !t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
         return Err(Error::invalid_text(name, text));
     }
     let v: f64 = t.parse().map_err(|_| Error::invalid_text(name, text))?;
-    let out_of_range = || Error::numeric_out_of_range(format!("\"{t}\" is out of range for type {name}"));
+    let out_of_range =
+        || Error::numeric_out_of_range(format!("\"{t}\" is out of range for type {name}"));
     if v.is_infinite() {
         return Err(out_of_range());
     }
@@ -256,10 +272,14 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Float4 => Value::Float4(parse_float(text, ty)? as f32),
         DataType::Float8 => Value::Float8(parse_float(text, ty)?),
         DataType::Numeric => Value::Numeric(Numeric::parse(text)?),
-        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => Value::Text(text.to_string()),
+        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
+            Value::Text(text.to_string())
+        }
         DataType::Date => Value::Date(datetime::parse_date(text)?),
         DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(text)?),
-        DataType::Timestamptz => Value::Timestamptz(datetime::parse_timestamptz(text, fmt.tz_offset_secs)?),
+        DataType::Timestamptz => {
+            Value::Timestamptz(datetime::parse_timestamptz(text, fmt.tz_offset_secs)?)
+        }
         DataType::Interval => Value::Interval(datetime::parse_interval(text)?),
     })
 }
@@ -280,8 +300,14 @@ pub fn apply_char_typmod(s: String, ty: SqlType, explicit: bool) -> Result<Strin
     let fitted = if len > max {
         let cut = s.char_indices().nth(max).map_or(s.len(), |(i, _)| i);
         if !explicit && !s[cut..].bytes().all(|b| b == b' ') {
-            let name = if ty.ty == DataType::Bpchar { "character" } else { "character varying" };
-            return Err(Error::string_too_long(format!("value too long for type {name}({max})")));
+            let name = if ty.ty == DataType::Bpchar {
+                "character"
+            } else {
+                "character varying"
+            };
+            return Err(Error::string_too_long(format!(
+                "value too long for type {name}({max})"
+            )));
         }
         s[..cut].to_string()
     } else {
@@ -337,8 +363,14 @@ mod tests {
     #[test]
     fn integers_reject_garbage_and_overflow() {
         assert_eq!(parse_int(" 42 ", DataType::Int4).unwrap(), 42);
-        assert_eq!(parse_int("2147483648", DataType::Int4).unwrap_err().code, "22003");
+        assert_eq!(
+            parse_int("2147483648", DataType::Int4).unwrap_err().code,
+            "22003"
+        );
         assert_eq!(parse_int("12a", DataType::Int4).unwrap_err().code, "22P02");
-        assert_eq!(parse_int("-9223372036854775808", DataType::Int8).unwrap(), i64::MIN);
+        assert_eq!(
+            parse_int("-9223372036854775808", DataType::Int8).unwrap(),
+            i64::MIN
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! A single SQL value: literals, parameters, and the edges of the executor.
 
+use super::DataType;
 use super::datetime::Interval;
 use super::numeric::Numeric;
-use super::DataType;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {

@@ -84,7 +84,9 @@ impl Default for OutBuf {
 
 impl OutBuf {
     pub fn new() -> OutBuf {
-        OutBuf { buf: Vec::with_capacity(FLUSH_BYTES * 2) }
+        OutBuf {
+            buf: Vec::with_capacity(FLUSH_BYTES * 2),
+        }
     }
 
     /// Starts a message; returns the offset to pass to [`OutBuf::end`].
@@ -119,7 +121,15 @@ impl OutBuf {
 
     pub fn error(&mut self, e: &Error) {
         let severity = if e.fatal { "FATAL" } else { "ERROR" };
-        self.notice_or_error(b'E', severity, e.code, &e.message, e.detail.as_deref(), e.hint.as_deref(), e.position);
+        self.notice_or_error(
+            b'E',
+            severity,
+            e.code,
+            &e.message,
+            e.detail.as_deref(),
+            e.hint.as_deref(),
+            e.position,
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -194,6 +204,10 @@ impl OutBuf {
     /// Writes if the buffer is past the flush threshold.
     #[inline]
     pub fn maybe_flush(&mut self, w: &mut impl Write) -> io::Result<()> {
-        if self.buf.len() >= FLUSH_BYTES { self.flush(w) } else { Ok(()) }
+        if self.buf.len() >= FLUSH_BYTES {
+            self.flush(w)
+        } else {
+            Ok(())
+        }
     }
 }

@@ -13,17 +13,17 @@
 use std::collections::HashMap;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::net::TcpStream;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::codec::{self, MessageReader, OutBuf};
 use super::encode;
+use crate::Database;
 use crate::error::{Error, Result};
 use crate::session::settings::REPORTED;
 use crate::session::{Outcome, Prepared, RowStream, Session};
 use crate::types::{DataType, SqlType, Value};
-use crate::Database;
 
 const SSL_REQUEST: i32 = 80_877_103;
 const GSSENC_REQUEST: i32 = 80_877_104;
@@ -109,7 +109,9 @@ impl Connection {
             self.reader.read_exact(&mut len_bytes)?;
             let len = i32::from_be_bytes(len_bytes);
             if len < 8 || len as usize > codec::STARTUP_BYTES_MAX {
-                self.fatal(Error::protocol_violation("invalid length of startup packet"))?;
+                self.fatal(Error::protocol_violation(
+                    "invalid length of startup packet",
+                ))?;
                 return Ok(false);
             }
             let mut body = Vec::new();
@@ -167,9 +169,17 @@ impl Connection {
     }
 
     fn finish_startup(&mut self, code: i32, params: Vec<(String, String)>) -> io::Result<bool> {
-        let get = |k: &str| params.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+        let get = |k: &str| {
+            params
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        };
         let Some(user) = get("user") else {
-            self.fatal(Error::new("28000", "no PostgreSQL user name specified in startup packet"))?;
+            self.fatal(Error::new(
+                "28000",
+                "no PostgreSQL user name specified in startup packet",
+            ))?;
             return Ok(false);
         };
         let database = get("database").unwrap_or_else(|| user.clone());
@@ -227,12 +237,18 @@ impl Connection {
         loop {
             let mut header = [0u8; 5];
             if let Err(e) = self.reader.read_exact(&mut header) {
-                return if e.kind() == io::ErrorKind::UnexpectedEof { Ok(()) } else { Err(e) };
+                return if e.kind() == io::ErrorKind::UnexpectedEof {
+                    Ok(())
+                } else {
+                    Err(e)
+                };
             }
             let tag = header[0];
             let len = i32::from_be_bytes([header[1], header[2], header[3], header[4]]);
             if len < 4 || len as usize - 4 > codec::MESSAGE_BYTES_MAX {
-                self.fatal(Error::protocol_violation(format!("invalid message length {len}")))?;
+                self.fatal(Error::protocol_violation(format!(
+                    "invalid message length {len}"
+                )))?;
                 return Ok(());
             }
             let mut body = std::mem::take(&mut self.body);
@@ -252,7 +268,8 @@ impl Connection {
 
     fn session(&mut self) -> &mut Session {
         // The loop only runs after startup stored the session.
-        self.session.get_or_insert_with(|| Session::new(Arc::new(Database::new()), "kiln", "kiln"))
+        self.session
+            .get_or_insert_with(|| Session::new(Arc::new(Database::new()), "kiln", "kiln"))
     }
 
     fn dispatch(&mut self, tag: u8, body: &[u8], skip_to_sync: &mut bool) -> io::Result<Flow> {
@@ -285,7 +302,9 @@ impl Connection {
             b'X' => return Ok(Flow::Close),
             b'd' | b'c' | b'f' => Ok(()),
             other => {
-                self.fatal(Error::protocol_violation(format!("invalid frontend message type {other}")))?;
+                self.fatal(Error::protocol_violation(format!(
+                    "invalid frontend message type {other}"
+                )))?;
                 return Ok(Flow::Close);
             }
         };
@@ -305,10 +324,16 @@ impl Connection {
         let changed = std::mem::take(&mut session.changed_settings);
         let statuses: Vec<(String, String)> = changed
             .iter()
-            .filter_map(|name| session.settings.get(name).map(|(d, v)| (d.to_string(), v.to_string())))
+            .filter_map(|name| {
+                session
+                    .settings
+                    .get(name)
+                    .map(|(d, v)| (d.to_string(), v.to_string()))
+            })
             .collect();
         for (severity, code, message) in notices {
-            self.out.notice_or_error(b'N', &severity, &code, &message, None, None, None);
+            self.out
+                .notice_or_error(b'N', &severity, &code, &message, None, None, None);
         }
         for (name, value) in statuses {
             self.out.parameter_status(&name, &value);
@@ -388,28 +413,41 @@ impl Connection {
             Outcome::Rows(mut stream) => {
                 encode::row_description(&mut self.out, &stream.columns, &[]);
                 self.stream_rows(&mut stream, &[], usize::MAX)?;
-                self.out.command_complete(&format!("SELECT {}", stream.rows_sent));
+                self.out
+                    .command_complete(&format!("SELECT {}", stream.rows_sent));
             }
         }
         Ok(())
     }
 
     /// Sends up to `max_rows` rows; returns true if the stream is exhausted.
-    fn stream_rows(&mut self, stream: &mut RowStream, formats: &[i16], max_rows: usize) -> Result<bool> {
+    fn stream_rows(
+        &mut self,
+        stream: &mut RowStream,
+        formats: &[i16],
+        max_rows: usize,
+    ) -> Result<bool> {
         let types: Vec<SqlType> = stream.columns.iter().map(|c| c.ty).collect();
         let fmt = stream.ctx.fmt;
         let mut left = max_rows;
         while left > 0 {
-            let Some(batch) = stream.next_batch()? else { return Ok(true) };
+            let Some(batch) = stream.next_batch()? else {
+                return Ok(true);
+            };
             let live = batch.live_rows();
             let sent = encode::data_rows(&mut self.out, &batch, &types, formats, &fmt, 0, left);
             stream.rows_sent += sent as u64;
             left -= sent;
             if sent < live {
                 let rest: Vec<u32> = batch.selection()[sent..].to_vec();
-                stream.pending = Some(crate::exec::vector::Batch { sel: Some(rest), ..batch });
+                stream.pending = Some(crate::exec::vector::Batch {
+                    sel: Some(rest),
+                    ..batch
+                });
             }
-            self.out.maybe_flush(&mut self.writer).map_err(|e| Error::new("08006", format!("could not send data to client: {e}")))?;
+            self.out
+                .maybe_flush(&mut self.writer)
+                .map_err(|e| Error::new("08006", format!("could not send data to client: {e}")))?;
         }
         match stream.next_batch()? {
             None => Ok(true),
@@ -434,19 +472,29 @@ impl Connection {
             if oid == 0 {
                 declared.push(None);
             } else {
-                let ty = DataType::from_oid(oid)
-                    .ok_or_else(|| Error::feature_not_supported(format!("parameter type with OID {oid}")))?;
+                let ty = DataType::from_oid(oid).ok_or_else(|| {
+                    Error::feature_not_supported(format!("parameter type with OID {oid}"))
+                })?;
                 declared.push(Some(SqlType::new(ty)));
             }
         }
         if !name.is_empty() && self.session().prepared.contains_key(&name) {
-            return Err(Error::new("42P05", format!("prepared statement \"{name}\" already exists")));
+            return Err(Error::new(
+                "42P05",
+                format!("prepared statement \"{name}\" already exists"),
+            ));
         }
-        let mut statements = self.guarded(|c| c.session().prepare(&sql, &declared)).map_err(|e| attach_position(e, &sql))?;
+        let mut statements = self
+            .guarded(|c| c.session().prepare(&sql, &declared))
+            .map_err(|e| attach_position(e, &sql))?;
         if statements.len() > 1 {
-            return Err(Error::syntax("cannot insert multiple commands into a prepared statement"));
+            return Err(Error::syntax(
+                "cannot insert multiple commands into a prepared statement",
+            ));
         }
-        let p = statements.pop().ok_or_else(|| Error::internal("no statement"))?;
+        let p = statements
+            .pop()
+            .ok_or_else(|| Error::internal("no statement"))?;
         self.session().prepared.insert(name, Arc::new(p));
         self.out.empty(b'1');
         Ok(())
@@ -456,9 +504,17 @@ impl Connection {
         let mut r = MessageReader::new(body);
         let portal = r.cstr()?.to_string();
         let stmt_name = r.cstr()?.to_string();
-        let prepared = self.session().prepared.get(&stmt_name).cloned().ok_or_else(|| {
-            Error::new("26000", format!("prepared statement \"{stmt_name}\" does not exist"))
-        })?;
+        let prepared = self
+            .session()
+            .prepared
+            .get(&stmt_name)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    "26000",
+                    format!("prepared statement \"{stmt_name}\" does not exist"),
+                )
+            })?;
         let nformats = r.i16()?;
         if nformats < 0 {
             return Err(Error::protocol_violation("invalid format count"));
@@ -484,9 +540,19 @@ impl Connection {
         let mut params = Vec::with_capacity(expected);
         for i in 0..expected {
             let len = r.i32()?;
-            let raw = if len < 0 { None } else { Some(r.bytes(len as usize)?) };
+            let raw = if len < 0 {
+                None
+            } else {
+                Some(r.bytes(len as usize)?)
+            };
             let binary = encode::format_of(&param_formats, i) == 1;
-            params.push(encode::decode_param(raw, prepared.param_types[i], binary, i, &fmt)?);
+            params.push(encode::decode_param(
+                raw,
+                prepared.param_types[i],
+                binary,
+                i,
+                &fmt,
+            )?);
         }
         let nres = r.i16()?;
         if nres < 0 {
@@ -496,7 +562,9 @@ impl Connection {
         for _ in 0..nres {
             let f = r.i16()?;
             if f != 0 && f != 1 {
-                return Err(Error::protocol_violation(format!("unsupported format code: {f}")));
+                return Err(Error::protocol_violation(format!(
+                    "unsupported format code: {f}"
+                )));
             }
             formats.push(f);
         }
@@ -511,7 +579,16 @@ impl Connection {
                 return Err(Error::in_failed_transaction());
             }
         }
-        self.portals.insert(portal, Portal { prepared, params, formats, stream: None, done: false });
+        self.portals.insert(
+            portal,
+            Portal {
+                prepared,
+                params,
+                formats,
+                stream: None,
+                done: false,
+            },
+        );
         self.out.empty(b'2');
         Ok(())
     }
@@ -523,7 +600,10 @@ impl Connection {
         match kind {
             b'S' => {
                 let p = self.session().prepared.get(&name).cloned().ok_or_else(|| {
-                    Error::new("26000", format!("prepared statement \"{name}\" does not exist"))
+                    Error::new(
+                        "26000",
+                        format!("prepared statement \"{name}\" does not exist"),
+                    )
                 })?;
                 let at = self.out.begin(b't');
                 self.out.i16(p.param_types.len() as i16);
@@ -537,10 +617,9 @@ impl Connection {
                 }
             }
             b'P' => {
-                let portal = self
-                    .portals
-                    .get(&name)
-                    .ok_or_else(|| Error::new("34000", format!("portal \"{name}\" does not exist")))?;
+                let portal = self.portals.get(&name).ok_or_else(|| {
+                    Error::new("34000", format!("portal \"{name}\" does not exist"))
+                })?;
                 match &portal.prepared.columns {
                     Some(cols) => {
                         let (cols, formats) = (cols.clone(), portal.formats.clone());
@@ -549,7 +628,11 @@ impl Connection {
                     None => self.out.empty(b'n'),
                 }
             }
-            _ => return Err(Error::protocol_violation(format!("invalid DESCRIBE message subtype {kind}"))),
+            _ => {
+                return Err(Error::protocol_violation(format!(
+                    "invalid DESCRIBE message subtype {kind}"
+                )));
+            }
         }
         Ok(())
     }
@@ -558,7 +641,11 @@ impl Connection {
         let mut r = MessageReader::new(body);
         let name = r.cstr()?.to_string();
         let max_rows = r.i32()?;
-        let max_rows = if max_rows <= 0 { usize::MAX } else { max_rows as usize };
+        let max_rows = if max_rows <= 0 {
+            usize::MAX
+        } else {
+            max_rows as usize
+        };
         let mut portal = self
             .portals
             .remove(&name)
@@ -599,10 +686,14 @@ impl Connection {
                 Outcome::Rows(stream) => portal.stream = Some(stream),
             }
         }
-        let mut stream = portal.stream.take().ok_or_else(|| Error::internal("portal without stream"))?;
+        let mut stream = portal
+            .stream
+            .take()
+            .ok_or_else(|| Error::internal("portal without stream"))?;
         let finished = self.stream_rows(&mut stream, &portal.formats, max_rows)?;
         if finished {
-            self.out.command_complete(&format!("SELECT {}", stream.rows_sent));
+            self.out
+                .command_complete(&format!("SELECT {}", stream.rows_sent));
             portal.done = true;
         } else {
             self.out.empty(b's');
@@ -622,7 +713,11 @@ impl Connection {
             b'P' => {
                 self.portals.remove(&name);
             }
-            _ => return Err(Error::protocol_violation(format!("invalid CLOSE message subtype {kind}"))),
+            _ => {
+                return Err(Error::protocol_violation(format!(
+                    "invalid CLOSE message subtype {kind}"
+                )));
+            }
         }
         self.out.empty(b'3');
         Ok(())
@@ -673,14 +768,18 @@ fn attach_position(e: Error, sql: &str) -> Error {
     let mut start = 0;
     while let Some(found) = lower[start..].find(&name) {
         let at = start + found;
-        let before_ok = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        let before_ok =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
         let end = at + name.len();
-        let after_ok = end >= bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
+        let after_ok =
+            end >= bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
         if before_ok && after_ok {
             let mut at_char = at;
             // Point at a qualifier ("t.x") when there is one.
             if at >= 2 && bytes[at - 1] == b'.' {
-                let q_start = lower[..at - 1].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+                let q_start = lower[..at - 1]
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .map_or(0, |i| i + 1);
                 at_char = q_start;
             }
             let pos = sql[..at_char].chars().count() as u32 + 1;

@@ -127,7 +127,11 @@ pub fn data_rows(
 pub fn numeric_send(buf: &mut Vec<u8>, n: &Numeric) {
     let scale = n.scale as usize;
     let mut digits_text = itoa::Buffer::new();
-    let mut dec: Vec<u8> = digits_text.format(n.mantissa.unsigned_abs()).bytes().map(|b| b - b'0').collect();
+    let mut dec: Vec<u8> = digits_text
+        .format(n.mantissa.unsigned_abs())
+        .bytes()
+        .map(|b| b - b'0')
+        .collect();
     if n.mantissa == 0 {
         buf.extend_from_slice(&0i16.to_be_bytes());
         buf.extend_from_slice(&0i16.to_be_bytes());
@@ -148,7 +152,10 @@ pub fn numeric_send(buf: &mut Vec<u8>, n: &Numeric) {
     let mut all = vec![0u8; int_pad];
     all.extend_from_slice(&dec);
     let int_groups = (int_len + int_pad) / 4;
-    let mut groups: Vec<i16> = all.chunks(4).map(|c| c.iter().fold(0i16, |a, &d| a * 10 + d as i16)).collect();
+    let mut groups: Vec<i16> = all
+        .chunks(4)
+        .map(|c| c.iter().fold(0i16, |a, &d| a * 10 + d as i16))
+        .collect();
     let mut weight = int_groups as i16 - 1;
     while groups.first() == Some(&0) {
         groups.remove(0);
@@ -168,7 +175,13 @@ pub fn numeric_send(buf: &mut Vec<u8>, n: &Numeric) {
 }
 
 fn bad_binary(index: usize) -> Error {
-    Error::new("22P03", format!("incorrect binary data format in bind parameter {}", index + 1))
+    Error::new(
+        "22P03",
+        format!(
+            "incorrect binary data format in bind parameter {}",
+            index + 1
+        ),
+    )
 }
 
 /// PostgreSQL's numeric_recv.
@@ -184,7 +197,9 @@ fn numeric_recv(b: &[u8], index: usize) -> Result<Numeric> {
         return Err(bad_binary(index));
     }
     if sign == 0xC000 || sign == 0xD000 || sign == 0xF000 {
-        return Err(Error::feature_not_supported("NaN and Infinity for type numeric"));
+        return Err(Error::feature_not_supported(
+            "NaN and Infinity for type numeric",
+        ));
     }
     if sign != 0 && sign != 0x4000 {
         return Err(bad_binary(index));
@@ -199,7 +214,9 @@ fn numeric_recv(b: &[u8], index: usize) -> Result<Numeric> {
         let exp = 4 * (weight - k as i32) + dscale as i32;
         if exp >= 0 {
             let f = 10i128.checked_pow(exp as u32).ok_or_else(overflow)?;
-            m = m.checked_add((d as i128).checked_mul(f).ok_or_else(overflow)?).ok_or_else(overflow)?;
+            m = m
+                .checked_add((d as i128).checked_mul(f).ok_or_else(overflow)?)
+                .ok_or_else(overflow)?;
         } else if exp > -4 {
             m += d as i128 / 10i128.pow((-exp) as u32);
         }
@@ -208,35 +225,67 @@ fn numeric_recv(b: &[u8], index: usize) -> Result<Numeric> {
 }
 
 /// Decodes a Bind parameter.
-pub fn decode_param(raw: Option<&[u8]>, ty: SqlType, binary: bool, index: usize, fmt: &TextFormat) -> Result<Value> {
+pub fn decode_param(
+    raw: Option<&[u8]>,
+    ty: SqlType,
+    binary: bool,
+    index: usize,
+    fmt: &TextFormat,
+) -> Result<Value> {
     let Some(b) = raw else { return Ok(Value::Null) };
     if !binary {
         let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;
         let v = text::parse_value(s, ty.ty, fmt)?;
         return crate::types::cast::cast_value(v, ty, false, fmt);
     }
-    let fixed = |n: usize| -> Result<&[u8]> { if b.len() == n { Ok(b) } else { Err(bad_binary(index)) } };
+    let fixed = |n: usize| -> Result<&[u8]> {
+        if b.len() == n {
+            Ok(b)
+        } else {
+            Err(bad_binary(index))
+        }
+    };
     Ok(match ty.ty {
         DataType::Bool => Value::Bool(fixed(1)?[0] != 0),
-        DataType::Int2 => Value::Int2(i16::from_be_bytes(fixed(2)?.try_into().map_err(|_| bad_binary(index))?)),
-        DataType::Int4 => Value::Int4(i32::from_be_bytes(fixed(4)?.try_into().map_err(|_| bad_binary(index))?)),
-        DataType::Int8 => Value::Int8(i64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?)),
-        DataType::Float4 => Value::Float4(f32::from_bits(u32::from_be_bytes(fixed(4)?.try_into().map_err(|_| bad_binary(index))?))),
-        DataType::Float8 => Value::Float8(f64::from_bits(u64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?))),
+        DataType::Int2 => Value::Int2(i16::from_be_bytes(
+            fixed(2)?.try_into().map_err(|_| bad_binary(index))?,
+        )),
+        DataType::Int4 => Value::Int4(i32::from_be_bytes(
+            fixed(4)?.try_into().map_err(|_| bad_binary(index))?,
+        )),
+        DataType::Int8 => Value::Int8(i64::from_be_bytes(
+            fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
+        )),
+        DataType::Float4 => Value::Float4(f32::from_bits(u32::from_be_bytes(
+            fixed(4)?.try_into().map_err(|_| bad_binary(index))?,
+        ))),
+        DataType::Float8 => Value::Float8(f64::from_bits(u64::from_be_bytes(
+            fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
+        ))),
         DataType::Numeric => Value::Numeric(numeric_recv(b, index)?),
         DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
             let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;
             crate::types::cast::cast_value(Value::Text(s.to_string()), ty, false, fmt)?
         }
-        DataType::Date => Value::Date(i32::from_be_bytes(fixed(4)?.try_into().map_err(|_| bad_binary(index))?)),
-        DataType::Timestamp => Value::Timestamp(i64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?)),
-        DataType::Timestamptz => Value::Timestamptz(i64::from_be_bytes(fixed(8)?.try_into().map_err(|_| bad_binary(index))?)),
+        DataType::Date => Value::Date(i32::from_be_bytes(
+            fixed(4)?.try_into().map_err(|_| bad_binary(index))?,
+        )),
+        DataType::Timestamp => Value::Timestamp(i64::from_be_bytes(
+            fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
+        )),
+        DataType::Timestamptz => Value::Timestamptz(i64::from_be_bytes(
+            fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
+        )),
         DataType::Interval => {
             let b = fixed(16)?;
             let micros = i64::from_be_bytes(b[0..8].try_into().map_err(|_| bad_binary(index))?);
             let days = i32::from_be_bytes(b[8..12].try_into().map_err(|_| bad_binary(index))?);
             let months = i32::from_be_bytes(b[12..16].try_into().map_err(|_| bad_binary(index))?);
-            Value::Interval(Interval { months, days, micros })
+            Value::Interval(Interval {
+                months,
+                days,
+                micros,
+            })
         }
     })
 }
@@ -254,7 +303,17 @@ mod tests {
 
     #[test]
     fn numeric_binary_round_trips() {
-        for s in ["0", "1", "-1", "10000", "12345.678", "0.0001", "-0.5", "99999999.99", "123456789012345678901234"] {
+        for s in [
+            "0",
+            "1",
+            "-1",
+            "10000",
+            "12345.678",
+            "0.0001",
+            "-0.5",
+            "99999999.99",
+            "123456789012345678901234",
+        ] {
             assert_eq!(round_trip(s), s);
         }
         // 12345.678 is digits [1, 2345, 6780], weight 1, dscale 3.

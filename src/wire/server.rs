@@ -7,8 +7,8 @@
 
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
 use super::connection::Connection;
@@ -16,7 +16,7 @@ use crate::Database;
 
 /// Stack per connection thread: the binder and evaluator recurse over expression depth,
 /// which the parser bounds (`sql::parse::PARSER_DEPTH_MAX`).
-const CONNECTION_STACK_BYTES: usize = 16 << 20;
+const CONNECTION_STACK_BYTES: usize = 64 << 20;
 
 pub struct Server {
     listener: TcpListener,
@@ -42,7 +42,11 @@ impl ShutdownHandle {
 impl Server {
     pub fn bind(addr: &str, db: Arc<Database>) -> io::Result<Server> {
         let listener = TcpListener::bind(addr)?;
-        Ok(Server { listener, db, stopping: Arc::new(AtomicBool::new(false)) })
+        Ok(Server {
+            listener,
+            db,
+            stopping: Arc::new(AtomicBool::new(false)),
+        })
     }
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -50,7 +54,10 @@ impl Server {
     }
 
     pub fn shutdown_handle(&self) -> io::Result<ShutdownHandle> {
-        Ok(ShutdownHandle { addr: self.local_addr()?, stopping: self.stopping.clone() })
+        Ok(ShutdownHandle {
+            addr: self.local_addr()?,
+            stopping: self.stopping.clone(),
+        })
     }
 
     /// Accepts connections until shut down.
@@ -69,12 +76,13 @@ impl Server {
                 }
             };
             let db = self.db.clone();
-            let spawned = thread::Builder::new().name("kiln-conn".into()).stack_size(CONNECTION_STACK_BYTES).spawn(move || {
-                match Connection::new(db, stream) {
+            let spawned = thread::Builder::new()
+                .name("kiln-conn".into())
+                .stack_size(CONNECTION_STACK_BYTES)
+                .spawn(move || match Connection::new(db, stream) {
                     Ok(c) => c.run(),
                     Err(e) => tracing::debug!("connection setup failed: {e}"),
-                }
-            });
+                });
             if let Err(e) = spawned {
                 tracing::warn!("could not start a connection thread: {e}");
             }

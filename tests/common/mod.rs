@@ -5,8 +5,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use kiln::wire::server::{Server, ShutdownHandle};
 use kiln::Database;
+use kiln::wire::server::{Server, ShutdownHandle};
 
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -24,7 +24,11 @@ impl TestServer {
     }
 
     pub fn url(&self) -> String {
-        format!("host={} port={} user=tester dbname=test", self.addr.ip(), self.addr.port())
+        format!(
+            "host={} port={} user=tester dbname=test",
+            self.addr.ip(),
+            self.addr.port()
+        )
     }
 
     pub async fn connect(&self) -> tokio_postgres::Client {
@@ -39,7 +43,9 @@ impl Drop for TestServer {
 }
 
 pub async fn connect_url(url: &str) -> tokio_postgres::Client {
-    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.expect("connect");
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .expect("connect");
     tokio::spawn(async move {
         let _ = connection.await;
     });
