@@ -84,10 +84,10 @@ impl Database {
 
     /// Handles a CancelRequest: cancels the session's running statement if the key matches.
     pub fn cancel(&self, pid: i32, secret: i32) {
-        if let Some((s, flag)) = self.sessions.lock().get(&pid) {
-            if *s == secret {
-                flag.cancel();
-            }
+        if let Some((s, flag)) = self.sessions.lock().get(&pid)
+            && *s == secret
+        {
+            flag.cancel();
         }
     }
 }

@@ -147,10 +147,10 @@ async fn sqllogictest_files() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for file in &files {
-        if let Some(f) = &filter {
-            if !file.to_string_lossy().contains(f.as_str()) {
-                continue;
-            }
+        if let Some(f) = &filter
+            && !file.to_string_lossy().contains(f.as_str())
+        {
+            continue;
         }
         ran += 1;
         let (url, _server) = match &external {

@@ -95,11 +95,14 @@ enum State {
     },
 }
 
+/// For each group: the encoded distinct argument values seen, and the values themselves.
+type DistinctValues = (Vec<FastMap<Box<[u8]>, ()>>, Vec<Vector>);
+
 struct Accumulator {
     call: AggCall,
     state: State,
     /// For DISTINCT: the distinct argument values seen per group.
-    distinct: Option<(Vec<FastMap<Box<[u8]>, ()>>, Vec<Vector>)>,
+    distinct: Option<DistinctValues>,
 }
 
 fn new_state(call: &AggCall) -> Result<State> {
@@ -603,6 +606,7 @@ impl AggregateOp {
             Grouper::Int { map, null_group } => {
                 let k = &keys[0];
                 let vals = int_values(k).unwrap_or_default();
+                #[allow(clippy::needless_range_loop)]
                 for i in 0..rows {
                     let id = if k.is_null(i) {
                         *null_group.get_or_insert_with(|| {

@@ -45,10 +45,10 @@ impl ExecContext {
             self.cancel.take();
             return Err(Error::query_canceled());
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                return Err(Error::statement_timeout());
-            }
+        if let Some(d) = self.deadline
+            && Instant::now() >= d
+        {
+            return Err(Error::statement_timeout());
         }
         Ok(())
     }

@@ -239,18 +239,13 @@ pub fn eval_filter(pred: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -
     if let Expr::Binary {
         op, left, right, ..
     } = pred
+        && op.is_comparison()
+        && let (Expr::Column { index, .. }, Expr::Literal { value, .. }) =
+            (left.as_ref(), right.as_ref())
+        && let Some(col) = batch.columns.get(*index)
+        && let Some(out) = filter_column_const(*op, col, value, sel)
     {
-        if op.is_comparison() {
-            if let (Expr::Column { index, .. }, Expr::Literal { value, .. }) =
-                (left.as_ref(), right.as_ref())
-            {
-                if let Some(col) = batch.columns.get(*index) {
-                    if let Some(out) = filter_column_const(*op, col, value, sel) {
-                        return Ok(out);
-                    }
-                }
-            }
-        }
+        return Ok(out);
     }
     if let Expr::And(list) = pred {
         let mut current: Vec<u32> = sel.to_vec();
@@ -435,12 +430,10 @@ pub fn like_match(s: &[char], p: &[char]) -> bool {
                     pi += 1;
                     continue;
                 }
-                '\\' if pi + 1 < p.len() => {
-                    if p[pi + 1] == s[si] {
-                        si += 1;
-                        pi += 2;
-                        continue;
-                    }
+                '\\' if pi + 1 < p.len() && p[pi + 1] == s[si] => {
+                    si += 1;
+                    pi += 2;
+                    continue;
                 }
                 c if c == s[si] => {
                     si += 1;

@@ -48,10 +48,10 @@ fn merged_nulls(vs: &[Vector], n: usize) -> Option<Vec<bool>> {
 }
 
 fn substr(s: &str, start: i64, len: Option<i64>) -> Result<&str> {
-    if let Some(l) = len {
-        if l < 0 {
-            return Err(Error::new("22011", "negative substring length not allowed"));
-        }
+    if let Some(l) = len
+        && l < 0
+    {
+        return Err(Error::new("22011", "negative substring length not allowed"));
     }
     let end = len.map(|l| start.saturating_add(l));
     let from = start.max(1) as usize - 1;
@@ -191,6 +191,7 @@ pub fn eval_function(
                 return Err(Error::internal("sqrt argument"));
             };
             let mut out = Vec::with_capacity(n);
+            #[allow(clippy::needless_range_loop)]
             for i in 0..n {
                 let x = a[i];
                 if x < 0.0 && !vs[0].is_null(i) {

@@ -77,7 +77,7 @@ pub struct Prepared {
 
 /// What executing a statement produced.
 pub enum Outcome {
-    Rows(RowStream),
+    Rows(Box<RowStream>),
     Done { tag: String },
     Empty,
 }
@@ -185,30 +185,48 @@ impl Session {
         }
     }
 
-    /// Parses and binds `sql` into statements (several for a simple query).
-    pub fn prepare(&self, sql: &str, declared: &[Option<SqlType>]) -> Result<Vec<Prepared>> {
+    /// Parses `sql` (all of it, so a syntax error anywhere runs nothing). An empty query
+    /// gives no statements.
+    pub fn parse(&self, sql: &str) -> Result<Vec<sqlparser::ast::Statement>> {
         if parse::is_empty_query(sql) {
-            return Ok(vec![Prepared {
+            return Ok(Vec::new());
+        }
+        parse::parse(sql)
+    }
+
+    /// Binds one parsed statement against the catalog as it is now.
+    pub fn bind(
+        &self,
+        sql: &str,
+        stmt: &sqlparser::ast::Statement,
+        declared: &[Option<SqlType>],
+    ) -> Result<Prepared> {
+        let mut binder = Binder::new(&self.db.catalog, self.text_format(), declared.to_vec());
+        let bound = binder.bind_statement(stmt)?;
+        let columns = bound.output_columns();
+        Ok(Prepared {
+            sql: sql.to_string(),
+            statement: Some(bound),
+            param_types: binder.param_types(),
+            columns,
+        })
+    }
+
+    /// Parses and binds a single statement (the extended protocol's Parse).
+    pub fn prepare_one(&self, sql: &str, declared: &[Option<SqlType>]) -> Result<Prepared> {
+        let statements = self.parse(sql)?;
+        match statements.as_slice() {
+            [] => Ok(Prepared {
                 sql: sql.to_string(),
                 statement: None,
                 param_types: vec![],
                 columns: None,
-            }]);
+            }),
+            [stmt] => self.bind(sql, stmt, declared),
+            _ => Err(Error::syntax(
+                "cannot insert multiple commands into a prepared statement",
+            )),
         }
-        let statements = parse::parse(sql)?;
-        let mut out = Vec::with_capacity(statements.len());
-        for stmt in &statements {
-            let mut binder = Binder::new(&self.db.catalog, self.text_format(), declared.to_vec());
-            let bound = binder.bind_statement(stmt)?;
-            let columns = bound.output_columns();
-            out.push(Prepared {
-                sql: sql.to_string(),
-                statement: Some(bound),
-                param_types: binder.param_types(),
-                columns,
-            });
-        }
-        Ok(out)
     }
 
     fn exec_context(&self, snapshot_own: TxnId) -> ExecContext {
@@ -355,11 +373,11 @@ impl Session {
                     name: display,
                     ty: SqlType::new(DataType::Text),
                 }];
-                return Ok(Outcome::Rows(RowStream::from_rows(
+                return Ok(Outcome::Rows(Box::new(RowStream::from_rows(
                     columns,
                     vec![vec![Value::Text(value)]],
                     ctx,
-                )));
+                ))));
             }
             BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),
             _ => {}
@@ -370,14 +388,14 @@ impl Session {
                 let mut ctx = self.exec_context(self.writer);
                 ctx.params = params;
                 let op = exec::build(plan);
-                Ok(Outcome::Rows(RowStream {
+                Ok(Outcome::Rows(Box::new(RowStream {
                     op,
                     ctx,
                     columns: columns.clone(),
                     pending: None,
                     rows_sent: 0,
                     finished: false,
-                }))
+                })))
             }
             BoundStatement::Insert { table, source } => {
                 let txn = self.ensure_writer()?;

@@ -254,9 +254,9 @@ fn parse_duration_ms(v: &str) -> Option<u64> {
 }
 
 fn format_ms(ms: u64) -> String {
-    if ms % 60_000 == 0 {
+    if ms.is_multiple_of(60_000) {
         format!("{}min", ms / 60_000)
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

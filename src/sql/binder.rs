@@ -268,12 +268,12 @@ impl<'a> Binder<'a> {
             }),
             A::Set::SetTransaction { modes, .. } => {
                 for mode in modes {
-                    if let A::TransactionMode::IsolationLevel(level) = mode {
-                        if !matches!(level, A::TransactionIsolationLevel::ReadCommitted) {
-                            return Err(Error::feature_not_supported(format!(
-                                "isolation level {level}"
-                            )));
-                        }
+                    if let A::TransactionMode::IsolationLevel(level) = mode
+                        && !matches!(level, A::TransactionIsolationLevel::ReadCommitted)
+                    {
+                        return Err(Error::feature_not_supported(format!(
+                            "isolation level {level}"
+                        )));
                     }
                 }
                 Ok(BoundStatement::NoOp { tag: "SET".into() })
@@ -416,13 +416,19 @@ impl<'a> Binder<'a> {
                 },
                 Scope::default(),
             )),
-            [twj] => {
-                if !twj.joins.is_empty() {
-                    return Err(Error::feature_not_supported("JOIN"));
+            [twj] if twj.joins.is_empty() => self.bind_table_factor(&twj.relation),
+            _ => {
+                // Name a missing table first, as PostgreSQL would, then refuse the join.
+                for twj in from {
+                    self.bind_table_factor(&twj.relation)?;
+                    for j in &twj.joins {
+                        self.bind_table_factor(&j.relation)?;
+                    }
                 }
-                self.bind_table_factor(&twj.relation)
+                Err(Error::feature_not_supported(
+                    "JOIN and multiple tables in FROM",
+                ))
             }
-            _ => Err(Error::feature_not_supported("more than one table in FROM")),
         }
     }
 
@@ -574,12 +580,12 @@ impl<'a> Binder<'a> {
         }
         let (mut plan, scope) = self.bind_from(&s.from)?;
         let filter = self.bind_where(s.selection.as_ref(), &scope)?;
-        if let Some(f) = &filter {
-            if f.any(&|e| matches!(e, Expr::Agg { .. })) {
-                return Err(Error::grouping(
-                    "aggregate functions are not allowed in WHERE",
-                ));
-            }
+        if let Some(f) = &filter
+            && f.any(&|e| matches!(e, Expr::Agg { .. }))
+        {
+            return Err(Error::grouping(
+                "aggregate functions are not allowed in WHERE",
+            ));
         }
         plan = push_filter(plan, filter);
 
@@ -1527,7 +1533,7 @@ impl<'a> Binder<'a> {
                 let index: usize = p
                     .strip_prefix('$')
                     .and_then(|n| n.parse().ok())
-                    .filter(|&n: &usize| n >= 1 && n <= PARAMS_MAX)
+                    .filter(|&n: &usize| (1..=PARAMS_MAX).contains(&n))
                     .ok_or_else(|| Error::syntax(format!("syntax error at or near \"{p}\"")))?;
                 if self.params.len() < index {
                     self.params.resize(index, None);
@@ -1552,10 +1558,10 @@ impl<'a> Binder<'a> {
             A::UnaryOperator::Plus => self.bind_expr(expr, scope),
             A::UnaryOperator::Minus => {
                 // Fold negative numeric literals so that -2147483648 is an integer.
-                if let A::Expr::Value(v) = expr {
-                    if let A::Value::Number(n, _) = &v.value {
-                        return number_literal(&format!("-{n}"));
-                    }
+                if let A::Expr::Value(v) = expr
+                    && let A::Value::Number(n, _) = &v.value
+                {
+                    return number_literal(&format!("-{n}"));
                 }
                 let b = self.bind_expr(expr, scope)?;
                 let b = if b.ty().ty == DataType::Unknown {
@@ -1611,8 +1617,8 @@ impl<'a> Binder<'a> {
     ) -> Result<Expr> {
         let x = self.bind_expr(expr, scope)?;
         let p = self.bind_expr(pattern, scope)?;
-        let x = self.to_text_operand(x, if ci { "~~*" } else { "~~" })?;
-        let p = self.to_text_operand(p, if ci { "~~*" } else { "~~" })?;
+        let x = self.text_operand(x, if ci { "~~*" } else { "~~" })?;
+        let p = self.text_operand(p, if ci { "~~*" } else { "~~" })?;
         Ok(Expr::Like {
             expr: Box::new(x),
             pattern: Box::new(p),
@@ -1621,7 +1627,7 @@ impl<'a> Binder<'a> {
         })
     }
 
-    fn to_text_operand(&mut self, e: Expr, op: &str) -> Result<Expr> {
+    fn text_operand(&mut self, e: Expr, op: &str) -> Result<Expr> {
         match e.ty().ty {
             DataType::Text | DataType::Varchar => Ok(e),
             DataType::Bpchar | DataType::Unknown => self.coerce(e, TEXT),
@@ -2480,13 +2486,13 @@ fn numeric_common(a: DataType, b: DataType, rank_a: u8, rank_b: u8) -> DataType 
 }
 
 fn number_literal(n: &str) -> Result<Expr> {
-    if n.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-        if let Ok(v) = n.parse::<i64>() {
-            if let Ok(v32) = i32::try_from(v) {
-                return Ok(Expr::literal(Value::Int4(v32), INT4));
-            }
-            return Ok(Expr::literal(Value::Int8(v), INT8));
+    if n.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+        && let Ok(v) = n.parse::<i64>()
+    {
+        if let Ok(v32) = i32::try_from(v) {
+            return Ok(Expr::literal(Value::Int4(v32), INT4));
         }
+        return Ok(Expr::literal(Value::Int8(v), INT8));
     }
     match Numeric::parse(n) {
         Ok(v) => Ok(Expr::literal(Value::Numeric(v), NUMERIC)),

@@ -103,10 +103,8 @@ pub fn check_expression_depth(sql: &str) -> Result<()> {
                     return Err(too_deep());
                 }
             }
-            b')' | b']' => {
-                if chains.len() > 1 {
-                    chains.pop();
-                }
+            b')' | b']' if chains.len() > 1 => {
+                chains.pop();
             }
             b',' | b';' => {
                 if let Some(top) = chains.last_mut() {
@@ -135,12 +133,10 @@ pub fn check_expression_depth(sql: &str) -> Result<()> {
                     || word.eq_ignore_ascii_case(b"not")
                     || word.eq_ignore_ascii_case(b"case")
                     || word.eq_ignore_ascii_case(b"is");
-                if counts {
-                    if let Some(top) = chains.last_mut() {
-                        *top += 1;
-                        if *top > EXPRESSION_DEPTH_MAX {
-                            return Err(too_deep());
-                        }
+                if counts && let Some(top) = chains.last_mut() {
+                    *top += 1;
+                    if *top > EXPRESSION_DEPTH_MAX {
+                        return Err(too_deep());
                     }
                 }
                 continue;

@@ -119,11 +119,11 @@ impl TxnManager {
             if s.writer == TXN_NONE {
                 break;
             }
-            parking_lot::MutexGuard::unlocked(&mut s, || interrupted())?;
-            if let Some(limit) = timeout {
-                if start.elapsed() >= limit {
-                    return Err(Error::lock_timeout());
-                }
+            parking_lot::MutexGuard::unlocked(&mut s, interrupted)?;
+            if let Some(limit) = timeout
+                && start.elapsed() >= limit
+            {
+                return Err(Error::lock_timeout());
             }
         }
         let txn = s.next_txn;

@@ -31,9 +31,8 @@ pub fn is_implicit(from: DataType, to: DataType) -> bool {
     if from == to || from == Unknown {
         return true;
     }
-    match (from.numeric_rank(), to.numeric_rank()) {
-        (Some(a), Some(b)) => return a < b,
-        _ => {}
+    if let (Some(a), Some(b)) = (from.numeric_rank(), to.numeric_rank()) {
+        return a < b;
     }
     matches!(
         (from, to),
@@ -91,7 +90,7 @@ fn float_to(v: f64, to: DataType) -> Result<Value> {
     Ok(match to {
         DataType::Int2 => Value::Int2(to_int(i16::MIN as f64, i16::MAX as f64)? as i16),
         DataType::Int4 => Value::Int4(to_int(i32::MIN as f64, i32::MAX as f64)? as i32),
-        DataType::Int8 => Value::Int8(to_int(-9.223372036854775808e18, 9.223372036854775e18)?),
+        DataType::Int8 => Value::Int8(to_int(-9.223_372_036_854_776e18, 9.223372036854775e18)?),
         DataType::Float4 => {
             let f = v as f32;
             if f.is_infinite() && v.is_finite() {
@@ -134,11 +133,6 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         Value::Null => return Ok(Value::Null),
         Value::Text(s) => {
             if to.ty.is_string() {
-                let s = if to.ty == DataType::Bpchar || from == DataType::Text {
-                    s
-                } else {
-                    s
-                };
                 return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
             }
             text::parse_value(&s, to.ty, fmt)?

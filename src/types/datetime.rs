@@ -114,7 +114,7 @@ fn write_fraction(out: &mut Vec<u8>, mut frac: u32) {
         return;
     }
     let mut digits = 6;
-    while frac % 10 == 0 {
+    while frac.is_multiple_of(10) {
         frac /= 10;
         digits -= 1;
     }
@@ -152,10 +152,10 @@ pub fn write_timestamptz(out: &mut Vec<u8>, micros: i64, offset_secs: i32) {
     let abs = offset_secs.unsigned_abs();
     out.push(sign);
     two_digits(out, abs / 3600);
-    if abs % 3600 != 0 {
+    if !abs.is_multiple_of(3600) {
         out.push(b':');
         two_digits(out, abs / 60 % 60);
-        if abs % 60 != 0 {
+        if !abs.is_multiple_of(60) {
             out.push(b':');
             two_digits(out, abs % 60);
         }
@@ -269,13 +269,15 @@ fn parse_date_part(sc: &mut Scanner) -> Option<Result<i32>> {
         (y, m as u32, d as u32)
     };
     if year < 1 || year > YEAR_MAX as i64 {
-        return Some(Err(Error::datetime_overflow(format!("date out of range"))));
+        return Some(Err(Error::datetime_overflow(
+            "date out of range".to_string(),
+        )));
     }
     match date_from_ymd(year as i32, month, day) {
         Some(days) => Some(Ok(days)),
-        None => Some(Err(Error::datetime_overflow(format!(
-            "date/time field value out of range"
-        )))),
+        None => Some(Err(Error::datetime_overflow(
+            "date/time field value out of range".to_string(),
+        ))),
     }
 }
 

@@ -191,9 +191,9 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
             None => Ok(default),
             Some(CharacterLength::IntegerLength { length, .. }) => {
                 if *length == 0 || *length > 10_485_760 {
-                    return Err(Error::syntax(format!(
-                        "length for type varchar cannot exceed 10485760"
-                    )));
+                    return Err(Error::syntax(
+                        "length for type varchar cannot exceed 10485760".to_string(),
+                    ));
                 }
                 Ok(*length as i32 + 4)
             }
@@ -281,7 +281,7 @@ fn numeric_with(precision: i64, scale: i64) -> Result<SqlType> {
             "NUMERIC precision {precision} must be between 1 and 1000"
         )));
     }
-    if scale < -1000 || scale > 1000 {
+    if !(-1000..=1000).contains(&scale) {
         return Err(Error::invalid_parameter(format!(
             "NUMERIC scale {scale} must be between -1000 and 1000"
         )));

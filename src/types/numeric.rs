@@ -465,7 +465,7 @@ impl PartialEq for Numeric {
 impl Eq for Numeric {}
 impl PartialOrd for Numeric {
     fn partial_cmp(&self, other: &Numeric) -> Option<Ordering> {
-        Some(self.cmp_value(other))
+        Some(self.cmp(other))
     }
 }
 impl Ord for Numeric {

@@ -363,26 +363,26 @@ impl Connection {
             }
         };
         self.portals.remove("");
-        let prepared = self.guarded(|c| c.session().prepare(&sql, &[]));
-        match prepared {
+        let parsed = self.guarded(|c| c.session().parse(&sql));
+        match parsed {
             Err(e) => {
                 let e = attach_position(e, &sql);
-                if self.session().status == crate::session::TxnStatus::InBlock {
-                    self.session().abort_on_error();
-                }
+                self.session().abort_on_error();
                 self.out.error(&e);
             }
+            Ok(statements) if statements.is_empty() => self.out.empty(b'I'),
             Ok(statements) => {
                 let multi = statements.len() > 1;
-                for p in statements {
-                    if p.statement.is_none() {
-                        self.out.empty(b'I');
-                        continue;
-                    }
+                for stmt in &statements {
                     if multi {
                         self.session().begin_implicit();
                     }
-                    let result = self.guarded(|c| c.run_statement_simple(&p));
+                    // Each statement is bound just before it runs, so it sees the tables
+                    // the statements before it created.
+                    let result = self.guarded(|c| {
+                        let p = c.session().bind(&sql, stmt, &[])?;
+                        c.run_statement_simple(&p)
+                    });
                     self.send_notices();
                     if let Err(e) = result {
                         let e = attach_position(e, &sql);
@@ -484,17 +484,9 @@ impl Connection {
                 format!("prepared statement \"{name}\" already exists"),
             ));
         }
-        let mut statements = self
-            .guarded(|c| c.session().prepare(&sql, &declared))
+        let p = self
+            .guarded(|c| c.session().prepare_one(&sql, &declared))
             .map_err(|e| attach_position(e, &sql))?;
-        if statements.len() > 1 {
-            return Err(Error::syntax(
-                "cannot insert multiple commands into a prepared statement",
-            ));
-        }
-        let p = statements
-            .pop()
-            .ok_or_else(|| Error::internal("no statement"))?;
         self.session().prepared.insert(name, Arc::new(p));
         self.out.empty(b'1');
         Ok(())
@@ -683,7 +675,7 @@ impl Connection {
                     portal.done = true;
                     return Ok(());
                 }
-                Outcome::Rows(stream) => portal.stream = Some(stream),
+                Outcome::Rows(stream) => portal.stream = Some(*stream),
             }
         }
         let mut stream = portal

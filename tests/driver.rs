@@ -1,0 +1,402 @@
+//! kiln through a real driver (tokio-postgres): the extended protocol, binary formats,
+//! parameters, errors, portals, cancel and timeouts.
+
+mod common;
+
+use std::time::Duration;
+
+use chrono::{NaiveDate, NaiveDateTime};
+use common::TestServer;
+use tokio_postgres::types::{FromSql, Type};
+
+/// NUMERIC in binary, as raw text produced from PostgreSQL's base-10000 digits.
+struct RawNumeric(String);
+
+impl<'a> FromSql<'a> for RawNumeric {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let ndigits = i16::from_be_bytes([raw[0], raw[1]]) as usize;
+        let weight = i16::from_be_bytes([raw[2], raw[3]]) as i32;
+        let sign = u16::from_be_bytes([raw[4], raw[5]]);
+        let dscale = i16::from_be_bytes([raw[6], raw[7]]) as usize;
+        let digits: Vec<i32> = (0..ndigits)
+            .map(|k| i16::from_be_bytes([raw[8 + 2 * k], raw[9 + 2 * k]]) as i32)
+            .collect();
+        let mut int_part = String::new();
+        for w in (0..=weight.max(0)).rev() {
+            let idx = weight - w;
+            let d = if idx >= 0 && (idx as usize) < digits.len() && weight >= 0 {
+                digits[idx as usize]
+            } else {
+                0
+            };
+            if int_part.is_empty() {
+                int_part = d.to_string()
+            } else {
+                int_part.push_str(&format!("{d:04}"))
+            }
+        }
+        let mut frac = String::new();
+        let mut k = weight + 1;
+        while frac.len() < dscale {
+            let d = if k >= 0 && (k as usize) < digits.len() {
+                digits[k as usize]
+            } else {
+                0
+            };
+            frac.push_str(&format!("{d:04}"));
+            k += 1;
+        }
+        frac.truncate(dscale);
+        let mut s = if sign == 0x4000 {
+            "-".to_string()
+        } else {
+            String::new()
+        };
+        s.push_str(&int_part);
+        if dscale > 0 {
+            s.push('.');
+            s.push_str(&frac);
+        }
+        Ok(RawNumeric(s))
+    }
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parameters_and_binary_results_for_every_type() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    c.batch_execute(
+        "CREATE TABLE every (b boolean, i2 smallint, i4 int, i8 bigint, f4 real, f8 double precision, \
+         n numeric(12,3), t text, v varchar(5), d date, ts timestamp, tz timestamptz)",
+    )
+    .await
+    .expect("create");
+    let date = NaiveDate::from_ymd_opt(2024, 2, 29).expect("date");
+    let ts: NaiveDateTime = date.and_hms_micro_opt(13, 14, 15, 500_000).expect("ts");
+    let tz = chrono::DateTime::<chrono::Utc>::from_naive_utc_and_offset(ts, chrono::Utc);
+    let n = c
+        .execute(
+            "INSERT INTO every (b, i2, i4, i8, f4, f8, t, v, d, ts, tz) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            &[&true, &-7i16, &123456i32, &-9_000_000_000i64, &1.5f32, &-0.25f64, &"héllo", &"abc", &date, &ts, &tz],
+        )
+        .await
+        .expect("insert with binary parameters");
+    assert_eq!(n, 1);
+    c.execute("UPDATE every SET n = 12345.678", &[])
+        .await
+        .expect("update");
+    let row = c
+        .query_one("SELECT * FROM every", &[])
+        .await
+        .expect("select");
+    assert!(row.get::<_, bool>(0));
+    assert_eq!(row.get::<_, i16>(1), -7);
+    assert_eq!(row.get::<_, i32>(2), 123456);
+    assert_eq!(row.get::<_, i64>(3), -9_000_000_000);
+    assert_eq!(row.get::<_, f32>(4), 1.5);
+    assert_eq!(row.get::<_, f64>(5), -0.25);
+    assert_eq!(row.get::<_, RawNumeric>(6).0, "12345.678");
+    assert_eq!(row.get::<_, String>(7), "héllo");
+    assert_eq!(row.get::<_, String>(8), "abc");
+    assert_eq!(row.get::<_, NaiveDate>(9), date);
+    assert_eq!(row.get::<_, NaiveDateTime>(10), ts);
+    assert_eq!(row.get::<_, chrono::DateTime<chrono::Utc>>(11), tz);
+    let cols: Vec<Type> = row.columns().iter().map(|c| c.type_().clone()).collect();
+    assert_eq!(
+        cols,
+        vec![
+            Type::BOOL,
+            Type::INT2,
+            Type::INT4,
+            Type::INT8,
+            Type::FLOAT4,
+            Type::FLOAT8,
+            Type::NUMERIC,
+            Type::TEXT,
+            Type::VARCHAR,
+            Type::DATE,
+            Type::TIMESTAMP,
+            Type::TIMESTAMPTZ
+        ]
+    );
+    // NULLs both ways.
+    c.execute(
+        "INSERT INTO every (i4, t) VALUES ($1, $2)",
+        &[&None::<i32>, &None::<String>],
+    )
+    .await
+    .expect("nulls");
+    let row = c
+        .query_one("SELECT i4, t FROM every WHERE i4 IS NULL", &[])
+        .await
+        .expect("select nulls");
+    assert_eq!(row.get::<_, Option<i32>>(0), None);
+    assert_eq!(row.get::<_, Option<String>>(1), None);
+    // varchar(5) checks parameters too.
+    let err = c
+        .execute("INSERT INTO every (v) VALUES ($1)", &[&"toolong"])
+        .await
+        .expect_err("too long");
+    assert_eq!(err.code().map(|c| c.code()), Some("22001"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_statements_infer_parameter_types() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    c.batch_execute("CREATE TABLE p (id bigint, name text); INSERT INTO p SELECT g, 'n' || g FROM generate_series(1, 100) g")
+        .await
+        .expect("setup");
+    let stmt = c
+        .prepare("SELECT name FROM p WHERE id = $1")
+        .await
+        .expect("prepare");
+    assert_eq!(stmt.params(), &[Type::INT8]);
+    assert_eq!(stmt.columns()[0].type_(), &Type::TEXT);
+    assert_eq!(stmt.columns()[0].name(), "name");
+    for id in [1i64, 50, 100] {
+        let row = c.query_one(&stmt, &[&id]).await.expect("execute");
+        assert_eq!(row.get::<_, String>(0), format!("n{id}"));
+    }
+    let stmt = c.prepare("SELECT $1::int + $2").await.expect("prepare");
+    assert_eq!(stmt.params(), &[Type::INT4, Type::INT4]);
+    let row = c.query_one(&stmt, &[&40i32, &2i32]).await.expect("execute");
+    assert_eq!(row.get::<_, i32>(0), 42);
+    let stmt = c
+        .prepare("SELECT count(*) FROM p WHERE name LIKE $1 LIMIT $2")
+        .await
+        .expect("prepare");
+    assert_eq!(stmt.params(), &[Type::TEXT, Type::INT8]);
+    let row = c.query_one(&stmt, &[&"n1%", &5i64]).await.expect("execute");
+    assert_eq!(row.get::<_, i64>(0), 12);
+    let typed = c
+        .prepare_typed("SELECT $1", &[Type::FLOAT8])
+        .await
+        .expect("declared types");
+    let row = c.query_one(&typed, &[&2.5f64]).await.expect("execute");
+    assert_eq!(row.get::<_, f64>(0), 2.5);
+    // A statement without results describes as NoData.
+    let ins = c
+        .prepare("INSERT INTO p VALUES ($1, $2)")
+        .await
+        .expect("prepare insert");
+    assert!(ins.columns().is_empty());
+    assert_eq!(c.execute(&ins, &[&1000i64, &"x"]).await.expect("insert"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_carry_sqlstate_and_the_session_recovers() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    let cases = [
+        ("SELECT 1/0", "22012"),
+        ("SELECT * FROM missing", "42P01"),
+        ("SELECT nope", "42703"),
+        ("SELEC 1", "42601"),
+        ("SELECT 'x'::int", "22P02"),
+        ("SELECT 2147483647 + 1", "22003"),
+        ("SELECT '2024-13-01'::date", "22008"),
+        ("SELECT * FROM a JOIN b ON true", "42P01"),
+        ("COPY x FROM STDIN", "0A000"),
+    ];
+    for (sql, code) in cases {
+        let err = c.query(sql, &[]).await.expect_err(sql);
+        assert_eq!(err.code().map(|c| c.code()), Some(code), "{sql}: {err:?}");
+        let row = c
+            .query_one("SELECT 1", &[])
+            .await
+            .expect("session still usable");
+        assert_eq!(row.get::<_, i32>(0), 1);
+    }
+    let err = c
+        .query("SELECT nope FROM (SELECT 1) t", &[])
+        .await
+        .expect_err("subquery");
+    assert_eq!(err.code().map(|c| c.code()), Some("0A000"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn portals_return_rows_in_pieces() {
+    let server = TestServer::start();
+    let mut c = server.connect().await;
+    let tx = c.transaction().await.expect("begin");
+    let stmt = tx
+        .prepare("SELECT * FROM generate_series(1, 10)")
+        .await
+        .expect("prepare");
+    let portal = tx.bind(&stmt, &[]).await.expect("bind");
+    let mut seen = Vec::new();
+    loop {
+        let rows = tx.query_portal(&portal, 3).await.expect("execute portal");
+        if rows.is_empty() {
+            break;
+        }
+        assert!(rows.len() <= 3);
+        seen.extend(rows.iter().map(|r| r.get::<_, i32>(0)));
+    }
+    assert_eq!(seen, (1..=10).collect::<Vec<_>>());
+    tx.commit().await.expect("commit");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transactions_through_the_driver() {
+    let server = TestServer::start();
+    let mut c = server.connect().await;
+    c.batch_execute("CREATE TABLE acct (id int, bal int); INSERT INTO acct VALUES (1, 10)")
+        .await
+        .expect("setup");
+    let tx = c.transaction().await.expect("begin");
+    tx.execute("UPDATE acct SET bal = bal + $1", &[&5i32])
+        .await
+        .expect("update");
+    tx.rollback().await.expect("rollback");
+    let row = c
+        .query_one("SELECT bal FROM acct", &[])
+        .await
+        .expect("select");
+    assert_eq!(row.get::<_, i32>(0), 10);
+    let tx = c.transaction().await.expect("begin");
+    tx.execute("UPDATE acct SET bal = bal + $1", &[&5i32])
+        .await
+        .expect("update");
+    tx.commit().await.expect("commit");
+    let row = c
+        .query_one("SELECT bal FROM acct", &[])
+        .await
+        .expect("select");
+    assert_eq!(row.get::<_, i32>(0), 15);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_request_stops_a_running_query() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    let token = c.cancel_token();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        token
+            .cancel_query(tokio_postgres::NoTls)
+            .await
+            .expect("send cancel");
+    });
+    let started = std::time::Instant::now();
+    let err = c
+        .query("SELECT count(*) FROM generate_series(1, 2000000000)", &[])
+        .await
+        .expect_err("the query is cancelled");
+    assert_eq!(err.code().map(|c| c.code()), Some("57014"));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    canceller.await.expect("canceller");
+    let row = c
+        .query_one("SELECT 2", &[])
+        .await
+        .expect("usable after cancel");
+    assert_eq!(row.get::<_, i32>(0), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statement_timeout_is_enforced() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    c.batch_execute("SET statement_timeout = '200ms'")
+        .await
+        .expect("set");
+    let err = c
+        .query("SELECT count(*) FROM generate_series(1, 2000000000)", &[])
+        .await
+        .expect_err("times out");
+    assert_eq!(err.code().map(|c| c.code()), Some("57014"));
+    assert!(
+        err.as_db_error()
+            .is_some_and(|e| e.message().contains("statement timeout"))
+    );
+    c.batch_execute("SET statement_timeout = 0")
+        .await
+        .expect("reset");
+    let row = c
+        .query_one("SELECT count(*) FROM generate_series(1, 100000)", &[])
+        .await
+        .expect("runs");
+    assert_eq!(row.get::<_, i64>(0), 100000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_writer_at_a_time_and_readers_never_wait() {
+    let server = TestServer::start();
+    let a = server.connect().await;
+    let b = server.connect().await;
+    a.batch_execute("CREATE TABLE w (x int); INSERT INTO w VALUES (1)")
+        .await
+        .expect("setup");
+    a.batch_execute("BEGIN; INSERT INTO w VALUES (2)")
+        .await
+        .expect("a writes");
+    // b reads without waiting, and does not see a's uncommitted row.
+    let started = std::time::Instant::now();
+    let row = b
+        .query_one("SELECT count(*) FROM w", &[])
+        .await
+        .expect("b reads");
+    assert_eq!(row.get::<_, i64>(0), 1);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // b's write waits for the writer lock, bounded by lock_timeout.
+    b.batch_execute("SET lock_timeout = '150ms'")
+        .await
+        .expect("set");
+    let err = b
+        .execute("INSERT INTO w VALUES (3)", &[])
+        .await
+        .expect_err("lock timeout");
+    assert_eq!(err.code().map(|c| c.code()), Some("55P03"));
+    // Once a commits, b's write goes through and sees a's row.
+    b.batch_execute("SET lock_timeout = 0").await.expect("set");
+    let b_write = tokio::spawn(async move {
+        b.execute("UPDATE w SET x = x * 10", &[])
+            .await
+            .expect("b updates after waiting");
+        b
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    a.batch_execute("COMMIT").await.expect("a commits");
+    let b = b_write.await.expect("join");
+    let rows = b
+        .query("SELECT x FROM w ORDER BY x", &[])
+        .await
+        .expect("select");
+    let xs: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(xs, vec![10, 20]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simple_query_multi_statement_results() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    let msgs = c
+        .simple_query(
+            "CREATE TABLE m (x int); INSERT INTO m VALUES (1), (2); SELECT x FROM m ORDER BY x; ;",
+        )
+        .await
+        .expect("multi");
+    let tags: Vec<u64> = msgs
+        .iter()
+        .filter_map(|m| match m {
+            tokio_postgres::SimpleQueryMessage::CommandComplete(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tags, vec![0, 2, 2]);
+    // An error stops the string; earlier statements of the implicit transaction roll back.
+    let err = c
+        .simple_query("INSERT INTO m VALUES (3); SELECT 1/0; INSERT INTO m VALUES (4)")
+        .await
+        .expect_err("error");
+    assert_eq!(err.code().map(|c| c.code()), Some("22012"));
+    let row = c
+        .query_one("SELECT count(*) FROM m", &[])
+        .await
+        .expect("count");
+    assert_eq!(row.get::<_, i64>(0), 2);
+}
