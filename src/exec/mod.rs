@@ -33,7 +33,13 @@ pub fn build(plan: &Plan) -> BoxedOperator {
             table,
             filter,
             row_ids,
-        } => Box::new(scan::Scan::new(table.clone(), filter.clone(), *row_ids)),
+            needed,
+        } => Box::new(scan::Scan::new(
+            table.clone(),
+            filter.clone(),
+            *row_ids,
+            needed.clone(),
+        )),
         Plan::Values { rows, types } => Box::new(ops::ValuesOp::new(rows.clone(), types.clone())),
         Plan::GenerateSeries { args, ty } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
         Plan::Filter { input, predicate } => Box::new(ops::FilterOp {

@@ -20,6 +20,7 @@ pub struct Scan {
     table: Arc<TableEntry>,
     filter: Option<Expr>,
     row_ids: bool,
+    needed: Option<Vec<bool>>,
     groups: Option<Vec<Arc<RowGroup>>>,
     group: usize,
     offset: usize,
@@ -35,15 +36,8 @@ pub fn decode_row_id(id: i64) -> (usize, usize) {
 }
 
 impl Scan {
-    pub fn new(table: Arc<TableEntry>, filter: Option<Expr>, row_ids: bool) -> Scan {
-        Scan {
-            table,
-            filter,
-            row_ids,
-            groups: None,
-            group: 0,
-            offset: 0,
-        }
+    pub fn new(table: Arc<TableEntry>, filter: Option<Expr>, row_ids: bool, needed: Option<Vec<bool>>) -> Scan {
+        Scan { table, filter, row_ids, needed, groups: None, group: 0, offset: 0 }
     }
 }
 
@@ -72,7 +66,16 @@ impl Operator for Scan {
             if visible.is_empty() {
                 continue;
             }
-            let mut columns: Vec<Vector> = g.columns.iter().map(|c| c.slice(start, end)).collect();
+            let needed = self.needed.as_deref();
+            let mut columns: Vec<Vector> = g
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match needed {
+                    Some(n) if !n.get(i).copied().unwrap_or(true) => Vector::with_capacity(self.table.storage.types[i], 0),
+                    _ => c.slice(start, end),
+                })
+                .collect();
             if self.row_ids {
                 let ids = (start..end).map(|r| encode_row_id(self.group, r)).collect();
                 columns.push(Vector::from_data(Data::I64(ids)));

@@ -263,6 +263,10 @@ impl Vector {
 
     /// Rows `sel[0], sel[1], …` as a new dense vector.
     pub fn gather(&self, sel: &[u32]) -> Vector {
+        if self.is_empty() {
+            // A column the scan did not read (see plan::prune) stays empty.
+            return self.clone();
+        }
         let data = match &self.data {
             Data::Bool(v) => Data::Bool(sel.iter().map(|&i| v[i as usize]).collect()),
             Data::I16(v) => Data::I16(sel.iter().map(|&i| v[i as usize]).collect()),
@@ -289,6 +293,9 @@ impl Vector {
 
     /// Rows `start..end` as a new dense vector.
     pub fn slice(&self, start: usize, end: usize) -> Vector {
+        if self.is_empty() {
+            return self.clone();
+        }
         let data = match &self.data {
             Data::Bool(v) => Data::Bool(v[start..end].to_vec()),
             Data::I16(v) => Data::I16(v[start..end].to_vec()),

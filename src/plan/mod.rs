@@ -11,6 +11,8 @@ use crate::catalog::{ColumnDef, TableEntry};
 use crate::sql::expr::{AggCall, Expr};
 use crate::types::SqlType;
 
+pub mod prune;
+
 #[derive(Clone, Debug)]
 pub struct SortKey {
     pub column: usize,
@@ -26,6 +28,9 @@ pub enum Plan {
         table: Arc<TableEntry>,
         filter: Option<Expr>,
         row_ids: bool,
+        /// Table columns the plan reads (`None`: all). Unread columns stay empty vectors,
+        /// so column positions never change.
+        needed: Option<Vec<bool>>,
     },
     /// Literal rows.
     Values {

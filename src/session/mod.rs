@@ -432,6 +432,7 @@ impl Session {
                         table: t.clone(),
                         filter: None,
                         row_ids: true,
+                        needed: None,
                     };
                     self.run_delete(t, &scan, &ctx, txn)?;
                 }

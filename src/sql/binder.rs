@@ -147,6 +147,24 @@ impl<'a> Binder<'a> {
     }
 
     pub fn bind_statement(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
+        let mut bound = self.bind_statement_inner(stmt)?;
+        match &mut bound {
+            BoundStatement::Query { plan, .. } | BoundStatement::Insert { source: plan, .. } => {
+                crate::plan::prune::prune(plan, None)
+            }
+            BoundStatement::Update { source, .. } => crate::plan::prune::prune(source, None),
+            BoundStatement::Delete { table, source } => {
+                // A delete reads only its filter's columns and the row ids.
+                let mut need = vec![false; table.columns.len() + 1];
+                need[table.columns.len()] = true;
+                crate::plan::prune::prune(source, Some(need))
+            }
+            _ => {}
+        }
+        Ok(bound)
+    }
+
+    fn bind_statement_inner(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
         match stmt {
             A::Statement::Query(q) => {
                 let (plan, columns) = self.bind_query(q)?;
@@ -466,6 +484,7 @@ impl<'a> Binder<'a> {
                         table,
                         filter: None,
                         row_ids: false,
+                        needed: None,
                     },
                     scope,
                 ))
@@ -1148,6 +1167,7 @@ impl<'a> Binder<'a> {
             table: table.clone(),
             filter,
             row_ids: true,
+            needed: None,
         };
         let source = Plan::Project {
             input: Box::new(scan),
@@ -1181,6 +1201,7 @@ impl<'a> Binder<'a> {
             table: table.clone(),
             filter,
             row_ids: true,
+            needed: None,
         };
         Ok(BoundStatement::Delete { table, source })
     }
@@ -2613,12 +2634,14 @@ fn push_filter(plan: Plan, filter: Option<Expr>) -> Plan {
                 table,
                 filter: None,
                 row_ids,
+                needed,
             },
             Some(f),
         ) => Plan::Scan {
             table,
             filter: Some(f),
             row_ids,
+            needed,
         },
         (plan, Some(f)) => Plan::Filter {
             input: Box::new(plan),
