@@ -36,8 +36,21 @@ pub fn decode_row_id(id: i64) -> (usize, usize) {
 }
 
 impl Scan {
-    pub fn new(table: Arc<TableEntry>, filter: Option<Expr>, row_ids: bool, needed: Option<Vec<bool>>) -> Scan {
-        Scan { table, filter, row_ids, needed, groups: None, group: 0, offset: 0 }
+    pub fn new(
+        table: Arc<TableEntry>,
+        filter: Option<Expr>,
+        row_ids: bool,
+        needed: Option<Vec<bool>>,
+    ) -> Scan {
+        Scan {
+            table,
+            filter,
+            row_ids,
+            needed,
+            groups: None,
+            group: 0,
+            offset: 0,
+        }
     }
 }
 
@@ -72,7 +85,9 @@ impl Operator for Scan {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| match needed {
-                    Some(n) if !n.get(i).copied().unwrap_or(true) => Vector::with_capacity(self.table.storage.types[i], 0),
+                    Some(n) if !n.get(i).copied().unwrap_or(true) => {
+                        Vector::with_capacity(self.table.storage.types[i], 0)
+                    }
                     _ => c.slice(start, end),
                 })
                 .collect();

@@ -125,7 +125,13 @@ fn float_key(v: f64) -> [u8; 8] {
 
 impl SortOp {
     pub fn new(input: BoxedOperator, keys: Vec<SortKey>, limit: Option<Expr>) -> SortOp {
-        SortOp { input, keys, limit, output: None, done: false }
+        SortOp {
+            input,
+            keys,
+            limit,
+            output: None,
+            done: false,
+        }
     }
 
     fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
@@ -145,12 +151,26 @@ impl SortOp {
         }
         let columns = columns.unwrap_or_default();
         let limit = eval_count(&self.limit, ctx, "LIMIT")?.map(|l| l.min(rows as u64) as usize);
-        let perm = if rows == 0 { Vec::new() } else { self.permutation(&columns, rows, limit, ctx)? };
-        self.output = Some(Batch { columns, rows, sel: Some(perm) });
+        let perm = if rows == 0 {
+            Vec::new()
+        } else {
+            self.permutation(&columns, rows, limit, ctx)?
+        };
+        self.output = Some(Batch {
+            columns,
+            rows,
+            sel: Some(perm),
+        });
         Ok(())
     }
 
-    fn permutation(&self, columns: &[Vector], rows: usize, limit: Option<usize>, ctx: &ExecContext) -> Result<Vec<u32>> {
+    fn permutation(
+        &self,
+        columns: &[Vector],
+        rows: usize,
+        limit: Option<usize>,
+        ctx: &ExecContext,
+    ) -> Result<Vec<u32>> {
         let keys = &self.keys;
         // 1. One integer key without NULLs: radix sort.
         if let [k] = keys.as_slice() {
@@ -238,7 +258,11 @@ impl SortOp {
     }
 }
 
-fn sort_with_limit(perm: &mut Vec<u32>, limit: Option<usize>, cmp: impl Fn(&u32, &u32) -> Ordering) {
+fn sort_with_limit(
+    perm: &mut Vec<u32>,
+    limit: Option<usize>,
+    cmp: impl Fn(&u32, &u32) -> Ordering,
+) {
     match limit {
         Some(n) if n < perm.len() => {
             if n > 0 {
@@ -271,7 +295,11 @@ mod tests {
     #[test]
     fn radix_sort_orders_signed_keys() {
         let vals = [5i64, -3, 0, i64::MIN, i64::MAX, -3, 42];
-        let mut pairs: Vec<(u64, u32)> = vals.iter().map(|&v| ((v as u64) ^ (1 << 63))).zip(0u32..).collect();
+        let mut pairs: Vec<(u64, u32)> = vals
+            .iter()
+            .map(|&v| ((v as u64) ^ (1 << 63)))
+            .zip(0u32..)
+            .collect();
         radix_sort(&mut pairs);
         let sorted: Vec<i64> = pairs.iter().map(|&(_, i)| vals[i as usize]).collect();
         assert_eq!(sorted, vec![i64::MIN, -3, -3, 0, 5, 42, i64::MAX]);
@@ -282,7 +310,15 @@ mod tests {
 
     #[test]
     fn float_keys_follow_postgres_order() {
-        let vals = [f64::NAN, 1.5, -0.0, 0.0, f64::NEG_INFINITY, -2.0, f64::INFINITY];
+        let vals = [
+            f64::NAN,
+            1.5,
+            -0.0,
+            0.0,
+            f64::NEG_INFINITY,
+            -2.0,
+            f64::INFINITY,
+        ];
         let mut sorted = vals.to_vec();
         sorted.sort_by_key(|&v| float_key(v));
         assert_eq!(sorted[0], f64::NEG_INFINITY);

@@ -25,7 +25,12 @@ fn width(plan: &Plan) -> usize {
 /// Prunes `plan`, whose parent needs `need` of its output columns (`None`: all of them).
 pub fn prune(plan: &mut Plan, need: Option<Vec<bool>>) {
     match plan {
-        Plan::Scan { filter, needed, table, row_ids } => {
+        Plan::Scan {
+            filter,
+            needed,
+            table,
+            row_ids,
+        } => {
             let Some(mut n) = need else { return };
             n.resize(table.columns.len() + usize::from(*row_ids), false);
             if let Some(f) = filter {
@@ -49,7 +54,11 @@ pub fn prune(plan: &mut Plan, need: Option<Vec<bool>>) {
             }
             prune(input, Some(n));
         }
-        Plan::Aggregate { input, group_by, aggs } => {
+        Plan::Aggregate {
+            input,
+            group_by,
+            aggs,
+        } => {
             let mut n = vec![false; width(input)];
             for g in group_by.iter() {
                 mark(g, &mut n);

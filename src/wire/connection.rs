@@ -28,6 +28,8 @@ use crate::types::{DataType, SqlType, Value};
 const SSL_REQUEST: i32 = 80_877_103;
 const GSSENC_REQUEST: i32 = 80_877_104;
 const CANCEL_REQUEST: i32 = 80_877_102;
+/// Rows encoded between checks of the output buffer's flush threshold.
+const STREAM_SLICE_ROWS: usize = 512;
 /// A client that has not read any output for this long is disconnected.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -435,9 +437,27 @@ impl Connection {
                 return Ok(true);
             };
             let live = batch.live_rows();
-            let sent = encode::data_rows(&mut self.out, &batch, &types, formats, &fmt, 0, left);
+            // Encode in slices and flush as the buffer fills, so the client starts
+            // parsing while later rows are still being encoded (a sort emits one large
+            // batch; encoding it whole first would make the client wait for all of it).
+            let mut sent = 0;
+            while sent < live && left > 0 {
+                let n = encode::data_rows(
+                    &mut self.out,
+                    &batch,
+                    &types,
+                    formats,
+                    &fmt,
+                    sent,
+                    left.min(STREAM_SLICE_ROWS),
+                );
+                sent += n;
+                left -= n;
+                self.out.maybe_flush(&mut self.writer).map_err(|e| {
+                    Error::new("08006", format!("could not send data to client: {e}"))
+                })?;
+            }
             stream.rows_sent += sent as u64;
-            left -= sent;
             if sent < live {
                 let rest: Vec<u32> = batch.selection()[sent..].to_vec();
                 stream.pending = Some(crate::exec::vector::Batch {
@@ -445,9 +465,6 @@ impl Connection {
                     ..batch
                 });
             }
-            self.out
-                .maybe_flush(&mut self.writer)
-                .map_err(|e| Error::new("08006", format!("could not send data to client: {e}")))?;
         }
         match stream.next_batch()? {
             None => Ok(true),

@@ -37,8 +37,86 @@ pub fn row_description(out: &mut OutBuf, columns: &[OutputColumn], formats: &[i1
     out.end(at);
 }
 
+/// Two ASCII digits for every value 0..100.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Appends a whole cell — 4-byte length, then the decimal text of `v` — with one
+/// fixed-size copy: the digits are built backwards in a stack array and the copy's
+/// surplus is cut off. (Variable-length copies of a few bytes were a quarter of the
+/// encoder's time as `memcpy` calls; fixed-size ones compile to two vector stores.)
+#[inline]
+fn int_cell(out: &mut Vec<u8>, v: i64) {
+    let mut tmp = [0u8; 24];
+    let mut pos = 24;
+    let mut n = v.unsigned_abs();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        pos -= 2;
+        tmp[pos] = DIGIT_PAIRS[pair];
+        tmp[pos + 1] = DIGIT_PAIRS[pair + 1];
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        pos -= 2;
+        tmp[pos] = DIGIT_PAIRS[pair];
+        tmp[pos + 1] = DIGIT_PAIRS[pair + 1];
+    } else {
+        pos -= 1;
+        tmp[pos] = b'0' + n as u8;
+    }
+    if v < 0 {
+        pos -= 1;
+        tmp[pos] = b'-';
+    }
+    let len = 24 - pos;
+    // Shift the digits to follow a length prefix at the start of the array.
+    let mut cell = [0u8; 24];
+    cell[..4].copy_from_slice(&(len as i32).to_be_bytes());
+    for k in 0..20 {
+        cell[4 + k] = if pos + k < 24 { tmp[pos + k] } else { 0 };
+    }
+    let at = out.len();
+    out.extend_from_slice(&cell);
+    out.truncate(at + 4 + len);
+}
+
+/// Appends a text cell; short strings avoid a `memcpy` call the same way.
+#[inline]
+fn text_bytes_cell(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.len() <= 28 {
+        let mut cell = [0u8; 32];
+        cell[..4].copy_from_slice(&(bytes.len() as i32).to_be_bytes());
+        for (d, s) in cell[4..].iter_mut().zip(bytes) {
+            *d = *s;
+        }
+        let at = out.len();
+        out.extend_from_slice(&cell);
+        out.truncate(at + 4 + bytes.len());
+    } else {
+        out.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
+        out.extend_from_slice(bytes);
+    }
+}
+
+/// Appends a text-format cell (length prefix included).
 #[inline]
 fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFormat) {
+    match &v.data {
+        Data::I16(x) => return int_cell(buf, x[i] as i64),
+        Data::I32(x) if ty != DataType::Date => return int_cell(buf, x[i] as i64),
+        Data::I64(x) if !matches!(ty, DataType::Timestamp | DataType::Timestamptz) => {
+            return int_cell(buf, x[i]);
+        }
+        Data::Text(t) => return text_bytes_cell(buf, t.get(i)),
+        _ => {}
+    }
+    let len_at = buf.len();
+    buf.extend_from_slice(&[0, 0, 0, 0]);
     match &v.data {
         Data::Bool(x) => text::write_bool(buf, x[i]),
         Data::I16(x) => text::write_int(buf, x[i] as i64),
@@ -60,6 +138,8 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         Data::Text(t) => buf.extend_from_slice(t.get(i)),
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
     }
+    let len = (buf.len() - len_at - 4) as i32;
+    buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
 }
 
 fn binary_cell(buf: &mut Vec<u8>, v: &Vector, i: usize) {
@@ -95,6 +175,7 @@ pub fn data_rows(
     let binary: Vec<bool> = (0..ncols).map(|c| format_of(formats, c) == 1).collect();
     let live = batch.live_rows();
     let end = live.min(from.saturating_add(limit));
+    out.buf.reserve((end - from) * (7 + ncols * 12));
     for k in from..end {
         let row = match &batch.sel {
             Some(s) => s[k] as usize,
@@ -108,15 +189,15 @@ pub fn data_rows(
                 out.i32(-1);
                 continue;
             }
-            let len_at = out.buf.len();
-            out.buf.extend_from_slice(&[0, 0, 0, 0]);
             if binary[c] {
+                let len_at = out.buf.len();
+                out.buf.extend_from_slice(&[0, 0, 0, 0]);
                 binary_cell(&mut out.buf, v, row);
+                let len = (out.buf.len() - len_at - 4) as i32;
+                out.buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
             } else {
                 text_cell(&mut out.buf, v, row, types[c].ty, fmt);
             }
-            let len = (out.buf.len() - len_at - 4) as i32;
-            out.buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
         }
         out.end(at);
     }
@@ -299,6 +380,42 @@ mod tests {
         let mut buf = Vec::new();
         numeric_send(&mut buf, &n);
         numeric_recv(&buf, 0).unwrap().to_text()
+    }
+
+    #[test]
+    fn integer_and_text_cells_carry_their_length() {
+        for v in [
+            0i64,
+            7,
+            -7,
+            10,
+            99,
+            100,
+            12345,
+            -2147483648,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let mut out = Vec::new();
+            int_cell(&mut out, v);
+            let text = v.to_string();
+            assert_eq!(&out[..4], &(text.len() as i32).to_be_bytes());
+            assert_eq!(&out[4..], text.as_bytes());
+        }
+        for s in [
+            "",
+            "a",
+            "North",
+            &"x".repeat(28),
+            &"y".repeat(29),
+            &"z".repeat(300),
+        ] {
+            let mut out = vec![9u8];
+            text_bytes_cell(&mut out, s.as_bytes());
+            assert_eq!(out[0], 9);
+            assert_eq!(&out[1..5], &(s.len() as i32).to_be_bytes());
+            assert_eq!(&out[5..], s.as_bytes());
+        }
     }
 
     #[test]
