@@ -55,7 +55,7 @@ fn radix_sort(pairs: &mut Vec<(u64, u32)>) {
         for &(k, _) in pairs.iter() {
             counts[((k >> shift) & 0xff) as usize] += 1;
         }
-        if counts.iter().any(|&c| c == n) {
+        if counts.contains(&n) {
             continue;
         }
         let mut offsets = [0usize; 256];
@@ -175,8 +175,8 @@ impl SortOp {
         // 1. One integer key without NULLs: radix sort.
         if let [k] = keys.as_slice() {
             let col = &columns[k.column];
-            if col.nulls.is_none() {
-                if let Some(mut ints) = int_keys(col) {
+            if col.nulls.is_none()
+                && let Some(mut ints) = int_keys(col) {
                     if k.desc {
                         ints.iter_mut().for_each(|x| *x = !*x);
                     }
@@ -197,7 +197,6 @@ impl SortOp {
                     }
                     return Ok(perm);
                 }
-            }
         }
         ctx.check_interrupt()?;
         // 2. Normalized keys compared with memcmp.
@@ -297,7 +296,7 @@ mod tests {
         let vals = [5i64, -3, 0, i64::MIN, i64::MAX, -3, 42];
         let mut pairs: Vec<(u64, u32)> = vals
             .iter()
-            .map(|&v| ((v as u64) ^ (1 << 63)))
+            .map(|&v| (v as u64) ^ (1 << 63))
             .zip(0u32..)
             .collect();
         radix_sort(&mut pairs);

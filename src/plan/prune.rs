@@ -10,11 +10,10 @@ use super::Plan;
 use crate::sql::expr::Expr;
 
 fn mark(e: &Expr, need: &mut [bool]) {
-    if let Expr::Column { index, .. } = e {
-        if let Some(slot) = need.get_mut(*index) {
+    if let Expr::Column { index, .. } = e
+        && let Some(slot) = need.get_mut(*index) {
             *slot = true;
         }
-    }
     e.children(&mut |c| mark(c, need));
 }
 
