@@ -176,27 +176,28 @@ impl SortOp {
         if let [k] = keys.as_slice() {
             let col = &columns[k.column];
             if col.nulls.is_none()
-                && let Some(mut ints) = int_keys(col) {
-                    if k.desc {
-                        ints.iter_mut().for_each(|x| *x = !*x);
-                    }
-                    let mut pairs: Vec<(u64, u32)> = ints.into_iter().zip(0u32..).collect();
-                    match limit {
-                        Some(n) if n < rows / 8 => {
-                            if n > 0 {
-                                pairs.select_nth_unstable(n - 1);
-                            }
-                            pairs.truncate(n);
-                            pairs.sort_unstable();
-                        }
-                        _ => radix_sort(&mut pairs),
-                    }
-                    let mut perm: Vec<u32> = pairs.into_iter().map(|(_, i)| i).collect();
-                    if let Some(n) = limit {
-                        perm.truncate(n);
-                    }
-                    return Ok(perm);
+                && let Some(mut ints) = int_keys(col)
+            {
+                if k.desc {
+                    ints.iter_mut().for_each(|x| *x = !*x);
                 }
+                let mut pairs: Vec<(u64, u32)> = ints.into_iter().zip(0u32..).collect();
+                match limit {
+                    Some(n) if n < rows / 8 => {
+                        if n > 0 {
+                            pairs.select_nth_unstable(n - 1);
+                        }
+                        pairs.truncate(n);
+                        pairs.sort_unstable();
+                    }
+                    _ => radix_sort(&mut pairs),
+                }
+                let mut perm: Vec<u32> = pairs.into_iter().map(|(_, i)| i).collect();
+                if let Some(n) = limit {
+                    perm.truncate(n);
+                }
+                return Ok(perm);
+            }
         }
         ctx.check_interrupt()?;
         // 2. Normalized keys compared with memcmp.

@@ -11,9 +11,10 @@ use crate::sql::expr::Expr;
 
 fn mark(e: &Expr, need: &mut [bool]) {
     if let Expr::Column { index, .. } = e
-        && let Some(slot) = need.get_mut(*index) {
-            *slot = true;
-        }
+        && let Some(slot) = need.get_mut(*index)
+    {
+        *slot = true;
+    }
     e.children(&mut |c| mark(c, need));
 }
 
