@@ -83,6 +83,9 @@ pub enum TransactionOp {
     Begin,
     Commit,
     Rollback,
+    Savepoint(String),
+    RollbackTo(String),
+    Release(String),
 }
 
 /// A statement ready to execute.
@@ -126,6 +129,10 @@ pub enum BoundStatement {
     },
     Show {
         name: String,
+    },
+    /// DEALLOCATE name, or DEALLOCATE ALL (`None`).
+    Deallocate {
+        name: Option<String>,
     },
     /// Accepted and ignored, with the command tag to answer.
     NoOp {

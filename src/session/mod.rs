@@ -143,6 +143,8 @@ pub struct Session {
     pub status: TxnStatus,
     writer: TxnId,
     undo: Vec<Undo>,
+    /// Open savepoints: name and undo-log position.
+    savepoints: Vec<(String, usize)>,
     txn_start_micros: i64,
     pub cancel: Arc<CancelFlag>,
     pub prepared: HashMap<String, Arc<Prepared>>,
@@ -170,6 +172,7 @@ impl Session {
             status: TxnStatus::Idle,
             writer: TXN_NONE,
             undo: Vec::new(),
+            savepoints: Vec::new(),
             txn_start_micros: now_micros(),
             cancel: Arc::new(CancelFlag::default()),
             prepared: HashMap::new(),
@@ -266,15 +269,15 @@ impl Session {
                 self.rollback();
                 self.status = TxnStatus::Idle;
             }
-            TxnStatus::InBlock | TxnStatus::Failed => {
-                self.rollback();
-                self.status = TxnStatus::Failed;
-            }
+            // The block fails but keeps its undo log: ROLLBACK undoes everything,
+            // ROLLBACK TO SAVEPOINT undoes back to the savepoint and carries on.
+            TxnStatus::InBlock | TxnStatus::Failed => self.status = TxnStatus::Failed,
         }
     }
 
     fn commit(&mut self) {
         self.undo.clear();
+        self.savepoints.clear();
         if self.writer != TXN_NONE {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
@@ -282,7 +285,18 @@ impl Session {
     }
 
     fn rollback(&mut self) {
-        while let Some(u) = self.undo.pop() {
+        self.undo_to(0);
+        self.savepoints.clear();
+        if self.writer != TXN_NONE {
+            self.db.txns.end_write(self.writer);
+            self.writer = TXN_NONE;
+        }
+    }
+
+    /// Undoes this transaction's changes back to undo-log position `mark`.
+    fn undo_to(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let Some(u) = self.undo.pop() else { break };
             match u {
                 Undo::Insert(t, range) => t.storage.undo_insert(range),
                 Undo::Delete(t, g, r) => t.storage.undo_delete(g, r),
@@ -291,10 +305,6 @@ impl Session {
                 }
                 Undo::DropTable(entry) => self.db.catalog.restore_table(entry),
             }
-        }
-        if self.writer != TXN_NONE {
-            self.db.txns.end_write(self.writer);
-            self.writer = TXN_NONE;
         }
     }
 
@@ -326,7 +336,9 @@ impl Session {
         if self.status == TxnStatus::Failed {
             let allowed = matches!(
                 stmt,
-                BoundStatement::Transaction(TransactionOp::Commit | TransactionOp::Rollback)
+                BoundStatement::Transaction(
+                    TransactionOp::Commit | TransactionOp::Rollback | TransactionOp::RollbackTo(_)
+                )
             );
             if !allowed {
                 return Err(Error::in_failed_transaction());
@@ -337,7 +349,7 @@ impl Session {
             self.cancel.take();
         }
         match stmt {
-            BoundStatement::Transaction(op) => return Ok(self.transaction_control(op)),
+            BoundStatement::Transaction(op) => return self.transaction_control(op),
             BoundStatement::Set { name, value, .. } => {
                 if let Some(display) = self.settings.set(name, value.as_deref())? {
                     self.changed_settings.push(display);
@@ -380,6 +392,25 @@ impl Session {
                 ))));
             }
             BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),
+            BoundStatement::Deallocate { name } => {
+                match name {
+                    None => self.prepared.clear(),
+                    Some(n) => {
+                        if self.prepared.remove(n).is_none() {
+                            return Err(Error::new(
+                                "26000",
+                                format!("prepared statement \"{n}\" does not exist"),
+                            ));
+                        }
+                    }
+                }
+                let tag = if name.is_some() {
+                    "DEALLOCATE"
+                } else {
+                    "DEALLOCATE ALL"
+                };
+                return Ok(Outcome::Done { tag: tag.into() });
+            }
             _ => {}
         }
         self.begin_implicit();
@@ -492,16 +523,71 @@ impl Session {
             BoundStatement::Transaction(_)
             | BoundStatement::Set { .. }
             | BoundStatement::Show { .. }
-            | BoundStatement::NoOp { .. } => Err(Error::internal("statement handled above")),
+            | BoundStatement::NoOp { .. }
+            | BoundStatement::Deallocate { .. } => Err(Error::internal("statement handled above")),
         }
     }
 
-    fn transaction_control(&mut self, op: &TransactionOp) -> Outcome {
+    /// SAVEPOINT, ROLLBACK TO SAVEPOINT and RELEASE: a savepoint is a position in the
+    /// undo log; rolling back to it replays the log down to that position.
+    fn savepoint_control(&mut self, op: &TransactionOp) -> Result<Outcome> {
+        let (name, tag) = match op {
+            TransactionOp::Savepoint(n) => (n, "SAVEPOINT"),
+            TransactionOp::RollbackTo(n) => (n, "ROLLBACK"),
+            TransactionOp::Release(n) => (n, "RELEASE"),
+            TransactionOp::Begin | TransactionOp::Commit | TransactionOp::Rollback => {
+                return Err(Error::internal("not a savepoint command"));
+            }
+        };
+        if !matches!(self.status, TxnStatus::InBlock | TxnStatus::Failed) {
+            let what = match op {
+                TransactionOp::Savepoint(_) => "SAVEPOINT",
+                TransactionOp::Release(_) => "RELEASE SAVEPOINT",
+                _ => "ROLLBACK TO SAVEPOINT",
+            };
+            return Err(Error::new(
+                "25P01",
+                format!("{what} can only be used in transaction blocks"),
+            ));
+        }
+        let missing = || Error::new("3B001", format!("savepoint \"{name}\" does not exist"));
+        match op {
+            TransactionOp::Savepoint(_) => self.savepoints.push((name.clone(), self.undo.len())),
+            TransactionOp::RollbackTo(_) => {
+                let at = self
+                    .savepoints
+                    .iter()
+                    .rposition(|(n, _)| n == name)
+                    .ok_or_else(missing)?;
+                let mark = self.savepoints[at].1;
+                self.savepoints.truncate(at + 1);
+                self.undo_to(mark);
+                self.status = TxnStatus::InBlock;
+            }
+            TransactionOp::Release(_) => {
+                let at = self
+                    .savepoints
+                    .iter()
+                    .rposition(|(n, _)| n == name)
+                    .ok_or_else(missing)?;
+                self.savepoints.truncate(at);
+            }
+            TransactionOp::Begin | TransactionOp::Commit | TransactionOp::Rollback => {}
+        }
+        Ok(Outcome::Done { tag: tag.into() })
+    }
+
+    fn transaction_control(&mut self, op: &TransactionOp) -> Result<Outcome> {
         let warn = |s: &mut Session, msg: &str| {
             s.notices
                 .push(("WARNING".into(), "25001".into(), msg.into()))
         };
-        match op {
+        let outcome = match op {
+            TransactionOp::Savepoint(_)
+            | TransactionOp::RollbackTo(_)
+            | TransactionOp::Release(_) => {
+                return self.savepoint_control(op);
+            }
             TransactionOp::Begin => {
                 match self.status {
                     TxnStatus::Idle => {
@@ -562,7 +648,8 @@ impl Session {
                     tag: "ROLLBACK".into(),
                 }
             }
-        }
+        };
+        Ok(outcome)
     }
 
     fn check_not_null(&self, table: &TableEntry, columns: &[Vector], rows: usize) -> Result<()> {

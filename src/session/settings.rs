@@ -118,6 +118,10 @@ impl Settings {
             )));
         };
         let value = match value {
+            // Drivers may send a startup value quoted (asyncpg: client_encoding 'utf-8').
+            Some(v) if v.len() >= 2 && v.starts_with('\'') && v.ends_with('\'') => {
+                v[1..v.len() - 1].to_string()
+            }
             Some(v) => v.to_string(),
             None => self.defaults.get(&key).cloned().unwrap_or_default(),
         };

@@ -211,10 +211,22 @@ impl<'a> Binder<'a> {
                 savepoint: None,
             } => Ok(BoundStatement::Transaction(TransactionOp::Rollback)),
             A::Statement::Rollback {
-                savepoint: Some(_), ..
-            } => Err(Error::feature_not_supported("savepoints")),
-            A::Statement::Savepoint { .. } | A::Statement::ReleaseSavepoint { .. } => {
-                Err(Error::feature_not_supported("savepoints"))
+                chain: false,
+                savepoint: Some(name),
+            } => Ok(BoundStatement::Transaction(TransactionOp::RollbackTo(
+                ident_name(name),
+            ))),
+            A::Statement::Savepoint { name } => Ok(BoundStatement::Transaction(
+                TransactionOp::Savepoint(ident_name(name)),
+            )),
+            A::Statement::ReleaseSavepoint { name } => Ok(BoundStatement::Transaction(
+                TransactionOp::Release(ident_name(name)),
+            )),
+            A::Statement::Deallocate { name, .. } => {
+                let all = name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all");
+                Ok(BoundStatement::Deallocate {
+                    name: if all { None } else { Some(ident_name(name)) },
+                })
             }
             A::Statement::Set(set) => self.bind_set(set),
             A::Statement::ShowVariable { variable } => {

@@ -1,0 +1,117 @@
+// kiln through the PostgreSQL JDBC driver: prepared statements (server-side after the
+// threshold), binary transfer, types, batches, transactions and SQLSTATEs.
+// Usage: java -cp postgresql.jar Jdbc.java HOST PORT
+import java.math.BigDecimal;
+import java.sql.*;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+
+public class Jdbc {
+    static int passed = 0, failed = 0;
+
+    interface Check { void run() throws Exception; }
+
+    static void check(String name, Check c) {
+        try {
+            c.run();
+            passed++;
+            System.out.println("ok     " + name);
+        } catch (Throwable t) {
+            failed++;
+            System.out.println("FAILED " + name);
+            t.printStackTrace(System.out);
+        }
+    }
+
+    static void expect(boolean cond, String what) {
+        if (!cond) throw new AssertionError(what);
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = "jdbc:postgresql://" + args[0] + ":" + args[1] + "/jdbc?user=java&prepareThreshold=1";
+        try (Connection c = DriverManager.getConnection(url)) {
+            check("metadata and server version", () -> {
+                DatabaseMetaData md = c.getMetaData();
+                expect(md.getDatabaseMajorVersion() == 15, "major version " + md.getDatabaseMajorVersion());
+            });
+            check("prepared statements and types", () -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE IF EXISTS jt");
+                    s.execute("CREATE TABLE jt (id int, name varchar(20), price numeric(10,2), f double precision, big bigint, flag boolean, d date, ts timestamp)");
+                }
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO jt VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    for (int i = 1; i <= 3; i++) {
+                        ps.setInt(1, i);
+                        ps.setString(2, "item" + i);
+                        ps.setBigDecimal(3, new BigDecimal("10.5").multiply(BigDecimal.valueOf(i)));
+                        ps.setDouble(4, i / 4.0);
+                        ps.setLong(5, 9_000_000_000L + i);
+                        ps.setBoolean(6, i % 2 == 1);
+                        ps.setObject(7, LocalDate.of(2024, 1, i));
+                        ps.setObject(8, LocalDateTime.of(2024, 1, i, 12, 30, 15));
+                        expect(ps.executeUpdate() == 1, "insert count");
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement("SELECT * FROM jt WHERE id = ?")) {
+                    for (int round = 0; round < 3; round++) {
+                        ps.setInt(1, 2);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            expect(rs.next(), "a row");
+                            expect(rs.getString("name").equals("item2"), "name");
+                            expect(rs.getBigDecimal("price").equals(new BigDecimal("21.00")), "price " + rs.getBigDecimal("price"));
+                            expect(rs.getDouble("f") == 0.5, "double");
+                            expect(rs.getLong("big") == 9_000_000_002L, "bigint");
+                            expect(!rs.getBoolean("flag"), "bool");
+                            expect(rs.getObject("d", LocalDate.class).equals(LocalDate.of(2024, 1, 2)), "date");
+                            expect(rs.getObject("ts", LocalDateTime.class).equals(LocalDateTime.of(2024, 1, 2, 12, 30, 15)), "timestamp");
+                            expect(rs.getMetaData().getColumnTypeName(3).equals("numeric"), "type name " + rs.getMetaData().getColumnTypeName(3));
+                            expect(!rs.next(), "one row");
+                        }
+                    }
+                }
+            });
+            check("batches and aggregates", () -> {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO jt (id, name) VALUES (?, ?)")) {
+                    for (int i = 10; i < 20; i++) {
+                        ps.setInt(1, i);
+                        ps.setString(2, null);
+                        ps.addBatch();
+                    }
+                    int[] counts = ps.executeBatch();
+                    expect(counts.length == 10, "batch size");
+                }
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*), count(name), sum(price) FROM jt")) {
+                    rs.next();
+                    expect(rs.getLong(1) == 13, "count");
+                    expect(rs.getLong(2) == 3, "count(name)");
+                    expect(rs.getBigDecimal(3).equals(new BigDecimal("63.00")), "sum " + rs.getBigDecimal(3));
+                }
+            });
+            check("transactions and errors", () -> {
+                c.setAutoCommit(false);
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("DELETE FROM jt");
+                    c.rollback();
+                    try (ResultSet rs = s.executeQuery("SELECT count(*) FROM jt")) {
+                        rs.next();
+                        expect(rs.getLong(1) == 13, "rolled back");
+                    }
+                    try {
+                        s.executeQuery("SELECT 1/0");
+                        expect(false, "expected an error");
+                    } catch (SQLException e) {
+                        expect("22012".equals(e.getSQLState()), "sqlstate " + e.getSQLState());
+                    }
+                    c.rollback();
+                }
+                c.setAutoCommit(true);
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT upper('ok')")) {
+                    rs.next();
+                    expect(rs.getString(1).equals("OK"), "after rollback");
+                }
+            });
+        }
+        System.out.println(passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 ? 0 : 1);
+    }
+}
