@@ -5,7 +5,9 @@ For each workload: run the setup (not timed; PostgreSQL also gets VACUUM ANALYZE
 time `psql -X -q -A -t -v ON_ERROR_STOP=1 -f FILE -o /dev/null` — wall clock, connection
 included — for each engine, interleaved (A B A B …), --reps times, and report medians.
 Three variants per workload: the plain file, the cache-busted file (a unique comment in
-every statement), and the floor (the same number of `SELECT 1;`). One iteration's output
+every statement), and the floor (the same number of `SELECT 1;`). The CPU time psql
+itself spends on the plain file is reported too: both servers send it the same bytes, so
+it is a floor that no server can go below. One iteration's output
 is compared with PostgreSQL's (sorted unless the query has a total order); writes compare
 a verification query instead. A wrong answer is reported as a failure.
 
@@ -15,6 +17,7 @@ Usage: bench/run.py --kiln "host=127.0.0.1 port=5433 user=bench dbname=bench" \
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,10 +30,17 @@ from workloads import WORKLOADS  # noqa: E402
 PSQL = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
 
 
+LAST_CLIENT_CPU = [0.0]
+
+
 def psql_run(dsn, path, out="/dev/null"):
+    """Wall-clock seconds of one psql run; its CPU time is left in LAST_CLIENT_CPU."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     r = subprocess.run(PSQL + ["-d", dsn, "-f", path, "-o", out], capture_output=True, text=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CLIENT_CPU[0] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if r.returncode != 0:
         raise RuntimeError(f"psql failed on {path}: {r.stderr.strip()[:500]}")
     return elapsed
@@ -96,6 +106,7 @@ def run_workload(w, args, directory):
                 outputs[label] = f.read()
     correct = compare(outputs["kiln"], outputs["pg"], w.get("ordered", False) and not mutates)
     times = {(label, variant): [] for label, _, _ in engines for variant in files}
+    client_cpu = {label: [] for label, _, _ in engines}
     if not mutates:
         for label, dsn, is_pg in engines:
             setup(dsn, w["setup"](), is_pg, directory)
@@ -105,7 +116,11 @@ def run_workload(w, args, directory):
                 if mutates and variant != "floor":
                     setup(dsn, w["setup"](), is_pg, directory)
                 times[(label, variant)].append(psql_run(dsn, path))
+                if variant == "plain":
+                    client_cpu[label].append(LAST_CLIENT_CPU[0])
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    for label, v in client_cpu.items():
+        med[(label, "client_cpu")] = statistics.median(v) * 1000
     return dict(name=name, n=n, correct=correct, med=med,
                 kiln_out=outputs["kiln"][:300], pg_out=outputs["pg"][:300])
 
@@ -136,13 +151,15 @@ def main():
                 print("  pg:  ", r["pg_out"].replace("\n", " | ")[:200])
     print(f"load average after: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}")
     print()
-    print("| workload | iterations | kiln ms | PostgreSQL ms | kiln/PG | kiln ms (busted) | PG ms (busted) | kiln/PG (busted) | floor kiln ms | floor PG ms | same answer |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("| workload | iterations | kiln ms | PostgreSQL ms | kiln/PG | kiln ms (busted) | PG ms (busted) | kiln/PG (busted) "
+          "| floor kiln ms | floor PG ms | psql CPU ms (kiln run / PG run) | same answer |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         m = r["med"]
         print(f"| {r['name']} | {r['n']} | {m[('kiln', 'plain')]:.0f} | {m[('pg', 'plain')]:.0f} | "
               f"{m[('kiln', 'plain')] / m[('pg', 'plain')]:.2f} | {m[('kiln', 'busted')]:.0f} | {m[('pg', 'busted')]:.0f} | "
               f"{m[('kiln', 'busted')] / m[('pg', 'busted')]:.2f} | {m[('kiln', 'floor')]:.0f} | {m[('pg', 'floor')]:.0f} | "
+              f"{m[('kiln', 'client_cpu')]:.0f} / {m[('pg', 'client_cpu')]:.0f} | "
               f"{'yes' if r['correct'] else 'NO'} |")
     if not all(r["correct"] for r in results):
         sys.exit(1)

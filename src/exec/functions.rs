@@ -114,13 +114,28 @@ pub fn eval_function(
         _ => None,
     };
     Ok(match func {
+        // ASCII strings map byte by byte without allocating; others use Unicode rules.
         Func::Upper => text_map(&vs[0], |s, out| {
-            out.extend_from_slice(s.to_uppercase().as_bytes())
+            if s.is_ascii() {
+                out.extend(s.bytes().map(|b| b.to_ascii_uppercase()));
+            } else {
+                out.extend_from_slice(s.to_uppercase().as_bytes());
+            }
         }),
         Func::Lower => text_map(&vs[0], |s, out| {
-            out.extend_from_slice(s.to_lowercase().as_bytes())
+            if s.is_ascii() {
+                out.extend(s.bytes().map(|b| b.to_ascii_lowercase()));
+            } else {
+                out.extend_from_slice(s.to_lowercase().as_bytes());
+            }
         }),
-        Func::Length => int_map(&vs[0], |s| s.chars().count() as i32),
+        Func::Length => int_map(&vs[0], |s| {
+            if s.is_ascii() {
+                s.len() as i32
+            } else {
+                s.chars().count() as i32
+            }
+        }),
         Func::OctetLength => int_map(&vs[0], |s| s.len() as i32),
         Func::Abs => {
             let v = &vs[0];

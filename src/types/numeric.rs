@@ -401,9 +401,10 @@ impl Numeric {
                 "NaN and Infinity for type numeric",
             ));
         }
-        // PostgreSQL converts with DBL_DIG (15) significant digits.
-        let text = format!("{:.*e}", 14, v);
-        Numeric::parse(&text).map(|n| n.normalize_scale_to_display())
+        // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`).
+        let mut buf = StackText::default();
+        let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 14, v));
+        Numeric::parse(buf.as_str()).map(|n| n.normalize_scale_to_display())
     }
 
     pub fn from_f32(v: f32) -> Result<Numeric> {
@@ -412,8 +413,9 @@ impl Numeric {
                 "NaN and Infinity for type numeric",
             ));
         }
-        let text = format!("{:.*e}", 5, v);
-        Numeric::parse(&text).map(|n| n.normalize_scale_to_display())
+        let mut buf = StackText::default();
+        let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 5, v));
+        Numeric::parse(buf.as_str()).map(|n| n.normalize_scale_to_display())
     }
 
     /// Drops trailing fractional zeros (float-to-numeric conversion shows none).
@@ -443,6 +445,39 @@ impl Numeric {
             (Err(_), _) => self.mantissa.signum().cmp(&0),
             (_, Err(_)) => 0.cmp(&other.mantissa.signum()),
         }
+    }
+}
+
+/// A formatting target on the stack, so per-row conversions do not allocate.
+struct StackText {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Default for StackText {
+    fn default() -> StackText {
+        StackText {
+            buf: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
