@@ -960,21 +960,21 @@ pub fn cast_vector(
         }
         _ => None,
     };
-    if let (Data::F64(a), DataType::Numeric) = (&v.data, to.ty) {
-        if to.typmod < 0 {
-            let mut out = Vec::with_capacity(n);
-            for (i, &x) in a.iter().enumerate() {
-                out.push(if v.is_null(i) {
-                    Numeric::ZERO
-                } else {
-                    Numeric::from_f64(x)?
-                });
-            }
-            return Ok(Vector {
-                data: Data::Num(out),
-                nulls,
+    if let (Data::F64(a), DataType::Numeric) = (&v.data, to.ty)
+        && to.typmod < 0
+    {
+        let mut out = Vec::with_capacity(n);
+        for (i, &x) in a.iter().enumerate() {
+            out.push(if v.is_null(i) {
+                Numeric::ZERO
+            } else {
+                Numeric::from_f64(x)?
             });
         }
+        return Ok(Vector {
+            data: Data::Num(out),
+            nulls,
+        });
     }
     if let Some(data) = fast {
         return Ok(Vector { data, nulls });
