@@ -400,3 +400,48 @@ async fn simple_query_multi_statement_results() {
         .expect("count");
     assert_eq!(row.get::<_, i64>(0), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runaway_queries_hit_the_memory_limit_not_the_server() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    c.batch_execute("SET kiln.max_query_memory = 64")
+        .await
+        .expect("set");
+    for sql in [
+        "SELECT * FROM generate_series(1, 20000000) g ORDER BY g DESC",
+        "SELECT g, count(*) FROM generate_series(1, 20000000) g GROUP BY g LIMIT 1",
+        "SELECT DISTINCT g FROM generate_series(1, 20000000) g ORDER BY g LIMIT 1",
+        "SELECT count(DISTINCT g) FROM generate_series(1, 20000000) g",
+    ] {
+        let err = c.query(sql, &[]).await.expect_err(sql);
+        assert_eq!(
+            err.code().map(|c| c.code()),
+            Some("53200"),
+            "{sql}: {err:?}"
+        );
+    }
+    let row = c
+        .query_one("SHOW kiln.max_query_memory", &[])
+        .await
+        .expect("show");
+    assert_eq!(row.get::<_, String>(0), "64");
+    // A top-N keeps only its N best rows, so it fits however large the input.
+    let row = c
+        .query_one(
+            "SELECT g FROM generate_series(1, 5000000) g ORDER BY g DESC LIMIT 1 OFFSET 2",
+            &[],
+        )
+        .await
+        .expect("bounded top-N");
+    assert_eq!(row.get::<_, i32>(0), 4999998);
+    // Within the limit, the same shapes work.
+    let row = c
+        .query_one(
+            "SELECT count(DISTINCT g % 10) FROM generate_series(1, 100000) g",
+            &[],
+        )
+        .await
+        .expect("small");
+    assert_eq!(row.get::<_, i64>(0), 10);
+}

@@ -662,7 +662,14 @@ impl AggregateOp {
                 .iter()
                 .map(|g| eval(g, &b, &sel, ctx))
                 .collect::<Result<Vec<_>>>()?;
+            let groups_before = self.groups;
             let ids = self.assign_groups(&keys, sel.len());
+            let new_groups = self.groups - groups_before;
+            if new_groups > 0 {
+                // Keys, hash table entry and per-aggregate state, roughly.
+                let key_bytes: usize = keys.iter().map(|k| k.heap_bytes() / k.len().max(1)).sum();
+                ctx.charge_memory(new_groups * (key_bytes + 48 + 32 * self.accs.len()))?;
+            }
             for acc in self.accs.iter_mut() {
                 let arg = acc
                     .call
@@ -693,6 +700,7 @@ impl AggregateOp {
                             keys::encode(a, i, &mut key);
                             let set = &mut seen[g as usize];
                             if !set.contains_key(key.as_slice()) {
+                                ctx.charge_memory(key.len() * 2 + 48)?;
                                 set.insert(key.clone().into_boxed_slice(), ());
                                 values[g as usize].push_from(a, i);
                             }

@@ -2,7 +2,7 @@
 //! the interrupt flag that cancel requests and statement_timeout raise.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::error::{Error, Result};
@@ -36,9 +36,35 @@ pub struct ExecContext {
     pub deadline: Option<Instant>,
     pub database: String,
     pub user: String,
+    /// Working memory the statement's materializing operators hold (sort, hash
+    /// aggregation, DISTINCT), against `memory_max`.
+    pub memory_used: AtomicUsize,
+    /// The session's `kiln.max_query_memory`, in bytes.
+    pub memory_max: usize,
 }
 
 impl ExecContext {
+    /// Returns `bytes` of working memory (a top-N dropped rows it no longer needs).
+    pub fn release_memory(&self, bytes: usize) {
+        let _ = self
+            .memory_used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(bytes))
+            });
+    }
+
+    /// Charges `bytes` of working memory to the statement.
+    pub fn charge_memory(&self, bytes: usize) -> Result<()> {
+        let used = self.memory_used.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if used > self.memory_max {
+            return Err(Error::new("53200", "out of memory").with_detail(format!(
+                "The statement needs more than {} MB of working memory (kiln.max_query_memory).",
+                self.memory_max >> 20
+            )));
+        }
+        Ok(())
+    }
+
     /// Called between batches: turns cancel and timeout into errors.
     pub fn check_interrupt(&self) -> Result<()> {
         if self.cancel.is_set() {

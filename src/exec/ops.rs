@@ -159,6 +159,7 @@ impl Operator for DistinctOp {
                     keys::encode(c, r as usize, &mut key);
                 }
                 if !self.seen.contains(key.as_slice()) {
+                    ctx.charge_memory(key.len() + 32)?;
                     self.seen.insert(key.clone().into_boxed_slice());
                     kept.push(r);
                 }

@@ -11,7 +11,11 @@
 //!    rows is one slice comparison (DuckDB's approach);
 //! 3. anything else (numeric, interval): a comparator walking the key columns.
 //!
-//! With a limit, `select_nth_unstable` partitions off the first N before sorting them.
+//! With a limit the operator is a bounded top-N: while reading input it compacts to the
+//! best N rows whenever it holds 4·N (at least 65,536), so `ORDER BY … LIMIT 10` over a
+//! billion rows holds a few thousand; the final pass partitions off the first N with
+//! `select_nth_unstable` before sorting only those. Materialized input is charged to the
+//! statement's memory budget (`53200` past `kiln.max_query_memory`).
 //! The output is the materialized columns with the permutation as the selection vector:
 //! rows are never copied into sorted order, the encoder reads them through it.
 
@@ -25,6 +29,9 @@ use super::{BoxedOperator, Operator};
 use crate::error::Result;
 use crate::plan::SortKey;
 use crate::sql::expr::Expr;
+
+/// A top-N compacts to its N best rows once it holds this many (or 4·N) rows.
+const TOP_N_COMPACT_ROWS_MIN: usize = 65_536;
 
 pub struct SortOp {
     input: BoxedOperator,
@@ -137,8 +144,16 @@ impl SortOp {
     fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
         let mut columns: Option<Vec<Vector>> = None;
         let mut rows = 0usize;
+        let mut charged = 0usize;
+        // With a limit, the operator is a bounded top-N: whenever it holds several times
+        // N rows it keeps only the best N, so memory stays O(N + batch).
+        let top_n = eval_count(&self.limit, ctx, "LIMIT")?.map(|l| l as usize);
+        let compact_at = top_n.map(|n| n.saturating_mul(4).max(TOP_N_COMPACT_ROWS_MIN));
         while let Some(b) = self.input.next(ctx)? {
             let b = b.compact();
+            let bytes = b.columns.iter().map(Vector::heap_bytes).sum::<usize>() + b.rows * 16;
+            ctx.charge_memory(bytes)?;
+            charged += bytes;
             rows += b.rows;
             match &mut columns {
                 None => columns = Some(b.columns),
@@ -148,9 +163,19 @@ impl SortOp {
                     }
                 }
             }
+            if let (Some(n), Some(at), Some(cols)) = (top_n, compact_at, columns.as_mut())
+                && rows > at
+            {
+                let keep = self.permutation(cols, rows, Some(n), ctx)?;
+                *cols = cols.iter().map(|c| c.gather(&keep)).collect();
+                rows = keep.len();
+                let kept = cols.iter().map(Vector::heap_bytes).sum::<usize>() + rows * 16;
+                ctx.release_memory(charged.saturating_sub(kept));
+                charged = kept;
+            }
         }
         let columns = columns.unwrap_or_default();
-        let limit = eval_count(&self.limit, ctx, "LIMIT")?.map(|l| l.min(rows as u64) as usize);
+        let limit = top_n.map(|l| l.min(rows));
         let perm = if rows == 0 {
             Vec::new()
         } else {

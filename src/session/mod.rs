@@ -243,6 +243,8 @@ impl Session {
             deadline: timeout.map(|t| Instant::now() + t),
             database: self.database.clone(),
             user: self.user.clone(),
+            memory_used: std::sync::atomic::AtomicUsize::new(0),
+            memory_max: self.settings.query_memory_max,
         }
     }
 

@@ -61,6 +61,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("synchronous_commit", "on".into()),
         ("work_mem", "4MB".into()),
         ("jit", "off".into()),
+        ("kiln.max_query_memory", "4096".into()),
     ]
 }
 
@@ -72,6 +73,8 @@ pub struct Settings {
     pub extra_float_digits: i32,
     pub statement_timeout: Option<Duration>,
     pub lock_timeout: Option<Duration>,
+    /// `kiln.max_query_memory` (MB), in bytes: working memory one statement may hold.
+    pub query_memory_max: usize,
 }
 
 impl Settings {
@@ -83,6 +86,7 @@ impl Settings {
             extra_float_digits: 1,
             statement_timeout: None,
             lock_timeout: None,
+            query_memory_max: 4096 << 20,
         };
         for (k, v) in defaults(user) {
             s.values
@@ -194,6 +198,14 @@ impl Settings {
                     _ => {}
                 }
                 if ms == 0 { "0".into() } else { format_ms(ms) }
+            }
+            "kiln.max_query_memory" => {
+                let mb: usize = value.trim().parse().map_err(|_| invalid())?;
+                if !(1..=1 << 20).contains(&mb) {
+                    return Err(invalid());
+                }
+                self.query_memory_max = mb << 20;
+                mb.to_string()
             }
             "intervalstyle" => {
                 if !value.eq_ignore_ascii_case("postgres") {

@@ -230,16 +230,18 @@ impl<'a> Binder<'a> {
             }
             A::Statement::Set(set) => self.bind_set(set),
             A::Statement::ShowVariable { variable } => {
-                let name = variable
-                    .iter()
-                    .map(ident_name)
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let words: Vec<String> = variable.iter().map(ident_name).collect();
+                let spaced = words.join(" ");
+                // Only a few settings have names of several words; others are dotted.
+                let name = match spaced.as_str() {
+                    "time zone" | "transaction isolation level" | "session authorization" => spaced,
+                    _ => words.join("."),
+                };
                 Ok(BoundStatement::Show { name })
             }
             A::Statement::Reset(r) => match &r.reset {
                 A::Reset::ConfigurationParameter(name) => Ok(BoundStatement::Set {
-                    name: object_name(name)?,
+                    name: setting_name(name),
                     value: None,
                     local: false,
                 }),
@@ -271,7 +273,7 @@ impl<'a> Binder<'a> {
                 values,
                 ..
             } => {
-                let name = object_name(variable)?;
+                let name = setting_name(variable);
                 let local = matches!(scope, Some(A::ContextModifier::Local));
                 let value = if values.len() == 1 && is_default_keyword(&values[0]) {
                     None
@@ -2482,6 +2484,19 @@ fn output_name_match(columns: &[OutputColumn], name: &str) -> Option<Result<usiz
 
 fn is_default_keyword(e: &A::Expr) -> bool {
     matches!(e, A::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
+}
+
+/// A setting's name: dotted parts joined (`kiln.max_query_memory`), not resolved as an
+/// object name.
+fn setting_name(name: &A::ObjectName) -> String {
+    name.0
+        .iter()
+        .map(|p| match p {
+            A::ObjectNamePart::Identifier(i) => ident_name(i),
+            A::ObjectNamePart::Function(f) => ident_name(&f.name),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 fn setting_text(e: &A::Expr) -> Result<String> {

@@ -432,6 +432,7 @@ impl Connection {
         let types: Vec<SqlType> = stream.columns.iter().map(|c| c.ty).collect();
         let fmt = stream.ctx.fmt;
         let mut left = max_rows;
+        let mut flushed_first = false;
         while left > 0 {
             let Some(batch) = stream.next_batch()? else {
                 return Ok(true);
@@ -453,7 +454,15 @@ impl Connection {
                 );
                 sent += n;
                 left -= n;
-                self.out.maybe_flush(&mut self.writer).map_err(|e| {
+                // The first slice goes out at once, so the client starts parsing while the
+                // rest is encoded; after that, writes are ~64 KB each.
+                let flushed = if flushed_first {
+                    self.out.maybe_flush(&mut self.writer)
+                } else {
+                    flushed_first = true;
+                    self.out.flush(&mut self.writer)
+                };
+                flushed.map_err(|e| {
                     Error::new("08006", format!("could not send data to client: {e}"))
                 })?;
             }
