@@ -70,9 +70,12 @@ enum State {
         sum: Vec<Numeric>,
         count: Vec<i64>,
     },
+    /// PostgreSQL's float8_accum: count, sum, and sum of squared deviations — whose
+    /// overflow raises 22003 even though avg() does not return it.
     AvgFloat {
         sum: Vec<f64>,
         count: Vec<i64>,
+        sxx: Vec<f64>,
     },
     AvgInterval {
         sum: Vec<Interval>,
@@ -141,6 +144,7 @@ fn new_state(call: &AggCall) -> Result<State> {
         (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => State::AvgFloat {
             sum: vec![],
             count: vec![],
+            sxx: vec![],
         },
         (AggFunc::Avg, Some(DataType::Interval)) => State::AvgInterval {
             sum: vec![],
@@ -173,6 +177,14 @@ fn new_state(call: &AggCall) -> Result<State> {
         }
         _ => return Err(Error::internal("aggregate without a state")),
     })
+}
+
+/// PostgreSQL's float overflow rule: an infinite result from finite inputs is an error.
+fn float_overflow_check(result: f64, a: f64, b: f64) -> Result<()> {
+    if result.is_infinite() && a.is_finite() && b.is_finite() {
+        return Err(Error::numeric_out_of_range("value out of range: overflow"));
+    }
+    Ok(())
 }
 
 fn int_values(v: &Vector) -> Option<Vec<i64>> {
@@ -224,9 +236,10 @@ impl State {
                 sum.resize(groups, Numeric::ZERO);
                 count.resize(groups, 0);
             }
-            State::AvgFloat { sum, count } => {
+            State::AvgFloat { sum, count, sxx } => {
                 sum.resize(groups, 0.0);
                 count.resize(groups, 0);
+                sxx.resize(groups, 0.0);
             }
             State::AvgInterval { sum, count } => {
                 sum.resize(groups, Interval::default());
@@ -310,11 +323,13 @@ impl State {
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
-                        sum[g] = if *single {
+                        let new = if *single {
                             (sum[g] as f32 + vals[i] as f32) as f64
                         } else {
                             sum[g] + vals[i]
                         };
+                        float_overflow_check(new, sum[g], vals[i])?;
+                        sum[g] = new;
                         seen[g] = true;
                     }
                 }
@@ -355,14 +370,27 @@ impl State {
                     }
                 }
             }
-            State::AvgFloat { sum, count } => {
+            State::AvgFloat { sum, count, sxx } => {
                 let vals = arg
                     .and_then(float_values)
                     .ok_or_else(|| Error::internal("avg input"))?;
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
-                        sum[g as usize] += vals[i];
-                        count[g as usize] += 1;
+                        let g = g as usize;
+                        let (x, n) = (vals[i], count[g] as f64);
+                        let new_sum = sum[g] + x;
+                        let new_n = n + 1.0;
+                        let new_sxx = if n > 0.0 {
+                            let tmp = x * new_n - new_sum;
+                            sxx[g] + tmp * tmp / (n * new_n)
+                        } else {
+                            0.0
+                        };
+                        float_overflow_check(new_sum, sum[g], x)?;
+                        float_overflow_check(new_sxx, sxx[g], x)?;
+                        sum[g] = new_sum;
+                        sxx[g] = new_sxx;
+                        count[g] += 1;
                     }
                 }
             }
@@ -487,7 +515,7 @@ impl State {
                         Value::Numeric(sum[g].div(&Numeric::from_i64(count[g]))?)
                     }
                 }
-                State::AvgFloat { sum, count } => {
+                State::AvgFloat { sum, count, .. } => {
                     if count[g] == 0 {
                         Value::Null
                     } else {

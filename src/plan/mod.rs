@@ -11,6 +11,7 @@ use crate::catalog::{ColumnDef, TableEntry};
 use crate::sql::expr::{AggCall, Expr};
 use crate::types::SqlType;
 
+pub mod fold;
 pub mod prune;
 
 #[derive(Clone, Debug)]

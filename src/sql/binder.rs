@@ -161,6 +161,15 @@ impl<'a> Binder<'a> {
             }
             _ => {}
         }
+        match &mut bound {
+            BoundStatement::Query { plan, .. }
+            | BoundStatement::Insert { source: plan, .. }
+            | BoundStatement::Update { source: plan, .. }
+            | BoundStatement::Delete { source: plan, .. } => {
+                crate::plan::fold::fold_plan(plan, self.fmt)?
+            }
+            _ => {}
+        }
         Ok(bound)
     }
 
@@ -1599,11 +1608,11 @@ impl<'a> Binder<'a> {
                     return number_literal(&format!("-{n}"));
                 }
                 let b = self.bind_expr(expr, scope)?;
-                let b = if b.ty().ty == DataType::Unknown {
-                    self.coerce(b, FLOAT8)?
-                } else {
-                    b
-                };
+                if b.ty().ty == DataType::Unknown {
+                    return Err(Error::new("42725", "operator is not unique: - unknown").with_hint(
+                        "Could not choose a best candidate operator. You might need to add explicit type casts.",
+                    ));
+                }
                 let ty = b.ty();
                 match ty.ty {
                     DataType::Int2
@@ -1808,10 +1817,10 @@ impl<'a> Binder<'a> {
         // Unknown literals take the other side's type; two unknowns are an error like PG's.
         let (l, r) = match (lt, rt) {
             (D::Unknown, D::Unknown) => {
-                return Err(Error::undefined_function(format!(
-                    "operator is not unique: unknown {} unknown",
-                    op.symbol()
-                ))
+                return Err(Error::new(
+                    "42725",
+                    format!("operator is not unique: unknown {} unknown", op.symbol()),
+                )
                 .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts."));
             }
             (D::Unknown, t) => {
@@ -2070,6 +2079,14 @@ impl<'a> Binder<'a> {
             }
         };
         let arg = match arg {
+            Some(a)
+                if a.ty().ty == DataType::Unknown
+                    && matches!(func, AggFunc::Sum | AggFunc::Avg) =>
+            {
+                return Err(not_unique(format!(
+                    "function {name}(unknown) is not unique"
+                )));
+            }
             Some(a) if a.ty().ty == DataType::Unknown => Some(self.coerce(a, TEXT)?),
             other => other,
         };
@@ -2149,6 +2166,11 @@ impl<'a> Binder<'a> {
                 let t = if *t == D::Unknown { D::Float8 } else { *t };
                 let args = self.coerce_all(args, SqlType::new(t))?;
                 (Func::Abs, args, SqlType::new(t))
+            }
+            ("trunc", [D::Unknown]) => {
+                return Err(not_unique(
+                    "function trunc(unknown) is not unique".to_string(),
+                ));
             }
             ("round" | "trunc", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 let t = if *t == D::Numeric {
@@ -2555,6 +2577,13 @@ fn number_literal(n: &str) -> Result<Expr> {
     }
 }
 
+/// `42725`: several candidates fit an argument of unknown type equally well.
+fn not_unique(message: String) -> Error {
+    Error::new("42725", message).with_hint(
+        "Could not choose a best candidate function. You might need to add explicit type casts.",
+    )
+}
+
 fn agg_func(name: &str) -> Option<AggFunc> {
     Some(match name {
         "count" => AggFunc::Count,
@@ -2596,7 +2625,9 @@ fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
                 if r.ty.is_string() && t.ty.is_string() {
                     TEXT
                 } else if let (Some(a), Some(b)) = (r.ty.numeric_rank(), t.ty.numeric_rank()) {
-                    SqlType::new(numeric_common(r.ty, t.ty, a, b))
+                    // CASE/COALESCE/VALUES keep the higher type (real stays real);
+                    // only operators prefer double precision.
+                    SqlType::new(if a >= b { r.ty } else { t.ty })
                 } else if cast::is_implicit(r.ty, t.ty) {
                     SqlType::new(t.ty)
                 } else if cast::is_implicit(t.ty, r.ty) {

@@ -269,11 +269,23 @@ impl Numeric {
         }
         let k = rscale - self.scale as i32 + other.scale as i32;
         let (num, den) = if k >= 0 {
-            let f = pow10(k as u32).ok_or_else(overflow)?;
-            (
-                self.mantissa.checked_mul(f).ok_or_else(overflow)?,
-                other.mantissa,
-            )
+            let scaled = pow10(k as u32).and_then(|f| self.mantissa.checked_mul(f));
+            match scaled {
+                Some(n) => (n, other.mantissa),
+                None => {
+                    // The scaled dividend needs more than 128 bits although the quotient
+                    // may not: divide with 256-bit intermediates.
+                    let q = wide_scaled_div(
+                        self.mantissa.unsigned_abs(),
+                        k as u32,
+                        other.mantissa.unsigned_abs(),
+                    )
+                    .ok_or_else(overflow)?;
+                    let q = i128::try_from(q).map_err(|_| overflow())?;
+                    let negative = (self.mantissa < 0) != (other.mantissa < 0);
+                    return Numeric::new(if negative { -q } else { q }, rscale as u16);
+                }
+            }
         } else {
             let f = pow10((-k) as u32).ok_or_else(overflow)?;
             (
@@ -481,6 +493,47 @@ impl std::fmt::Write for StackText {
     }
 }
 
+/// `round(a × 10^k / b)` (half away from zero) with 256-bit intermediates; `None` if the
+/// scaled dividend passes 256 bits or the quotient passes 128. `b` is below 10^38 < 2^127,
+/// so the running remainder shifted left still fits in a `u128`.
+fn wide_scaled_div(a: u128, k: u32, b: u128) -> Option<u128> {
+    if b == 0 {
+        return None;
+    }
+    let mut n = [a as u64, (a >> 64) as u64, 0u64, 0u64];
+    for _ in 0..k {
+        let mut carry: u128 = 0;
+        for limb in n.iter_mut() {
+            let v = (*limb as u128) * 10 + carry;
+            *limb = v as u64;
+            carry = v >> 64;
+        }
+        if carry != 0 {
+            return None;
+        }
+    }
+    let mut q = [0u64; 4];
+    let mut r: u128 = 0;
+    for bit in (0..256).rev() {
+        let (limb, off) = (bit / 64, bit % 64);
+        r = (r << 1) | ((n[limb] >> off) & 1) as u128;
+        if r >= b {
+            r -= b;
+            q[limb] |= 1 << off;
+        }
+    }
+    if q[2] != 0 || q[3] != 0 {
+        return None;
+    }
+    let quotient = (q[0] as u128) | ((q[1] as u128) << 64);
+    // 2r >= b, without overflowing.
+    if r >= b - r {
+        quotient.checked_add(1)
+    } else {
+        Some(quotient)
+    }
+}
+
 /// Integer division rounded half away from zero.
 fn rounded_div(num: i128, den: i128) -> i128 {
     let q = num / den;
@@ -555,6 +608,24 @@ mod tests {
             n("2").div(&n("3")).unwrap().to_text(),
             "0.66666666666666666667"
         );
+    }
+
+    #[test]
+    fn division_survives_wide_intermediates() {
+        // SELECT 1e3 / (7 / 123456.789) → 17636684.142857142857244584642561 in PostgreSQL.
+        let inner = n("7").div(&n("123456.789")).unwrap();
+        assert_eq!(
+            n("1e3").div(&inner).unwrap().to_text(),
+            "17636684.142857142857244584642561"
+        );
+        assert_eq!(
+            wide_scaled_div(1, 37, 3),
+            Some(3333333333333333333333333333333333333)
+        );
+        assert_eq!(wide_scaled_div(1, 40, 3), None);
+        assert_eq!(wide_scaled_div(5, 0, 10), Some(1));
+        assert_eq!(wide_scaled_div(2, 0, 3), Some(1));
+        assert_eq!(wide_scaled_div(1, 80, 1), None);
     }
 
     #[test]

@@ -1,0 +1,378 @@
+//! Constant folding, as PostgreSQL's planner does it (`eval_const_expressions`).
+//!
+//! Bottom-up over every expression of a plan:
+//! - a *strict* operator or function with a NULL literal input becomes NULL without
+//!   evaluating its other inputs (`NULL * (1 / x)` never divides);
+//! - `CASE`, `AND`, `OR` and `COALESCE` fold their arms in order and stop at the first
+//!   constant that decides them; the arms after it are dropped without being evaluated;
+//! - in a WHERE or HAVING clause, a conjunct that is constant NULL or false makes the
+//!   whole qual false (PostgreSQL's one-time filter);
+//! - a subtree of immutable operations over literals is evaluated once, at plan time —
+//!   including its errors, which PostgreSQL also raises at plan time (so
+//!   `SELECT 1/0 FROM empty_table` fails, and a constant `CASE` arm is evaluated even when
+//!   no row takes it).
+//!
+//! Stable operations are left alone, as in PostgreSQL: `now()` and friends, anything
+//! involving `timestamptz`, and text↔date/time conversions (they depend on settings).
+
+use super::Plan;
+use crate::error::Result;
+use crate::exec::context::{CancelFlag, ExecContext};
+use crate::exec::ops::eval_constant;
+use crate::sql::expr::{Expr, Func};
+use crate::storage::mvcc::Snapshot;
+use crate::types::text::TextFormat;
+use crate::types::{DataType, Value};
+
+fn context(fmt: TextFormat) -> ExecContext {
+    ExecContext {
+        snapshot: Snapshot {
+            horizon: 0,
+            active_writer: 0,
+            own: 0,
+        },
+        params: Vec::new(),
+        fmt,
+        now_micros: 0,
+        cancel: std::sync::Arc::new(CancelFlag::default()),
+        deadline: None,
+        database: String::new(),
+        user: String::new(),
+        memory_used: std::sync::atomic::AtomicUsize::new(0),
+        memory_max: usize::MAX,
+    }
+}
+
+/// Folds every expression in `plan`.
+pub fn fold_plan(plan: &mut Plan, fmt: TextFormat) -> Result<()> {
+    let ctx = context(fmt);
+    fold_plan_with(plan, &ctx)
+}
+
+fn fold_plan_with(plan: &mut Plan, ctx: &ExecContext) -> Result<()> {
+    match plan {
+        Plan::Scan { filter, .. } => {
+            if let Some(f) = filter {
+                fold_qual(f, ctx)?;
+            }
+        }
+        Plan::Values { rows, .. } => {
+            for row in rows.iter_mut() {
+                for e in row.iter_mut() {
+                    fold(e, ctx)?;
+                }
+            }
+        }
+        Plan::GenerateSeries { args, .. } => {
+            for e in args.iter_mut() {
+                fold(e, ctx)?;
+            }
+        }
+        Plan::Filter { input, predicate } => {
+            fold_qual(predicate, ctx)?;
+            fold_plan_with(input, ctx)?;
+        }
+        Plan::Project { input, exprs } => {
+            for e in exprs.iter_mut() {
+                fold(e, ctx)?;
+            }
+            fold_plan_with(input, ctx)?;
+        }
+        Plan::Aggregate {
+            input,
+            group_by,
+            aggs,
+        } => {
+            for e in group_by.iter_mut() {
+                fold(e, ctx)?;
+            }
+            for a in aggs.iter_mut() {
+                if let Some(arg) = &mut a.arg {
+                    fold(arg, ctx)?;
+                }
+            }
+            fold_plan_with(input, ctx)?;
+        }
+        Plan::Distinct { input } => fold_plan_with(input, ctx)?,
+        Plan::Sort { input, limit, .. } => {
+            if let Some(l) = limit {
+                fold(l, ctx)?;
+            }
+            fold_plan_with(input, ctx)?;
+        }
+        Plan::Limit {
+            input,
+            limit,
+            offset,
+        } => {
+            for e in [limit, offset].into_iter().flatten() {
+                fold(e, ctx)?;
+            }
+            fold_plan_with(input, ctx)?;
+        }
+    }
+    Ok(())
+}
+
+fn is_null_literal(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Literal {
+            value: Value::Null,
+            ..
+        }
+    )
+}
+
+fn is_bool_literal(e: &Expr, b: bool) -> bool {
+    matches!(e, Expr::Literal { value: Value::Bool(v), .. } if *v == b)
+}
+
+/// Operators and functions that return NULL whenever an input is NULL.
+fn is_strict(e: &Expr) -> bool {
+    match e {
+        Expr::Negate { .. }
+        | Expr::Binary { .. }
+        | Expr::Cast { .. }
+        | Expr::Like { .. }
+        | Expr::Not(_) => true,
+        Expr::Func { func, .. } => !matches!(
+            func,
+            Func::Coalesce
+                | Func::Nullif
+                | Func::Greatest
+                | Func::Least
+                | Func::Concat
+                | Func::Now
+                | Func::CurrentDate
+                | Func::Version
+                | Func::CurrentDatabase
+                | Func::CurrentUser
+        ),
+        Expr::Column { .. }
+        | Expr::Literal { .. }
+        | Expr::Param { .. }
+        | Expr::And(_)
+        | Expr::Or(_)
+        | Expr::IsNull { .. }
+        | Expr::IsBool { .. }
+        | Expr::IsDistinct { .. }
+        | Expr::InList { .. }
+        | Expr::Case { .. }
+        | Expr::Agg { .. } => false,
+    }
+}
+
+fn is_datetime(t: DataType) -> bool {
+    matches!(
+        t,
+        DataType::Date | DataType::Timestamp | DataType::Timestamptz | DataType::Interval
+    )
+}
+
+/// Whether evaluating this node (given constant inputs) is immutable.
+fn is_immutable(e: &Expr) -> bool {
+    match e {
+        Expr::Column { .. } | Expr::Param { .. } | Expr::Agg { .. } => false,
+        Expr::Func { func, .. } => !matches!(
+            func,
+            Func::Now
+                | Func::CurrentDate
+                | Func::Version
+                | Func::CurrentDatabase
+                | Func::CurrentUser
+        ),
+        Expr::Cast { expr, to, .. } => {
+            let from = expr.ty().ty;
+            let touches_tz = from == DataType::Timestamptz || to.ty == DataType::Timestamptz;
+            let text_datetime = (from.is_string() && is_datetime(to.ty))
+                || (is_datetime(from) && to.ty.is_string());
+            !touches_tz && !text_datetime
+        }
+        Expr::Binary { ty, left, .. } => {
+            ty.ty != DataType::Timestamptz && left.ty().ty != DataType::Timestamptz
+        }
+        _ => true,
+    }
+}
+
+/// Folds a WHERE/HAVING qual: besides folding, a conjunct that is constant NULL or false
+/// makes the whole qual false — PostgreSQL turns it into a one-time filter, so no row's
+/// other conjuncts are ever evaluated.
+pub fn fold_qual(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
+    fold(e, ctx)?;
+    let never = match &*e {
+        Expr::Literal {
+            value: Value::Null, ..
+        } => true,
+        Expr::And(list) => list
+            .iter()
+            .any(|c| is_null_literal(c) || is_bool_literal(c, false)),
+        _ => false,
+    };
+    if never {
+        *e = Expr::Literal {
+            value: Value::Bool(false),
+            ty: e.ty(),
+        };
+    }
+    Ok(())
+}
+
+/// Folds the arms of CASE, AND, OR and COALESCE in order, stopping where PostgreSQL's
+/// planner stops: later arms are dropped unevaluated (and so raise no errors).
+/// Returns true if `e` was handled here.
+fn fold_ordered(e: &mut Expr, ctx: &ExecContext) -> Result<bool> {
+    match e {
+        Expr::And(_) | Expr::Or(_) => {
+            let decisive = matches!(e, Expr::Or(_));
+            let ty = e.ty();
+            let mut replacement = None;
+            if let Expr::And(list) | Expr::Or(list) = e {
+                for arm in list.iter_mut() {
+                    fold(arm, ctx)?;
+                    if is_bool_literal(arm, decisive) {
+                        replacement = Some(Expr::Literal {
+                            value: Value::Bool(decisive),
+                            ty,
+                        });
+                        break;
+                    }
+                }
+                if replacement.is_none() {
+                    // Constant true (AND) / false (OR) arms decide nothing: drop them.
+                    list.retain(|c| !is_bool_literal(c, !decisive));
+                    if list.is_empty() {
+                        replacement = Some(Expr::Literal {
+                            value: Value::Bool(!decisive),
+                            ty,
+                        });
+                    } else if list.len() == 1 {
+                        replacement = Some(list.remove(0));
+                    }
+                }
+            }
+            if let Some(r) = replacement {
+                *e = r;
+            }
+            Ok(true)
+        }
+        Expr::Case {
+            whens,
+            else_result,
+            ty,
+        } => {
+            let ty = *ty;
+            let mut kept: Vec<(Expr, Expr)> = Vec::new();
+            let mut default: Option<Expr> = None;
+            let mut decided = false;
+            for (mut cond, mut result) in std::mem::take(whens) {
+                fold(&mut cond, ctx)?;
+                if is_null_literal(&cond) || is_bool_literal(&cond, false) {
+                    continue;
+                }
+                fold(&mut result, ctx)?;
+                if is_bool_literal(&cond, true) {
+                    default = Some(result);
+                    decided = true;
+                    break;
+                }
+                kept.push((cond, result));
+            }
+            if !decided && let Some(mut d) = else_result.take().map(|b| *b) {
+                fold(&mut d, ctx)?;
+                default = Some(d);
+            }
+            if kept.is_empty() {
+                *e = default.unwrap_or(Expr::Literal {
+                    value: Value::Null,
+                    ty,
+                });
+            } else {
+                *whens = kept;
+                *else_result = default.map(Box::new);
+            }
+            Ok(true)
+        }
+        Expr::Func {
+            func: Func::Coalesce,
+            args,
+            ty,
+        } => {
+            let ty = *ty;
+            let mut kept = Vec::new();
+            for mut a in std::mem::take(args) {
+                fold(&mut a, ctx)?;
+                if is_null_literal(&a) {
+                    continue;
+                }
+                let constant = matches!(a, Expr::Literal { .. });
+                kept.push(a);
+                if constant {
+                    break;
+                }
+            }
+            *e = match kept.len() {
+                0 => Expr::Literal {
+                    value: Value::Null,
+                    ty,
+                },
+                1 if matches!(kept[0], Expr::Literal { .. }) => kept.remove(0),
+                _ => Expr::Func {
+                    func: Func::Coalesce,
+                    args: kept,
+                    ty,
+                },
+            };
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// Folds `e` in place.
+pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
+    if fold_ordered(e, ctx)? {
+        return Ok(());
+    }
+    let mut failure = None;
+    e.children_mut(&mut |c| {
+        if failure.is_none()
+            && let Err(err) = fold(c, ctx)
+        {
+            failure = Some(err);
+        }
+    });
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    if matches!(
+        e,
+        Expr::Literal { .. } | Expr::Column { .. } | Expr::Param { .. } | Expr::Agg { .. }
+    ) {
+        return Ok(());
+    }
+    let ty = e.ty();
+    // Strict nodes with a NULL input are NULL.
+    if is_strict(e) {
+        let mut has_null = false;
+        e.children(&mut |c| has_null |= is_null_literal(c));
+        if has_null {
+            *e = Expr::Literal {
+                value: Value::Null,
+                ty,
+            };
+            return Ok(());
+        }
+    }
+    // Immutable operations over literals: evaluate now.
+    let mut all_literal = true;
+    e.children(&mut |c| all_literal &= matches!(c, Expr::Literal { .. }));
+    let mut has_child = false;
+    e.children(&mut |_| has_child = true);
+    if all_literal && has_child && is_immutable(e) {
+        let value = eval_constant(e, ctx)?;
+        *e = Expr::Literal { value, ty };
+    }
+    Ok(())
+}
