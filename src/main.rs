@@ -24,7 +24,9 @@ struct Args {
 }
 
 fn main() {
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
+        .with_ansi(std::io::stdout().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("KILN_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
@@ -67,7 +69,8 @@ fn main() {
             handle.shutdown();
         }
     });
-    tracing::info!("kiln listening on {addr} (in memory)");
+    let bound = server.local_addr().map(|a| a.to_string()).unwrap_or(addr);
+    tracing::info!("kiln listening on {bound} (in memory)");
     server.run();
     tracing::info!("kiln stopped");
 }
