@@ -16,15 +16,16 @@
 //! billion rows holds a few thousand; the final pass partitions off the first N with
 //! `select_nth_unstable` before sorting only those. Materialized input is charged to the
 //! statement's memory budget (`53200` past `kiln.max_query_memory`).
-//! The output is the materialized columns with the permutation as the selection vector:
-//! rows are never copied into sorted order, the encoder reads them through it.
+//! The output is gathered in sorted order a batch (2,048 rows) at a time, so that the
+//! wire encoder reads each column sequentially — measured faster on `large_sort` than
+//! handing the encoder the permutation as a selection vector.
 
 use std::cmp::Ordering;
 
 use super::context::ExecContext;
 use super::expr::compare_rows;
 use super::ops::eval_count;
-use super::vector::{Batch, Data, Vector};
+use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
 use crate::error::Result;
 use crate::plan::SortKey;
@@ -38,6 +39,7 @@ pub struct SortOp {
     keys: Vec<SortKey>,
     limit: Option<Expr>,
     output: Option<Batch>,
+    emitted: usize,
     done: bool,
 }
 
@@ -137,6 +139,7 @@ impl SortOp {
             keys,
             limit,
             output: None,
+            emitted: 0,
             done: false,
         }
     }
@@ -308,8 +311,23 @@ impl Operator for SortOp {
         if self.output.is_none() {
             self.consume(ctx)?;
         }
-        self.done = true;
-        Ok(self.output.take().filter(|b| b.live_rows() > 0))
+        // Emit sorted rows in gathered chunks: the encoder then reads each column
+        // sequentially (measured faster than encoding through the permutation).
+        let Some(out) = &self.output else {
+            return Ok(None);
+        };
+        let perm = out.sel.as_deref().unwrap_or(&[]);
+        if self.emitted >= perm.len() {
+            self.done = true;
+            self.output = None;
+            return Ok(None);
+        }
+        ctx.check_interrupt()?;
+        let end = (self.emitted + BATCH_ROWS_MAX).min(perm.len());
+        let idx = &perm[self.emitted..end];
+        let columns = out.columns.iter().map(|c| c.gather(idx)).collect();
+        self.emitted = end;
+        Ok(Some(Batch::new(columns, idx.len())))
     }
 }
 
