@@ -97,8 +97,27 @@ def date_expr():
     ])
 
 
+def query_shape():
+    """GROUP BY, HAVING, DISTINCT and multi-key ORDER BY with LIMIT/OFFSET."""
+    kind = random.randrange(4)
+    key = random.choice(["i % 3", "t", "ok", "s", "upper(v)", "d", "n", "CAST(f AS int) % 2", "length(t)"])
+    agg = random.choice(["count(*)", "sum(i)", "avg(n)", "min(t)", "max(d)", "count(DISTINCT ok)", "sum(b)", "avg(s)",
+                         "max(ts)", "min(r)", "sum(f)"])
+    if kind == 0:
+        return f"SELECT {key}, {agg} FROM fz GROUP BY 1 ORDER BY 1 NULLS FIRST"
+    if kind == 1:
+        return f"SELECT {key}, {agg} FROM fz GROUP BY {key} HAVING count(*) {random.choice(['>', '>=', '='])} 1 ORDER BY 2, 1"
+    if kind == 2:
+        return f"SELECT DISTINCT {key} FROM fz ORDER BY 1 {random.choice(['ASC', 'DESC'])} {random.choice(['NULLS FIRST', 'NULLS LAST', ''])}"
+    cols = random.sample(["i", "t", "f", "n", "d", "ok", "v", "ts", "s", "r"], 3)
+    order = ", ".join(f"{c} {random.choice(['ASC', 'DESC'])} {random.choice(['NULLS FIRST', 'NULLS LAST', ''])}" for c in cols)
+    return f"SELECT {', '.join(cols)} FROM fz ORDER BY {order} LIMIT {random.randrange(0, 6)} OFFSET {random.randrange(0, 3)}"
+
+
 def statement():
-    kind = random.randrange(6)
+    kind = random.randrange(8)
+    if kind >= 6:
+        return query_shape()
     if kind == 0:
         return f"SELECT {num_expr(3)} FROM fz"
     if kind == 1:
@@ -116,12 +135,14 @@ def statement():
 
 
 def run(conn, sql):
+    """Rows (in order when the query orders them completely) or the error's SQLSTATE."""
     cur = conn.cursor()
     try:
         cur.execute(sql)
         rows = cur.fetchall()
         conn.rollback()
-        return ("rows", sorted(repr(r) for r in rows))
+        ordered = "ORDER BY" in sql and "GROUP BY" not in sql.split("ORDER BY")[-1]
+        return ("rows", [repr(r) for r in rows] if ordered else sorted(repr(r) for r in rows))
     except psycopg2.Error as e:
         conn.rollback()
         return ("error", e.pgcode)
