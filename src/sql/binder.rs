@@ -324,10 +324,22 @@ impl<'a> Binder<'a> {
     }
 
     fn table(&self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
+        let schema = match name.0.as_slice() {
+            [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
+            _ => None,
+        };
+        if schema.as_deref() == Some("information_schema") {
+            return Err(Error::feature_not_supported(format!("system view {name}")));
+        }
         let n = object_name(name)?;
-        self.catalog
-            .table(&n)
-            .ok_or_else(|| Error::undefined_table(&n))
+        match self.catalog.table(&n) {
+            Some(t) if schema.as_deref() != Some("pg_catalog") => Ok(t),
+            // PostgreSQL's system catalogs (psql's \d, drivers' metadata) come later.
+            _ if schema.as_deref() == Some("pg_catalog") || n.starts_with("pg_") => Err(
+                Error::feature_not_supported(format!("system catalog pg_catalog.{n}")),
+            ),
+            _ => Err(Error::undefined_table(&n)),
+        }
     }
 
     // ----- queries -------------------------------------------------------------------
