@@ -445,3 +445,18 @@ async fn runaway_queries_hit_the_memory_limit_not_the_server() {
         .expect("small");
     assert_eq!(row.get::<_, i64>(0), 10);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_zone_sent_at_connect_is_honoured() {
+    // JDBC sends the JVM's zone as a startup parameter; `options` does the same here.
+    let server = TestServer::start();
+    let url = format!("{} options='-c TimeZone=America/New_York'", server.url());
+    let c = common::connect_url(&url).await;
+    let row = c.query_one("SHOW TimeZone", &[]).await.expect("show");
+    assert_eq!(row.get::<_, String>(0), "America/New_York");
+    let row = c
+        .query_one("SELECT ('2024-07-01 12:00+00'::timestamptz)::text", &[])
+        .await
+        .expect("select");
+    assert_eq!(row.get::<_, String>(0), "2024-07-01 08:00:00-04");
+}

@@ -137,7 +137,7 @@ fn eval_binary(
 ) -> Result<Vector> {
     let l = eval(left, batch, sel, ctx)?;
     let r = eval(right, batch, sel, ctx)?;
-    binary(op, l, r, left.ty(), right.ty(), ty)
+    binary(op, l, r, left.ty(), right.ty(), ty, &ctx.fmt.zone)
 }
 
 #[inline(never)]
@@ -737,6 +737,7 @@ fn binary(
     lt: SqlType,
     rt: SqlType,
     ty: SqlType,
+    zone: &datetime::Zone,
 ) -> Result<Vector> {
     let n = l.len();
     let nulls = union_nulls(&l.nulls, &r.nulls, n);
@@ -804,7 +805,11 @@ fn binary(
                 } else {
                     b[i]
                 };
-                out.push(datetime::timestamp_add_interval(a[i], &iv)?);
+                out.push(if lt.ty == DataType::Timestamptz {
+                    datetime::timestamptz_add_interval(a[i], &iv, zone)?
+                } else {
+                    datetime::timestamp_add_interval(a[i], &iv)?
+                });
             }
             Data::I64(out)
         }

@@ -5,7 +5,7 @@ use super::expr::{compare_rows, eval};
 use super::vector::{Batch, Data, TextVec, Vector};
 use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, Func};
-use crate::types::datetime::{USECS_PER_DAY, USECS_PER_SEC};
+use crate::types::datetime::USECS_PER_DAY;
 use crate::types::{DataType, Numeric, SqlType, Value};
 
 fn text_map(v: &Vector, mut f: impl FnMut(&str, &mut Vec<u8>)) -> Vector {
@@ -438,7 +438,7 @@ pub fn eval_function(
             n,
         ),
         Func::CurrentDate => {
-            let local = ctx.now_micros + ctx.fmt.tz_offset_secs as i64 * USECS_PER_SEC;
+            let local = ctx.fmt.zone.utc_to_local(ctx.now_micros);
             Vector::repeat(
                 &Value::Date(local.div_euclid(USECS_PER_DAY) as i32),
                 DataType::Date,

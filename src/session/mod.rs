@@ -183,7 +183,7 @@ impl Session {
 
     pub fn text_format(&self) -> TextFormat {
         TextFormat {
-            tz_offset_secs: self.settings.tz_offset_secs,
+            zone: self.settings.zone,
             extra_float_digits: self.settings.extra_float_digits,
         }
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::types::datetime::parse_offset_name;
+use crate::types::datetime::{Zone, parse_offset_name};
 
 /// Settings sent to the client as ParameterStatus at startup and whenever they change.
 pub const REPORTED: &[&str] = &[
@@ -69,7 +69,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
 pub struct Settings {
     values: BTreeMap<String, (String, String)>,
     defaults: BTreeMap<String, String>,
-    pub tz_offset_secs: i32,
+    pub zone: Zone,
     pub extra_float_digits: i32,
     pub statement_timeout: Option<Duration>,
     pub lock_timeout: Option<Duration>,
@@ -82,7 +82,7 @@ impl Settings {
         let mut s = Settings {
             values: BTreeMap::new(),
             defaults: BTreeMap::new(),
-            tz_offset_secs: 0,
+            zone: Zone::Fixed(0),
             extra_float_digits: 1,
             statement_timeout: None,
             lock_timeout: None,
@@ -159,24 +159,23 @@ impl Settings {
             "timezone" => {
                 // A bare number is hours east of UTC (SQL standard); a signed string is a
                 // POSIX zone, whose sign counts hours *west* of UTC.
-                let offset = if value.eq_ignore_ascii_case("local")
+                let zone = if value.eq_ignore_ascii_case("local")
                     || value.eq_ignore_ascii_case("default")
                 {
-                    Some(0)
+                    Some(Zone::Fixed(0))
                 } else if let Ok(hours) = value.parse::<f64>() {
-                    (hours.abs() <= 15.0).then(|| (hours * 3600.0).round() as i32)
+                    (hours.abs() <= 15.0).then(|| Zone::Fixed((hours * 3600.0).round() as i32))
                 } else if value.starts_with(['+', '-']) {
-                    parse_offset_name(&value).map(|east| -east)
+                    parse_offset_name(&value).map(|east| Zone::Fixed(-east))
                 } else {
-                    parse_offset_name(&value)
+                    Zone::parse(&value)
                 };
-                let Some(off) = offset else {
+                let Some(zone) = zone else {
                     return Err(Error::invalid_parameter(format!(
                         "invalid value for parameter \"TimeZone\": \"{value}\""
-                    ))
-                    .with_detail("kiln supports UTC and fixed-offset time zones only."));
+                    )));
                 };
-                self.tz_offset_secs = off;
+                self.zone = zone;
                 value.clone()
             }
             "extra_float_digits" => {

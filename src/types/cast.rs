@@ -3,7 +3,7 @@
 //! `cast_value` is the scalar definition; the executor's vector casts either call it per
 //! element or use a specialised loop with identical results.
 
-use super::datetime::{self, USECS_PER_DAY, USECS_PER_SEC};
+use super::datetime::{self, USECS_PER_DAY};
 use super::numeric::Numeric;
 use super::text::{self, TextFormat};
 use super::{DataType, SqlType, Value, numeric_typmod_parts};
@@ -175,21 +175,19 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         Value::Date(d) => match to.ty {
             DataType::Date => Value::Date(d),
             DataType::Timestamp => Value::Timestamp(d as i64 * USECS_PER_DAY),
-            DataType::Timestamptz => Value::Timestamptz(
-                d as i64 * USECS_PER_DAY - fmt.tz_offset_secs as i64 * USECS_PER_SEC,
-            ),
+            DataType::Timestamptz => {
+                Value::Timestamptz(fmt.zone.local_to_utc(d as i64 * USECS_PER_DAY))
+            }
             _ => return Err(cast_error(from, to)),
         },
         Value::Timestamp(t) => match to.ty {
             DataType::Timestamp => Value::Timestamp(t),
             DataType::Date => Value::Date(t.div_euclid(USECS_PER_DAY) as i32),
-            DataType::Timestamptz => {
-                Value::Timestamptz(t - fmt.tz_offset_secs as i64 * USECS_PER_SEC)
-            }
+            DataType::Timestamptz => Value::Timestamptz(fmt.zone.local_to_utc(t)),
             _ => return Err(cast_error(from, to)),
         },
         Value::Timestamptz(t) => {
-            let local = t + fmt.tz_offset_secs as i64 * USECS_PER_SEC;
+            let local = fmt.zone.utc_to_local(t);
             match to.ty {
                 DataType::Timestamptz => Value::Timestamptz(t),
                 DataType::Timestamp => Value::Timestamp(local),

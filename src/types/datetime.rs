@@ -7,10 +7,12 @@
 //!   month and a day have no fixed length.
 //!
 //! Text output follows `DateStyle = ISO` and `IntervalStyle = postgres`. Time zones: the
-//! session's `TimeZone` is a fixed UTC offset (`UTC`, `+05:30`, `Etc/GMT-3` …); named
-//! zones with daylight rules are refused with `22023` rather than answered wrongly.
+//! session's `TimeZone` ([`Zone`]) is a fixed offset (`UTC`, `+05:30`) or an IANA zone
+//! (`America/New_York`) whose offset depends on the instant. A local time that a
+//! daylight-saving change repeats or skips resolves as PostgreSQL does: a repeated time
+//! takes the later instant, a skipped one the offset in effect before the change.
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{Datelike, NaiveDate, Offset, TimeZone};
 
 use crate::error::{Error, Result};
 
@@ -24,6 +26,77 @@ pub const USECS_PER_DAY: i64 = 24 * USECS_PER_HOUR;
 pub const UNIX_EPOCH_DAYS: i64 = 10_957;
 /// PostgreSQL's limits: 4713 BC to 5874897 AD for dates; kiln accepts years 1..=294276.
 const YEAR_MAX: i32 = 294_276;
+
+/// A session time zone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Zone {
+    /// Seconds east of UTC.
+    Fixed(i32),
+    Named(chrono_tz::Tz),
+}
+
+impl Default for Zone {
+    fn default() -> Zone {
+        Zone::Fixed(0)
+    }
+}
+
+fn naive_from_micros(micros: i64) -> Option<chrono::NaiveDateTime> {
+    let unix_secs = micros.div_euclid(USECS_PER_SEC) + UNIX_EPOCH_DAYS * 86_400;
+    chrono::DateTime::from_timestamp(unix_secs, 0).map(|d| d.naive_utc())
+}
+
+impl Zone {
+    /// Offset east of UTC, in seconds, at the instant `utc_micros`.
+    pub fn offset_at(&self, utc_micros: i64) -> i32 {
+        match self {
+            Zone::Fixed(o) => *o,
+            Zone::Named(tz) => match naive_from_micros(utc_micros) {
+                Some(n) => tz.offset_from_utc_datetime(&n).fix().local_minus_utc(),
+                None => 0,
+            },
+        }
+    }
+
+    /// The offset that applies to the local wall-clock time `local_micros`.
+    fn offset_for_local(&self, local_micros: i64) -> i32 {
+        match self {
+            Zone::Fixed(o) => *o,
+            Zone::Named(tz) => {
+                let Some(n) = naive_from_micros(local_micros) else {
+                    return 0;
+                };
+                match tz.offset_from_local_datetime(&n) {
+                    chrono::LocalResult::Single(o) => o.fix().local_minus_utc(),
+                    // Repeated local time: the later instant (the smaller offset).
+                    chrono::LocalResult::Ambiguous(a, b) => {
+                        a.fix().local_minus_utc().min(b.fix().local_minus_utc())
+                    }
+                    // Skipped local time: the offset in effect before the change.
+                    chrono::LocalResult::None => self.offset_at(local_micros - USECS_PER_DAY),
+                }
+            }
+        }
+    }
+
+    pub fn utc_to_local(&self, utc_micros: i64) -> i64 {
+        utc_micros + self.offset_at(utc_micros) as i64 * USECS_PER_SEC
+    }
+
+    pub fn local_to_utc(&self, local_micros: i64) -> i64 {
+        local_micros - self.offset_for_local(local_micros) as i64 * USECS_PER_SEC
+    }
+
+    /// Parses a TimeZone setting: an IANA name or a fixed offset (seconds east).
+    pub fn parse(name: &str) -> Option<Zone> {
+        if let Some(o) = parse_offset_name(name) {
+            return Some(Zone::Fixed(o));
+        }
+        chrono_tz::Tz::from_str_insensitive(name)
+            .ok()
+            .map(Zone::Named)
+    }
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Interval {
@@ -432,10 +505,12 @@ pub fn parse_timestamp(text: &str) -> Result<i64> {
     Ok(parse_timestamp_parts(text, "timestamp")?.0)
 }
 
-pub fn parse_timestamptz(text: &str, session_offset: i32) -> Result<i64> {
+pub fn parse_timestamptz(text: &str, session: &Zone) -> Result<i64> {
     let (local, zone) = parse_timestamp_parts(text, "timestamp with time zone")?;
-    let offset = zone.unwrap_or(session_offset);
-    Ok(local - offset as i64 * USECS_PER_SEC)
+    Ok(match zone {
+        Some(offset) => local - offset as i64 * USECS_PER_SEC,
+        None => session.local_to_utc(local),
+    })
 }
 
 pub fn parse_interval(text: &str) -> Result<Interval> {
@@ -574,6 +649,38 @@ pub fn timestamp_add_interval(micros: i64, iv: &Interval) -> Result<i64> {
     Ok(ts)
 }
 
+/// `timestamptz + interval`, as PostgreSQL's timestamptz_pl_interval: months, then days,
+/// are added to the local wall-clock time (re-determining the zone offset after each),
+/// and the time part to the instant — so `+ '1 day'` across a daylight-saving change
+/// keeps the clock time.
+pub fn timestamptz_add_interval(utc: i64, iv: &Interval, zone: &Zone) -> Result<i64> {
+    let mut t = utc;
+    if iv.months != 0 {
+        let local = timestamp_add_interval(
+            zone.utc_to_local(t),
+            &Interval {
+                months: iv.months,
+                days: 0,
+                micros: 0,
+            },
+        )?;
+        t = zone.local_to_utc(local);
+    }
+    if iv.days != 0 {
+        let local = timestamp_add_interval(
+            zone.utc_to_local(t),
+            &Interval {
+                months: 0,
+                days: iv.days,
+                micros: 0,
+            },
+        )?;
+        t = zone.local_to_utc(local);
+    }
+    t.checked_add(iv.micros)
+        .ok_or_else(|| Error::datetime_overflow("timestamp out of range"))
+}
+
 /// `timestamp - timestamp`: an interval of days and time (PostgreSQL's justify_hours).
 pub fn timestamp_diff(a: i64, b: i64) -> Interval {
     let diff = a.wrapping_sub(b);
@@ -629,10 +736,27 @@ mod tests {
         let mut out = Vec::new();
         write_timestamptz(
             &mut out,
-            parse_timestamptz("2024-01-31 12:00:00+02", 0).unwrap(),
+            parse_timestamptz("2024-01-31 12:00:00+02", &Zone::Fixed(0)).unwrap(),
             0,
         );
         assert_eq!(String::from_utf8(out).unwrap(), "2024-01-31 10:00:00+00");
+    }
+
+    #[test]
+    fn named_zones_follow_daylight_saving_like_postgres() {
+        let ny = Zone::parse("america/new_york").unwrap();
+        let show = |text: &str| {
+            let utc = parse_timestamptz(text, &ny).unwrap();
+            let mut out = Vec::new();
+            write_timestamptz(&mut out, utc, ny.offset_at(utc));
+            String::from_utf8(out).unwrap()
+        };
+        // Values PostgreSQL 15 prints with TimeZone = 'America/New_York'.
+        assert_eq!(show("2024-11-03 01:30"), "2024-11-03 01:30:00-05");
+        assert_eq!(show("2024-03-10 02:30"), "2024-03-10 03:30:00-04");
+        assert_eq!(show("2024-07-01 12:00"), "2024-07-01 12:00:00-04");
+        assert_eq!(show("2024-01-01 12:00+00"), "2024-01-01 07:00:00-05");
+        assert!(Zone::parse("Not/AZone").is_none());
     }
 
     #[test]

@@ -9,15 +9,15 @@ use crate::error::{Error, Result};
 /// Session settings that change how values are written and read.
 #[derive(Clone, Copy, Debug)]
 pub struct TextFormat {
-    /// Session `TimeZone` as seconds east of UTC.
-    pub tz_offset_secs: i32,
+    /// Session `TimeZone`.
+    pub zone: datetime::Zone,
     pub extra_float_digits: i32,
 }
 
 impl Default for TextFormat {
     fn default() -> TextFormat {
         TextFormat {
-            tz_offset_secs: 0,
+            zone: datetime::Zone::Fixed(0),
             extra_float_digits: 1,
         }
     }
@@ -168,7 +168,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Text(v) => out.extend_from_slice(v.as_bytes()),
         Value::Date(v) => datetime::write_date(out, *v),
         Value::Timestamp(v) => datetime::write_timestamp(out, *v),
-        Value::Timestamptz(v) => datetime::write_timestamptz(out, *v, fmt.tz_offset_secs),
+        Value::Timestamptz(v) => datetime::write_timestamptz(out, *v, fmt.zone.offset_at(*v)),
         Value::Interval(v) => datetime::write_interval(out, v),
     }
 }
@@ -277,9 +277,7 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         }
         DataType::Date => Value::Date(datetime::parse_date(text)?),
         DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(text)?),
-        DataType::Timestamptz => {
-            Value::Timestamptz(datetime::parse_timestamptz(text, fmt.tz_offset_secs)?)
-        }
+        DataType::Timestamptz => Value::Timestamptz(datetime::parse_timestamptz(text, &fmt.zone)?),
         DataType::Interval => Value::Interval(datetime::parse_interval(text)?),
     })
 }

@@ -129,7 +129,9 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         }
         Data::I64(x) => match ty {
             DataType::Timestamp => datetime::write_timestamp(buf, x[i]),
-            DataType::Timestamptz => datetime::write_timestamptz(buf, x[i], fmt.tz_offset_secs),
+            DataType::Timestamptz => {
+                datetime::write_timestamptz(buf, x[i], fmt.zone.offset_at(x[i]))
+            }
             _ => text::write_int(buf, x[i]),
         },
         Data::F32(x) => text::write_f32(buf, x[i], fmt.extra_float_digits),
