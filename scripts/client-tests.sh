@@ -35,5 +35,7 @@ JDBC_VERSION=42.7.4
 JAR="$HOME/.m2/repository/org/postgresql/postgresql/$JDBC_VERSION/postgresql-$JDBC_VERSION.jar"
 [ -f "$JAR" ] || mvn -q dependency:get -Dartifact="org.postgresql:postgresql:$JDBC_VERSION" >/dev/null
 java -cp "$JAR" tests/clients/Jdbc.java 127.0.0.1 "$PORT" || status=1
+echo "== Java: pgJDBC from a JVM in America/New_York (its zone is sent at connect)"
+java -Duser.timezone=America/New_York -cp "$JAR" tests/clients/Jdbc.java 127.0.0.1 "$PORT" || status=1
 
 exit $status
