@@ -567,46 +567,30 @@ fn eval_case(
     Ok(out)
 }
 
+/// Negates every non-NULL element, with PostgreSQL's overflow error for the one value
+/// of each integer width that has no negation.
+macro_rules! checked_negate {
+    ($x:expr, $nulls:expr, $name:expr) => {
+        $x.iter()
+            .enumerate()
+            .map(|(i, &a)| {
+                if is_null_at($nulls, i) {
+                    Ok(0)
+                } else {
+                    a.checked_neg()
+                        .ok_or_else(|| Error::numeric_out_of_range(concat!($name, " out of range")))
+                }
+            })
+            .collect::<Result<_>>()?
+    };
+}
+
 fn negate(v: Vector) -> Result<Vector> {
     let nulls = v.nulls.clone();
-    let range = |t: &str| Error::numeric_out_of_range(format!("{t} out of range"));
     let data = match v.data {
-        Data::I16(x) => Data::I16(
-            x.iter()
-                .enumerate()
-                .map(|(i, &a)| {
-                    if is_null_at(&nulls, i) {
-                        Ok(0)
-                    } else {
-                        a.checked_neg().ok_or_else(|| range("smallint"))
-                    }
-                })
-                .collect::<Result<_>>()?,
-        ),
-        Data::I32(x) => Data::I32(
-            x.iter()
-                .enumerate()
-                .map(|(i, &a)| {
-                    if is_null_at(&nulls, i) {
-                        Ok(0)
-                    } else {
-                        a.checked_neg().ok_or_else(|| range("integer"))
-                    }
-                })
-                .collect::<Result<_>>()?,
-        ),
-        Data::I64(x) => Data::I64(
-            x.iter()
-                .enumerate()
-                .map(|(i, &a)| {
-                    if is_null_at(&nulls, i) {
-                        Ok(0)
-                    } else {
-                        a.checked_neg().ok_or_else(|| range("bigint"))
-                    }
-                })
-                .collect::<Result<_>>()?,
-        ),
+        Data::I16(x) => Data::I16(checked_negate!(x, &nulls, "smallint")),
+        Data::I32(x) => Data::I32(checked_negate!(x, &nulls, "integer")),
+        Data::I64(x) => Data::I64(checked_negate!(x, &nulls, "bigint")),
         Data::F32(x) => Data::F32(x.iter().map(|a| -a).collect()),
         Data::F64(x) => Data::F64(x.iter().map(|a| -a).collect()),
         Data::Num(x) => Data::Num(x.iter().map(|a| a.neg()).collect()),

@@ -222,46 +222,8 @@ pub fn eval_function(
                 nulls,
             }
         }
-        Func::Mod => {
-            let l = vs[0].clone();
-            let r = vs[1].clone();
-            let e = Expr::Binary {
-                op: crate::sql::expr::BinaryOp::Mod,
-                left: Box::new(Expr::Column {
-                    index: 0,
-                    ty,
-                    name: String::new(),
-                }),
-                right: Box::new(Expr::Column {
-                    index: 1,
-                    ty,
-                    name: String::new(),
-                }),
-                ty,
-            };
-            let b = Batch::new(vec![l, r], n);
-            let all: Vec<u32> = (0..n as u32).collect();
-            eval(&e, &b, &all, ctx)?
-        }
-        Func::Power => {
-            let e = Expr::Binary {
-                op: crate::sql::expr::BinaryOp::Pow,
-                left: Box::new(Expr::Column {
-                    index: 0,
-                    ty,
-                    name: String::new(),
-                }),
-                right: Box::new(Expr::Column {
-                    index: 1,
-                    ty,
-                    name: String::new(),
-                }),
-                ty,
-            };
-            let b = Batch::new(vs.clone(), n);
-            let all: Vec<u32> = (0..n as u32).collect();
-            eval(&e, &b, &all, ctx)?
-        }
+        Func::Mod => apply_operator(crate::sql::expr::BinaryOp::Mod, &vs, ty, ctx)?,
+        Func::Power => apply_operator(crate::sql::expr::BinaryOp::Pow, &vs, ty, ctx)?,
         Func::Substr => {
             let t = text(0).ok_or_else(|| Error::internal("substr argument"))?;
             let Data::I32(starts) = &vs[1].data else {
@@ -456,6 +418,32 @@ pub fn eval_function(
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
     })
+}
+
+/// `mod(a, b)` and `power(a, b)` are their operators applied to the evaluated arguments.
+fn apply_operator(
+    op: crate::sql::expr::BinaryOp,
+    vs: &[Vector],
+    ty: SqlType,
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let n = vs.first().map_or(0, Vector::len);
+    let column = |index| {
+        Box::new(Expr::Column {
+            index,
+            ty,
+            name: String::new(),
+        })
+    };
+    let e = Expr::Binary {
+        op,
+        left: column(0),
+        right: column(1),
+        ty,
+    };
+    let b = Batch::new(vs.to_vec(), n);
+    let all: Vec<u32> = (0..n as u32).collect();
+    eval(&e, &b, &all, ctx)
 }
 
 /// COALESCE evaluates each argument only on rows still NULL.

@@ -553,25 +553,18 @@ impl Session {
             ));
         }
         let missing = || Error::new("3B001", format!("savepoint \"{name}\" does not exist"));
+        let position = self.savepoints.iter().rposition(|(n, _)| n == name);
         match op {
             TransactionOp::Savepoint(_) => self.savepoints.push((name.clone(), self.undo.len())),
             TransactionOp::RollbackTo(_) => {
-                let at = self
-                    .savepoints
-                    .iter()
-                    .rposition(|(n, _)| n == name)
-                    .ok_or_else(missing)?;
+                let at = position.ok_or_else(missing)?;
                 let mark = self.savepoints[at].1;
                 self.savepoints.truncate(at + 1);
                 self.undo_to(mark);
                 self.status = TxnStatus::InBlock;
             }
             TransactionOp::Release(_) => {
-                let at = self
-                    .savepoints
-                    .iter()
-                    .rposition(|(n, _)| n == name)
-                    .ok_or_else(missing)?;
+                let at = position.ok_or_else(missing)?;
                 self.savepoints.truncate(at);
             }
             TransactionOp::Begin | TransactionOp::Commit | TransactionOp::Rollback => {}
