@@ -247,6 +247,12 @@ fn fold_ordered(e: &mut Expr, ctx: &ExecContext) -> Result<bool> {
                             value: Value::Bool(!decisive),
                             ty,
                         });
+                    } else if list.iter().all(is_null_literal) {
+                        // Only NULL constants left: the whole AND/OR is NULL.
+                        replacement = Some(Expr::Literal {
+                            value: Value::Null,
+                            ty,
+                        });
                     } else if list.len() == 1 {
                         replacement = Some(list.remove(0));
                     }
