@@ -4,13 +4,12 @@
 #   scripts/slt-postgres.sh            start a temporary server on loopback, run, stop it
 #   KILN_SLT_URL="host=… port=… user=…" cargo test --test slt   (an existing server)
 #
-# PostgreSQL refuses to run as root, so as root the server runs as the user `kiln_pg`
-# (created if missing). It listens on 127.0.0.1 only, on a free port, and is stopped
-# (by its own PID file) when the script exits.
+# The server (see scripts/pg-temp.sh) listens on 127.0.0.1 only, on a free port, and is
+# stopped when the script exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/pg-temp.sh
 
-PGBIN=/usr/lib/postgresql/15/bin
 if [ ! -x "$PGBIN/initdb" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15) >/dev/null 2>&1 || true
@@ -21,26 +20,13 @@ if [ ! -x "$PGBIN/initdb" ]; then
   exit 0
 fi
 
-RUN_AS=()
-OWNER=$(id -un)
-if [ "$(id -u)" = 0 ]; then
-  id kiln_pg >/dev/null 2>&1 || useradd --system --no-create-home kiln_pg
-  RUN_AS=(runuser -u kiln_pg --)
-  OWNER=kiln_pg
-fi
-
 WORK=$(mktemp -d /tmp/kiln-pg.XXXXXX)
-chown "$OWNER" "$WORK"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cleanup() {
-  "${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop >/dev/null 2>&1 || true
+  pg_temp_stop
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-"${RUN_AS[@]}" "$PGBIN/initdb" -D "$WORK/data" -A trust -U postgres --no-sync >/dev/null
-"${RUN_AS[@]}" "$PGBIN/pg_ctl" -D "$WORK/data" -w -l "$WORK/log" \
-  -o "-p $PORT -k $WORK -c listen_addresses=127.0.0.1 -c fsync=off -c TimeZone=UTC" start >/dev/null
-
-KILN_SLT_URL="host=127.0.0.1 port=$PORT user=postgres" cargo test --test slt
+pg_temp_start "$WORK" fsync=off TimeZone=UTC
+KILN_SLT_URL="host=127.0.0.1 port=$PG_PORT user=postgres" cargo test --test slt
 echo "slt-postgres: every .slt file gave PostgreSQL 15's answers"

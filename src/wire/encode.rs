@@ -377,11 +377,11 @@ pub fn decode_param(
 mod tests {
     use super::*;
 
-    fn round_trip(s: &str) -> String {
-        let n = Numeric::parse(s).unwrap();
+    fn round_trip(s: &str) -> Result<String> {
+        let n = Numeric::parse(s)?;
         let mut buf = Vec::new();
         numeric_send(&mut buf, &n);
-        numeric_recv(&buf, 0).unwrap().to_text()
+        Ok(numeric_recv(&buf, 0)?.to_text())
     }
 
     #[test]
@@ -421,7 +421,7 @@ mod tests {
     }
 
     #[test]
-    fn numeric_binary_round_trips() {
+    fn numeric_binary_round_trips() -> Result<()> {
         for s in [
             "0",
             "1",
@@ -433,11 +433,12 @@ mod tests {
             "99999999.99",
             "123456789012345678901234",
         ] {
-            assert_eq!(round_trip(s), s);
+            assert_eq!(round_trip(s)?, s);
         }
         // 12345.678 is digits [1, 2345, 6780], weight 1, dscale 3.
         let mut buf = Vec::new();
-        numeric_send(&mut buf, &Numeric::parse("12345.678").unwrap());
+        numeric_send(&mut buf, &Numeric::parse("12345.678")?);
         assert_eq!(buf, [0, 3, 0, 1, 0, 0, 0, 3, 0, 1, 0x09, 0x29, 0x1a, 0x7c]);
+        Ok(())
     }
 }
