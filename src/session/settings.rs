@@ -289,7 +289,10 @@ mod tests {
         assert_eq!(s.statement_timeout, Some(Duration::from_secs(5)));
         assert_eq!(s.get("statement_timeout").map(|(_, v)| v), Some("5s"));
         assert!(s.set("statement_timeout", Some("abc")).is_err());
-        assert_eq!(s.set("no_such_thing", Some("1")).err().map(|e| e.code), Some("42704"));
+        assert_eq!(
+            s.set("no_such_thing", Some("1")).err().map(|e| e.code),
+            Some("42704")
+        );
         Ok(())
     }
 }
