@@ -300,18 +300,7 @@ impl State {
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
                         let g = g as usize;
-                        let s = &mut sum[g];
-                        // Same-scale adds are the common case (a numeric(p,s) column).
-                        if s.scale == vals[i].scale {
-                            s.mantissa += vals[i].mantissa;
-                            if s.mantissa.abs() >= 10i128.pow(38) {
-                                return Err(Error::numeric_out_of_range(
-                                    "value overflows numeric format",
-                                ));
-                            }
-                        } else {
-                            *s = s.add(&vals[i])?;
-                        }
+                        sum[g].add_assign(&vals[i])?;
                         seen[g] = true;
                     }
                 }
@@ -365,7 +354,7 @@ impl State {
                 };
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
-                        sum[g as usize] = sum[g as usize].add(&vals[i])?;
+                        sum[g as usize].add_assign(&vals[i])?;
                         count[g as usize] += 1;
                     }
                 }
@@ -484,7 +473,7 @@ impl State {
                 }
                 State::SumNum { sum, seen } => {
                     if seen[g] {
-                        Value::Numeric(sum[g])
+                        Value::Numeric(sum[g].clone())
                     } else {
                         Value::Null
                     }

@@ -191,8 +191,8 @@ pub fn eval_function(
                         out.push(match func {
                             Func::Round => a[i].round(s)?,
                             Func::Trunc => a[i].trunc(s)?,
-                            Func::Ceil => a[i].ceil(),
-                            _ => a[i].floor(),
+                            Func::Ceil => a[i].ceil()?,
+                            _ => a[i].floor()?,
                         });
                     }
                     Data::Num(out)

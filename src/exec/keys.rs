@@ -22,11 +22,7 @@ pub fn encode(v: &Vector, i: usize, out: &mut Vec<u8>) {
         Data::I64(x) => out.extend_from_slice(&x[i].to_le_bytes()),
         Data::F32(x) => out.extend_from_slice(&canonical_f64(x[i] as f64).to_le_bytes()),
         Data::F64(x) => out.extend_from_slice(&canonical_f64(x[i]).to_le_bytes()),
-        Data::Num(x) => {
-            let (m, s) = x[i].canonical();
-            out.extend_from_slice(&m.to_le_bytes());
-            out.extend_from_slice(&s.to_le_bytes());
-        }
+        Data::Num(x) => x[i].write_key(out),
         Data::Text(t) => {
             let b = t.get(i);
             out.extend_from_slice(&(b.len() as u32).to_le_bytes());

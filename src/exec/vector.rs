@@ -192,7 +192,7 @@ impl Vector {
             (Data::I64(v), Value::Timestamptz(x)) => v.push(*x),
             (Data::F32(v), Value::Float4(x)) => v.push(*x),
             (Data::F64(v), Value::Float8(x)) => v.push(*x),
-            (Data::Num(v), Value::Numeric(x)) => v.push(*x),
+            (Data::Num(v), Value::Numeric(x)) => v.push(x.clone()),
             (Data::Text(t), Value::Text(x)) => t.push(x.as_bytes()),
             (Data::Interval(v), Value::Interval(x)) => v.push(*x),
             // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
@@ -226,7 +226,7 @@ impl Vector {
             },
             Data::F32(v) => Value::Float4(v[i]),
             Data::F64(v) => Value::Float8(v[i]),
-            Data::Num(v) => Value::Numeric(v[i]),
+            Data::Num(v) => Value::Numeric(v[i].clone()),
             Data::Text(t) => Value::Text(t.get_str(i).to_string()),
             Data::Interval(v) => Value::Interval(v[i]),
         }
@@ -250,7 +250,7 @@ impl Vector {
             }
             (Data::F32(d), Value::Float4(x)) => d.resize(rows, *x),
             (Data::F64(d), Value::Float8(x)) => d.resize(rows, *x),
-            (Data::Num(d), Value::Numeric(x)) => d.resize(rows, *x),
+            (Data::Num(d), Value::Numeric(x)) => d.resize(rows, x.clone()),
             (Data::Interval(d), Value::Interval(x)) => d.resize(rows, *x),
             _ => {
                 for _ in 0..rows {
@@ -274,7 +274,7 @@ impl Vector {
             Data::I64(v) => Data::I64(sel.iter().map(|&i| v[i as usize]).collect()),
             Data::F32(v) => Data::F32(sel.iter().map(|&i| v[i as usize]).collect()),
             Data::F64(v) => Data::F64(sel.iter().map(|&i| v[i as usize]).collect()),
-            Data::Num(v) => Data::Num(sel.iter().map(|&i| v[i as usize]).collect()),
+            Data::Num(v) => Data::Num(sel.iter().map(|&i| v[i as usize].clone()).collect()),
             Data::Interval(v) => Data::Interval(sel.iter().map(|&i| v[i as usize]).collect()),
             Data::Text(t) => {
                 let mut out = TextVec::with_capacity(sel.len());
@@ -331,7 +331,7 @@ impl Vector {
             (Data::I64(a), Data::I64(b)) => a.push(b[i]),
             (Data::F32(a), Data::F32(b)) => a.push(b[i]),
             (Data::F64(a), Data::F64(b)) => a.push(b[i]),
-            (Data::Num(a), Data::Num(b)) => a.push(b[i]),
+            (Data::Num(a), Data::Num(b)) => a.push(b[i].clone()),
             (Data::Interval(a), Data::Interval(b)) => a.push(b[i]),
             (Data::Text(a), Data::Text(b)) => a.push(b.get(i)),
             _ => {

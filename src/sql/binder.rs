@@ -2450,8 +2450,19 @@ impl<'a> Binder<'a> {
                     value
                 };
                 let _ = text;
-                let v = cast_value(value, to, explicit, &self.fmt)?;
-                Ok(Expr::Literal { value: v, ty: to })
+                // An untyped literal takes its type here, errors included, as in
+                // PostgreSQL's parser. A typed constant whose cast fails is left for the
+                // planner's constant folding, which skips CASE arms and COALESCE
+                // arguments that are never reached.
+                match cast_value(value.clone(), to, explicit, &self.fmt) {
+                    Ok(v) => Ok(Expr::Literal { value: v, ty: to }),
+                    Err(e) if ty.ty == DataType::Unknown => Err(e),
+                    Err(_) => Ok(Expr::Cast {
+                        expr: Box::new(Expr::Literal { value, ty }),
+                        to,
+                        explicit,
+                    }),
+                }
             }
             other => Ok(Expr::Cast {
                 expr: Box::new(other),

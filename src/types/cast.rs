@@ -107,13 +107,13 @@ fn float_to(v: f64, to: DataType) -> Result<Value> {
 fn numeric_to(v: &Numeric, to: DataType) -> Result<Value> {
     match to {
         DataType::Int2 | DataType::Int4 | DataType::Int8 => {
-            let r = v.to_i128_rounded();
+            let r = v.to_i128_rounded().ok_or_else(|| range_error(to))?;
             let r = i64::try_from(r).map_err(|_| range_error(to))?;
             int_to(r, to)
         }
-        DataType::Float4 => Ok(Value::Float4(v.to_text().parse().unwrap_or(0.0))),
-        DataType::Float8 => Ok(Value::Float8(v.to_f64())),
-        DataType::Numeric => Ok(Value::Numeric(*v)),
+        DataType::Float4 => Ok(Value::Float4(v.to_f32()?)),
+        DataType::Float8 => Ok(Value::Float8(v.to_f64()?)),
+        DataType::Numeric => Ok(Value::Numeric(v.clone())),
         _ => Err(Error::internal("bad numeric cast target")),
     }
 }

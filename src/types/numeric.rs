@@ -1,31 +1,85 @@
-//! NUMERIC: exact decimal arithmetic with PostgreSQL's scales, rounding and rendering.
+//! NUMERIC: exact decimal arithmetic with PostgreSQL's scales, rounding, limits and rendering.
 //!
-//! A value is a signed 128-bit mantissa and a decimal scale: `12.50` is `(1250, 2)`. The
-//! scale is the *display scale* PostgreSQL keeps (`dscale`), so `1.50 + 1` prints `2.50`.
-//! Results follow PostgreSQL's rules: `+`/`-` take the larger scale, `*` the sum of scales,
-//! `/` the scale chosen by `select_div_scale` (at least 16 significant digits), rounding is
-//! half away from zero. Mantissas are kept below 10^38; a result beyond that raises
-//! `22003` ("value overflows numeric format") where PostgreSQL would still have digits to
-//! spare — kiln's one departure, chosen so that NUMERIC sums run at integer speed.
+//! A value is a signed mantissa and a decimal scale: `12.50` is `(1250, 2)`. The scale is the
+//! *display scale* PostgreSQL keeps (`dscale`), so `1.50 + 1` prints `2.50`. Results follow
+//! PostgreSQL's rules: `+`/`-` take the larger scale, `*` the sum of scales (rounded to
+//! 16,383), `/` the scale chosen by `select_div_scale` (at least 16 significant digits, at
+//! most 1,000); rounding is half away from zero. The limits are PostgreSQL's: up to 131,072
+//! digits before the point and 16,383 after, beyond which `22003` "value overflows numeric
+//! format".
+//!
+//! Two representations of one value set:
+//! - `Small`: an `i128` mantissa below 10^38. Every value that fits is Small, so sums,
+//!   comparisons and output of ordinary data run at integer speed and never allocate.
+//! - `Big`: a `BigInt` mantissa (num-bigint) behind an `Arc`, for everything else.
+//!
+//! Each operation tries the `i128` path first and falls back to `BigInt` arithmetic only
+//! when an intermediate would overflow. Every constructor normalises back to Small when
+//! the mantissa fits, so a (mantissa, scale) pair has exactly one representation; equality
+//! and hashing rely on that after stripping trailing fractional zeros (`1.0 = 1.00`).
+//! Inputs are bounded by the limits before any `BigInt` is built, so no input can make
+//! kiln allocate more than a few hundred kilobytes for one value.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive, Zero};
 
 use crate::error::{Error, Result};
 
-/// Mantissas stay strictly below this (38 decimal digits).
-const MANTISSA_LIMIT: i128 = 100_000_000_000_000_000_000_000_000_000_000_000_000;
-/// PostgreSQL's NUMERIC_MAX_DISPLAY_SCALE.
-pub const SCALE_MAX: u16 = 1000;
+/// Small mantissas stay strictly below this (38 decimal digits).
+const SMALL_LIMIT: i128 = 100_000_000_000_000_000_000_000_000_000_000_000_000;
+const SMALL_DIGITS_MAX: usize = 38;
+/// PostgreSQL's NUMERIC_DSCALE_MAX: digits after the point.
+pub const DSCALE_MAX: u16 = 16_383;
+/// PostgreSQL's NUMERIC_MAX_DISPLAY_SCALE: the most digits division chooses on its own.
+pub const DISPLAY_SCALE_MAX: i32 = 1_000;
+/// (NUMERIC_WEIGHT_MAX + 1) × DEC_DIGITS: digits before the point.
+pub const INT_DIGITS_MAX: i64 = 131_072;
 const MIN_SIG_DIGITS: i32 = 16;
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Numeric {
-    pub mantissa: i128,
-    pub scale: u16,
+#[derive(Clone, Debug)]
+pub enum Numeric {
+    /// `|mantissa| < 10^38`.
+    Small { mantissa: i128, scale: u16 },
+    /// A mantissa of 38 digits or more; never holds a value that fits `Small`.
+    Big(Arc<BigNumeric>),
+}
+
+#[derive(Debug)]
+pub struct BigNumeric {
+    mantissa: BigInt,
+    scale: u16,
 }
 
 fn pow10(n: u32) -> Option<i128> {
     10i128.checked_pow(n)
+}
+
+fn pow10_big(n: u32) -> BigInt {
+    BigInt::from(10u8).pow(n)
+}
+
+/// `m × 10^by`.
+fn shift_big(m: &BigInt, by: u32) -> BigInt {
+    if by == 0 {
+        m.clone()
+    } else {
+        m * pow10_big(by)
+    }
+}
+
+/// The small mantissa expressed at a larger scale, if it still fits an `i128`.
+fn small_at(mantissa: i128, from: u16, to: u16) -> Option<i128> {
+    debug_assert!(to >= from);
+    pow10((to - from) as u32).and_then(|f| mantissa.checked_mul(f))
+}
+
+/// An upper bound on the decimal digits of `|m|`, exact within one.
+fn digits_upper_bound(m: &BigInt) -> u64 {
+    (m.bits() as f64 * std::f64::consts::LOG10_2) as u64 + 1
 }
 
 fn overflow() -> Error {
@@ -33,38 +87,102 @@ fn overflow() -> Error {
 }
 
 impl Numeric {
-    pub const ZERO: Numeric = Numeric {
+    pub const ZERO: Numeric = Numeric::Small {
         mantissa: 0,
         scale: 0,
     };
 
+    /// A value from an `i128` mantissa, Small when it fits.
     pub fn new(mantissa: i128, scale: u16) -> Result<Numeric> {
-        if mantissa.abs() >= MANTISSA_LIMIT {
+        if scale > DSCALE_MAX {
             return Err(overflow());
         }
-        Ok(Numeric { mantissa, scale })
+        if mantissa.unsigned_abs() < SMALL_LIMIT as u128 {
+            Ok(Numeric::Small { mantissa, scale })
+        } else {
+            Numeric::from_big(BigInt::from(mantissa), scale as u32)
+        }
+    }
+
+    /// A value from any mantissa: checks PostgreSQL's limits and picks the representation.
+    fn from_big(mantissa: BigInt, scale: u32) -> Result<Numeric> {
+        if scale > DSCALE_MAX as u32 {
+            return Err(overflow());
+        }
+        if let Some(m) = mantissa.to_i128()
+            && m.unsigned_abs() < SMALL_LIMIT as u128
+        {
+            return Ok(Numeric::Small {
+                mantissa: m,
+                scale: scale as u16,
+            });
+        }
+        let digits_max = scale as u64 + INT_DIGITS_MAX as u64;
+        if digits_upper_bound(&mantissa) > digits_max
+            && mantissa.magnitude().to_str_radix(10).len() as u64 > digits_max
+        {
+            return Err(overflow());
+        }
+        Ok(Numeric::Big(Arc::new(BigNumeric {
+            mantissa,
+            scale: scale as u16,
+        })))
     }
 
     pub fn from_i64(v: i64) -> Numeric {
-        Numeric {
+        Numeric::Small {
             mantissa: v as i128,
             scale: 0,
         }
     }
 
+    pub fn scale(&self) -> u16 {
+        match self {
+            Numeric::Small { scale, .. } => *scale,
+            Numeric::Big(b) => b.scale,
+        }
+    }
+
     pub fn is_zero(&self) -> bool {
-        self.mantissa == 0
+        matches!(self, Numeric::Small { mantissa: 0, .. })
     }
 
     pub fn signum(&self) -> i32 {
-        self.mantissa.signum() as i32
+        match self {
+            Numeric::Small { mantissa, .. } => mantissa.signum() as i32,
+            Numeric::Big(b) => {
+                if b.mantissa.is_negative() {
+                    -1
+                } else {
+                    1
+                }
+            }
+        }
     }
 
-    /// The mantissa expressed at a larger scale.
-    fn mantissa_at(&self, scale: u16) -> Result<i128> {
-        debug_assert!(scale >= self.scale);
-        let factor = pow10((scale - self.scale) as u32).ok_or_else(overflow)?;
-        self.mantissa.checked_mul(factor).ok_or_else(overflow)
+    /// The mantissa and scale as a `BigInt` pair (the slow path's view of any value).
+    fn wide(&self) -> (BigInt, u32) {
+        match self {
+            Numeric::Small { mantissa, scale } => (BigInt::from(*mantissa), *scale as u32),
+            Numeric::Big(b) => (b.mantissa.clone(), b.scale as u32),
+        }
+    }
+
+    /// Calls `f` with the ASCII decimal digits of `|mantissa|` (`"0"` for zero).
+    fn with_digits<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match self {
+            Numeric::Small { mantissa, .. } => {
+                let mut buf = itoa::Buffer::new();
+                f(buf.format(mantissa.unsigned_abs()).as_bytes())
+            }
+            Numeric::Big(b) => f(b.mantissa.magnitude().to_str_radix(10).as_bytes()),
+        }
+    }
+
+    /// Appends the decimal digits (values 0–9, not ASCII) of `|mantissa|`: the binary
+    /// output format regroups them into base 10000.
+    pub fn digit_values(&self, out: &mut Vec<u8>) {
+        self.with_digits(|d| out.extend(d.iter().map(|b| b - b'0')));
     }
 
     pub fn parse(text: &str) -> Result<Numeric> {
@@ -92,24 +210,16 @@ impl Numeric {
             }
             _ => false,
         };
-        let mut mantissa: i128 = 0;
-        let mut scale: i32 = 0;
+        let body_start = i;
         let mut digits = 0usize;
+        let mut frac_digits: i64 = 0;
         let mut seen_point = false;
-        let mut significant = 0usize;
         while i < bytes.len() {
             let c = bytes[i];
             if c.is_ascii_digit() {
                 digits += 1;
-                if mantissa != 0 || c != b'0' {
-                    significant += 1;
-                }
-                if significant > 38 {
-                    return Err(overflow());
-                }
-                mantissa = mantissa * 10 + (c - b'0') as i128;
                 if seen_point {
-                    scale += 1;
+                    frac_digits += 1;
                 }
             } else if c == b'.' && !seen_point {
                 seen_point = true;
@@ -124,53 +234,110 @@ impl Numeric {
         if digits == 0 {
             return Err(bad());
         }
+        let body = &bytes[body_start..i];
+        let mut exponent: i64 = 0;
         if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
-            i += 1;
-            let exp_text = &s[i..];
-            let exp: i32 = exp_text.parse().map_err(|_| bad())?;
-            if exp.abs() > 1000 {
+            exponent = parse_exponent(&bytes[i + 1..]).ok_or_else(bad)?;
+            // PostgreSQL: |exponent| ≥ INT_MAX / 2 overflows before anything is built.
+            if exponent.abs() >= (i32::MAX / 2) as i64 {
                 return Err(overflow());
             }
-            scale -= exp;
             i = bytes.len();
         }
         if i != bytes.len() {
             return Err(bad());
         }
-        if scale < 0 {
-            let factor = pow10((-scale) as u32).ok_or_else(overflow)?;
-            mantissa = mantissa.checked_mul(factor).ok_or_else(overflow)?;
-            scale = 0;
+        let scale = frac_digits - exponent;
+        if digits <= SMALL_DIGITS_MAX {
+            let mut m: i128 = 0;
+            for &c in body {
+                if c != b'.' {
+                    m = m * 10 + (c - b'0') as i128;
+                }
+            }
+            return Numeric::from_scaled_i128(if negative { -m } else { m }, scale);
         }
-        if scale > SCALE_MAX as i32 {
+        let ascii: Vec<u8> = body.iter().copied().filter(|&c| c != b'.').collect();
+        Numeric::from_ascii_digits(negative, &ascii, scale)
+    }
+
+    /// `m × 10^-scale` for any `scale` (negative multiplies).
+    fn from_scaled_i128(m: i128, scale: i64) -> Result<Numeric> {
+        if scale > DSCALE_MAX as i64 {
             return Err(overflow());
         }
-        if negative {
-            mantissa = -mantissa;
+        if scale >= 0 {
+            return Numeric::new(m, scale as u16);
         }
-        Numeric::new(mantissa, scale as u16)
+        if m == 0 {
+            return Ok(Numeric::ZERO);
+        }
+        let up = -scale;
+        if let Some(x) = u32::try_from(up)
+            .ok()
+            .and_then(pow10)
+            .and_then(|f| m.checked_mul(f))
+        {
+            return Numeric::new(x, 0);
+        }
+        let int_digits = itoa::Buffer::new().format(m.unsigned_abs()).len() as i64 + up;
+        if int_digits > INT_DIGITS_MAX {
+            return Err(overflow());
+        }
+        Numeric::from_big(shift_big(&BigInt::from(m), up as u32), 0)
+    }
+
+    /// The value of the ASCII digit string `digits × 10^-scale`, limits checked before the
+    /// mantissa is built.
+    pub fn from_ascii_digits(negative: bool, digits: &[u8], scale: i64) -> Result<Numeric> {
+        if scale > DSCALE_MAX as i64 {
+            return Err(overflow());
+        }
+        let Some(first) = digits.iter().position(|&d| d != b'0') else {
+            return Numeric::new(0, scale.max(0) as u16);
+        };
+        let significant = &digits[first..];
+        if significant.len() as i64 - scale > INT_DIGITS_MAX {
+            return Err(overflow());
+        }
+        if significant.len() <= SMALL_DIGITS_MAX {
+            let m = significant
+                .iter()
+                .fold(0i128, |m, &c| m * 10 + (c - b'0') as i128);
+            return Numeric::from_scaled_i128(if negative { -m } else { m }, scale);
+        }
+        let mut m = BigInt::parse_bytes(significant, 10)
+            .ok_or_else(|| Error::internal("numeric digits"))?;
+        if negative {
+            m = -m;
+        }
+        if scale >= 0 {
+            Numeric::from_big(m, scale as u32)
+        } else {
+            Numeric::from_big(shift_big(&m, (-scale) as u32), 0)
+        }
     }
 
     /// Appends PostgreSQL's text form (`-12.50`) to `out`.
     pub fn write_text(&self, out: &mut Vec<u8>) {
-        if self.mantissa < 0 {
+        if self.signum() < 0 {
             out.push(b'-');
         }
-        let mut buf = itoa::Buffer::new();
-        let digits = buf.format(self.mantissa.unsigned_abs()).as_bytes();
-        let scale = self.scale as usize;
-        if scale == 0 {
-            out.extend_from_slice(digits);
-        } else if digits.len() > scale {
-            let split = digits.len() - scale;
-            out.extend_from_slice(&digits[..split]);
-            out.push(b'.');
-            out.extend_from_slice(&digits[split..]);
-        } else {
-            out.extend_from_slice(b"0.");
-            out.extend(std::iter::repeat_n(b'0', scale - digits.len()));
-            out.extend_from_slice(digits);
-        }
+        let scale = self.scale() as usize;
+        self.with_digits(|digits| {
+            if scale == 0 {
+                out.extend_from_slice(digits);
+            } else if digits.len() > scale {
+                let split = digits.len() - scale;
+                out.extend_from_slice(&digits[..split]);
+                out.push(b'.');
+                out.extend_from_slice(&digits[split..]);
+            } else {
+                out.extend_from_slice(b"0.");
+                out.extend(std::iter::repeat_n(b'0', scale - digits.len()));
+                out.extend_from_slice(digits);
+            }
+        });
     }
 
     pub fn to_text(&self) -> String {
@@ -180,12 +347,52 @@ impl Numeric {
     }
 
     pub fn add(&self, other: &Numeric) -> Result<Numeric> {
-        let scale = self.scale.max(other.scale);
-        let m = self
-            .mantissa_at(scale)?
-            .checked_add(other.mantissa_at(scale)?)
-            .ok_or_else(overflow)?;
-        Numeric::new(m, scale)
+        if let (
+            Numeric::Small {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Small {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        {
+            let scale = (*sa).max(*sb);
+            if let (Some(a), Some(b)) = (small_at(*a, *sa, scale), small_at(*b, *sb, scale))
+                && let Some(m) = a.checked_add(b)
+            {
+                return Numeric::new(m, scale);
+            }
+        }
+        let ((a, sa), (b, sb)) = (self.wide(), other.wide());
+        let scale = sa.max(sb);
+        Numeric::from_big(shift_big(&a, scale - sa) + shift_big(&b, scale - sb), scale)
+    }
+
+    /// `self += other`, in place when both are Small at one scale (a SUM over a
+    /// `numeric(p,s)` column) — the aggregate hot path.
+    #[inline]
+    pub fn add_assign(&mut self, other: &Numeric) -> Result<()> {
+        if let (
+            Numeric::Small {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Small {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (&mut *self, other)
+            && *sa == *sb
+            && let Some(m) = a.checked_add(*b)
+            && m.unsigned_abs() < SMALL_LIMIT as u128
+        {
+            *a = m;
+            return Ok(());
+        }
+        *self = self.add(other)?;
+        Ok(())
     }
 
     pub fn sub(&self, other: &Numeric) -> Result<Numeric> {
@@ -193,50 +400,63 @@ impl Numeric {
     }
 
     pub fn neg(&self) -> Numeric {
-        Numeric {
-            mantissa: -self.mantissa,
-            scale: self.scale,
+        match self {
+            Numeric::Small { mantissa, scale } => Numeric::Small {
+                mantissa: -mantissa,
+                scale: *scale,
+            },
+            Numeric::Big(b) => Numeric::Big(Arc::new(BigNumeric {
+                mantissa: -&b.mantissa,
+                scale: b.scale,
+            })),
         }
     }
 
     pub fn abs(&self) -> Numeric {
-        Numeric {
-            mantissa: self.mantissa.abs(),
-            scale: self.scale,
+        if self.signum() < 0 {
+            self.neg()
+        } else {
+            self.clone()
         }
     }
 
     pub fn mul(&self, other: &Numeric) -> Result<Numeric> {
-        let scale = self.scale as u32 + other.scale as u32;
-        let m = self
-            .mantissa
-            .checked_mul(other.mantissa)
-            .ok_or_else(overflow)?;
-        if scale > SCALE_MAX as u32 {
-            let reduced = Numeric {
-                mantissa: m,
-                scale: scale.min(u16::MAX as u32) as u16,
-            };
-            return reduced.round(SCALE_MAX as i32);
+        let scale = self.scale() as u32 + other.scale() as u32;
+        if let (Numeric::Small { mantissa: a, .. }, Numeric::Small { mantissa: b, .. }) =
+            (self, other)
+            && let Some(m) = a.checked_mul(*b)
+        {
+            if scale <= DSCALE_MAX as u32 {
+                return Numeric::new(m, scale as u16);
+            }
+            // PostgreSQL computes the exact product, then rounds what cannot be stored.
+            return rescale_big(&BigInt::from(m), scale, DSCALE_MAX as i32, true);
         }
-        Numeric::new(m, scale as u16)
+        let ((a, _), (b, _)) = (self.wide(), other.wide());
+        let m = a * b;
+        if scale <= DSCALE_MAX as u32 {
+            Numeric::from_big(m, scale)
+        } else {
+            rescale_big(&m, scale, DSCALE_MAX as i32, true)
+        }
     }
 
     /// Base-10000 weight and leading digit, as PostgreSQL's NumericVar has them.
     fn weight_and_first_digit(&self) -> (i32, i128) {
-        if self.mantissa == 0 {
+        if self.is_zero() {
             return (0, 0);
         }
-        let mut buf = itoa::Buffer::new();
-        let digits = buf.format(self.mantissa.unsigned_abs()).as_bytes();
-        let exponent = digits.len() as i32 - 1 - self.scale as i32;
-        let weight = exponent.div_euclid(4);
-        let group_len = (exponent.rem_euclid(4) + 1) as usize;
-        let mut first: i128 = 0;
-        for k in 0..group_len {
-            first = first * 10 + digits.get(k).map_or(0, |d| (d - b'0') as i128);
-        }
-        (weight, first)
+        let scale = self.scale() as i32;
+        self.with_digits(|digits| {
+            let exponent = digits.len() as i32 - 1 - scale;
+            let weight = exponent.div_euclid(4);
+            let group_len = (exponent.rem_euclid(4) + 1) as usize;
+            let mut first: i128 = 0;
+            for k in 0..group_len {
+                first = first * 10 + digits.get(k).map_or(0, |d| (d - b'0') as i128);
+            }
+            (weight, first)
+        })
     }
 
     /// PostgreSQL's `select_div_scale`.
@@ -248,10 +468,10 @@ impl Numeric {
             qweight -= 1;
         }
         let rscale = (MIN_SIG_DIGITS - qweight * 4)
-            .max(self.scale as i32)
-            .max(other.scale as i32)
+            .max(self.scale() as i32)
+            .max(other.scale() as i32)
             .max(0);
-        rscale.min(SCALE_MAX as i32)
+        rscale.min(DISPLAY_SCALE_MAX)
     }
 
     pub fn div(&self, other: &Numeric) -> Result<Numeric> {
@@ -267,118 +487,117 @@ impl Numeric {
         if other.is_zero() {
             return Err(Error::division_by_zero());
         }
-        let k = rscale - self.scale as i32 + other.scale as i32;
+        let k = rscale - self.scale() as i32 + other.scale() as i32;
+        if let (Numeric::Small { mantissa: a, .. }, Numeric::Small { mantissa: b, .. }) =
+            (self, other)
+            && let Some(q) = small_div(*a, *b, k)
+        {
+            return Numeric::new(q, rscale as u16);
+        }
+        let ((a, _), (b, _)) = (self.wide(), other.wide());
         let (num, den) = if k >= 0 {
-            let scaled = pow10(k as u32).and_then(|f| self.mantissa.checked_mul(f));
-            match scaled {
-                Some(n) => (n, other.mantissa),
-                None => {
-                    // The scaled dividend needs more than 128 bits although the quotient
-                    // may not: divide with 256-bit intermediates.
-                    let q = wide_scaled_div(
-                        self.mantissa.unsigned_abs(),
-                        k as u32,
-                        other.mantissa.unsigned_abs(),
-                    )
-                    .ok_or_else(overflow)?;
-                    let q = i128::try_from(q).map_err(|_| overflow())?;
-                    let negative = (self.mantissa < 0) != (other.mantissa < 0);
-                    return Numeric::new(if negative { -q } else { q }, rscale as u16);
-                }
-            }
+            (shift_big(&a, k as u32), b)
         } else {
-            let f = pow10((-k) as u32).ok_or_else(overflow)?;
-            (
-                self.mantissa,
-                other.mantissa.checked_mul(f).ok_or_else(overflow)?,
-            )
+            (a, shift_big(&b, (-k) as u32))
         };
-        let q = rounded_div(num, den);
-        Numeric::new(q, rscale as u16)
+        Numeric::from_big(rounded_div_big(&num, &den), rscale as u32)
     }
 
-    /// Truncating division to an integer (`div`), and modulo with the dividend's sign.
+    /// Modulo with the dividend's sign (`x - trunc(x / y) * y`), at the larger scale.
     pub fn rem(&self, other: &Numeric) -> Result<Numeric> {
         if other.is_zero() {
             return Err(Error::division_by_zero());
         }
-        let scale = self.scale.max(other.scale);
-        let a = self.mantissa_at(scale)?;
-        let b = other.mantissa_at(scale)?;
-        Numeric::new(a % b, scale)
+        if let (
+            Numeric::Small {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Small {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        {
+            let scale = (*sa).max(*sb);
+            if let (Some(a), Some(b)) = (small_at(*a, *sa, scale), small_at(*b, *sb, scale)) {
+                return Numeric::new(a % b, scale);
+            }
+        }
+        let ((a, sa), (b, sb)) = (self.wide(), other.wide());
+        let scale = sa.max(sb);
+        Numeric::from_big(shift_big(&a, scale - sa) % shift_big(&b, scale - sb), scale)
     }
 
     /// Rounds half away from zero to `scale` digits (negative rounds left of the point).
     pub fn round(&self, scale: i32) -> Result<Numeric> {
-        let scale = scale.min(SCALE_MAX as i32);
-        if scale >= self.scale as i32 {
-            let m = self.mantissa_at(scale as u16)?;
-            return Numeric::new(m, scale as u16);
-        }
-        let drop = (self.scale as i32 - scale) as u32;
-        let m = match pow10(drop) {
-            Some(f) => rounded_div(self.mantissa, f),
-            None => 0,
-        };
-        if scale >= 0 {
-            Numeric::new(m, scale as u16)
-        } else {
-            let back = pow10((-scale) as u32).ok_or_else(overflow)?;
-            Numeric::new(m.checked_mul(back).ok_or_else(overflow)?, 0)
-        }
+        self.rescale(scale, true)
     }
 
     /// Truncates toward zero to `scale` digits.
     pub fn trunc(&self, scale: i32) -> Result<Numeric> {
-        let scale = scale.min(SCALE_MAX as i32);
-        if scale >= self.scale as i32 {
-            let m = self.mantissa_at(scale as u16)?;
-            return Numeric::new(m, scale as u16);
-        }
-        let drop = (self.scale as i32 - scale) as u32;
-        let m = match pow10(drop) {
-            Some(f) => self.mantissa / f,
-            None => 0,
-        };
-        if scale >= 0 {
-            Numeric::new(m, scale as u16)
-        } else {
-            let back = pow10((-scale) as u32).ok_or_else(overflow)?;
-            Numeric::new(m.checked_mul(back).ok_or_else(overflow)?, 0)
-        }
+        self.rescale(scale, false)
     }
 
-    pub fn floor(&self) -> Numeric {
-        let f = pow10(self.scale as u32).unwrap_or(i128::MAX);
-        Numeric {
-            mantissa: self.mantissa.div_euclid(f),
-            scale: 0,
+    fn rescale(&self, scale: i32, round: bool) -> Result<Numeric> {
+        // PostgreSQL clamps the requested scale to what a numeric can hold.
+        let scale = scale.clamp(-(INT_DIGITS_MAX as i32), DSCALE_MAX as i32);
+        if let Numeric::Small { mantissa, scale: s } = *self {
+            if scale >= s as i32 {
+                if let Some(m) = small_at(mantissa, s, scale as u16) {
+                    return Numeric::new(m, scale as u16);
+                }
+            } else {
+                let drop = (s as i32 - scale) as u32;
+                let q = match pow10(drop) {
+                    Some(f) if round => rounded_div(mantissa, f),
+                    Some(f) => mantissa / f,
+                    // |mantissa| < 10^38 ≤ 10^(drop - 1): rounds and truncates to zero.
+                    None => 0,
+                };
+                if scale >= 0 {
+                    return Numeric::new(q, scale as u16);
+                }
+                if q == 0 {
+                    return Ok(Numeric::ZERO);
+                }
+                if let Some(m) = pow10((-scale) as u32).and_then(|f| q.checked_mul(f)) {
+                    return Numeric::new(m, 0);
+                }
+            }
         }
+        let (m, s) = self.wide();
+        rescale_big(&m, s, scale, round)
     }
 
-    pub fn ceil(&self) -> Numeric {
-        let f = pow10(self.scale as u32).unwrap_or(i128::MAX);
-        let q = self.mantissa.div_euclid(f);
-        let m = if self.mantissa.rem_euclid(f) != 0 {
-            q + 1
-        } else {
-            q
-        };
-        Numeric {
-            mantissa: m,
-            scale: 0,
+    pub fn floor(&self) -> Result<Numeric> {
+        self.integer_part(false)
+    }
+
+    pub fn ceil(&self) -> Result<Numeric> {
+        self.integer_part(true)
+    }
+
+    fn integer_part(&self, up: bool) -> Result<Numeric> {
+        if let Numeric::Small { mantissa, scale } = *self {
+            // Past 10^38 the divisor exceeds any small mantissa: floor is 0 or -1.
+            let f = pow10(scale as u32).unwrap_or(i128::MAX);
+            let q = mantissa.div_euclid(f);
+            let bump = up && mantissa.rem_euclid(f) != 0;
+            return Numeric::new(if bump { q + 1 } else { q }, 0);
         }
+        let (m, s) = self.wide();
+        let f = pow10_big(s);
+        let q = if up { m.div_ceil(&f) } else { m.div_floor(&f) };
+        Numeric::from_big(q, 0)
     }
 
     /// Coerces to `numeric(precision, scale)`: round, then check the integer digits fit.
     pub fn apply_typmod(&self, precision: i32, scale: i32) -> Result<Numeric> {
         let rounded = self.round(scale)?;
         let int_digits_max = precision - scale;
-        let limit = pow10((int_digits_max + scale).max(0) as u32);
-        let too_big = match limit {
-            Some(l) => rounded.mantissa.abs() >= l,
-            None => false,
-        };
+        let digits_max = (int_digits_max + rounded.scale() as i32).max(0) as usize;
+        let too_big = !rounded.is_zero() && rounded.with_digits(|d| d.len() > digits_max);
         if too_big {
             let detail = if int_digits_max > 0 {
                 format!(
@@ -394,17 +613,34 @@ impl Numeric {
         Ok(rounded)
     }
 
-    /// Rounds to an integer (half away from zero) for casts to integer types.
-    pub fn to_i128_rounded(&self) -> i128 {
-        match pow10(self.scale as u32) {
-            Some(f) => rounded_div(self.mantissa, f),
-            None => 0,
+    /// Rounds to an integer (half away from zero) for casts to integer types; `None` when
+    /// the result passes 38 digits (out of range for every integer type).
+    pub fn to_i128_rounded(&self) -> Option<i128> {
+        match self.round(0) {
+            Ok(Numeric::Small { mantissa, .. }) => Some(mantissa),
+            _ => None,
         }
     }
 
-    pub fn to_f64(&self) -> f64 {
-        // Through text gives correctly rounded results, as PostgreSQL's numeric_float8 does.
-        self.to_text().parse().unwrap_or(0.0)
+    /// PostgreSQL's numeric_float8: through the text form (correctly rounded), and an
+    /// out-of-range error where strtod would overflow or underflow to zero.
+    pub fn to_f64(&self) -> Result<f64> {
+        let text = self.to_text();
+        let v: f64 = text.parse().unwrap_or(0.0);
+        if v.is_infinite() || (v == 0.0 && !self.is_zero()) {
+            return Err(float_range(&text, "double precision"));
+        }
+        Ok(v)
+    }
+
+    /// PostgreSQL's numeric_float4, like `to_f64`.
+    pub fn to_f32(&self) -> Result<f32> {
+        let text = self.to_text();
+        let v: f32 = text.parse().unwrap_or(0.0);
+        if v.is_infinite() || (v == 0.0 && !self.is_zero()) {
+            return Err(float_range(&text, "real"));
+        }
+        Ok(v)
     }
 
     pub fn from_f64(v: f64) -> Result<Numeric> {
@@ -416,7 +652,7 @@ impl Numeric {
         // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`).
         let mut buf = StackText::default();
         let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 14, v));
-        Numeric::parse(buf.as_str()).map(|n| n.normalize_scale_to_display())
+        Numeric::parse(buf.as_str())?.strip_fraction_zeros()
     }
 
     pub fn from_f32(v: f32) -> Result<Numeric> {
@@ -427,36 +663,153 @@ impl Numeric {
         }
         let mut buf = StackText::default();
         let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 5, v));
-        Numeric::parse(buf.as_str()).map(|n| n.normalize_scale_to_display())
+        Numeric::parse(buf.as_str())?.strip_fraction_zeros()
     }
 
-    /// Drops trailing fractional zeros (float-to-numeric conversion shows none).
-    fn normalize_scale_to_display(self) -> Numeric {
-        let mut n = self;
-        while n.scale > 0 && n.mantissa % 10 == 0 {
-            n.mantissa /= 10;
-            n.scale -= 1;
+    /// Drops trailing fractional zeros: the canonical form of a value (float-to-numeric
+    /// conversion also shows none).
+    fn strip_fraction_zeros(&self) -> Result<Numeric> {
+        match self {
+            Numeric::Small { mantissa, scale } => {
+                let (mut m, mut s) = (*mantissa, *scale);
+                while s > 0 && m % 10 == 0 {
+                    m /= 10;
+                    s -= 1;
+                }
+                Ok(Numeric::Small {
+                    mantissa: m,
+                    scale: s,
+                })
+            }
+            Numeric::Big(b) => {
+                let zeros =
+                    self.with_digits(|d| d.iter().rev().take_while(|&&c| c == b'0').count());
+                let drop = zeros.min(b.scale as usize) as u32;
+                if drop == 0 {
+                    return Ok(self.clone());
+                }
+                Numeric::from_big(&b.mantissa / pow10_big(drop), b.scale as u32 - drop)
+            }
         }
-        n
     }
 
-    /// A canonical form for hashing: equal values give equal keys.
-    pub fn canonical(&self) -> (i128, u16) {
-        let n = self.normalize_scale_to_display();
-        (n.mantissa, n.scale)
+    /// Appends a hash key: equal values (`1.0`, `1.00`) give equal bytes, and the key is
+    /// self-delimiting so that several columns can be concatenated.
+    pub fn write_key(&self, out: &mut Vec<u8>) {
+        match self.strip_fraction_zeros().unwrap_or_else(|_| self.clone()) {
+            Numeric::Small { mantissa, scale } => {
+                out.push(0);
+                out.extend_from_slice(&mantissa.to_le_bytes());
+                out.extend_from_slice(&scale.to_le_bytes());
+            }
+            Numeric::Big(b) => {
+                let bytes = b.mantissa.to_signed_bytes_le();
+                out.push(1);
+                out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(&bytes);
+                out.extend_from_slice(&b.scale.to_le_bytes());
+            }
+        }
     }
 
     pub fn cmp_value(&self, other: &Numeric) -> Ordering {
-        if self.scale == other.scale {
-            return self.mantissa.cmp(&other.mantissa);
+        if let (
+            Numeric::Small {
+                mantissa: a,
+                scale: sa,
+            },
+            Numeric::Small {
+                mantissa: b,
+                scale: sb,
+            },
+        ) = (self, other)
+        {
+            if sa == sb {
+                return a.cmp(b);
+            }
+            let scale = (*sa).max(*sb);
+            if let (Some(x), Some(y)) = (small_at(*a, *sa, scale), small_at(*b, *sb, scale)) {
+                return x.cmp(&y);
+            }
         }
-        let scale = self.scale.max(other.scale);
-        match (self.mantissa_at(scale), other.mantissa_at(scale)) {
-            (Ok(a), Ok(b)) => a.cmp(&b),
-            // Scaling overflowed: that side's magnitude is the larger one.
-            (Err(_), _) => self.mantissa.signum().cmp(&0),
-            (_, Err(_)) => 0.cmp(&other.mantissa.signum()),
+        let by_sign = self.signum().cmp(&other.signum());
+        if by_sign != Ordering::Equal {
+            return by_sign;
         }
+        let ((a, sa), (b, sb)) = (self.wide(), other.wide());
+        let scale = sa.max(sb);
+        shift_big(&a, scale - sa).cmp(&shift_big(&b, scale - sb))
+    }
+}
+
+fn float_range(text: &str, type_name: &str) -> Error {
+    Error::numeric_out_of_range(format!("\"{text}\" is out of range for type {type_name}"))
+}
+
+/// The exponent after `e`: an optional sign and digits, saturating (strtol's clamping).
+fn parse_exponent(b: &[u8]) -> Option<i64> {
+    let (negative, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = digits.iter().fold(0i64, |v, &c| {
+        v.saturating_mul(10).saturating_add((c - b'0') as i64)
+    });
+    Some(if negative { -v } else { v })
+}
+
+/// `m × 10^-scale` rounded (half away from zero) or truncated to `to` digits.
+fn rescale_big(m: &BigInt, scale: u32, to: i32, round: bool) -> Result<Numeric> {
+    if to >= scale as i32 {
+        return Numeric::from_big(shift_big(m, (to - scale as i32) as u32), to as u32);
+    }
+    let drop = (scale as i64 - to as i64) as u32;
+    let q = if digits_upper_bound(m) < drop as u64 {
+        // |m| < 10^(drop - 1): the result rounds and truncates to zero.
+        BigInt::zero()
+    } else {
+        let f = pow10_big(drop);
+        if round { rounded_div_big(m, &f) } else { m / f }
+    };
+    if to >= 0 {
+        Numeric::from_big(q, to as u32)
+    } else if q.is_zero() {
+        Ok(Numeric::ZERO)
+    } else {
+        Numeric::from_big(shift_big(&q, (-to) as u32), 0)
+    }
+}
+
+/// `round(a × 10^k / b)` on the small path, `None` when an intermediate passes 128 bits
+/// (in 256-bit intermediates first, before falling back to `BigInt`).
+fn small_div(a: i128, b: i128, k: i32) -> Option<i128> {
+    if k < 0 {
+        let den = pow10((-k) as u32).and_then(|f| b.checked_mul(f))?;
+        return Some(rounded_div(a, den));
+    }
+    if let Some(num) = pow10(k as u32).and_then(|f| a.checked_mul(f)) {
+        return Some(rounded_div(num, b));
+    }
+    let q = wide_scaled_div(a.unsigned_abs(), k as u32, b.unsigned_abs())?;
+    let q = i128::try_from(q).ok()?;
+    Some(if (a < 0) != (b < 0) { -q } else { q })
+}
+
+/// Integer division rounded half away from zero.
+fn rounded_div_big(num: &BigInt, den: &BigInt) -> BigInt {
+    let (q, r) = num.div_rem(den);
+    if (r.abs() << 1u32) >= den.abs() {
+        if num.is_negative() != den.is_negative() {
+            q - 1
+        } else {
+            q + 1
+        }
+    } else {
+        q
     }
 }
 
@@ -563,7 +916,9 @@ impl Ord for Numeric {
 }
 impl std::hash::Hash for Numeric {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.canonical().hash(state);
+        let mut key = Vec::new();
+        self.write_key(&mut key);
+        key.hash(state);
     }
 }
 
@@ -642,5 +997,116 @@ mod tests {
         assert_eq!(n("123.456").apply_typmod(5, 2).unwrap().to_text(), "123.46");
         let err = n("1234.5").apply_typmod(5, 2).unwrap_err();
         assert_eq!(err.code, "22003");
+    }
+
+    #[test]
+    fn past_38_digits_switches_to_bigint_and_back() {
+        let big = n("99999999999999999999999999999999999999");
+        let one = n("1");
+        let sum = big.add(&one).unwrap();
+        assert!(matches!(sum, Numeric::Big(_)));
+        assert_eq!(sum.to_text(), "100000000000000000000000000000000000000");
+        // Back under 10^38 the value is Small again: one representation per value.
+        let back = sum.sub(&one).unwrap();
+        assert!(matches!(back, Numeric::Small { .. }));
+        assert_eq!(back, big);
+        let mut acc = big.clone();
+        acc.add_assign(&big).unwrap();
+        assert_eq!(acc.to_text(), "199999999999999999999999999999999999998");
+        // Product of two 50-digit numbers, exactly.
+        let a = n("123456789012345678901234567890123456789012345678901234567890");
+        let b = n("98765432109876543210987654321098765432109876543210");
+        assert_eq!(
+            a.mul(&b).unwrap().to_text(),
+            "12193263113702179522618503273386678859451150739156241426605611949397448712086533622923332237463801111263526900"
+        );
+        assert_eq!(n("1e100").div(&n("3.0")).unwrap().to_text().len(), 102);
+        assert_eq!(
+            n("1e60")
+                .add(&n("7"))
+                .unwrap()
+                .rem(&n("1e30").add(&n("3")).unwrap())
+                .unwrap()
+                .to_text(),
+            "16"
+        );
+    }
+
+    #[test]
+    fn limits_are_postgres_limits() {
+        assert!(Numeric::parse("1e131071").is_ok());
+        assert_eq!(Numeric::parse("1e131072").unwrap_err().code, "22003");
+        assert_eq!(n("1e-16383").scale(), 16383);
+        assert_eq!(Numeric::parse("1e-16384").unwrap_err().code, "22003");
+        assert_eq!(Numeric::parse("0e-20000").unwrap_err().code, "22003");
+        assert_eq!(n("0e5000000").to_text(), "0");
+        assert_eq!(
+            Numeric::parse("1e99999999999999999999").unwrap_err().code,
+            "22003"
+        );
+        assert_eq!(Numeric::parse("1e").unwrap_err().code, "22P02");
+        assert_eq!(
+            Numeric::parse(&"9".repeat(131073)).unwrap_err().code,
+            "22003"
+        );
+        // The exact product is rounded to the 16,383 digits a numeric can keep.
+        assert!(n("1e-10000").mul(&n("1e-10000")).unwrap().is_zero());
+        assert_eq!(n("1e-10000").mul(&n("1e-10000")).unwrap().scale(), 16383);
+        let huge = n("1e131071");
+        assert_eq!(huge.mul(&n("10")).unwrap_err().code, "22003");
+    }
+
+    #[test]
+    fn big_values_round_compare_and_convert() {
+        assert_eq!(
+            n("1e100").round(-99).unwrap().to_text(),
+            format!("1{}", "0".repeat(100))
+        );
+        assert_eq!(
+            n("1.99e100").trunc(-99).unwrap().to_text(),
+            format!("19{}", "0".repeat(99))
+        );
+        assert!(n("1e100").round(-2500).unwrap().is_zero());
+        assert_eq!(n("1.5").round(2500).unwrap().scale(), 2500);
+        assert_eq!(
+            n("1.5e100").ceil().unwrap().to_text(),
+            format!("15{}", "0".repeat(99))
+        );
+        assert_eq!(n("-1.5e-100").floor().unwrap().to_text(), "-1");
+        assert_eq!(n("-1.5e-100").ceil().unwrap().to_text(), "0");
+        assert_eq!(n("1e50").cmp_value(&n("-1e60")), Ordering::Greater);
+        assert_eq!(
+            n("1e50").cmp_value(&n("1e50").add(&n("1e-50")).unwrap()),
+            Ordering::Less
+        );
+        assert_eq!(
+            n("1e40"),
+            n("10000000000000000000000000000000000000000.000000")
+        );
+        let mut k1 = Vec::new();
+        let mut k2 = Vec::new();
+        n("1e40").write_key(&mut k1);
+        n("10000000000000000000000000000000000000000.000000").write_key(&mut k2);
+        assert_eq!(k1, k2);
+        assert_eq!(n("1e300").to_f64().unwrap(), 1e300);
+        assert_eq!(n("1e400").to_f64().unwrap_err().code, "22003");
+        assert_eq!(n("1e-400").to_f64().unwrap_err().code, "22003");
+        assert_eq!(n("1e50").to_f32().unwrap_err().code, "22003");
+        assert_eq!(
+            Numeric::from_f64(1e300).unwrap().to_text(),
+            format!("1{}", "0".repeat(300))
+        );
+        assert_eq!(n("1e100").to_i128_rounded(), None);
+        assert_eq!(
+            n("123456789012345678901234567890123456789012.000000001").to_i128_rounded(),
+            None
+        );
+        let many_zeros = n(&format!("7.{}", "0".repeat(60)));
+        assert_eq!(many_zeros.to_i128_rounded(), Some(7));
+        assert_eq!(
+            n("1e100").apply_typmod(101, 0).unwrap().to_text().len(),
+            101
+        );
+        assert_eq!(n("1e100").apply_typmod(100, 0).unwrap_err().code, "22003");
     }
 }

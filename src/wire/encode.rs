@@ -208,20 +208,16 @@ pub fn data_rows(
 
 /// PostgreSQL's numeric_send.
 pub fn numeric_send(buf: &mut Vec<u8>, n: &Numeric) {
-    let scale = n.scale as usize;
-    let mut digits_text = itoa::Buffer::new();
-    let mut dec: Vec<u8> = digits_text
-        .format(n.mantissa.unsigned_abs())
-        .bytes()
-        .map(|b| b - b'0')
-        .collect();
-    if n.mantissa == 0 {
+    let scale = n.scale() as usize;
+    if n.is_zero() {
         buf.extend_from_slice(&0i16.to_be_bytes());
         buf.extend_from_slice(&0i16.to_be_bytes());
         buf.extend_from_slice(&0u16.to_be_bytes());
-        buf.extend_from_slice(&(n.scale as i16).to_be_bytes());
+        buf.extend_from_slice(&(scale as i16).to_be_bytes());
         return;
     }
+    let mut dec = Vec::new();
+    n.digit_values(&mut dec);
     // Make the integer part and the fraction multiples of four decimal digits.
     if dec.len() < scale + 1 {
         let mut padded = vec![0; scale + 1 - dec.len()];
@@ -235,23 +231,20 @@ pub fn numeric_send(buf: &mut Vec<u8>, n: &Numeric) {
     let mut all = vec![0u8; int_pad];
     all.extend_from_slice(&dec);
     let int_groups = (int_len + int_pad) / 4;
-    let mut groups: Vec<i16> = all
+    let groups: Vec<i16> = all
         .chunks(4)
         .map(|c| c.iter().fold(0i16, |a, &d| a * 10 + d as i16))
         .collect();
-    let mut weight = int_groups as i16 - 1;
-    while groups.first() == Some(&0) {
-        groups.remove(0);
-        weight -= 1;
-    }
-    while groups.last() == Some(&0) {
-        groups.pop();
-    }
+    // Leading and trailing zero groups are not sent.
+    let first = groups.iter().position(|&g| g != 0).unwrap_or(0);
+    let last = groups.iter().rposition(|&g| g != 0).map_or(0, |p| p + 1);
+    let groups = &groups[first..last.max(first)];
+    let weight = int_groups as i32 - 1 - first as i32;
     buf.extend_from_slice(&(groups.len() as i16).to_be_bytes());
-    buf.extend_from_slice(&weight.to_be_bytes());
-    let sign: u16 = if n.mantissa < 0 { 0x4000 } else { 0 };
+    buf.extend_from_slice(&(weight as i16).to_be_bytes());
+    let sign: u16 = if n.signum() < 0 { 0x4000 } else { 0 };
     buf.extend_from_slice(&sign.to_be_bytes());
-    buf.extend_from_slice(&(n.scale as i16).to_be_bytes());
+    buf.extend_from_slice(&(scale as i16).to_be_bytes());
     for g in groups {
         buf.extend_from_slice(&g.to_be_bytes());
     }
@@ -276,7 +269,11 @@ fn numeric_recv(b: &[u8], index: usize) -> Result<Numeric> {
     let weight = i16::from_be_bytes([b[2], b[3]]) as i32;
     let sign = u16::from_be_bytes([b[4], b[5]]);
     let dscale = i16::from_be_bytes([b[6], b[7]]);
-    if ndigits < 0 || dscale < 0 || b.len() != 8 + ndigits as usize * 2 {
+    if ndigits < 0
+        || dscale < 0
+        || dscale as u16 > crate::types::numeric::DSCALE_MAX
+        || b.len() != 8 + ndigits as usize * 2
+    {
         return Err(bad_binary(index));
     }
     if sign == 0xC000 || sign == 0xD000 || sign == 0xF000 {
@@ -287,24 +284,23 @@ fn numeric_recv(b: &[u8], index: usize) -> Result<Numeric> {
     if sign != 0 && sign != 0x4000 {
         return Err(bad_binary(index));
     }
-    let overflow = || Error::numeric_out_of_range("value overflows numeric format");
-    let mut m: i128 = 0;
+    // The digits as decimal text, then PostgreSQL's trunc_var to the given dscale.
+    let mut digits = Vec::with_capacity(ndigits as usize * 4);
     for k in 0..ndigits as usize {
         let d = i16::from_be_bytes([b[8 + 2 * k], b[9 + 2 * k]]);
         if !(0..10000).contains(&d) {
             return Err(bad_binary(index));
         }
-        let exp = 4 * (weight - k as i32) + dscale as i32;
-        if exp >= 0 {
-            let f = 10i128.checked_pow(exp as u32).ok_or_else(overflow)?;
-            m = m
-                .checked_add((d as i128).checked_mul(f).ok_or_else(overflow)?)
-                .ok_or_else(overflow)?;
-        } else if exp > -4 {
-            m += d as i128 / 10i128.pow((-exp) as u32);
-        }
+        digits.extend_from_slice(&[
+            b'0' + (d / 1000) as u8,
+            b'0' + (d / 100 % 10) as u8,
+            b'0' + (d / 10 % 10) as u8,
+            b'0' + (d % 10) as u8,
+        ]);
     }
-    Numeric::new(if sign == 0x4000 { -m } else { m }, dscale as u16)
+    let digits_scale = 4 * (ndigits as i64 - 1 - weight as i64);
+    let value = Numeric::from_ascii_digits(sign == 0x4000, &digits, digits_scale)?;
+    value.trunc(dscale as i32)
 }
 
 /// Decodes a Bind parameter.
@@ -432,6 +428,9 @@ mod tests {
             "-0.5",
             "99999999.99",
             "123456789012345678901234",
+            // Past 38 digits: the BigInt representation.
+            "-123456789012345678901234567890123456789012345.6789",
+            "0.000000000000000000000000000000000000000000000000001",
         ] {
             assert_eq!(round_trip(s)?, s);
         }
@@ -439,6 +438,15 @@ mod tests {
         let mut buf = Vec::new();
         numeric_send(&mut buf, &Numeric::parse("12345.678")?);
         assert_eq!(buf, [0, 3, 0, 1, 0, 0, 0, 3, 0, 1, 0x09, 0x29, 0x1a, 0x7c]);
+        // 1e100: one digit group, weight 25; a huge value survives both ways.
+        buf.clear();
+        numeric_send(&mut buf, &Numeric::parse("1e100")?);
+        assert_eq!(buf, [0, 1, 0, 25, 0, 0, 0, 0, 0, 1]);
+        let big = format!("{}.5", "9".repeat(5000));
+        assert_eq!(round_trip(&big)?, big);
+        // A dscale that hides digits truncates them, as PostgreSQL's numeric_recv does.
+        let hidden = [0, 2, 0, 0, 0, 0, 0, 1, 0, 1, 0x17, 0x70]; // digits [1, 6000], dscale 1
+        assert_eq!(numeric_recv(&hidden, 0)?.to_text(), "1.6");
         Ok(())
     }
 }
