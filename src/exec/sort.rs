@@ -1,10 +1,12 @@
 //! Sorting, with a top-N path for `ORDER BY … LIMIT`.
 //!
-//! Input is gathered into dense columns once; then a permutation of row indices is
-//! sorted, by the cheapest method the keys allow:
+//! The input batches are kept as they arrive (made dense, never concatenated); a row is
+//! named by a ref `(batch << 32) | row`. The sort computes the output order as a list
+//! of refs, by the cheapest method the keys allow:
 //!
-//! 1. one integer-like key without NULLs: an LSD radix sort of `(key, row)` pairs that
-//!    skips the byte positions all keys share — stable and branch-free;
+//! 1. one integer-like key without NULLs: each row packed into one `u64` (the key's
+//!    offset from the minimum above the row number) and LSD-radix sorted over only the
+//!    bytes in which keys differ — stable, 8 bytes moved per row per pass;
 //! 2. keys of fixed-order types (integers, dates, timestamps, floats, text, booleans):
 //!    *normalized keys* — each row's keys encoded into one byte string whose `memcmp`
 //!    order is the SQL order (direction and NULL placement folded in), so comparing two
@@ -16,9 +18,11 @@
 //! billion rows holds a few thousand; the final pass partitions off the first N with
 //! `select_nth_unstable` before sorting only those. Materialized input is charged to the
 //! statement's memory budget (`53200` past `kiln.max_query_memory`).
-//! The output is gathered in sorted order a batch (2,048 rows) at a time, so that the
-//! wire encoder reads each column sequentially — measured faster on `large_sort` than
-//! handing the encoder the permutation as a selection vector.
+//!
+//! The output is gathered through the refs a chunk at a time (2,048 rows; the first only
+//! 512 so that the first rows reach the client sooner), so each value is copied once and
+//! the wire encoder reads each column sequentially — measured faster on `large_sort`
+//! than handing the encoder a permutation as a selection vector.
 
 use std::cmp::Ordering;
 
@@ -38,47 +42,96 @@ pub struct SortOp {
     input: BoxedOperator,
     keys: Vec<SortKey>,
     limit: Option<Expr>,
-    output: Option<Batch>,
+    /// The input as it arrived (dense batches); rows are never copied into one buffer.
+    batches: Vec<Batch>,
+    /// The output order as refs `(batch << 32) | row`, once the input is consumed.
+    order: Option<Vec<u64>>,
     emitted: usize,
     done: bool,
 }
 
-/// Integer-like values of a column as order-preserving `u64`s, if it has that shape.
-fn int_keys(v: &Vector) -> Option<Vec<u64>> {
-    let flip = |x: i64| (x as u64) ^ (1 << 63);
-    match &v.data {
-        Data::I16(x) => Some(x.iter().map(|&a| flip(a as i64)).collect()),
-        Data::I32(x) => Some(x.iter().map(|&a| flip(a as i64)).collect()),
-        Data::I64(x) => Some(x.iter().map(|&a| flip(a)).collect()),
-        _ => None,
-    }
+/// The first output chunk is smaller, so the first rows reach the client sooner.
+const FIRST_CHUNK_ROWS: usize = 512;
+
+fn make_ref(batch: usize, row: usize) -> u64 {
+    ((batch as u64) << 32) | row as u64
 }
 
-/// Stable LSD radix sort of `(key, row)` pairs by key.
-fn radix_sort(pairs: &mut Vec<(u64, u32)>) {
-    let n = pairs.len();
-    let mut tmp: Vec<(u64, u32)> = vec![(0, 0); n];
-    for byte in 0..8 {
-        let shift = byte * 8;
-        let mut counts = [0usize; 256];
-        for &(k, _) in pairs.iter() {
-            counts[((k >> shift) & 0xff) as usize] += 1;
+fn split_ref(r: u64) -> (usize, usize) {
+    ((r >> 32) as usize, (r & 0xffff_ffff) as usize)
+}
+
+/// Rows `refs` of every column, gathered from the batches they live in.
+fn gather_all(batches: &[Batch], refs: &[u64]) -> Vec<Vector> {
+    let columns = batches.first().map_or(0, |b| b.columns.len());
+    (0..columns)
+        .map(|c| {
+            let sources: Vec<&Vector> = batches.iter().map(|b| &b.columns[c]).collect();
+            Vector::gather_refs(&sources, refs)
+        })
+        .collect()
+}
+
+/// Appends the order-preserving `u64` key and the ref of every row of an integer-like
+/// column; false if the column has another type or NULLs.
+fn push_int_keys(
+    v: &Vector,
+    batch: usize,
+    desc: bool,
+    keys: &mut Vec<u64>,
+    refs: &mut Vec<u64>,
+) -> bool {
+    if v.nulls.is_some() {
+        return false;
+    }
+    let mask = if desc { u64::MAX } else { 0 };
+    let key = |x: i64| ((x as u64) ^ (1 << 63)) ^ mask;
+    match &v.data {
+        Data::I16(x) => keys.extend(x.iter().map(|&a| key(a as i64))),
+        Data::I32(x) => keys.extend(x.iter().map(|&a| key(a as i64))),
+        Data::I64(x) => keys.extend(x.iter().map(|&a| key(a))),
+        _ => return false,
+    }
+    let (start, end) = (refs.len(), keys.len());
+    refs.extend((0..end - start).map(|i| make_ref(batch, i)));
+    true
+}
+
+/// Stable LSD radix sort of `u64`s by their bits from `low_bit` up. One pass finds the
+/// bytes in which values differ and counts all their histograms; only those bytes are
+/// scattered (two passes for a key range below 65,536, whatever the column's width).
+fn radix_sort(values: &mut Vec<u64>, low_bit: u32) {
+    let Some(&first) = values.first() else {
+        return;
+    };
+    let diff = values.iter().fold(0u64, |d, &v| d | (v ^ first)) >> low_bit << low_bit;
+    let shifts: Vec<u32> = (0..8)
+        .map(|b| b * 8)
+        .filter(|s| (diff >> s) & 0xff != 0)
+        .collect();
+    if shifts.is_empty() {
+        return;
+    }
+    let mut counts = vec![[0usize; 256]; shifts.len()];
+    for &v in values.iter() {
+        for (c, &s) in counts.iter_mut().zip(&shifts) {
+            c[((v >> s) & 0xff) as usize] += 1;
         }
-        if counts.contains(&n) {
-            continue;
-        }
+    }
+    let mut tmp = vec![0u64; values.len()];
+    for (c, &s) in counts.iter().zip(&shifts) {
         let mut offsets = [0usize; 256];
         let mut sum = 0;
-        for (o, c) in offsets.iter_mut().zip(counts.iter()) {
+        for (o, n) in offsets.iter_mut().zip(c.iter()) {
             *o = sum;
-            sum += c;
+            sum += n;
         }
-        for &(k, r) in pairs.iter() {
-            let b = ((k >> shift) & 0xff) as usize;
-            tmp[offsets[b]] = (k, r);
-            offsets[b] += 1;
+        for &v in values.iter() {
+            let d = ((v >> s) & 0xff) as usize;
+            tmp[offsets[d]] = v;
+            offsets[d] += 1;
         }
-        std::mem::swap(pairs, &mut tmp);
+        std::mem::swap(values, &mut tmp);
     }
 }
 
@@ -138,14 +191,15 @@ impl SortOp {
             input,
             keys,
             limit,
-            output: None,
+            batches: Vec::new(),
+            order: None,
             emitted: 0,
             done: false,
         }
     }
 
     fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
-        let mut columns: Option<Vec<Vector>> = None;
+        let mut batches: Vec<Batch> = Vec::new();
         let mut rows = 0usize;
         let mut charged = 0usize;
         // With a limit, the operator is a bounded top-N: whenever it holds several times
@@ -154,88 +208,77 @@ impl SortOp {
         let compact_at = top_n.map(|n| n.saturating_mul(4).max(TOP_N_COMPACT_ROWS_MIN));
         while let Some(b) = self.input.next(ctx)? {
             let b = b.compact();
+            if b.rows == 0 {
+                continue;
+            }
             let bytes = b.columns.iter().map(Vector::heap_bytes).sum::<usize>() + b.rows * 16;
             ctx.charge_memory(bytes)?;
             charged += bytes;
             rows += b.rows;
-            match &mut columns {
-                None => columns = Some(b.columns),
-                Some(cols) => {
-                    for (c, src) in cols.iter_mut().zip(&b.columns) {
-                        c.extend_from(src);
-                    }
-                }
-            }
-            if let (Some(n), Some(at), Some(cols)) = (top_n, compact_at, columns.as_mut())
+            batches.push(b);
+            if let (Some(n), Some(at)) = (top_n, compact_at)
                 && rows > at
             {
-                let keep = self.permutation(cols, rows, Some(n), ctx)?;
-                *cols = cols.iter().map(|c| c.gather(&keep)).collect();
-                rows = keep.len();
-                let kept = cols.iter().map(Vector::heap_bytes).sum::<usize>() + rows * 16;
-                ctx.release_memory(charged.saturating_sub(kept));
-                charged = kept;
+                let keep = self.order(&batches, rows, Some(n), ctx)?;
+                let kept = Batch::new(gather_all(&batches, &keep), keep.len());
+                rows = kept.rows;
+                batches = vec![kept];
+                let kept_bytes = batches[0]
+                    .columns
+                    .iter()
+                    .map(Vector::heap_bytes)
+                    .sum::<usize>()
+                    + rows * 16;
+                ctx.release_memory(charged.saturating_sub(kept_bytes));
+                charged = kept_bytes;
             }
         }
-        let columns = columns.unwrap_or_default();
         let limit = top_n.map(|l| l.min(rows));
-        let perm = if rows == 0 {
+        let order = if rows == 0 {
             Vec::new()
         } else {
-            self.permutation(&columns, rows, limit, ctx)?
+            self.order(&batches, rows, limit, ctx)?
         };
-        self.output = Some(Batch {
-            columns,
-            rows,
-            sel: Some(perm),
-        });
+        self.batches = batches;
+        self.order = Some(order);
         Ok(())
     }
 
-    fn permutation(
+    /// The first `limit` rows (all without one) in sorted order, as refs.
+    fn order(
         &self,
-        columns: &[Vector],
+        batches: &[Batch],
         rows: usize,
         limit: Option<usize>,
         ctx: &ExecContext,
-    ) -> Result<Vec<u32>> {
+    ) -> Result<Vec<u64>> {
         let keys = &self.keys;
-        // 1. One integer key without NULLs: radix sort.
+        // 1. One integer key without NULLs: radix sort of packed `(key - min, row)`.
         if let [k] = keys.as_slice() {
-            let col = &columns[k.column];
-            if col.nulls.is_none()
-                && let Some(mut ints) = int_keys(col)
-            {
-                if k.desc {
-                    ints.iter_mut().for_each(|x| *x = !*x);
-                }
-                let mut pairs: Vec<(u64, u32)> = ints.into_iter().zip(0u32..).collect();
-                match limit {
-                    Some(n) if n < rows / 8 => {
-                        if n > 0 {
-                            pairs.select_nth_unstable(n - 1);
-                        }
-                        pairs.truncate(n);
-                        pairs.sort_unstable();
-                    }
-                    _ => radix_sort(&mut pairs),
-                }
-                let mut perm: Vec<u32> = pairs.into_iter().map(|(_, i)| i).collect();
-                if let Some(n) = limit {
-                    perm.truncate(n);
-                }
-                return Ok(perm);
+            let mut int_keys: Vec<u64> = Vec::with_capacity(rows);
+            let mut refs: Vec<u64> = Vec::with_capacity(rows);
+            let all_int = batches.iter().enumerate().all(|(i, b)| {
+                push_int_keys(&b.columns[k.column], i, k.desc, &mut int_keys, &mut refs)
+            });
+            if all_int {
+                return Ok(sort_int_keys(&int_keys, &refs, limit));
             }
         }
         ctx.check_interrupt()?;
+        let refs: Vec<u64> = batches
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| (0..b.rows).map(move |r| make_ref(i, r)))
+            .collect();
         // 2. Normalized keys compared with memcmp.
         let mut bytes: Vec<u8> = Vec::with_capacity(rows * 12 * keys.len());
         let mut offsets: Vec<usize> = Vec::with_capacity(rows + 1);
         offsets.push(0);
         let mut normalizable = true;
-        'rows: for i in 0..rows {
+        'rows: for &r in &refs {
+            let (b, i) = split_ref(r);
             for k in keys {
-                if !normalize(&columns[k.column], i, k, &mut bytes) {
+                if !normalize(&batches[b].columns[k.column], i, k, &mut bytes) {
                     normalizable = false;
                     break 'rows;
                 }
@@ -244,17 +287,21 @@ impl SortOp {
         }
         let mut perm: Vec<u32> = (0..rows as u32).collect();
         if normalizable {
-            let key = |r: u32| &bytes[offsets[r as usize]..offsets[r as usize + 1]];
+            let key = |g: u32| &bytes[offsets[g as usize]..offsets[g as usize + 1]];
             let cmp = |a: &u32, b: &u32| key(*a).cmp(key(*b)).then(a.cmp(b));
             sort_with_limit(&mut perm, limit, cmp);
-            return Ok(perm);
+            return Ok(perm.iter().map(|&g| refs[g as usize]).collect());
         }
         // 3. The general comparator.
         let cmp = |a: &u32, b: &u32| -> Ordering {
+            let (ba, i) = split_ref(refs[*a as usize]);
+            let (bb, j) = split_ref(refs[*b as usize]);
             for k in keys {
-                let c = &columns[k.column];
-                let (i, j) = (*a as usize, *b as usize);
-                let o = match (c.is_null(i), c.is_null(j)) {
+                let (x, y) = (
+                    &batches[ba].columns[k.column],
+                    &batches[bb].columns[k.column],
+                );
+                let o = match (x.is_null(i), y.is_null(j)) {
                     (true, true) => Ordering::Equal,
                     (true, false) => {
                         if k.nulls_first {
@@ -271,7 +318,7 @@ impl SortOp {
                         }
                     }
                     (false, false) => {
-                        let o = compare_rows(&c.data, i, &c.data, j);
+                        let o = compare_rows(&x.data, i, &y.data, j);
                         if k.desc { o.reverse() } else { o }
                     }
                 };
@@ -282,8 +329,57 @@ impl SortOp {
             a.cmp(b)
         };
         sort_with_limit(&mut perm, limit, cmp);
-        Ok(perm)
+        Ok(perm.iter().map(|&g| refs[g as usize]).collect())
     }
+}
+
+/// Sorts rows by one integer key. When the keys span less than 2^32, each row becomes
+/// one `u64` — the key's offset from the minimum above the row number — so a radix
+/// pass moves 8 bytes per row, ties stay in input order, and the range decides how
+/// many byte passes run. Wider ranges sort `(key, row)` pairs by comparison.
+fn sort_int_keys(keys: &[u64], refs: &[u64], limit: Option<usize>) -> Vec<u64> {
+    let rows = keys.len();
+    let (min, max) = keys
+        .iter()
+        .fold((u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
+    let mut order: Vec<u64> = if max - min < (1 << 32) && rows < (1 << 32) {
+        let mut packed: Vec<u64> = keys
+            .iter()
+            .zip(0u64..)
+            .map(|(&k, i)| ((k - min) << 32) | i)
+            .collect();
+        match limit {
+            Some(n) if n < rows / 8 => {
+                if n > 0 {
+                    packed.select_nth_unstable(n - 1);
+                }
+                packed.truncate(n);
+                packed.sort_unstable();
+            }
+            _ => radix_sort(&mut packed, 32),
+        }
+        packed
+            .iter()
+            .map(|&p| refs[(p & 0xffff_ffff) as usize])
+            .collect()
+    } else {
+        let mut pairs: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
+        match limit {
+            Some(n) if n < rows / 8 => {
+                if n > 0 {
+                    pairs.select_nth_unstable(n - 1);
+                }
+                pairs.truncate(n);
+            }
+            _ => {}
+        }
+        pairs.sort_unstable();
+        pairs.iter().map(|&(_, i)| refs[i]).collect()
+    };
+    if let Some(n) = limit {
+        order.truncate(n);
+    }
+    order
 }
 
 fn sort_with_limit(
@@ -308,26 +404,29 @@ impl Operator for SortOp {
         if self.done {
             return Ok(None);
         }
-        if self.output.is_none() {
+        if self.order.is_none() {
             self.consume(ctx)?;
         }
         // Emit sorted rows in gathered chunks: the encoder then reads each column
-        // sequentially (measured faster than encoding through the permutation).
-        let Some(out) = &self.output else {
-            return Ok(None);
-        };
-        let perm = out.sel.as_deref().unwrap_or(&[]);
-        if self.emitted >= perm.len() {
+        // sequentially (measured faster than encoding through a selection).
+        let order = self.order.as_deref().unwrap_or(&[]);
+        if self.emitted >= order.len() {
             self.done = true;
-            self.output = None;
+            self.order = None;
+            self.batches = Vec::new();
             return Ok(None);
         }
         ctx.check_interrupt()?;
-        let end = (self.emitted + BATCH_ROWS_MAX).min(perm.len());
-        let idx = &perm[self.emitted..end];
-        let columns = out.columns.iter().map(|c| c.gather(idx)).collect();
+        let chunk = if self.emitted == 0 {
+            FIRST_CHUNK_ROWS
+        } else {
+            BATCH_ROWS_MAX
+        };
+        let end = (self.emitted + chunk).min(order.len());
+        let refs = &order[self.emitted..end];
+        let columns = gather_all(&self.batches, refs);
         self.emitted = end;
-        Ok(Some(Batch::new(columns, idx.len())))
+        Ok(Some(Batch::new(columns, refs.len())))
     }
 }
 
@@ -338,17 +437,23 @@ mod tests {
     #[test]
     fn radix_sort_orders_signed_keys() {
         let vals = [5i64, -3, 0, i64::MIN, i64::MAX, -3, 42];
-        let mut pairs: Vec<(u64, u32)> = vals
-            .iter()
-            .map(|&v| (v as u64) ^ (1 << 63))
-            .zip(0u32..)
-            .collect();
-        radix_sort(&mut pairs);
-        let sorted: Vec<i64> = pairs.iter().map(|&(_, i)| vals[i as usize]).collect();
+        let keys: Vec<u64> = vals.iter().map(|&v| (v as u64) ^ (1 << 63)).collect();
+        let refs: Vec<u64> = (0..vals.len() as u64).collect();
+        // The full i64 range takes the comparison path.
+        let order = sort_int_keys(&keys, &refs, None);
+        let sorted: Vec<i64> = order.iter().map(|&i| vals[i as usize]).collect();
         assert_eq!(sorted, vec![i64::MIN, -3, -3, 0, 5, 42, i64::MAX]);
         // Stable: the two -3s keep their input order.
-        assert_eq!(pairs[1].1, 1);
-        assert_eq!(pairs[2].1, 5);
+        assert_eq!(&order[1..3], &[1, 5]);
+        // A narrow range takes the packed radix path, still stable.
+        let vals = [70_000i64, -3, 0, 65_535, -3, 42, 300];
+        let keys: Vec<u64> = vals.iter().map(|&v| (v as u64) ^ (1 << 63)).collect();
+        let order = sort_int_keys(&keys, &refs, None);
+        let sorted: Vec<i64> = order.iter().map(|&i| vals[i as usize]).collect();
+        assert_eq!(sorted, vec![-3, -3, 0, 42, 300, 65_535, 70_000]);
+        assert_eq!(&order[0..2], &[1, 4]);
+        // Top-N takes the first n in order.
+        assert_eq!(sort_int_keys(&keys, &refs, Some(3)), vec![1, 4, 2]);
     }
 
     #[test]

@@ -291,6 +291,84 @@ impl Vector {
         Vector { data, nulls }
     }
 
+    /// Rows named by `refs` across several vectors of one kind, as a new dense vector:
+    /// a ref is `(source << 32) | row`. The sort keeps its input batches as they came
+    /// and gathers its output through refs like these, copying each value once.
+    pub fn gather_refs(sources: &[&Vector], refs: &[u64]) -> Vector {
+        let Some(first) = sources.first() else {
+            return Vector::from_data(Data::Bool(Vec::new()));
+        };
+        if sources.iter().all(|s| s.is_empty()) {
+            // A column the scan did not read (see plan::prune) stays empty.
+            return (*first).clone();
+        }
+        let split = |r: u64| ((r >> 32) as usize, (r & 0xffff_ffff) as usize);
+        macro_rules! typed {
+            ($variant:ident, $get:expr) => {{
+                let parts: Vec<&[_]> = sources
+                    .iter()
+                    .map(|s| match &s.data {
+                        Data::$variant(v) => v.as_slice(),
+                        _ => &[],
+                    })
+                    .collect();
+                Data::$variant(
+                    refs.iter()
+                        .map(|&r| {
+                            let (s, i) = split(r);
+                            $get(&parts[s][i])
+                        })
+                        .collect(),
+                )
+            }};
+        }
+        let data = match &first.data {
+            Data::Bool(_) => typed!(Bool, |x: &bool| *x),
+            Data::I16(_) => typed!(I16, |x: &i16| *x),
+            Data::I32(_) => typed!(I32, |x: &i32| *x),
+            Data::I64(_) => typed!(I64, |x: &i64| *x),
+            Data::F32(_) => typed!(F32, |x: &f32| *x),
+            Data::F64(_) => typed!(F64, |x: &f64| *x),
+            Data::Num(_) => typed!(Num, |x: &Numeric| x.clone()),
+            Data::Interval(_) => typed!(Interval, |x: &Interval| *x),
+            Data::Text(_) => {
+                let empty = TextVec::default();
+                let parts: Vec<&TextVec> = sources
+                    .iter()
+                    .map(|s| match &s.data {
+                        Data::Text(t) => t,
+                        _ => &empty,
+                    })
+                    .collect();
+                let bytes: usize = refs
+                    .iter()
+                    .map(|&r| {
+                        let (s, i) = split(r);
+                        let t = parts[s];
+                        t.offsets[i + 1] - t.offsets[i]
+                    })
+                    .sum();
+                let mut out = TextVec::with_capacity(0);
+                out.offsets.reserve(refs.len());
+                out.data.reserve(bytes);
+                for &r in refs {
+                    let (s, i) = split(r);
+                    out.push(parts[s].get(i));
+                }
+                Data::Text(out)
+            }
+        };
+        let nulls = sources.iter().any(|s| s.nulls.is_some()).then(|| {
+            refs.iter()
+                .map(|&r| {
+                    let (s, i) = split(r);
+                    sources[s].is_null(i)
+                })
+                .collect()
+        });
+        Vector { data, nulls }
+    }
+
     /// Rows `start..end` as a new dense vector.
     pub fn slice(&self, start: usize, end: usize) -> Vector {
         if self.is_empty() {
