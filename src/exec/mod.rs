@@ -61,6 +61,22 @@ pub fn build(plan: &Plan) -> BoxedOperator {
         )),
         Plan::Distinct { input } => Box::new(ops::DistinctOp::new(build(input))),
         Plan::Sort { input, keys, limit } => {
+            if let Plan::Scan {
+                table,
+                filter,
+                row_ids: false,
+                needed,
+            } = input.as_ref()
+                && sort::late_pays_off(table.columns.len(), needed.as_deref(), keys)
+            {
+                return Box::new(sort::SortOp::over_table(
+                    table.clone(),
+                    filter.clone(),
+                    needed.clone(),
+                    keys.clone(),
+                    limit.clone(),
+                ));
+            }
             Box::new(sort::SortOp::new(build(input), keys.clone(), limit.clone()))
         }
         Plan::Limit {

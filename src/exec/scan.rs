@@ -54,6 +54,14 @@ impl Scan {
     }
 }
 
+impl Scan {
+    /// The row groups this scan reads (captured at its first batch); the row ids it
+    /// emits index into them.
+    pub fn groups(&self) -> &[Arc<RowGroup>] {
+        self.groups.as_deref().unwrap_or(&[])
+    }
+}
+
 impl Operator for Scan {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         let groups = self

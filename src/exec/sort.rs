@@ -5,13 +5,19 @@
 //! of refs, by the cheapest method the keys allow:
 //!
 //! 1. one integer-like key without NULLs: each row packed into one `u64` (the key's
-//!    offset from the minimum above the row number) and LSD-radix sorted over only the
-//!    bytes in which keys differ — stable, 8 bytes moved per row per pass;
+//!    offset from the minimum above the row number, so ties keep input order), one
+//!    counting pass partitions the rows into up to 2,048 buckets by the top key bits,
+//!    and each bucket is sorted only when the output reaches it — the first rows leave
+//!    after one pass over the keys instead of a whole sort;
 //! 2. keys of fixed-order types (integers, dates, timestamps, floats, text, booleans):
 //!    *normalized keys* — each row's keys encoded into one byte string whose `memcmp`
 //!    order is the SQL order (direction and NULL placement folded in), so comparing two
 //!    rows is one slice comparison (DuckDB's approach);
 //! 3. anything else (numeric, interval): a comparator walking the key columns.
+//!
+//! A sort directly over a table materializes late: the scan reads only the keys (and the
+//! filter's columns) plus row ids, and the output columns are gathered from the table's
+//! row groups by row id, so columns the sort never compares are copied once, at output.
 //!
 //! With a limit the operator is a bounded top-N: while reading input it compacts to the
 //! best N rows whenever it holds 4·N (at least 65,536), so `ORDER BY … LIMIT 10` over a
@@ -26,32 +32,121 @@
 
 use std::cmp::Ordering;
 
+use std::sync::Arc;
+
 use super::context::ExecContext;
 use super::expr::compare_rows;
 use super::ops::eval_count;
+use super::scan::Scan;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
+use crate::catalog::TableEntry;
 use crate::error::Result;
 use crate::plan::SortKey;
 use crate::sql::expr::Expr;
+use crate::types::DataType;
 
 /// A top-N compacts to its N best rows once it holds this many (or 4·N) rows.
 const TOP_N_COMPACT_ROWS_MIN: usize = 65_536;
 
+/// Where the sort's rows come from.
+enum Source {
+    /// Any operator: every column of every row is held until output.
+    Operator(BoxedOperator),
+    /// A table (late materialization): the scan reads only the sort keys, the filter's
+    /// columns and row ids; after sorting, the output columns are gathered straight
+    /// from the table's row groups by row id. `output` is the table columns the plan
+    /// reads (`None`: all); the others stay empty vectors, as a scan leaves them.
+    Table {
+        scan: Scan,
+        output: Option<Vec<bool>>,
+        types: Vec<DataType>,
+    },
+}
+
+/// Late materialization pays off when some output column is not a sort key.
+pub fn late_pays_off(columns: usize, needed: Option<&[bool]>, keys: &[SortKey]) -> bool {
+    (0..columns).any(|c| {
+        needed.is_none_or(|n| n.get(c).copied().unwrap_or(false))
+            && !keys.iter().any(|k| k.column == c)
+    })
+}
+
 pub struct SortOp {
-    input: BoxedOperator,
+    source: Source,
     keys: Vec<SortKey>,
     limit: Option<Expr>,
     /// The input as it arrived (dense batches); rows are never copied into one buffer.
     batches: Vec<Batch>,
     /// The output order as refs `(batch << 32) | row`, once the input is consumed.
-    order: Option<Vec<u64>>,
+    order: Option<LazyOrder>,
     emitted: usize,
     done: bool,
 }
 
 /// The first output chunk is smaller, so the first rows reach the client sooner.
 const FIRST_CHUNK_ROWS: usize = 512;
+
+/// The output order as refs, made final as output reaches it: a single-integer-key sort
+/// partitions rows into buckets by the top bits of their key (one pass) and sorts each
+/// bucket only when the output needs it, so the first rows leave before the rest are
+/// sorted. Other sorts are final at once.
+struct LazyOrder {
+    /// Final refs, in output order.
+    done: Vec<u64>,
+    /// Rows of output in all; `done` grows to this.
+    len: usize,
+    buckets: Option<Buckets>,
+}
+
+/// Packed `(key - min) << 32 | index` values, partitioned: bucket `b` is
+/// `packed[bounds[b]..bounds[b + 1]]`, and every key in it is below every key in the
+/// next. Buckets before `next` are in `done`.
+struct Buckets {
+    packed: Vec<u64>,
+    bounds: Vec<usize>,
+    next: usize,
+    /// index → ref.
+    refs: Vec<u64>,
+}
+
+impl LazyOrder {
+    fn finished(done: Vec<u64>) -> LazyOrder {
+        LazyOrder {
+            len: done.len(),
+            done,
+            buckets: None,
+        }
+    }
+
+    /// The first `end` refs of the order (fewer if it is shorter), sorting buckets
+    /// as needed.
+    fn ready(&mut self, end: usize) -> &[u64] {
+        let end = end.min(self.len);
+        if let Some(b) = &mut self.buckets {
+            while self.done.len() < end && b.next + 1 < b.bounds.len() {
+                let bucket = &mut b.packed[b.bounds[b.next]..b.bounds[b.next + 1]];
+                // Values are unique (the index is in the low bits): ties stay in input
+                // order, as a stable sort would leave them.
+                bucket.sort_unstable();
+                let refs = &b.refs;
+                self.done
+                    .extend(bucket.iter().map(|&p| refs[(p & 0xffff_ffff) as usize]));
+                b.next += 1;
+            }
+            if self.done.len() >= self.len || b.next + 1 >= b.bounds.len() {
+                self.done.truncate(self.len);
+                self.buckets = None;
+            }
+        }
+        &self.done[..end.min(self.done.len())]
+    }
+
+    fn into_vec(mut self) -> Vec<u64> {
+        self.ready(self.len);
+        self.done
+    }
+}
 
 fn make_ref(batch: usize, row: usize) -> u64 {
     ((batch as u64) << 32) | row as u64
@@ -95,44 +190,6 @@ fn push_int_keys(
     let (start, end) = (refs.len(), keys.len());
     refs.extend((0..end - start).map(|i| make_ref(batch, i)));
     true
-}
-
-/// Stable LSD radix sort of `u64`s by their bits from `low_bit` up. One pass finds the
-/// bytes in which values differ and counts all their histograms; only those bytes are
-/// scattered (two passes for a key range below 65,536, whatever the column's width).
-fn radix_sort(values: &mut Vec<u64>, low_bit: u32) {
-    let Some(&first) = values.first() else {
-        return;
-    };
-    let diff = values.iter().fold(0u64, |d, &v| d | (v ^ first)) >> low_bit << low_bit;
-    let shifts: Vec<u32> = (0..8)
-        .map(|b| b * 8)
-        .filter(|s| (diff >> s) & 0xff != 0)
-        .collect();
-    if shifts.is_empty() {
-        return;
-    }
-    let mut counts = vec![[0usize; 256]; shifts.len()];
-    for &v in values.iter() {
-        for (c, &s) in counts.iter_mut().zip(&shifts) {
-            c[((v >> s) & 0xff) as usize] += 1;
-        }
-    }
-    let mut tmp = vec![0u64; values.len()];
-    for (c, &s) in counts.iter().zip(&shifts) {
-        let mut offsets = [0usize; 256];
-        let mut sum = 0;
-        for (o, n) in offsets.iter_mut().zip(c.iter()) {
-            *o = sum;
-            sum += n;
-        }
-        for &v in values.iter() {
-            let d = ((v >> s) & 0xff) as usize;
-            tmp[offsets[d]] = v;
-            offsets[d] += 1;
-        }
-        std::mem::swap(values, &mut tmp);
-    }
 }
 
 /// Appends the normalized form of row `i` of `v` to `out`; false if the type has none.
@@ -188,13 +245,54 @@ fn float_key(v: f64) -> [u8; 8] {
 impl SortOp {
     pub fn new(input: BoxedOperator, keys: Vec<SortKey>, limit: Option<Expr>) -> SortOp {
         SortOp {
-            input,
+            source: Source::Operator(input),
             keys,
             limit,
             batches: Vec::new(),
             order: None,
             emitted: 0,
             done: false,
+        }
+    }
+
+    /// A sort over `table` that materializes its output columns late (see [`Source`]).
+    pub fn over_table(
+        table: Arc<TableEntry>,
+        filter: Option<Expr>,
+        output: Option<Vec<bool>>,
+        keys: Vec<SortKey>,
+        limit: Option<Expr>,
+    ) -> SortOp {
+        let columns = table.columns.len();
+        let mut read = vec![false; columns];
+        for k in &keys {
+            if let Some(slot) = read.get_mut(k.column) {
+                *slot = true;
+            }
+        }
+        if let Some(f) = &filter {
+            crate::plan::prune::mark(f, &mut read);
+        }
+        let types = table.storage.types.clone();
+        SortOp {
+            source: Source::Table {
+                scan: Scan::new(table, filter, true, Some(read)),
+                output,
+                types,
+            },
+            keys,
+            limit,
+            batches: Vec::new(),
+            order: None,
+            emitted: 0,
+            done: false,
+        }
+    }
+
+    fn next_input(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        match &mut self.source {
+            Source::Operator(op) => op.next(ctx),
+            Source::Table { scan, .. } => scan.next(ctx),
         }
     }
 
@@ -206,7 +304,7 @@ impl SortOp {
         // N rows it keeps only the best N, so memory stays O(N + batch).
         let top_n = eval_count(&self.limit, ctx, "LIMIT")?.map(|l| l as usize);
         let compact_at = top_n.map(|n| n.saturating_mul(4).max(TOP_N_COMPACT_ROWS_MIN));
-        while let Some(b) = self.input.next(ctx)? {
+        while let Some(b) = self.next_input(ctx)? {
             let b = b.compact();
             if b.rows == 0 {
                 continue;
@@ -219,7 +317,7 @@ impl SortOp {
             if let (Some(n), Some(at)) = (top_n, compact_at)
                 && rows > at
             {
-                let keep = self.order(&batches, rows, Some(n), ctx)?;
+                let keep = self.order(&batches, rows, Some(n), ctx)?.into_vec();
                 let kept = Batch::new(gather_all(&batches, &keep), keep.len());
                 rows = kept.rows;
                 batches = vec![kept];
@@ -235,7 +333,7 @@ impl SortOp {
         }
         let limit = top_n.map(|l| l.min(rows));
         let order = if rows == 0 {
-            Vec::new()
+            LazyOrder::finished(Vec::new())
         } else {
             self.order(&batches, rows, limit, ctx)?
         };
@@ -251,9 +349,9 @@ impl SortOp {
         rows: usize,
         limit: Option<usize>,
         ctx: &ExecContext,
-    ) -> Result<Vec<u64>> {
+    ) -> Result<LazyOrder> {
         let keys = &self.keys;
-        // 1. One integer key without NULLs: radix sort of packed `(key - min, row)`.
+        // 1. One integer key without NULLs: packed `(key - min, row)` values, bucketed.
         if let [k] = keys.as_slice() {
             let mut int_keys: Vec<u64> = Vec::with_capacity(rows);
             let mut refs: Vec<u64> = Vec::with_capacity(rows);
@@ -290,7 +388,9 @@ impl SortOp {
             let key = |g: u32| &bytes[offsets[g as usize]..offsets[g as usize + 1]];
             let cmp = |a: &u32, b: &u32| key(*a).cmp(key(*b)).then(a.cmp(b));
             sort_with_limit(&mut perm, limit, cmp);
-            return Ok(perm.iter().map(|&g| refs[g as usize]).collect());
+            return Ok(LazyOrder::finished(
+                perm.iter().map(|&g| refs[g as usize]).collect(),
+            ));
         }
         // 3. The general comparator.
         let cmp = |a: &u32, b: &u32| -> Ordering {
@@ -329,57 +429,83 @@ impl SortOp {
             a.cmp(b)
         };
         sort_with_limit(&mut perm, limit, cmp);
-        Ok(perm.iter().map(|&g| refs[g as usize]).collect())
+        Ok(LazyOrder::finished(
+            perm.iter().map(|&g| refs[g as usize]).collect(),
+        ))
     }
 }
 
 /// Sorts rows by one integer key. When the keys span less than 2^32, each row becomes
-/// one `u64` — the key's offset from the minimum above the row number — so a radix
-/// pass moves 8 bytes per row, ties stay in input order, and the range decides how
-/// many byte passes run. Wider ranges sort `(key, row)` pairs by comparison.
-fn sort_int_keys(keys: &[u64], refs: &[u64], limit: Option<usize>) -> Vec<u64> {
+/// one `u64` — the key's offset from the minimum above the row number, so ties keep
+/// their input order — and one counting pass partitions the rows into up to 2,048
+/// buckets by the top bits of the key; buckets are sorted as output reaches them
+/// (`LazyOrder`). A small top-N selects its rows first; wider key ranges sort
+/// `(key, row)` pairs by comparison.
+fn sort_int_keys(keys: &[u64], refs: &[u64], limit: Option<usize>) -> LazyOrder {
     let rows = keys.len();
+    let len = limit.unwrap_or(rows).min(rows);
     let (min, max) = keys
         .iter()
         .fold((u64::MAX, 0), |(lo, hi), &k| (lo.min(k), hi.max(k)));
-    let mut order: Vec<u64> = if max - min < (1 << 32) && rows < (1 << 32) {
-        let mut packed: Vec<u64> = keys
-            .iter()
-            .zip(0u64..)
-            .map(|(&k, i)| ((k - min) << 32) | i)
-            .collect();
-        match limit {
-            Some(n) if n < rows / 8 => {
-                if n > 0 {
-                    packed.select_nth_unstable(n - 1);
-                }
-                packed.truncate(n);
-                packed.sort_unstable();
-            }
-            _ => radix_sort(&mut packed, 32),
-        }
-        packed
-            .iter()
-            .map(|&p| refs[(p & 0xffff_ffff) as usize])
-            .collect()
-    } else {
+    if rows == 0 || max - min >= (1 << 32) || rows >= (1 << 32) {
         let mut pairs: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
-        match limit {
-            Some(n) if n < rows / 8 => {
-                if n > 0 {
-                    pairs.select_nth_unstable(n - 1);
-                }
-                pairs.truncate(n);
+        if len < rows / 8 {
+            if len > 0 {
+                pairs.select_nth_unstable(len - 1);
             }
-            _ => {}
+            pairs.truncate(len);
         }
         pairs.sort_unstable();
-        pairs.iter().map(|&(_, i)| refs[i]).collect()
-    };
-    if let Some(n) = limit {
-        order.truncate(n);
+        pairs.truncate(len);
+        return LazyOrder::finished(pairs.iter().map(|&(_, i)| refs[i]).collect());
     }
-    order
+    let mut packed: Vec<u64> = keys
+        .iter()
+        .zip(0u64..)
+        .map(|(&k, i)| ((k - min) << 32) | i)
+        .collect();
+    if len < rows / 8 {
+        if len > 0 {
+            packed.select_nth_unstable(len - 1);
+        }
+        packed.truncate(len);
+        packed.sort_unstable();
+        return LazyOrder::finished(
+            packed
+                .iter()
+                .map(|&p| refs[(p & 0xffff_ffff) as usize])
+                .collect(),
+        );
+    }
+    let range_bits = 64 - (max - min).leading_zeros();
+    // About eight rows per bucket, at most 2,048 buckets (a 16 KB histogram).
+    let rows_bits = usize::BITS - rows.leading_zeros();
+    let bucket_bits = rows_bits.saturating_sub(3).clamp(1, 11).min(range_bits);
+    let shift = 32 + range_bits - bucket_bits;
+    let mut bounds = vec![0usize; (1 << bucket_bits) + 1];
+    for &v in &packed {
+        bounds[(v >> shift) as usize + 1] += 1;
+    }
+    for b in 1..bounds.len() {
+        bounds[b] += bounds[b - 1];
+    }
+    let mut at = bounds.clone();
+    let mut partitioned = vec![0u64; rows];
+    for &v in &packed {
+        let b = (v >> shift) as usize;
+        partitioned[at[b]] = v;
+        at[b] += 1;
+    }
+    LazyOrder {
+        done: Vec::with_capacity(len),
+        len,
+        buckets: Some(Buckets {
+            packed: partitioned,
+            bounds,
+            next: 0,
+            refs: refs.to_vec(),
+        }),
+    }
 }
 
 fn sort_with_limit(
@@ -409,24 +535,60 @@ impl Operator for SortOp {
         }
         // Emit sorted rows in gathered chunks: the encoder then reads each column
         // sequentially (measured faster than encoding through a selection).
-        let order = self.order.as_deref().unwrap_or(&[]);
-        if self.emitted >= order.len() {
+        let chunk = if self.emitted == 0 {
+            FIRST_CHUNK_ROWS
+        } else {
+            BATCH_ROWS_MAX
+        };
+        let ready = match self.order.as_mut() {
+            Some(order) => order.ready(self.emitted + chunk),
+            None => &[],
+        };
+        if self.emitted >= ready.len() {
             self.done = true;
             self.order = None;
             self.batches = Vec::new();
             return Ok(None);
         }
         ctx.check_interrupt()?;
-        let chunk = if self.emitted == 0 {
-            FIRST_CHUNK_ROWS
-        } else {
-            BATCH_ROWS_MAX
+        let refs = &ready[self.emitted..];
+        let end = ready.len();
+        let columns = match &self.source {
+            Source::Operator(_) => gather_all(&self.batches, refs),
+            Source::Table {
+                scan,
+                output,
+                types,
+            } => {
+                // Refs into the key batches name row ids (`group << 32 | row`), which
+                // are refs into the table's row groups.
+                let mut ids = Vec::with_capacity(refs.len());
+                for &r in refs {
+                    let (b, i) = split_ref(r);
+                    let Some(Data::I64(col)) = self.batches[b].columns.last().map(|c| &c.data)
+                    else {
+                        return Err(crate::error::Error::internal("sort: row ids missing"));
+                    };
+                    ids.push(col[i] as u64);
+                }
+                let groups = scan.groups();
+                (0..types.len())
+                    .map(|c| {
+                        let read = output
+                            .as_ref()
+                            .is_none_or(|n| n.get(c).copied().unwrap_or(false));
+                        if !read {
+                            return Vector::with_capacity(types[c], 0);
+                        }
+                        let sources: Vec<&Vector> = groups.iter().map(|g| &g.columns[c]).collect();
+                        Vector::gather_refs(&sources, &ids)
+                    })
+                    .collect()
+            }
         };
-        let end = (self.emitted + chunk).min(order.len());
-        let refs = &order[self.emitted..end];
-        let columns = gather_all(&self.batches, refs);
+        let rows = refs.len();
         self.emitted = end;
-        Ok(Some(Batch::new(columns, refs.len())))
+        Ok(Some(Batch::new(columns, rows)))
     }
 }
 
@@ -435,25 +597,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn radix_sort_orders_signed_keys() {
+    fn integer_key_sort_orders_signed_keys() {
         let vals = [5i64, -3, 0, i64::MIN, i64::MAX, -3, 42];
         let keys: Vec<u64> = vals.iter().map(|&v| (v as u64) ^ (1 << 63)).collect();
         let refs: Vec<u64> = (0..vals.len() as u64).collect();
         // The full i64 range takes the comparison path.
-        let order = sort_int_keys(&keys, &refs, None);
+        let order = sort_int_keys(&keys, &refs, None).into_vec();
         let sorted: Vec<i64> = order.iter().map(|&i| vals[i as usize]).collect();
         assert_eq!(sorted, vec![i64::MIN, -3, -3, 0, 5, 42, i64::MAX]);
         // Stable: the two -3s keep their input order.
         assert_eq!(&order[1..3], &[1, 5]);
-        // A narrow range takes the packed radix path, still stable.
+        // A narrow range takes the packed bucket path, still stable.
         let vals = [70_000i64, -3, 0, 65_535, -3, 42, 300];
         let keys: Vec<u64> = vals.iter().map(|&v| (v as u64) ^ (1 << 63)).collect();
-        let order = sort_int_keys(&keys, &refs, None);
+        let order = sort_int_keys(&keys, &refs, None).into_vec();
         let sorted: Vec<i64> = order.iter().map(|&i| vals[i as usize]).collect();
         assert_eq!(sorted, vec![-3, -3, 0, 42, 300, 65_535, 70_000]);
         assert_eq!(&order[0..2], &[1, 4]);
         // Top-N takes the first n in order.
-        assert_eq!(sort_int_keys(&keys, &refs, Some(3)), vec![1, 4, 2]);
+        assert_eq!(
+            sort_int_keys(&keys, &refs, Some(3)).into_vec(),
+            vec![1, 4, 2]
+        );
+    }
+
+    #[test]
+    fn bucketed_order_is_sorted_stable_and_lazy() {
+        // Skewed keys: most rows share a few values, a few are far apart.
+        let vals: Vec<i64> = (0..20_000i64)
+            .map(|i| match i % 10 {
+                0 => i * 977 % 5_000_000,
+                1 => -7,
+                _ => i % 13,
+            })
+            .collect();
+        let keys: Vec<u64> = vals.iter().map(|&v| (v as u64) ^ (1 << 63)).collect();
+        let refs: Vec<u64> = (0..vals.len() as u64).collect();
+        let mut want: Vec<u64> = refs.clone();
+        want.sort_by_key(|&i| vals[i as usize]); // stable
+        let mut lazy = sort_int_keys(&keys, &refs, None);
+        // Asking for a prefix sorts only some buckets, and gives the right prefix.
+        assert_eq!(lazy.ready(100), &want[..100]);
+        assert!(lazy.buckets.is_some());
+        assert_eq!(lazy.into_vec(), want);
+        // A limit the bucket path serves (not a small top-N).
+        let order = sort_int_keys(&keys, &refs, Some(15_000)).into_vec();
+        assert_eq!(order, want[..15_000]);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 use super::Plan;
 use crate::sql::expr::Expr;
 
-fn mark(e: &Expr, need: &mut [bool]) {
+/// Marks the input columns `e` reads.
+pub fn mark(e: &Expr, need: &mut [bool]) {
     if let Expr::Column { index, .. } = e
         && let Some(slot) = need.get_mut(*index)
     {

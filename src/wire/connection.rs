@@ -29,7 +29,13 @@ const SSL_REQUEST: i32 = 80_877_103;
 const GSSENC_REQUEST: i32 = 80_877_104;
 const CANCEL_REQUEST: i32 = 80_877_102;
 /// Rows encoded between checks of the output buffer's flush threshold.
-const STREAM_SLICE_ROWS: usize = 512;
+const STREAM_SLICE_ROWS: usize = 128;
+/// The first write of a result goes out after one slice; each later write waits for
+/// this many times more bytes than the one before, up to the 64 KB of
+/// `codec::FLUSH_BYTES`. The client gets its first rows as early as possible and is
+/// kept fed while it parses them, and a long result still leaves in 64 KB writes.
+const FLUSH_GROWTH: usize = 4;
+const FIRST_FLUSH_BYTES: usize = 4 * 1024;
 /// A client that has not read any output for this long is disconnected.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -432,7 +438,8 @@ impl Connection {
         let types: Vec<SqlType> = stream.columns.iter().map(|c| c.ty).collect();
         let fmt = stream.ctx.fmt;
         let mut left = max_rows;
-        let mut flushed_first = false;
+        // Bytes to collect before the next write (0: the first slice goes at once).
+        let mut flush_at = 0;
         while left > 0 {
             let Some(batch) = stream.next_batch()? else {
                 return Ok(true);
@@ -454,13 +461,13 @@ impl Connection {
                 );
                 sent += n;
                 left -= n;
-                // The first slice goes out at once, so the client starts parsing while the
-                // rest is encoded; after that, writes are ~64 KB each.
-                let flushed = if flushed_first {
-                    self.out.maybe_flush(&mut self.writer)
-                } else {
-                    flushed_first = true;
+                // The first slice goes out at once; later writes grow to 64 KB.
+                let flushed = if self.out.buf.len() >= flush_at {
+                    flush_at =
+                        (flush_at * FLUSH_GROWTH).clamp(FIRST_FLUSH_BYTES, codec::FLUSH_BYTES);
                     self.out.flush(&mut self.writer)
+                } else {
+                    Ok(())
                 };
                 flushed.map_err(|e| {
                     Error::new("08006", format!("could not send data to client: {e}"))

@@ -170,6 +170,10 @@ enum TextColumn<'a> {
     Text(&'a TextVec),
 }
 
+/// A string shorter than this is copied as one fixed-size word (see `data_rows_columnar`);
+/// it must not exceed a DataRow header (7 bytes) plus one.
+const SPILL: usize = 8;
+
 /// Characters in the decimal form of `v`, sign included.
 #[inline]
 fn int_text_len(v: i64) -> usize {
@@ -262,21 +266,21 @@ fn data_rows_columnar(out: &mut OutBuf, columns: &[(TextColumn, Option<&[bool]>)
     }
     let base = out.buf.len();
     let total: usize = sizes.iter().sum();
-    out.buf.resize(base + total, 0);
+    // SPILL bytes of slack at the end: a short string is copied as one 8-byte word.
+    out.buf.resize(base + total + SPILL, 0);
     let buf = &mut out.buf[base..];
-    let ncols = (columns.len() as i16).to_be_bytes();
     let mut cursors: Vec<usize> = Vec::with_capacity(m);
     let mut pos = 0;
     for &size in &sizes {
-        buf[pos] = b'D';
-        buf[pos + 1..pos + 5].copy_from_slice(&((size - 1) as u32).to_be_bytes());
-        buf[pos + 5..pos + 7].copy_from_slice(&ncols);
         cursors.push(pos + 7);
         pos += size;
     }
+    // Columns are written in order and row headers last: a cell's copy may run up to
+    // SPILL - 1 bytes past its end, into a later column of its row or the next row's
+    // 7-byte header, both written afterwards.
     for ((col, _), lens) in columns.iter().zip(lens.chunks(m.max(1))) {
         macro_rules! cells {
-            (|$cell:ident, $r:ident| $write:expr) => {
+            (|$at:ident, $len:ident, $r:ident| $write:expr) => {
                 for ((cursor, &r), &l) in cursors.iter_mut().zip(rows).zip(lens) {
                     let p = *cursor;
                     if l == u32::MAX {
@@ -284,22 +288,44 @@ fn data_rows_columnar(out: &mut OutBuf, columns: &[(TextColumn, Option<&[bool]>)
                         *cursor = p + 4;
                         continue;
                     }
-                    let l = l as usize;
+                    let $len = l as usize;
                     buf[p..p + 4].copy_from_slice(&(l as i32).to_be_bytes());
-                    let $cell = &mut buf[p + 4..p + 4 + l];
+                    let $at = p + 4;
                     let $r = r as usize;
                     $write;
-                    *cursor = p + 4 + l;
+                    *cursor = p + 4 + $len;
                 }
             };
         }
         match col {
-            TextColumn::I16(x) => cells!(|cell, r| write_int_into(cell, x[r] as i64)),
-            TextColumn::I32(x) => cells!(|cell, r| write_int_into(cell, x[r] as i64)),
-            TextColumn::I64(x) => cells!(|cell, r| write_int_into(cell, x[r])),
-            TextColumn::Text(t) => cells!(|cell, r| cell.copy_from_slice(t.get(r))),
+            TextColumn::I16(x) => {
+                cells!(|at, len, r| write_int_into(&mut buf[at..at + len], x[r] as i64))
+            }
+            TextColumn::I32(x) => {
+                cells!(|at, len, r| write_int_into(&mut buf[at..at + len], x[r] as i64))
+            }
+            TextColumn::I64(x) => {
+                cells!(|at, len, r| write_int_into(&mut buf[at..at + len], x[r]))
+            }
+            TextColumn::Text(t) => cells!(|at, len, r| {
+                let start = t.offsets[r];
+                if len > 0 && len < SPILL && start + SPILL <= t.data.len() {
+                    buf[at..at + SPILL].copy_from_slice(&t.data[start..start + SPILL]);
+                } else {
+                    buf[at..at + len].copy_from_slice(&t.data[start..start + len]);
+                }
+            }),
         }
     }
+    let ncols = (columns.len() as i16).to_be_bytes();
+    let mut pos = 0;
+    for &size in &sizes {
+        buf[pos] = b'D';
+        buf[pos + 1..pos + 5].copy_from_slice(&((size - 1) as u32).to_be_bytes());
+        buf[pos + 5..pos + 7].copy_from_slice(&ncols);
+        pos += size;
+    }
+    out.buf.truncate(base + total);
 }
 
 /// Appends one DataRow per live row of `batch`, starting at live row `from`, at most
