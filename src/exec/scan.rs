@@ -16,6 +16,9 @@ use crate::error::Result;
 use crate::sql::expr::Expr;
 use crate::storage::table::RowGroup;
 
+/// Rows in a scan's first batch.
+const FIRST_BATCH_ROWS: usize = 256;
+
 pub struct Scan {
     table: Arc<TableEntry>,
     filter: Option<Expr>,
@@ -80,7 +83,14 @@ impl Operator for Scan {
                 continue;
             }
             let start = self.offset;
-            let end = (start + BATCH_ROWS_MAX).min(rows);
+            // The first batch is small, so the first rows of a streamed result reach
+            // the client after a little work instead of a whole batch's.
+            let batch_rows = if self.group == 0 && start == 0 {
+                FIRST_BATCH_ROWS
+            } else {
+                BATCH_ROWS_MAX
+            };
+            let end = (start + batch_rows).min(rows);
             self.offset = end;
             visible.clear();
             g.visible_rows(&ctx.snapshot, start, end, &mut visible);

@@ -649,7 +649,13 @@ impl Numeric {
                 "NaN and Infinity for type numeric",
             ));
         }
-        // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`).
+        // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`). When the
+        // shortest round-trip form has at most 15 digits it *is* that rounding: the float
+        // lies within half an ulp of it, far inside the 15-digit grid. So ryu answers the
+        // common case; only longer forms need exact formatting.
+        if let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 15) {
+            return n;
+        }
         let mut buf = StackText::default();
         let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 14, v));
         Numeric::parse(buf.as_str())?.strip_fraction_zeros()
@@ -661,9 +667,57 @@ impl Numeric {
                 "NaN and Infinity for type numeric",
             ));
         }
+        // FLT_DIG (6) significant digits, with the same shortcut as `from_f64`.
+        if let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 6) {
+            return n;
+        }
         let mut buf = StackText::default();
         let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 5, v));
         Numeric::parse(buf.as_str())?.strip_fraction_zeros()
+    }
+
+    /// The value of ryu's shortest form of a float (`4849.63`, `1e300`, `-1.5e-7`) if it
+    /// has at most `digits_max` significant digits, without trailing fractional zeros
+    /// (as `%g` prints them).
+    fn from_shortest(text: &str, digits_max: u32) -> Option<Result<Numeric>> {
+        let (negative, text) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (body, exp) = match text.split_once('e') {
+            Some((b, e)) => (b, e.parse::<i64>().ok()?),
+            None => (text, 0),
+        };
+        let mut mantissa: u64 = 0;
+        let mut digits = 0;
+        let mut frac: i64 = 0;
+        let mut seen_point = false;
+        for c in body.bytes() {
+            match c {
+                b'.' => seen_point = true,
+                b'0'..=b'9' => {
+                    if mantissa != 0 || c != b'0' {
+                        digits += 1;
+                    }
+                    if digits > digits_max {
+                        return None;
+                    }
+                    mantissa = mantissa * 10 + (c - b'0') as u64;
+                    frac += seen_point as i64;
+                }
+                _ => return None,
+            }
+        }
+        let mut scale = frac - exp;
+        while scale > 0 && mantissa.is_multiple_of(10) {
+            mantissa /= 10;
+            scale -= 1;
+        }
+        let m = mantissa as i128;
+        Some(Numeric::from_scaled_i128(
+            if negative { -m } else { m },
+            scale,
+        ))
     }
 
     /// Drops trailing fractional zeros: the canonical form of a value (float-to-numeric
@@ -672,6 +726,14 @@ impl Numeric {
         match self {
             Numeric::Small { mantissa, scale } => {
                 let (mut m, mut s) = (*mantissa, *scale);
+                // 64-bit division where the mantissa allows (128-bit is a library call).
+                if let Ok(mut m64) = i64::try_from(m) {
+                    while s > 0 && m64 % 10 == 0 {
+                        m64 /= 10;
+                        s -= 1;
+                    }
+                    m = m64 as i128;
+                }
                 while s > 0 && m % 10 == 0 {
                     m /= 10;
                     s -= 1;
@@ -889,6 +951,18 @@ fn wide_scaled_div(a: u128, k: u32, b: u128) -> Option<u128> {
 
 /// Integer division rounded half away from zero.
 fn rounded_div(num: i128, den: i128) -> i128 {
+    // 64-bit division where the operands allow (128-bit is a library call).
+    if let (Ok(n), Ok(d)) = (i64::try_from(num), i64::try_from(den))
+        && n != i64::MIN
+    {
+        let (q, r) = (n / d, n % d);
+        let q = if r.unsigned_abs() * 2 >= d.unsigned_abs() {
+            if (n < 0) != (d < 0) { q - 1 } else { q + 1 }
+        } else {
+            q
+        };
+        return q as i128;
+    }
     let q = num / den;
     let r = num % den;
     if r.unsigned_abs() * 2 >= den.unsigned_abs() {
@@ -1108,5 +1182,35 @@ mod tests {
             101
         );
         assert_eq!(n("1e100").apply_typmod(100, 0).unwrap_err().code, "22003");
+    }
+
+    #[test]
+    fn float_conversion_uses_15_and_6_significant_digits() {
+        for (v, want) in [
+            (4849.63, "4849.63"),
+            (-0.001, "-0.001"),
+            (1e300, &format!("1{}", "0".repeat(300))[..]),
+            (1.5e-7, "0.00000015"),
+            (0.1 + 0.2, "0.3"),
+            (1.0 / 3.0, "0.333333333333333"),
+            (123456789012345678.0, "123456789012346000"),
+            (2.5, "2.5"),
+            (100.0, "100"),
+        ] {
+            assert_eq!(Numeric::from_f64(v).unwrap().to_text(), want, "{v}");
+        }
+        assert_eq!(Numeric::from_f32(1.1f32).unwrap().to_text(), "1.1");
+        assert_eq!(
+            Numeric::from_f32(1.0f32 / 3.0).unwrap().to_text(),
+            "0.333333"
+        );
+        assert_eq!(
+            Numeric::from_f32(3.4e38).unwrap().to_text(),
+            format!("34{}", "0".repeat(37))
+        );
+        assert_eq!(rounded_div(-25, 10), -3);
+        assert_eq!(rounded_div(25, -10), -3);
+        assert_eq!(rounded_div(24, 10), 2);
+        assert_eq!(rounded_div(i64::MIN as i128, 10), -922337203685477581);
     }
 }
