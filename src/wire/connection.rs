@@ -32,12 +32,13 @@ const CANCEL_REQUEST: i32 = 80_877_102;
 const STREAM_SLICE_ROWS: usize = 128;
 /// How long a connection polls for the next message before sleeping in `read`.
 const SPIN: Duration = Duration::from_micros(50);
-/// The first write of a result goes out after one slice; each later write waits for
-/// this many times more bytes than the one before, up to the 64 KB of
-/// `codec::FLUSH_BYTES`. The client gets its first rows as early as possible and is
-/// kept fed while it parses them, and a long result still leaves in 64 KB writes.
+/// The first write of a result goes out once 2 KB are encoded; each later write waits
+/// for this many times more bytes than the one before, up to the 64 KB of
+/// `codec::FLUSH_BYTES`. The client gets its first rows early and is kept fed while it
+/// parses them, a long result still leaves in 64 KB writes, and a small result is a
+/// single write with its CommandComplete and ReadyForQuery (one client wake-up).
 const FLUSH_GROWTH: usize = 4;
-const FIRST_FLUSH_BYTES: usize = 4 * 1024;
+const FIRST_FLUSH_BYTES: usize = 2 * 1024;
 /// A client that has not read any output for this long is disconnected.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -478,8 +479,8 @@ impl Connection {
         let types: Vec<SqlType> = stream.columns.iter().map(|c| c.ty).collect();
         let fmt = stream.ctx.fmt;
         let mut left = max_rows;
-        // Bytes to collect before the next write (0: the first slice goes at once).
-        let mut flush_at = 0;
+        // Bytes to collect before the next write.
+        let mut flush_at = FIRST_FLUSH_BYTES;
         while left > 0 {
             let Some(batch) = stream.next_batch()? else {
                 return Ok(true);
@@ -501,10 +502,8 @@ impl Connection {
                 );
                 sent += n;
                 left -= n;
-                // The first slice goes out at once; later writes grow to 64 KB.
                 let flushed = if self.out.buf.len() >= flush_at {
-                    flush_at =
-                        (flush_at * FLUSH_GROWTH).clamp(FIRST_FLUSH_BYTES, codec::FLUSH_BYTES);
+                    flush_at = (flush_at * FLUSH_GROWTH).min(codec::FLUSH_BYTES);
                     self.out.flush(&mut self.writer)
                 } else {
                     Ok(())
