@@ -4,6 +4,9 @@
 //! into slices of `BATCH_ROWS_MAX` rows, computes the visible rows from the MVCC stamps,
 //! and applies the pushed-down filter to that selection. Rows are never copied to be
 //! filtered; the batch carries the selection.
+//!
+//! The first batch is only 256 rows, so a streamed result's first rows reach the client
+//! after a little work rather than a whole batch's.
 
 use std::sync::Arc;
 

@@ -649,13 +649,20 @@ impl Numeric {
                 "NaN and Infinity for type numeric",
             ));
         }
-        // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`). When the
-        // shortest round-trip form has at most 15 digits it *is* that rounding: the float
-        // lies within half an ulp of it, far inside the 15-digit grid. So ryu answers the
-        // common case; only longer forms need exact formatting.
-        if let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 15) {
+        // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`). Rounding
+        // ryu's shortest form gives those digits except on a midpoint (see
+        // `from_shortest`), where exact formatting decides. Subnormals carry fewer bits
+        // than 15 digits need, so they always take the exact path.
+        if v.is_normal()
+            && let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 15)
+        {
             return n;
         }
+        Numeric::from_f64_exact(v)
+    }
+
+    /// `%.15g` by exact formatting: the slow path of `from_f64`.
+    fn from_f64_exact(v: f64) -> Result<Numeric> {
         let mut buf = StackText::default();
         let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 14, v));
         Numeric::parse(buf.as_str())?.strip_fraction_zeros()
@@ -668,17 +675,32 @@ impl Numeric {
             ));
         }
         // FLT_DIG (6) significant digits, with the same shortcut as `from_f64`.
-        if let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 6) {
+        if v.is_normal()
+            && let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 6)
+        {
             return n;
         }
+        Numeric::from_f32_exact(v)
+    }
+
+    /// `%.6g` by exact formatting: the slow path of `from_f32`.
+    fn from_f32_exact(v: f32) -> Result<Numeric> {
         let mut buf = StackText::default();
         let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 5, v));
         Numeric::parse(buf.as_str())?.strip_fraction_zeros()
     }
 
-    /// The value of ryu's shortest form of a float (`4849.63`, `1e300`, `-1.5e-7`) if it
-    /// has at most `digits_max` significant digits, without trailing fractional zeros
-    /// (as `%g` prints them).
+    /// The float whose shortest round-trip form ryu printed (`4849.63`, `1e300`,
+    /// `-1.5e-7`), rounded to `digits_max` significant digits as `%.*g` would round the
+    /// exact binary value, without trailing fractional zeros (as `%g` prints them).
+    /// Only for normal floats, and `digits_max` at most the type's DIG (15 for f64, 6
+    /// for f32): then the decimal grid is coarser than the float's spacing.
+    ///
+    /// Rounding the shortest form gives the same digits as rounding the exact value,
+    /// except when the shortest form sits exactly on a rounding midpoint (the digits past
+    /// `digits_max` are a 5 and zeros): any midpoint strictly between the two would be a
+    /// shorter or closer round-trip form than the one ryu chose. That case returns `None`
+    /// and the caller formats exactly.
     fn from_shortest(text: &str, digits_max: u32) -> Option<Result<Numeric>> {
         let (negative, text) = match text.strip_prefix('-') {
             Some(rest) => (true, rest),
@@ -699,7 +721,9 @@ impl Numeric {
                     if mantissa != 0 || c != b'0' {
                         digits += 1;
                     }
-                    if digits > digits_max {
+                    // Shortest forms have at most 17 digits (plus a `.0`); more would
+                    // not fit the u64.
+                    if digits > 19 {
                         return None;
                     }
                     mantissa = mantissa * 10 + (c - b'0') as u64;
@@ -709,6 +733,16 @@ impl Numeric {
             }
         }
         let mut scale = frac - exp;
+        if digits > digits_max {
+            let drop = digits - digits_max;
+            let unit = 10u64.pow(drop);
+            let (q, r) = (mantissa / unit, mantissa % unit);
+            if r * 2 == unit {
+                return None;
+            }
+            mantissa = if r * 2 > unit { q + 1 } else { q };
+            scale -= drop as i64;
+        }
         while scale > 0 && mantissa.is_multiple_of(10) {
             mantissa /= 10;
             scale -= 1;
@@ -1194,6 +1228,13 @@ mod tests {
             (0.1 + 0.2, "0.3"),
             (1.0 / 3.0, "0.333333333333333"),
             (123456789012345678.0, "123456789012346000"),
+            // 16 and 17 digit shortest forms, rounded as %.15g rounds the exact value.
+            (37.0 / 7.0 - 50.0, "-44.7142857142857"),
+            (2.0 / 3.0, "0.666666666666667"),
+            (0.1 + 0.7, "0.8"),
+            // Shortest forms on a midpoint: the exact value decides (both ways).
+            (1.000000000000005, "1.00000000000001"),
+            (123.4567890123455, "123.456789012345"),
             (2.5, "2.5"),
             (100.0, "100"),
         ] {
@@ -1212,5 +1253,36 @@ mod tests {
         assert_eq!(rounded_div(25, -10), -3);
         assert_eq!(rounded_div(24, 10), 2);
         assert_eq!(rounded_div(i64::MIN as i128, 10), -922337203685477581);
+    }
+
+    #[test]
+    fn shortest_form_rounding_agrees_with_exact_formatting() {
+        // A xorshift walk over bit patterns, plus the quotients the benchmarks produce.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut checked = 0;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = if i % 2 == 0 {
+                f64::from_bits(x)
+            } else {
+                ((i * 37) % 1000) as f64 / 7.0 - 50.0 + (x % 1000) as f64 * 1e-9
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            let fast = Numeric::from_f64(v).unwrap();
+            let exact = Numeric::from_f64_exact(v).unwrap();
+            assert_eq!(fast.to_text(), exact.to_text(), "{v:e}");
+            let w = v as f32;
+            if w.is_finite() && w != 0.0 {
+                let fast = Numeric::from_f32(w).unwrap();
+                let exact = Numeric::from_f32_exact(w).unwrap();
+                assert_eq!(fast.to_text(), exact.to_text(), "{w:e}");
+            }
+            checked += 1;
+        }
+        assert!(checked > 100_000);
     }
 }
