@@ -878,6 +878,7 @@ fn binary(
                     BinaryOp::Mul => a[i].mul(&b[i])?,
                     BinaryOp::Div => a[i].div(&b[i])?,
                     BinaryOp::Mod => a[i].rem(&b[i])?,
+                    BinaryOp::Pow => a[i].power(&b[i])?,
                     _ => return Err(Error::internal("bad numeric operator")),
                 });
             }

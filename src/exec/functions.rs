@@ -202,6 +202,20 @@ pub fn eval_function(
             Vector { data, nulls }
         }
         Func::Sqrt => {
+            if let Data::Num(a) = &vs[0].data {
+                let mut out = Vec::with_capacity(n);
+                for (i, x) in a.iter().enumerate() {
+                    out.push(if vs[0].is_null(i) {
+                        Numeric::ZERO
+                    } else {
+                        x.sqrt()?
+                    });
+                }
+                return Ok(Vector {
+                    data: Data::Num(out),
+                    nulls,
+                });
+            }
             let Data::F64(a) = &vs[0].data else {
                 return Err(Error::internal("sqrt argument"));
             };

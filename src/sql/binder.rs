@@ -1860,7 +1860,14 @@ impl<'a> Binder<'a> {
             let common = numeric_common(lt, rt, a, b);
             if op == BinaryOp::Pow {
                 if common == D::Numeric {
-                    return Err(Error::feature_not_supported("numeric ^ numeric"));
+                    let l = self.coerce(l, NUMERIC)?;
+                    let r = self.coerce(r, NUMERIC)?;
+                    return Ok(Expr::Binary {
+                        op,
+                        left: Box::new(l),
+                        right: Box::new(r),
+                        ty: NUMERIC,
+                    });
                 }
                 let l = self.coerce(l, FLOAT8)?;
                 let r = self.coerce(r, FLOAT8)?;
@@ -2243,9 +2250,10 @@ impl<'a> Binder<'a> {
             }
             ("sqrt", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 if *t == D::Numeric {
-                    return Err(Error::feature_not_supported("sqrt(numeric)"));
+                    (Func::Sqrt, args, NUMERIC)
+                } else {
+                    (Func::Sqrt, self.coerce_all(args, FLOAT8)?, FLOAT8)
                 }
-                (Func::Sqrt, self.coerce_all(args, FLOAT8)?, FLOAT8)
             }
             ("mod", [a, b]) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => {
                 let refs: Vec<&Expr> = args.iter().collect();
@@ -2260,9 +2268,10 @@ impl<'a> Binder<'a> {
                     && (b.numeric_rank().is_some() || *b == D::Unknown) =>
             {
                 if *a == D::Numeric || *b == D::Numeric {
-                    return Err(Error::feature_not_supported("power(numeric, numeric)"));
+                    (Func::Power, self.coerce_all(args, NUMERIC)?, NUMERIC)
+                } else {
+                    (Func::Power, self.coerce_all(args, FLOAT8)?, FLOAT8)
                 }
-                (Func::Power, self.coerce_all(args, FLOAT8)?, FLOAT8)
             }
             ("substr" | "substring", [_, _] | [_, _, _]) => {
                 let mut it = args.into_iter();

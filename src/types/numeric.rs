@@ -592,6 +592,138 @@ impl Numeric {
         Numeric::from_big(q, 0)
     }
 
+    /// The integer value, if this is an integer within `i64`.
+    fn to_integer_i64(&self) -> Option<i64> {
+        let whole = self.trunc(0).ok()?;
+        if whole.cmp_value(self) != Ordering::Equal {
+            return None;
+        }
+        match whole {
+            Numeric::Small { mantissa, .. } => i64::try_from(mantissa).ok(),
+            Numeric::Big(_) => None,
+        }
+    }
+
+    /// An estimate of `log10(|self|)` (0 for zero), good to a few digits.
+    fn log10_estimate(&self) -> f64 {
+        if self.is_zero() {
+            return 0.0;
+        }
+        let scale = self.scale() as f64;
+        self.with_digits(|d| {
+            let lead: f64 = std::str::from_utf8(&d[..d.len().min(17)])
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(1.0);
+            lead.log10() + (d.len() - d.len().min(17)) as f64 - scale
+        })
+    }
+
+    /// `self ^ exp`, PostgreSQL's `numeric ^ numeric` for an integer exponent: the result
+    /// scale is at least 16 and the base's scale (at most 1,000), and the value is the
+    /// exact power rounded to it (the product is carried at a working precision of that
+    /// scale plus the result's integer digits plus 30 guard digits, so huge exponents
+    /// of long bases stay bounded). A non-integer exponent is not supported yet.
+    pub fn power(&self, exp: &Numeric) -> Result<Numeric> {
+        let invalid = |m: &str| Error::new("2201F", m.to_string());
+        if self.is_zero() && exp.signum() < 0 {
+            return Err(invalid("zero raised to a negative power is undefined"));
+        }
+        let Some(e) = exp.to_integer_i64() else {
+            if self.signum() < 0 {
+                return Err(invalid(
+                    "a negative number raised to a non-integer power yields a complex result",
+                ));
+            }
+            return Err(Error::feature_not_supported(
+                "numeric ^ numeric with a non-integer exponent",
+            ));
+        };
+        if i32::try_from(e).is_err() {
+            return Err(Error::feature_not_supported(
+                "numeric ^ numeric with an exponent beyond the integer range",
+            ));
+        }
+        let rscale = (MIN_SIG_DIGITS.max(self.scale() as i32)).min(DISPLAY_SCALE_MAX);
+        if e == 0 {
+            return Numeric::from_big(pow10_big(rscale as u32), rscale as u32);
+        }
+        if self.is_zero() {
+            return Numeric::new(0, rscale as u16);
+        }
+        // Decimal weight of the result: overflow and underflow are known up front.
+        let weight = e as f64 * self.log10_estimate();
+        if weight > INT_DIGITS_MAX as f64 + 1.0 {
+            return Err(overflow());
+        }
+        if weight + 1.0 < -(rscale as f64) {
+            return Numeric::new(0, rscale as u16);
+        }
+        let working = (rscale as i64 + weight.max(0.0) as i64 + 30).max(30) as u64;
+        let (base_m, base_s) = self.wide();
+        // Square-and-multiply on (mantissa, scale), rounding each product to `working`
+        // significant digits.
+        let keep = |m: BigInt, s: i64| -> (BigInt, i64) {
+            let digits = digits_upper_bound(&m);
+            if digits <= working + 1 {
+                return (m, s);
+            }
+            let drop = (digits - working) as u32;
+            (rounded_div_big(&m, &pow10_big(drop)), s - drop as i64)
+        };
+        let mut result: (BigInt, i64) = (BigInt::from(1u8), 0);
+        let mut square: (BigInt, i64) = (base_m, base_s as i64);
+        let mut n = e.unsigned_abs();
+        loop {
+            if n & 1 == 1 {
+                result = keep(&result.0 * &square.0, result.1 + square.1);
+            }
+            n >>= 1;
+            if n == 0 {
+                break;
+            }
+            square = keep(&square.0 * &square.0, square.1 * 2);
+        }
+        let (m, s) = result;
+        let power = if s >= 0 {
+            rescale_wide(&m, s as u64)?
+        } else {
+            Numeric::from_big(shift_big(&m, (-s) as u32), 0)?
+        };
+        if e > 0 {
+            power.round(rscale)
+        } else {
+            Numeric::from_i64(1).div_to_scale(&power, rscale)
+        }
+    }
+
+    /// PostgreSQL's `sqrt(numeric)`: at least 16 significant digits and the argument's
+    /// scale (at most 1,000), correctly rounded.
+    pub fn sqrt(&self) -> Result<Numeric> {
+        if self.signum() < 0 {
+            return Err(Error::new(
+                "2201F",
+                "cannot take square root of a negative number",
+            ));
+        }
+        let (weight, _) = self.weight_and_first_digit();
+        let sweight = (weight + 1) * 4 / 2 - 1;
+        let rscale = (MIN_SIG_DIGITS - sweight)
+            .max(self.scale() as i32)
+            .clamp(0, DISPLAY_SCALE_MAX);
+        // floor(sqrt(value) · 10^(rscale + 1)), then round on the extra digit.
+        let (m, s) = self.wide();
+        let e = 2 * (rscale as i64 + 1) - s as i64;
+        let radicand = if e >= 0 {
+            shift_big(&m, e as u32)
+        } else {
+            m / pow10_big((-e) as u32)
+        };
+        let root = radicand.sqrt();
+        let rounded = (root + BigInt::from(5u8)) / BigInt::from(10u8);
+        Numeric::from_big(rounded, rscale as u32)
+    }
+
     /// Coerces to `numeric(precision, scale)`: round, then check the integer digits fit.
     pub fn apply_typmod(&self, precision: i32, scale: i32) -> Result<Numeric> {
         let rounded = self.round(scale)?;
@@ -856,6 +988,21 @@ fn parse_exponent(b: &[u8]) -> Option<i64> {
         v.saturating_mul(10).saturating_add((c - b'0') as i64)
     });
     Some(if negative { -v } else { v })
+}
+
+/// `m × 10^-scale` as a value, rounding away digits past what a numeric can hold.
+fn rescale_wide(m: &BigInt, scale: u64) -> Result<Numeric> {
+    if scale <= DSCALE_MAX as u64 {
+        return Numeric::from_big(m.clone(), scale as u32);
+    }
+    let drop = scale - DSCALE_MAX as u64;
+    if drop > digits_upper_bound(m) {
+        return Ok(Numeric::ZERO);
+    }
+    Numeric::from_big(
+        rounded_div_big(m, &pow10_big(drop as u32)),
+        DSCALE_MAX as u32,
+    )
 }
 
 /// `m × 10^-scale` rounded (half away from zero) or truncated to `to` digits.
