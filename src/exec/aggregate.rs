@@ -420,7 +420,9 @@ impl State {
                     if live(i) {
                         let g = g as usize;
                         let o = cmp_f64(vals[i], best[g]);
-                        if !seen[g] || (*max && o.is_gt()) || (!*max && o.is_lt()) {
+                        // Ties take the newer value, as PostgreSQL's float8larger and
+                        // float8smaller do (visible for -0 and 0).
+                        if !seen[g] || (*max && o.is_ge()) || (!*max && o.is_le()) {
                             best[g] = vals[i];
                             seen[g] = true;
                         }
@@ -439,7 +441,10 @@ impl State {
                                 let mut one = Vector::with_capacity(*ty, 1);
                                 one.push_value(current);
                                 let o = compare_rows(&a.data, i, &one.data, 0);
-                                if *max { o.is_gt() } else { o.is_lt() }
+                                // Ties take the newer value, as PostgreSQL's
+                                // numeric_larger/interval_smaller… do: equal values can
+                                // print differently (1.0 and 1.00, '1 day' and 24:00:00).
+                                if *max { o.is_ge() } else { o.is_le() }
                             }
                         };
                         if replace {
