@@ -359,6 +359,17 @@ pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
         return Ok(());
     }
     let ty = e.ty();
+    // `NULL [NOT] IN (…)` is NULL whatever the list holds: PostgreSQL turns a list with
+    // non-constants into comparisons joined by OR/AND, each strict in the NULL.
+    if let Expr::InList { expr, .. } = e
+        && is_null_literal(expr)
+    {
+        *e = Expr::Literal {
+            value: Value::Null,
+            ty,
+        };
+        return Ok(());
+    }
     // Strict nodes with a NULL input are NULL.
     if is_strict(e) {
         let mut has_null = false;
