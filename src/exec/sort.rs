@@ -244,8 +244,12 @@ fn float_key(v: f64) -> [u8; 8] {
 
 impl SortOp {
     pub fn new(input: BoxedOperator, keys: Vec<SortKey>, limit: Option<Expr>) -> SortOp {
+        SortOp::with_source(Source::Operator(input), keys, limit)
+    }
+
+    fn with_source(source: Source, keys: Vec<SortKey>, limit: Option<Expr>) -> SortOp {
         SortOp {
-            source: Source::Operator(input),
+            source,
             keys,
             limit,
             batches: Vec::new(),
@@ -274,19 +278,16 @@ impl SortOp {
             crate::plan::prune::mark(f, &mut read);
         }
         let types = table.storage.types.clone();
-        SortOp {
-            source: Source::Table {
-                scan: Scan::new(table, filter, true, Some(read)),
+        let scan = Scan::new(table, filter, true, Some(read));
+        SortOp::with_source(
+            Source::Table {
+                scan,
                 output,
                 types,
             },
             keys,
             limit,
-            batches: Vec::new(),
-            order: None,
-            emitted: 0,
-            done: false,
-        }
+        )
     }
 
     fn next_input(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {

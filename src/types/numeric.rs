@@ -775,50 +775,44 @@ impl Numeric {
         Ok(v)
     }
 
+    /// PostgreSQL's float8 -> numeric: DBL_DIG (15) significant digits (`%.15g`).
     pub fn from_f64(v: f64) -> Result<Numeric> {
-        if !v.is_finite() {
-            return Err(Error::feature_not_supported(
-                "NaN and Infinity for type numeric",
-            ));
-        }
-        // PostgreSQL converts with DBL_DIG (15) significant digits (`%.15g`). Rounding
-        // ryu's shortest form gives those digits except on a midpoint (see
-        // `from_shortest`), where exact formatting decides. Subnormals carry fewer bits
-        // than 15 digits need, so they always take the exact path.
-        if v.is_normal()
-            && let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 15)
-        {
-            return n;
-        }
-        Numeric::from_f64_exact(v)
+        Numeric::from_float(v, v.is_finite(), v.is_normal(), 15)
     }
 
-    /// `%.15g` by exact formatting: the slow path of `from_f64`.
-    fn from_f64_exact(v: f64) -> Result<Numeric> {
-        let mut buf = StackText::default();
-        let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 14, v));
-        Numeric::parse(buf.as_str())?.strip_fraction_zeros()
-    }
-
+    /// PostgreSQL's float4 -> numeric: FLT_DIG (6) significant digits (`%.6g`).
     pub fn from_f32(v: f32) -> Result<Numeric> {
-        if !v.is_finite() {
+        Numeric::from_float(v, v.is_finite(), v.is_normal(), 6)
+    }
+
+    /// `%.{digits}g` of a float as a numeric. Rounding ryu's shortest form gives those
+    /// digits except on a midpoint (see `from_shortest`), where exact formatting
+    /// decides. Subnormals carry fewer bits than the digits need, so they always take
+    /// the exact path.
+    fn from_float<F: ryu::Float + std::fmt::LowerExp>(
+        v: F,
+        finite: bool,
+        normal: bool,
+        digits: u32,
+    ) -> Result<Numeric> {
+        if !finite {
             return Err(Error::feature_not_supported(
                 "NaN and Infinity for type numeric",
             ));
         }
-        // FLT_DIG (6) significant digits, with the same shortcut as `from_f64`.
-        if v.is_normal()
-            && let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), 6)
+        if normal
+            && let Some(n) = Numeric::from_shortest(ryu::Buffer::new().format_finite(v), digits)
         {
             return n;
         }
-        Numeric::from_f32_exact(v)
+        Numeric::from_float_exact(v, digits)
     }
 
-    /// `%.6g` by exact formatting: the slow path of `from_f32`.
-    fn from_f32_exact(v: f32) -> Result<Numeric> {
+    /// `%.{digits}g` by exact formatting: the slow path of `from_float`.
+    fn from_float_exact(v: impl std::fmt::LowerExp, digits: u32) -> Result<Numeric> {
         let mut buf = StackText::default();
-        let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", 5, v));
+        let precision = digits.saturating_sub(1) as usize;
+        let _ = std::fmt::Write::write_fmt(&mut buf, format_args!("{:.*e}", precision, v));
         Numeric::parse(buf.as_str())?.strip_fraction_zeros()
     }
 
@@ -1420,12 +1414,12 @@ mod tests {
                 continue;
             }
             let fast = Numeric::from_f64(v).unwrap();
-            let exact = Numeric::from_f64_exact(v).unwrap();
+            let exact = Numeric::from_float_exact(v, 15).unwrap();
             assert_eq!(fast.to_text(), exact.to_text(), "{v:e}");
             let w = v as f32;
             if w.is_finite() && w != 0.0 {
                 let fast = Numeric::from_f32(w).unwrap();
-                let exact = Numeric::from_f32_exact(w).unwrap();
+                let exact = Numeric::from_float_exact(w, 6).unwrap();
                 assert_eq!(fast.to_text(), exact.to_text(), "{w:e}");
             }
             checked += 1;
