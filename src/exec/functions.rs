@@ -27,6 +27,77 @@ fn text_map(v: &Vector, mut f: impl FnMut(&str, &mut Vec<u8>)) -> Vector {
     }
 }
 
+/// `sqrt`, `ln`, `exp` and `log10` over NUMERIC or double precision, with PostgreSQL's
+/// errors (2201F for a negative square root, 2201E for the logarithm of zero or a negative
+/// number, 22003 when `exp` overflows or underflows a double).
+fn unary_math(func: Func, v: &Vector, nulls: Option<Vec<bool>>) -> Result<Vector> {
+    if let Data::Num(a) = &v.data {
+        let ten = Numeric::from_i64(10);
+        let mut out = Vec::with_capacity(a.len());
+        for (i, x) in a.iter().enumerate() {
+            out.push(if v.is_null(i) {
+                Numeric::ZERO
+            } else {
+                match func {
+                    Func::Sqrt => x.sqrt()?,
+                    Func::Ln => x.ln()?,
+                    Func::Exp => x.exp()?,
+                    _ => Numeric::log(&ten, x)?,
+                }
+            });
+        }
+        return Ok(Vector {
+            data: Data::Num(out),
+            nulls,
+        });
+    }
+    let Data::F64(a) = &v.data else {
+        return Err(Error::internal("math function argument"));
+    };
+    let range = |what: &str| Error::numeric_out_of_range(format!("value out of range: {what}"));
+    let mut out = Vec::with_capacity(a.len());
+    for (i, &x) in a.iter().enumerate() {
+        if v.is_null(i) {
+            out.push(0.0);
+            continue;
+        }
+        out.push(match func {
+            Func::Sqrt if x < 0.0 => {
+                return Err(Error::new(
+                    "2201F",
+                    "cannot take square root of a negative number",
+                ));
+            }
+            Func::Sqrt => x.sqrt(),
+            Func::Ln | Func::Log10 if x == 0.0 => {
+                return Err(Error::new("2201E", "cannot take logarithm of zero"));
+            }
+            Func::Ln | Func::Log10 if x < 0.0 => {
+                return Err(Error::new(
+                    "2201E",
+                    "cannot take logarithm of a negative number",
+                ));
+            }
+            Func::Ln => x.ln(),
+            Func::Log10 => x.log10(),
+            _ => {
+                let y = x.exp();
+                if x.is_finite() && y.is_infinite() {
+                    return Err(range("overflow"));
+                }
+                if x.is_finite() && y == 0.0 {
+                    return Err(range("underflow"));
+                }
+                y
+            }
+        });
+    }
+    Ok(Vector {
+        data: Data::F64(out),
+        nulls,
+    })
+}
+
 fn int_map(v: &Vector, f: impl Fn(&str) -> i32) -> Vector {
     let Data::Text(t) = &v.data else {
         return v.clone();
@@ -201,38 +272,21 @@ pub fn eval_function(
             };
             Vector { data, nulls }
         }
-        Func::Sqrt => {
-            if let Data::Num(a) = &vs[0].data {
-                let mut out = Vec::with_capacity(n);
-                for (i, x) in a.iter().enumerate() {
-                    out.push(if vs[0].is_null(i) {
-                        Numeric::ZERO
-                    } else {
-                        x.sqrt()?
-                    });
-                }
-                return Ok(Vector {
-                    data: Data::Num(out),
-                    nulls,
-                });
-            }
-            let Data::F64(a) = &vs[0].data else {
-                return Err(Error::internal("sqrt argument"));
+        Func::Sqrt | Func::Ln | Func::Exp | Func::Log10 => unary_math(func, &vs[0], nulls)?,
+        Func::Log => {
+            let (Data::Num(b), Data::Num(x)) = (&vs[0].data, &vs[1].data) else {
+                return Err(Error::internal("log arguments"));
             };
             let mut out = Vec::with_capacity(n);
-            #[allow(clippy::needless_range_loop)]
             for i in 0..n {
-                let x = a[i];
-                if x < 0.0 && !vs[0].is_null(i) {
-                    return Err(Error::new(
-                        "2201F",
-                        "cannot take square root of a negative number",
-                    ));
-                }
-                out.push(x.sqrt());
+                out.push(if nulls.as_ref().is_some_and(|m| m[i]) {
+                    Numeric::ZERO
+                } else {
+                    Numeric::log(&b[i], &x[i])?
+                });
             }
             Vector {
-                data: Data::F64(out),
+                data: Data::Num(out),
                 nulls,
             }
         }
@@ -312,6 +366,48 @@ pub fn eval_function(
                 let chars = set.map_or(" ", |t| t.get_str(i));
                 out.push(trim_chars(s.get_str(i), chars, l, r).as_bytes());
             }
+            Vector {
+                data: Data::Text(out),
+                nulls,
+            }
+        }
+        Func::Repeat => {
+            let s = text(0).ok_or_else(|| Error::internal("repeat"))?;
+            let Data::I32(k) = &vs[1].data else {
+                return Err(Error::internal("repeat count"));
+            };
+            // PostgreSQL's limit is one value under 1 GB; the batch's output is charged
+            // against the statement's memory while it is built, so a batch of huge values
+            // fails with 53200 instead of exhausting the machine.
+            const MAX_VALUE_BYTES: i64 = (1 << 30) - 1 - 4;
+            let mut out = TextVec::with_capacity(n);
+            let mut charged = 0usize;
+            let mut result = Ok(());
+            for i in 0..n {
+                let piece = s.get(i);
+                let count = if nulls.as_ref().is_some_and(|m| m[i]) {
+                    0
+                } else {
+                    k[i].max(0) as i64
+                };
+                let bytes = count * piece.len() as i64;
+                if bytes > MAX_VALUE_BYTES {
+                    result = Err(Error::new("54000", "requested length too large"));
+                    break;
+                }
+                if let Err(e) = ctx.charge_memory(bytes as usize) {
+                    result = Err(e);
+                    break;
+                }
+                charged += bytes as usize;
+                out.data.reserve(bytes as usize);
+                for _ in 0..count {
+                    out.data.extend_from_slice(piece);
+                }
+                out.offsets.push(out.data.len());
+            }
+            ctx.release_memory(charged);
+            result?;
             Vector {
                 data: Data::Text(out),
                 nulls,

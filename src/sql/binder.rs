@@ -2248,12 +2248,26 @@ impl<'a> Binder<'a> {
                     SqlType::new(t),
                 )
             }
-            ("sqrt", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+            ("sqrt" | "ln" | "exp" | "log" | "log10", [t])
+                if t.numeric_rank().is_some() || *t == D::Unknown =>
+            {
+                let func = match name {
+                    "sqrt" => Func::Sqrt,
+                    "ln" => Func::Ln,
+                    "exp" => Func::Exp,
+                    _ => Func::Log10,
+                };
                 if *t == D::Numeric {
-                    (Func::Sqrt, args, NUMERIC)
+                    (func, args, NUMERIC)
                 } else {
-                    (Func::Sqrt, self.coerce_all(args, FLOAT8)?, FLOAT8)
+                    (func, self.coerce_all(args, FLOAT8)?, FLOAT8)
                 }
+            }
+            ("log", [b, x])
+                if (b.numeric_rank().is_some() || *b == D::Unknown)
+                    && (x.numeric_rank().is_some() || *x == D::Unknown) =>
+            {
+                (Func::Log, self.coerce_all(args, NUMERIC)?, NUMERIC)
             }
             ("mod", [a, b]) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => {
                 let refs: Vec<&Expr> = args.iter().collect();
@@ -2291,6 +2305,15 @@ impl<'a> Binder<'a> {
             ("btrim" | "trim", [_] | [_, _]) => (Func::Btrim, text_args(self, args)?, TEXT),
             ("ltrim", [_] | [_, _]) => (Func::Ltrim, text_args(self, args)?, TEXT),
             ("rtrim", [_] | [_, _]) => (Func::Rtrim, text_args(self, args)?, TEXT),
+            ("repeat", [_, n]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let s = text_args(self, vec![s])?.remove(0);
+                (Func::Repeat, vec![s, self.coerce(n, INT4)?], TEXT)
+            }
             ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
                 let mut it = args.into_iter();
                 let (s, n) = (

@@ -65,6 +65,12 @@ pub enum Func {
     Mod,
     Power,
     Sqrt,
+    Ln,
+    Exp,
+    /// `log(x)` and `log10(x)`.
+    Log10,
+    /// `log(base, x)`, NUMERIC only.
+    Log,
     Substr,
     Position,
     Replace,
@@ -73,6 +79,7 @@ pub enum Func {
     Rtrim,
     Concat,
     Left,
+    Repeat,
     Right,
     Coalesce,
     Nullif,

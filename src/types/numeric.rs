@@ -29,6 +29,8 @@ use num_traits::{Signed, ToPrimitive, Zero};
 
 use crate::error::{Error, Result};
 
+mod transcendental;
+
 /// Small mantissas stay strictly below this (38 decimal digits).
 const SMALL_LIMIT: i128 = 100_000_000_000_000_000_000_000_000_000_000_000_000;
 const SMALL_DIGITS_MAX: usize = 38;
@@ -619,31 +621,32 @@ impl Numeric {
         })
     }
 
-    /// `self ^ exp`, PostgreSQL's `numeric ^ numeric` for an integer exponent: the result
-    /// scale is at least 16 and the base's scale (at most 1,000), and the value is the
-    /// exact power rounded to it (the product is carried at a working precision of that
-    /// scale plus the result's integer digits plus 30 guard digits, so huge exponents
-    /// of long bases stay bounded). A non-integer exponent is not supported yet.
+    /// `self ^ exp`, PostgreSQL's `numeric ^ numeric`. An integer exponent within 32 bits
+    /// (`power_var_int`): the result scale is at least 16 and the base's scale (at most
+    /// 1,000), and the value is the exact power rounded to it (the product is carried at a
+    /// working precision of that scale plus the result's integer digits plus 30 guard
+    /// digits, so huge exponents of long bases stay bounded). Any other exponent goes
+    /// through `exp(exp × ln self)` (transcendental.rs).
     pub fn power(&self, exp: &Numeric) -> Result<Numeric> {
         let invalid = |m: &str| Error::new("2201F", m.to_string());
         if self.is_zero() && exp.signum() < 0 {
             return Err(invalid("zero raised to a negative power is undefined"));
         }
-        let Some(e) = exp.to_integer_i64() else {
-            if self.signum() < 0 {
-                return Err(invalid(
-                    "a negative number raised to a non-integer power yields a complex result",
-                ));
+        let Some(e) = exp.to_integer_i64().filter(|e| i32::try_from(*e).is_ok()) else {
+            if self.is_zero() {
+                return Numeric::new(0, MIN_SIG_DIGITS as u16);
             }
-            return Err(Error::feature_not_supported(
-                "numeric ^ numeric with a non-integer exponent",
-            ));
+            let mut negative = false;
+            if self.signum() < 0 {
+                if exp.trunc(0)?.cmp_value(exp) != Ordering::Equal {
+                    return Err(invalid(
+                        "a negative number raised to a non-integer power yields a complex result",
+                    ));
+                }
+                negative = !exp.rem(&Numeric::from_i64(2))?.is_zero();
+            }
+            return self.power_general(exp, negative);
         };
-        if i32::try_from(e).is_err() {
-            return Err(Error::feature_not_supported(
-                "numeric ^ numeric with an exponent beyond the integer range",
-            ));
-        }
         let rscale = (MIN_SIG_DIGITS.max(self.scale() as i32)).min(DISPLAY_SCALE_MAX);
         if e == 0 {
             return Numeric::from_big(pow10_big(rscale as u32), rscale as u32);
