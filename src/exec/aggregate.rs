@@ -737,8 +737,17 @@ impl AggregateOp {
         }
         for acc in self.accs.iter_mut() {
             acc.state.grow(self.groups);
-            if let Some((_, values)) = &acc.distinct {
+            if let Some((_, values)) = &mut acc.distinct {
                 let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
+                // PostgreSQL feeds a DISTINCT aggregate its values in sorted order; a
+                // floating-point sum depends on that order.
+                for v in values.iter_mut() {
+                    match &mut v.data {
+                        Data::F64(x) => x.sort_by(|a, b| cmp_f64(*a, *b)),
+                        Data::F32(x) => x.sort_by(|a, b| cmp_f64(*a as f64, *b as f64)),
+                        _ => {}
+                    }
+                }
                 for (g, v) in values.iter().enumerate() {
                     let ids = vec![g as u32; v.len()];
                     acc.state.update(&ids, Some(v), arg_ty)?;

@@ -234,6 +234,74 @@ fn eval_cast(
 }
 
 /// Evaluates a predicate and returns the rows of `sel` for which it is true.
+/// What a batch evaluation that failed yields once replayed in PostgreSQL's order.
+///
+/// PostgreSQL runs a pipeline one row at a time: row k's error is raised only after every
+/// earlier row went through (its own errors first), and never when the query stops before
+/// row k (a LIMIT satisfied by the rows before it). kiln evaluates whole batches, so when a
+/// batch fails, the operator replays it row by row and passes on the rows before the first
+/// failing row; the error is held and raised on the operator's next call, which a
+/// satisfied LIMIT never makes. The replay runs only after a failure, so the normal path
+/// costs nothing.
+pub struct Replayed<T> {
+    /// The rows (or row count) before the first failing row.
+    pub ok: T,
+    pub error: Error,
+}
+
+/// Errors that are not about a row's values (cancellation, timeout, memory): raised at
+/// once, without a replay.
+fn is_statement_error(e: &Error) -> bool {
+    matches!(e.code, "57014" | "53200" | "XX000")
+}
+
+/// `eval_filter` replayed row by row after it failed on `sel` with `error`.
+pub fn replay_filter(
+    pred: &Expr,
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+    error: Error,
+) -> Result<Replayed<Vec<u32>>> {
+    if is_statement_error(&error) {
+        return Err(error);
+    }
+    let mut kept = Vec::new();
+    for &row in sel {
+        match eval_filter(pred, batch, &[row], ctx) {
+            Ok(k) => kept.extend(k),
+            Err(e) => return Ok(Replayed { ok: kept, error: e }),
+        }
+    }
+    // Every row passed alone: keep the batch's error (not expected to happen).
+    Ok(Replayed { ok: kept, error })
+}
+
+/// How many rows of `sel` evaluate every expression of `exprs` (in order, row by row)
+/// before one fails; called after evaluating them over `sel` failed with `error`.
+pub fn replay_exprs(
+    exprs: &[Expr],
+    batch: &Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+    error: Error,
+) -> Result<Replayed<usize>> {
+    if is_statement_error(&error) {
+        return Err(error);
+    }
+    for (i, &row) in sel.iter().enumerate() {
+        for e in exprs {
+            if let Err(e) = eval(e, batch, &[row], ctx) {
+                return Ok(Replayed { ok: i, error: e });
+            }
+        }
+    }
+    Ok(Replayed {
+        ok: sel.len(),
+        error,
+    })
+}
+
 pub fn eval_filter(pred: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vec<u32>> {
     // Fast path: column compared with a constant.
     if let Expr::Binary {
@@ -843,6 +911,16 @@ fn binary(
                 let v = float_arith(op, a[i] as f64, b[i] as f64)? as f32;
                 if v.is_infinite() && a[i].is_finite() && b[i].is_finite() {
                     return Err(Error::numeric_out_of_range("value out of range: overflow"));
+                }
+                // A product or quotient that is not zero in double precision may be in
+                // real (PostgreSQL computes real arithmetic in single precision).
+                let zero_allowed = match op {
+                    BinaryOp::Mul => a[i] == 0.0 || b[i] == 0.0,
+                    BinaryOp::Div => a[i] == 0.0 || b[i].is_infinite(),
+                    _ => true,
+                };
+                if v == 0.0 && !zero_allowed {
+                    return Err(Error::numeric_out_of_range("value out of range: underflow"));
                 }
                 out.push(v);
             }

@@ -45,10 +45,12 @@ pub fn build(plan: &Plan) -> BoxedOperator {
         Plan::Filter { input, predicate } => Box::new(ops::FilterOp {
             input: build(input),
             predicate: predicate.clone(),
+            pending: None,
         }),
         Plan::Project { input, exprs } => Box::new(ops::ProjectOp {
             input: build(input),
             exprs: exprs.clone(),
+            pending: None,
         }),
         Plan::Aggregate {
             input,

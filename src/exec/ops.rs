@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use super::context::ExecContext;
-use super::expr::{eval, eval_filter};
+use super::expr::{eval, eval_filter, replay_exprs, replay_filter};
 use super::keys;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
@@ -21,13 +21,28 @@ pub fn eval_constant(e: &Expr, ctx: &ExecContext) -> Result<Value> {
 pub struct FilterOp {
     pub input: BoxedOperator,
     pub predicate: Expr,
+    /// An error held back by a replay (see `expr::Replayed`), raised on the next call.
+    pub pending: Option<Error>,
 }
 
 impl Operator for FilterOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         while let Some(mut b) = self.input.next(ctx)? {
             let sel = b.selection();
-            let kept = eval_filter(&self.predicate, &b, &sel, ctx)?;
+            let kept = match eval_filter(&self.predicate, &b, &sel, ctx) {
+                Ok(kept) => kept,
+                Err(e) => {
+                    let replayed = replay_filter(&self.predicate, &b, &sel, ctx, e)?;
+                    if replayed.ok.is_empty() {
+                        return Err(replayed.error);
+                    }
+                    self.pending = Some(replayed.error);
+                    replayed.ok
+                }
+            };
             if kept.is_empty() {
                 continue;
             }
@@ -45,19 +60,40 @@ impl Operator for FilterOp {
 pub struct ProjectOp {
     pub input: BoxedOperator,
     pub exprs: Vec<Expr>,
+    /// An error held back by a replay (see `expr::Replayed`), raised on the next call.
+    pub pending: Option<Error>,
+}
+
+impl ProjectOp {
+    fn project(&self, b: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Batch> {
+        let mut columns = Vec::with_capacity(self.exprs.len());
+        for e in &self.exprs {
+            columns.push(eval(e, b, sel, ctx)?);
+        }
+        Ok(Batch::new(columns, sel.len()))
+    }
 }
 
 impl Operator for ProjectOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         let Some(b) = self.input.next(ctx)? else {
             return Ok(None);
         };
         let sel = b.selection();
-        let mut columns = Vec::with_capacity(self.exprs.len());
-        for e in &self.exprs {
-            columns.push(eval(e, &b, &sel, ctx)?);
+        match self.project(&b, &sel, ctx) {
+            Ok(out) => Ok(Some(out)),
+            Err(e) => {
+                let replayed = replay_exprs(&self.exprs, &b, &sel, ctx, e)?;
+                if replayed.ok == 0 {
+                    return Err(replayed.error);
+                }
+                self.pending = Some(replayed.error);
+                Ok(Some(self.project(&b, &sel[..replayed.ok], ctx)?))
+            }
         }
-        Ok(Some(Batch::new(columns, sel.len())))
     }
 }
 

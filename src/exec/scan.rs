@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use super::Operator;
 use super::context::ExecContext;
-use super::expr::eval_filter;
+use super::expr::{eval_filter, replay_filter};
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use crate::catalog::TableEntry;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
 use crate::storage::table::RowGroup;
 
@@ -30,6 +30,8 @@ pub struct Scan {
     groups: Option<Vec<Arc<RowGroup>>>,
     group: usize,
     offset: usize,
+    /// An error held back by a replay of the filter (see `expr::Replayed`).
+    pending: Option<Error>,
 }
 
 /// Encodes a row id as one integer: group in the high half, row in the low half.
@@ -56,6 +58,7 @@ impl Scan {
             groups: None,
             group: 0,
             offset: 0,
+            pending: None,
         }
     }
 }
@@ -70,6 +73,9 @@ impl Scan {
 
 impl Operator for Scan {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         let groups = self
             .groups
             .get_or_insert_with(|| self.table.storage.groups());
@@ -124,7 +130,17 @@ impl Operator for Scan {
                 sel: None,
             };
             if let Some(f) = &self.filter {
-                sel = eval_filter(f, &batch, &sel, ctx)?;
+                sel = match eval_filter(f, &batch, &sel, ctx) {
+                    Ok(kept) => kept,
+                    Err(e) => {
+                        let replayed = replay_filter(f, &batch, &sel, ctx, e)?;
+                        if replayed.ok.is_empty() {
+                            return Err(replayed.error);
+                        }
+                        self.pending = Some(replayed.error);
+                        replayed.ok
+                    }
+                };
                 if sel.is_empty() {
                     continue;
                 }

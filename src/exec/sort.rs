@@ -58,7 +58,7 @@ enum Source {
     /// from the table's row groups by row id. `output` is the table columns the plan
     /// reads (`None`: all); the others stay empty vectors, as a scan leaves them.
     Table {
-        scan: Scan,
+        scan: Box<Scan>,
         output: Option<Vec<bool>>,
         types: Vec<DataType>,
     },
@@ -278,7 +278,7 @@ impl SortOp {
             crate::plan::prune::mark(f, &mut read);
         }
         let types = table.storage.types.clone();
-        let scan = Scan::new(table, filter, true, Some(read));
+        let scan = Box::new(Scan::new(table, filter, true, Some(read)));
         SortOp::with_source(
             Source::Table {
                 scan,

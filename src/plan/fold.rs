@@ -19,10 +19,10 @@ use super::Plan;
 use crate::error::Result;
 use crate::exec::context::{CancelFlag, ExecContext};
 use crate::exec::ops::eval_constant;
-use crate::sql::expr::{Expr, Func};
+use crate::sql::expr::{AggFunc, Expr, Func};
 use crate::storage::mvcc::Snapshot;
 use crate::types::text::TextFormat;
-use crate::types::{DataType, Value};
+use crate::types::{DataType, SqlType, Value};
 
 fn context(fmt: TextFormat) -> ExecContext {
     ExecContext {
@@ -46,7 +46,64 @@ fn context(fmt: TextFormat) -> ExecContext {
 /// Folds every expression in `plan`.
 pub fn fold_plan(plan: &mut Plan, fmt: TextFormat) -> Result<()> {
     let ctx = context(fmt);
-    fold_plan_with(plan, &ctx)
+    fold_plan_with(plan, &ctx)?;
+    minmax_of_constants(plan);
+    Ok(())
+}
+
+/// PostgreSQL's planner answers a MIN/MAX-only aggregate over one table with an ordered
+/// `LIMIT 1` subquery per aggregate (planagg.c) when that is cheapest, which it always is
+/// when every argument is a constant (ordering by a constant is free). Its scan then stops
+/// at the first row that passes the WHERE clause, so errors later rows would raise are
+/// never seen, and a NULL constant (`… AND NULL IS NOT NULL`) is not scanned for at all.
+/// kiln gives the aggregate the same input: the first qualifying row, or no row when
+/// every constant is NULL. MIN(c) = MAX(c) = c over one row, so the answer is unchanged.
+fn minmax_of_constants(plan: &mut Plan) {
+    match plan {
+        Plan::Aggregate {
+            input,
+            group_by,
+            aggs,
+        } => {
+            let constant_minmax = group_by.is_empty()
+                && !aggs.is_empty()
+                && aggs.iter().all(|a| {
+                    matches!(a.func, AggFunc::Min | AggFunc::Max)
+                        && matches!(a.arg, Some(Expr::Literal { .. }))
+                });
+            let one_table = match input.as_ref() {
+                Plan::Scan { .. } => true,
+                Plan::Filter { input, .. } => matches!(input.as_ref(), Plan::Scan { .. }),
+                _ => false,
+            };
+            if constant_minmax && one_table {
+                let any_not_null = aggs
+                    .iter()
+                    .any(|a| !a.arg.as_ref().is_some_and(is_null_literal));
+                let scan = std::mem::replace(
+                    input.as_mut(),
+                    Plan::Values {
+                        rows: Vec::new(),
+                        types: Vec::new(),
+                    },
+                );
+                **input = Plan::Limit {
+                    input: Box::new(scan),
+                    limit: Some(Expr::Literal {
+                        value: Value::Int8(i64::from(any_not_null)),
+                        ty: SqlType::new(DataType::Int8),
+                    }),
+                    offset: None,
+                };
+            }
+        }
+        Plan::Filter { input, .. }
+        | Plan::Project { input, .. }
+        | Plan::Distinct { input }
+        | Plan::Sort { input, .. }
+        | Plan::Limit { input, .. } => minmax_of_constants(input),
+        Plan::Scan { .. } | Plan::Values { .. } | Plan::GenerateSeries { .. } => {}
+    }
 }
 
 fn fold_plan_with(plan: &mut Plan, ctx: &ExecContext) -> Result<()> {

@@ -96,6 +96,9 @@ fn float_to(v: f64, to: DataType) -> Result<Value> {
             if f.is_infinite() && v.is_finite() {
                 return Err(Error::numeric_out_of_range("value out of range: overflow"));
             }
+            if f == 0.0 && v != 0.0 {
+                return Err(Error::numeric_out_of_range("value out of range: underflow"));
+            }
             Value::Float4(f)
         }
         DataType::Float8 => Value::Float8(v),
