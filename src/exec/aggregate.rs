@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::context::ExecContext;
-use super::expr::{cmp_f64, compare_rows, eval};
+use super::expr::{cmp_f64, compare_rows, eval, replay_exprs};
 use super::keys;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
@@ -221,7 +221,9 @@ impl State {
                 seen.resize(groups, false);
             }
             State::SumFloat { sum, seen, .. } => {
-                sum.resize(groups, 0.0);
+                // PostgreSQL's float sum starts from the first value; -0.0 is the
+                // identity that keeps a sum of -0.0 negative (0.0 + -0.0 is 0.0).
+                sum.resize(groups, -0.0);
                 seen.resize(groups, false);
             }
             State::SumInterval { sum, seen } => {
@@ -673,17 +675,54 @@ impl AggregateOp {
         ids
     }
 
+    /// The batch's group keys and each aggregate's argument.
+    #[allow(clippy::type_complexity)]
+    fn evaluate_inputs(
+        &self,
+        b: &Batch,
+        sel: &[u32],
+        ctx: &ExecContext,
+    ) -> Result<(Vec<Vector>, Vec<Option<Vector>>)> {
+        let keys = self
+            .group_by
+            .iter()
+            .map(|g| eval(g, b, sel, ctx))
+            .collect::<Result<Vec<_>>>()?;
+        let args = self
+            .accs
+            .iter()
+            .map(|acc| {
+                acc.call
+                    .arg
+                    .as_ref()
+                    .map(|a| eval(a, b, sel, ctx))
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((keys, args))
+    }
+
     fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
         for acc in self.accs.iter_mut() {
             acc.state = new_state(&acc.call)?;
         }
         while let Some(b) = self.input.next(ctx)? {
             let sel = b.selection();
-            let keys = self
-                .group_by
-                .iter()
-                .map(|g| eval(g, &b, &sel, ctx))
-                .collect::<Result<Vec<_>>>()?;
+            let evaluated = self.evaluate_inputs(&b, &sel, ctx);
+            let (keys, args) = match evaluated {
+                Ok(inputs) => inputs,
+                Err(e) => {
+                    // Raise the error of the first failing row, as PostgreSQL (row at a
+                    // time: group keys, then each aggregate's argument) would.
+                    let exprs: Vec<Expr> = self
+                        .group_by
+                        .iter()
+                        .chain(self.accs.iter().filter_map(|a| a.call.arg.as_ref()))
+                        .cloned()
+                        .collect();
+                    return Err(replay_exprs(&exprs, &b, &sel, ctx, e)?.error);
+                }
+            };
             let groups_before = self.groups;
             let ids = self.assign_groups(&keys, sel.len());
             let new_groups = self.groups - groups_before;
@@ -692,13 +731,7 @@ impl AggregateOp {
                 let key_bytes: usize = keys.iter().map(|k| k.heap_bytes() / k.len().max(1)).sum();
                 ctx.charge_memory(new_groups * (key_bytes + 48 + 32 * self.accs.len()))?;
             }
-            for acc in self.accs.iter_mut() {
-                let arg = acc
-                    .call
-                    .arg
-                    .as_ref()
-                    .map(|a| eval(a, &b, &sel, ctx))
-                    .transpose()?;
+            for (acc, arg) in self.accs.iter_mut().zip(args) {
                 let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
                 match &mut acc.distinct {
                     None => {

@@ -633,15 +633,6 @@ impl<'a> Binder<'a> {
             return Err(Error::feature_not_supported("window clauses"));
         }
         let (mut plan, scope) = self.bind_from(&s.from)?;
-        let filter = self.bind_where(s.selection.as_ref(), &scope)?;
-        if let Some(f) = &filter
-            && f.any(&|e| matches!(e, Expr::Agg { .. }))
-        {
-            return Err(Error::grouping(
-                "aggregate functions are not allowed in WHERE",
-            ));
-        }
-        plan = push_filter(plan, filter);
 
         // The select list, expanded.
         let mut items: Vec<(Option<&A::Expr>, String, Option<usize>)> = Vec::new();
@@ -727,6 +718,19 @@ impl<'a> Binder<'a> {
             });
             outputs.push(e);
         }
+        // WHERE after the select list, in PostgreSQL's order (transformSelectStmt), so
+        // the first error reported is the same.
+        self.agg_allowed = false;
+        let filter = self.bind_where(s.selection.as_ref(), &scope)?;
+        self.agg_allowed = true;
+        if let Some(f) = &filter
+            && f.any(&|e| matches!(e, Expr::Agg { .. }))
+        {
+            return Err(Error::grouping(
+                "aggregate functions are not allowed in WHERE",
+            ));
+        }
+        plan = push_filter(plan, filter);
         let having = match &s.having {
             Some(h) => {
                 let b = self.bind_expr(h, &scope)?;
