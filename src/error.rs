@@ -64,10 +64,22 @@ impl Error {
     pub fn undefined_column(name: &str) -> Error {
         Error::new("42703", format!("column \"{name}\" does not exist"))
     }
+    /// `42883` for a missing function or operator, with PostgreSQL's hint for each
+    /// (a prefix operator's message starts with the operator: `- text`).
     pub fn undefined_function(message: impl Into<String>) -> Error {
-        Error::new("42883", message).with_hint(
-            "No function matches the given name and argument types. You might need to add explicit type casts.",
-        )
+        let message = message.into();
+        let hint = match message.strip_prefix("operator does not exist: ") {
+            Some(rest) if rest.starts_with(|c: char| !c.is_alphanumeric()) => {
+                "No operator matches the given name and argument type. You might need to add an explicit type cast."
+            }
+            Some(_) => {
+                "No operator matches the given name and argument types. You might need to add explicit type casts."
+            }
+            None => {
+                "No function matches the given name and argument types. You might need to add explicit type casts."
+            }
+        };
+        Error::new("42883", message).with_hint(hint)
     }
     pub fn undefined_object(message: impl Into<String>) -> Error {
         Error::new("42704", message)

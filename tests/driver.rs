@@ -218,6 +218,54 @@ async fn errors_carry_sqlstate_and_the_session_recovers() {
     assert_eq!(err.code().map(|c| c.code()), Some("0A000"));
 }
 
+/// Error positions (1-based characters) as PostgreSQL 15 reports them for the same text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_point_where_postgres_points() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    c.batch_execute("CREATE TABLE pq (a int, t text)")
+        .await
+        .expect("create");
+    let cases: &[(&str, &str, u32)] = &[
+        ("SELECT 'abc'::int", "22P02", 8),
+        ("SELECT abs('abc')", "22P02", 12),
+        ("SELECT 1 + 'abc'", "22P02", 12),
+        ("SELECT upper(1)", "42883", 8),
+        ("SELECT a   +   t FROM pq", "42883", 12),
+        ("SELECT -t FROM pq", "42883", 8),
+        ("SELECT a FROM pq WHERE t", "42804", 24),
+        ("SELECT a FROM pq WHERE a = 1 AND t", "42804", 34),
+        ("SELECT a FROM pq WHERE a IN (1, 'z')", "22P02", 33),
+        ("SELECT t LIKE 1 FROM pq", "42883", 10),
+        ("SELECT date '2024-01-01' + '1 day'", "42725", 26),
+        ("SELECT a, count(*) FROM pq", "42803", 8),
+        ("SELECT pq.nosuch FROM pq", "42703", 8),
+        ("SELECT a FROM pq\n  WHERE a = 'x'", "22P02", 30),
+        ("INSERT INTO pq VALUES (1, 2, 3)", "42601", 30),
+        ("UPDATE pq SET a = 'x'", "22P02", 19),
+        ("SELECT a FROM pq LIMIT 'x'", "22P02", 24),
+    ];
+    for &(sql, code, position) in cases {
+        let err = c.query(sql, &[]).await.expect_err(sql);
+        let db = err.as_db_error().expect("a server error");
+        assert_eq!(db.code().code(), code, "{sql}: {db:?}");
+        assert_eq!(
+            db.position(),
+            Some(&tokio_postgres::error::ErrorPosition::Original(position)),
+            "{sql}: {db:?}"
+        );
+    }
+    // In a multi-statement string the position counts from the start of the string.
+    let err = c
+        .simple_query("SELECT 1; SELECT 'x'::int")
+        .await
+        .expect_err("second statement");
+    assert_eq!(
+        err.as_db_error().and_then(|d| d.position()),
+        Some(&tokio_postgres::error::ErrorPosition::Original(18))
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn portals_return_rows_in_pieces() {
     let server = TestServer::start();

@@ -204,7 +204,8 @@ impl Session {
         stmt: &sqlparser::ast::Statement,
         declared: &[Option<SqlType>],
     ) -> Result<Prepared> {
-        let mut binder = Binder::new(&self.db.catalog, self.text_format(), declared.to_vec());
+        let mut binder =
+            Binder::new(&self.db.catalog, self.text_format(), declared.to_vec()).with_text(sql);
         let bound = binder.bind_statement(stmt)?;
         let columns = bound.output_columns();
         Ok(Prepared {

@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use sqlparser::ast as A;
+use sqlparser::ast::Spanned;
 
 use crate::catalog::{Catalog, ColumnDef, TableEntry};
 use crate::error::{Error, Result};
@@ -71,7 +72,11 @@ impl Scope {
                         format!("missing FROM-clause entry for table \"{q}\""),
                     ))
                 }
-                Some(q) => Err(Error::undefined_column(&format!("{q}.{name}"))),
+                // PostgreSQL quotes a bare name but not a qualified one.
+                Some(q) => Err(Error::new(
+                    "42703",
+                    format!("column {q}.{name} does not exist"),
+                )),
                 None => Err(Error::undefined_column(name)),
             },
         }
@@ -117,6 +122,9 @@ pub struct Binder<'a> {
     agg_allowed: bool,
     /// Current expression nesting, bounded by `EXPRESSION_DEPTH_MAX`.
     depth: usize,
+    /// The text the statement was parsed from: errors point into it (PostgreSQL's
+    /// `parser_errposition`).
+    text: &'a str,
 }
 
 struct SelectParts<'q> {
@@ -138,7 +146,14 @@ impl<'a> Binder<'a> {
             aggs: Vec::new(),
             agg_allowed: false,
             depth: 0,
+            text: "",
         }
+    }
+
+    /// The statement text the AST's spans refer to, so errors carry positions.
+    pub fn with_text(mut self, text: &'a str) -> Binder<'a> {
+        self.text = text;
+        self
     }
 
     /// Parameter types after binding; undetermined ones become `text`.
@@ -610,7 +625,8 @@ impl<'a> Binder<'a> {
     fn bind_where(&mut self, selection: Option<&A::Expr>, scope: &Scope) -> Result<Option<Expr>> {
         let Some(e) = selection else { return Ok(None) };
         let bound = self.bind_expr(e, scope)?;
-        Ok(Some(self.require_bool(bound, "WHERE")?))
+        let checked = self.require_bool(bound, "WHERE");
+        Ok(Some(checked.map_err(|err| self.locate(err, e))?))
     }
 
     fn require_bool(&mut self, e: Expr, clause: &str) -> Result<Expr> {
@@ -734,7 +750,8 @@ impl<'a> Binder<'a> {
         let having = match &s.having {
             Some(h) => {
                 let b = self.bind_expr(h, &scope)?;
-                Some(self.require_bool(b, "HAVING")?)
+                let checked = self.require_bool(b, "HAVING");
+                Some(checked.map_err(|err| self.locate(err, h))?)
             }
             None => None,
         };
@@ -809,14 +826,14 @@ impl<'a> Binder<'a> {
             let aggs = std::mem::take(&mut self.aggs);
             let ngroups = group_by.len();
             for e in outputs.iter_mut() {
-                *e = rewrite_grouped(e.clone(), &group_by, ngroups)?;
+                *e = rewrite_grouped(e.clone(), &group_by, ngroups, &scope)?;
             }
             let having = having
-                .map(|h| rewrite_grouped(h, &group_by, ngroups))
+                .map(|h| rewrite_grouped(h, &group_by, ngroups, &scope))
                 .transpose()?;
             for (target, _) in order_items.iter_mut() {
                 if let OrderTarget::Expr(e) = target {
-                    *e = rewrite_grouped(e.clone(), &group_by, ngroups)?;
+                    *e = rewrite_grouped(e.clone(), &group_by, ngroups, &scope)?;
                 }
             }
             plan = Plan::Aggregate {
@@ -955,7 +972,8 @@ impl<'a> Binder<'a> {
                             "argument of LIMIT must not contain variables",
                         ));
                     }
-                    Ok(Some(self.coerce_assign(b, INT8, "LIMIT")?))
+                    let coerced = self.coerce_assign(b, INT8, "LIMIT");
+                    Ok(Some(coerced.map_err(|err| self.locate(err, e))?))
                 }
             }
         };
@@ -1028,12 +1046,26 @@ impl<'a> Binder<'a> {
                 if source.order_by.is_none() && source.limit_clause.is_none() =>
             {
                 let scope = Scope::default();
+                let width = values.rows.first().map_or(0, |r| r.len());
+                if let Some(row) = values.rows.iter().find(|r| r.len() != width) {
+                    let err = Error::syntax("VALUES lists must all be the same length");
+                    return Err(match row.first() {
+                        Some(first) => self.with_location(err, first.span().start),
+                        None => err,
+                    });
+                }
+                // Without a column list, the values fill the first columns (PostgreSQL's
+                // transformInsertStmt); the rest take their defaults.
+                let targets = if insert.columns.is_empty() {
+                    &targets[..width.min(targets.len())]
+                } else {
+                    &targets[..]
+                };
                 let mut rows = Vec::with_capacity(values.rows.len());
                 for row in &values.rows {
                     if row.len() > targets.len() {
-                        return Err(Error::syntax(
-                            "INSERT has more expressions than target columns",
-                        ));
+                        let err = Error::syntax("INSERT has more expressions than target columns");
+                        return Err(self.with_location(err, row[targets.len()].span().start));
                     }
                     if row.len() < targets.len() {
                         return Err(Error::syntax(
@@ -1041,12 +1073,13 @@ impl<'a> Binder<'a> {
                         ));
                     }
                     let mut out: Vec<Option<Expr>> = vec![None; table.columns.len()];
-                    for (e, &col) in row.iter().zip(&targets) {
+                    for (e, &col) in row.iter().zip(targets) {
                         let bound = if is_default_keyword(e) {
                             self.default_expr(&table, col)?
                         } else {
                             let b = self.bind_expr(e, &scope)?;
-                            self.coerce_column(b, &table.columns[col])?
+                            let coerced = self.coerce_column(b, &table.columns[col]);
+                            coerced.map_err(|err| self.locate(err, e))?
                         };
                         out[col] = Some(bound);
                     }
@@ -1065,6 +1098,11 @@ impl<'a> Binder<'a> {
             }
             _ => {
                 let (plan, cols) = self.bind_query(source)?;
+                let targets = if insert.columns.is_empty() {
+                    &targets[..cols.len().min(targets.len())]
+                } else {
+                    &targets[..]
+                };
                 if cols.len() > targets.len() {
                     return Err(Error::syntax(
                         "INSERT has more expressions than target columns",
@@ -1192,7 +1230,8 @@ impl<'a> Binder<'a> {
                 self.default_expr(&table, i)?
             } else {
                 let b = self.bind_expr(&a.value, &scope)?;
-                self.coerce_column(b, &table.columns[i])?
+                let coerced = self.coerce_column(b, &table.columns[i]);
+                coerced.map_err(|err| self.locate(err, &a.value))?
             };
             new_row[i] = value;
         }
@@ -1320,7 +1359,86 @@ impl<'a> Binder<'a> {
         self.depth += 1;
         let result = self.bind_expr_inner(e, scope);
         self.depth -= 1;
-        result
+        result.map_err(|err| self.locate(err, e))
+    }
+
+    /// Gives an error raised while binding `e` the cursor position PostgreSQL reports:
+    /// the innermost expression that failed (its start), except that a bad literal is
+    /// pointed at itself and a missing operator at the operator.
+    fn locate(&self, err: Error, e: &A::Expr) -> Error {
+        if err.position.is_some() || matches!(err.code, "54001" | "XX000") {
+            return err;
+        }
+        let literal_error = matches!(
+            err.code,
+            "22P02" | "22007" | "22008" | "22003" | "22001" | "22021" | "22015"
+        );
+        if literal_error && let Some(bad) = err.message.split('"').nth(1) {
+            let mut found = None;
+            for child in direct_operands(e) {
+                if found.is_none()
+                    && let A::Expr::Value(v) = strip_nested(child)
+                    && literal_text(&v.value) == Some(bad)
+                {
+                    found = Some(v.span.start);
+                }
+            }
+            if let Some(at) = found {
+                return self.with_location(err, at);
+            }
+        }
+        let left_operand = match e {
+            A::Expr::BinaryOp { left, .. } => Some(left),
+            A::Expr::Like { expr, .. } | A::Expr::ILike { expr, .. } => Some(expr),
+            _ => None,
+        };
+        if (err.code == "42883" && err.message.starts_with("operator does not exist")
+            || err.code == "42725" && err.message.starts_with("operator is not unique"))
+            && let Some(left) = left_operand
+            && let Some(at) = self.operator_position(left.span().end)
+        {
+            return err.with_position(at);
+        }
+        // A prefix operator's span starts at its operand; PostgreSQL points at the
+        // operator, the first non-blank character before it.
+        if matches!(err.code, "42883" | "42725")
+            && let A::Expr::UnaryOp { expr, .. } = e
+            && let Some(operand) = char_position(self.text, expr.span().start)
+        {
+            let before: Vec<char> = self
+                .text
+                .chars()
+                .take(operand.saturating_sub(1) as usize)
+                .collect();
+            let blanks = before
+                .iter()
+                .rev()
+                .take_while(|c| c.is_whitespace())
+                .count();
+            return err.with_position(operand.saturating_sub(blanks as u32 + 1).max(1));
+        }
+        self.with_location(err, e.span().start)
+    }
+
+    /// The character position of the first operator character after `after` (the end
+    /// of a binary operator's left operand).
+    fn operator_position(&self, after: sqlparser::tokenizer::Location) -> Option<u32> {
+        let start = char_position(self.text, after)? as usize;
+        // `start` is 1-based and points at the operand's last character's successor.
+        let skip = self
+            .text
+            .chars()
+            .skip(start.saturating_sub(1))
+            .take_while(|c| c.is_whitespace() || *c == ')')
+            .count();
+        Some((start + skip) as u32)
+    }
+
+    fn with_location(&self, err: Error, at: sqlparser::tokenizer::Location) -> Error {
+        match char_position(self.text, at) {
+            Some(p) => err.with_position(p),
+            None => err,
+        }
     }
 
     fn bind_expr_inner(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
@@ -1575,9 +1693,10 @@ impl<'a> Binder<'a> {
     }
 
     fn with_span(&self, err: Error, span: sqlparser::tokenizer::Span) -> Error {
-        // Positions are attached by the session, which knows the statement text.
-        let _ = span;
-        err
+        if err.position.is_some() {
+            return err;
+        }
+        self.with_location(err, span.start)
     }
 
     fn bind_value(&mut self, v: &A::Value) -> Result<Expr> {
@@ -1677,8 +1796,28 @@ impl<'a> Binder<'a> {
     ) -> Result<Expr> {
         let x = self.bind_expr(expr, scope)?;
         let p = self.bind_expr(pattern, scope)?;
-        let x = self.text_operand(x, if ci { "~~*" } else { "~~" })?;
-        let p = self.text_operand(p, if ci { "~~*" } else { "~~" })?;
+        let textual = |t: DataType| {
+            matches!(
+                t,
+                DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown
+            )
+        };
+        let (xt, pt) = (x.ty().ty, p.ty().ty);
+        if !textual(xt) || !textual(pt) {
+            let op = match (ci, negated) {
+                (false, false) => "~~",
+                (false, true) => "!~~",
+                (true, false) => "~~*",
+                (true, true) => "!~~*",
+            };
+            return Err(Error::undefined_function(format!(
+                "operator does not exist: {} {op} {}",
+                xt.name(),
+                pt.name()
+            )));
+        }
+        let x = self.text_operand(x)?;
+        let p = self.text_operand(p)?;
         Ok(Expr::Like {
             expr: Box::new(x),
             pattern: Box::new(p),
@@ -1687,14 +1826,11 @@ impl<'a> Binder<'a> {
         })
     }
 
-    fn text_operand(&mut self, e: Expr, op: &str) -> Result<Expr> {
+    /// A LIKE operand (already checked to be a string or unknown) as text.
+    fn text_operand(&mut self, e: Expr) -> Result<Expr> {
         match e.ty().ty {
-            DataType::Text | DataType::Varchar => Ok(e),
             DataType::Bpchar | DataType::Unknown => self.coerce(e, TEXT),
-            other => Err(Error::undefined_function(format!(
-                "operator does not exist: {} {op} unknown",
-                other.name()
-            ))),
+            _ => Ok(e),
         }
     }
 
@@ -1702,16 +1838,32 @@ impl<'a> Binder<'a> {
     /// iteratively: sqlparser builds such chains without depth limits, and recursing down
     /// the left spine would cost a stack frame per operator.
     fn bind_binary_chain(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
-        let mut spine: Vec<(&A::BinaryOperator, &A::Expr)> = Vec::new();
+        let mut spine: Vec<(&A::Expr, &A::BinaryOperator, &A::Expr)> = Vec::new();
         let mut leftmost = e;
         while let A::Expr::BinaryOp { left, op, right } = leftmost {
-            spine.push((op, right));
+            spine.push((leftmost, op, right));
             leftmost = left;
         }
         let mut acc = self.bind_expr(leftmost, scope)?;
-        while let Some((op, right)) = spine.pop() {
-            let r = self.bind_expr(right, scope)?;
-            acc = self.bind_binary_op(acc, op, r)?;
+        let mut acc_ast = leftmost;
+        while let Some((node, op, right)) = spine.pop() {
+            let mut r = self.bind_expr(right, scope)?;
+            // Errors point where PostgreSQL points: a non-boolean AND/OR operand at
+            // itself, anything else at this node of the chain.
+            let name = match op {
+                A::BinaryOperator::And => Some("AND"),
+                A::BinaryOperator::Or => Some("OR"),
+                _ => None,
+            };
+            if let Some(name) = name {
+                let checked = self.require_bool(acc, name);
+                acc = checked.map_err(|err| self.locate(err, acc_ast))?;
+                let checked = self.require_bool(r, name);
+                r = checked.map_err(|err| self.locate(err, right))?;
+            }
+            let bound = self.bind_binary_op(acc, op, r);
+            acc = bound.map_err(|err| self.locate(err, node))?;
+            acc_ast = node;
         }
         Ok(acc)
     }
@@ -1833,19 +1985,22 @@ impl<'a> Binder<'a> {
         // Unknown literals take the other side's type; two unknowns are an error like PG's.
         let (l, r) = match (lt, rt) {
             (D::Unknown, D::Unknown) => {
-                return Err(Error::new(
-                    "42725",
-                    format!("operator is not unique: unknown {} unknown", op.symbol()),
-                )
-                .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts."));
+                return Err(operator_not_unique(&format!(
+                    "unknown {} unknown",
+                    op.symbol()
+                )));
             }
             (D::Unknown, t) => {
-                let target = unknown_operand_type(op, t, true);
+                let target = unknown_operand_type(op, t).ok_or_else(|| {
+                    operator_not_unique(&format!("unknown {} {}", op.symbol(), t.name()))
+                })?;
                 lt = target;
                 (self.coerce(l, SqlType::new(target))?, r)
             }
             (t, D::Unknown) => {
-                let target = unknown_operand_type(op, t, false);
+                let target = unknown_operand_type(op, t).ok_or_else(|| {
+                    operator_not_unique(&format!("{} {} unknown", t.name(), op.symbol()))
+                })?;
                 rt = target;
                 (l, self.coerce(r, SqlType::new(target))?)
             }
@@ -1982,7 +2137,10 @@ impl<'a> Binder<'a> {
             let c = self.bind_expr(&w.condition, scope)?;
             let c = match &operand {
                 Some(o) => self.bind_binary(BinaryOp::Eq, o.clone(), c)?,
-                None => self.require_bool(c, "CASE/WHEN")?,
+                None => {
+                    let checked = self.require_bool(c, "CASE/WHEN");
+                    checked.map_err(|err| self.locate(err, &w.condition))?
+                }
             };
             conds.push(c);
             results.push(self.bind_expr(&w.result, scope)?);
@@ -2535,6 +2693,96 @@ fn sort_key(column: usize, options: &A::OrderByOptions) -> SortKey {
     }
 }
 
+/// The 1-based character position of a parser location (line and column, 1-based) in
+/// `text`; `None` for an empty location or text.
+fn char_position(text: &str, at: sqlparser::tokenizer::Location) -> Option<u32> {
+    if at.line == 0 || text.is_empty() {
+        return None;
+    }
+    let mut line = 1u64;
+    let mut before = 0u64;
+    if at.line > 1 {
+        for c in text.chars() {
+            before += 1;
+            if c == '\n' {
+                line += 1;
+                if line == at.line {
+                    break;
+                }
+            }
+        }
+        if line != at.line {
+            return None;
+        }
+    }
+    u32::try_from(before + at.column).ok()
+}
+
+/// `e` without enclosing parentheses.
+fn strip_nested(mut e: &A::Expr) -> &A::Expr {
+    while let A::Expr::Nested(inner) = e {
+        e = inner;
+    }
+    e
+}
+
+/// The operands of an operator, cast or function call (where a literal is coerced).
+fn direct_operands(e: &A::Expr) -> Vec<&A::Expr> {
+    match strip_nested(e) {
+        A::Expr::BinaryOp { left, right, .. } => vec![left, right],
+        A::Expr::UnaryOp { expr, .. } | A::Expr::Cast { expr, .. } => vec![expr],
+        A::Expr::InList { expr, list, .. } => std::iter::once(expr.as_ref()).chain(list).collect(),
+        A::Expr::Between {
+            expr, low, high, ..
+        } => vec![expr, low, high],
+        A::Expr::Like { expr, pattern, .. } | A::Expr::ILike { expr, pattern, .. } => {
+            vec![expr, pattern]
+        }
+        A::Expr::Substring {
+            expr,
+            substring_from,
+            substring_for,
+            ..
+        } => std::iter::once(expr.as_ref())
+            .chain(substring_from.as_deref())
+            .chain(substring_for.as_deref())
+            .collect(),
+        A::Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => operand
+            .as_deref()
+            .into_iter()
+            .chain(conditions.iter().flat_map(|w| [&w.condition, &w.result]))
+            .chain(else_result.as_deref())
+            .collect(),
+        A::Expr::Function(f) => match &f.args {
+            A::FunctionArguments::List(list) => list
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(x)) => Some(x),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+        other => vec![other],
+    }
+}
+
+/// The text of a string literal.
+fn literal_text(v: &A::Value) -> Option<&str> {
+    match v {
+        A::Value::SingleQuotedString(s)
+        | A::Value::EscapedStringLiteral(s)
+        | A::Value::UnicodeStringLiteral(s) => Some(s),
+        _ => None,
+    }
+}
+
 fn position_column(n: &str, width: usize) -> Result<usize> {
     position_column_named(n, width, "ORDER BY")
 }
@@ -2654,13 +2902,26 @@ fn agg_func(name: &str) -> Option<AggFunc> {
     })
 }
 
-/// The type an unknown literal takes opposite a typed operand of an arithmetic operator.
-fn unknown_operand_type(op: BinaryOp, other: DataType, _unknown_is_left: bool) -> DataType {
-    match (other, op) {
-        (DataType::Date, BinaryOp::Sub) => DataType::Date,
-        (DataType::Date | DataType::Timestamp | DataType::Timestamptz, _) => DataType::Interval,
+/// PostgreSQL's 42725 for an operator whose operand types leave several candidates.
+fn operator_not_unique(signature: &str) -> Error {
+    Error::new("42725", format!("operator is not unique: {signature}")).with_hint(
+        "Could not choose a best candidate operator. You might need to add explicit type casts.",
+    )
+}
+
+/// The type an unknown literal takes opposite a typed operand of an arithmetic operator,
+/// as PostgreSQL's operator resolution decides it: the other operand's type when
+/// `T op T` exists (`date - date`, `timestamp - timestamp`), else the one candidate
+/// (`timestamp + interval`); `None` when several candidates remain (`date + integer`,
+/// `date + interval`, `date + time`: "operator is not unique").
+fn unknown_operand_type(op: BinaryOp, other: DataType) -> Option<DataType> {
+    use DataType as D;
+    Some(match (other, op) {
+        (D::Date | D::Timestamp | D::Timestamptz, BinaryOp::Sub) => other,
+        (D::Date, BinaryOp::Add) => return None,
+        (D::Timestamp | D::Timestamptz, _) => D::Interval,
         (t, _) => t,
-    }
+    })
 }
 
 /// PostgreSQL's UNION/CASE type resolution for a set of expressions.
@@ -2706,7 +2967,7 @@ fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
 
 /// Rewrites an expression bound over the input of an aggregation so that it reads the
 /// aggregation's output: grouped expressions and aggregates become column references.
-fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize) -> Result<Expr> {
+fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize, scope: &Scope) -> Result<Expr> {
     if let Some(i) = group_by.iter().position(|g| *g == e) {
         return Ok(Expr::Column {
             index: i,
@@ -2720,9 +2981,16 @@ fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize) -> Result<Expr> {
             ty,
             name: String::new(),
         }),
-        Expr::Column { name, .. } => Err(Error::grouping(format!(
-            "column \"{name}\" must appear in the GROUP BY clause or be used in an aggregate function"
-        ))),
+        Expr::Column { name, index, .. } => {
+            // PostgreSQL names the column with its relation: "t.a".
+            let qualified = match scope.columns.get(index).and_then(|c| c.qualifier.as_ref()) {
+                Some(q) => format!("{q}.{name}"),
+                None => name,
+            };
+            Err(Error::grouping(format!(
+                "column \"{qualified}\" must appear in the GROUP BY clause or be used in an aggregate function"
+            )))
+        }
         mut other => {
             let mut err = None;
             other.children_mut(&mut |c| {
@@ -2730,7 +2998,7 @@ fn rewrite_grouped(e: Expr, group_by: &[Expr], ngroups: usize) -> Result<Expr> {
                     return;
                 }
                 let taken = std::mem::replace(c, Expr::literal(Value::Null, UNKNOWN));
-                match rewrite_grouped(taken, group_by, ngroups) {
+                match rewrite_grouped(taken, group_by, ngroups, scope) {
                     Ok(r) => *c = r,
                     Err(e) => err = Some(e),
                 }

@@ -341,13 +341,22 @@ fn parse_date_part(sc: &mut Scanner) -> Option<Result<i32>> {
         let (d, _) = sc.number()?;
         (y, m as u32, d as u32)
     };
-    if year < 1 || year > YEAR_MAX as i64 {
+    if year < 1 {
         return Some(Err(Error::datetime_overflow(
-            "date out of range".to_string(),
+            "date/time field value out of range",
         )));
+    }
+    if year > YEAR_MAX as i64 {
+        return Some(Err(Error::datetime_overflow("date out of range")));
     }
     match date_from_ymd(year as i32, month, day) {
         Some(days) => Some(Ok(days)),
+        // A month or day that no month has might be the other field under another
+        // DateStyle: PostgreSQL's DTERR_MD_FIELD_OVERFLOW adds a hint.
+        None if !(1..=12).contains(&month) || !(1..=31).contains(&day) => Some(Err(
+            Error::datetime_overflow("date/time field value out of range")
+                .with_hint("Perhaps you need a different \"datestyle\" setting."),
+        )),
         None => Some(Err(Error::datetime_overflow(
             "date/time field value out of range".to_string(),
         ))),
@@ -439,7 +448,24 @@ pub fn parse_offset_name(t: &str) -> Option<i32> {
     Some(sign * (h * 3600 + m * 60 + s))
 }
 
+/// PostgreSQL's DateTimeParseError names the input in a field-range error.
+fn name_input(mut e: Error, text: &str) -> Error {
+    if e.code == "22008"
+        && matches!(
+            e.message.as_str(),
+            "date/time field value out of range" | "date out of range"
+        )
+    {
+        e.message = format!("{}: \"{text}\"", e.message);
+    }
+    e
+}
+
 pub fn parse_date(text: &str) -> Result<i32> {
+    parse_date_inner(text).map_err(|e| name_input(e, text))
+}
+
+fn parse_date_inner(text: &str) -> Result<i32> {
     let bad = || Error::invalid_datetime("date", text);
     let t = text.trim();
     match t.to_ascii_lowercase().as_str() {
@@ -471,6 +497,10 @@ pub fn parse_date(text: &str) -> Result<i32> {
 
 /// Parses a timestamp; returns (local micros, explicit zone offset if one was written).
 pub fn parse_timestamp_parts(text: &str, type_name: &str) -> Result<(i64, Option<i32>)> {
+    parse_timestamp_inner(text, type_name).map_err(|e| name_input(e, text))
+}
+
+fn parse_timestamp_inner(text: &str, type_name: &str) -> Result<(i64, Option<i32>)> {
     let bad = || Error::invalid_datetime(type_name, text);
     let t = text.trim();
     if t.eq_ignore_ascii_case("epoch") {

@@ -114,6 +114,94 @@ fn write_special(out: &mut Vec<u8>, is_nan: bool, negative: bool) {
     }
 }
 
+/// The midpoints between a float and its neighbours, as `(odd, power of two)` pairs:
+/// `(mantissa, exponent)` is the float's exact value `mantissa × 2^exponent`, `mantissa_bits`
+/// its precision, and a power-of-two value has a closer lower neighbour.
+fn midpoints(
+    mantissa: u64,
+    exponent: i32,
+    mantissa_bits: u32,
+    min_exponent: i32,
+) -> [(u64, i32); 2] {
+    let upper = (2 * mantissa + 1, exponent - 1);
+    let lower = if mantissa == 1 << mantissa_bits && exponent > min_exponent {
+        (4 * mantissa - 1, exponent - 2)
+    } else {
+        (2 * mantissa - 1, exponent - 1)
+    };
+    [upper, lower]
+}
+
+/// Whether the decimal `digits × 10^(exp10 - len + 1)` is exactly one of `mids`.
+fn is_midpoint(digits: &[u8], exp10: i32, mids: &[(u64, i32); 2]) -> bool {
+    let d = digits.iter().fold(0u64, |v, b| v * 10 + (b - b'0') as u64);
+    let k = exp10 - (digits.len() as i32 - 1);
+    mids.iter().any(|&(m, g)| {
+        if g < 0 {
+            // m / 2^-g has exactly -g decimals (m is odd): d × 10^k must have as many,
+            // and then d = m × 5^-g.
+            k == g
+                && 5u128
+                    .checked_pow((-g) as u32)
+                    .and_then(|p| p.checked_mul(m as u128))
+                    .is_some_and(|x| x == d as u128)
+        } else {
+            // An integer: d × 10^k = m × 2^g.
+            // m is odd, so the powers of two must agree first (cheap).
+            k >= 0 && d.trailing_zeros() as i32 + k == g && {
+                use num_bigint::BigUint;
+                BigUint::from(d) * BigUint::from(10u8).pow(k as u32)
+                    == BigUint::from(m) << g as usize
+            }
+        }
+    })
+}
+
+/// PostgreSQL's shortest output (its Ryu build sets `acceptBounds = false`): a shortest
+/// decimal lying exactly halfway to a neighbouring float is not accepted, and the output
+/// takes the first longer, correctly rounded form strictly inside the interval
+/// (`-4611686016279904256::float8` prints `-4.6116860162799043e+18`).
+fn pg_shortest(
+    shortest: ([u8; 24], usize, i32),
+    mids: &[(u64, i32); 2],
+    exact: impl Fn(usize) -> String,
+    digits_max: usize,
+) -> ([u8; 24], usize, i32) {
+    let (digits, n, exp) = shortest;
+    if !is_midpoint(&digits[..n], exp, mids) {
+        return shortest;
+    }
+    for len in n + 1..=digits_max {
+        let candidate = shortest_digits(&exact(len));
+        if !is_midpoint(&candidate.0[..candidate.1], candidate.2, mids) {
+            return candidate;
+        }
+    }
+    shortest
+}
+
+fn f64_midpoints(v: f64) -> [(u64, i32); 2] {
+    let bits = v.abs().to_bits();
+    let (biased, fraction) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    let (mantissa, exponent) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | 1 << 52, biased - 1075)
+    };
+    midpoints(mantissa, exponent, 52, -1074)
+}
+
+fn f32_midpoints(v: f32) -> [(u64, i32); 2] {
+    let bits = v.abs().to_bits();
+    let (biased, fraction) = ((bits >> 23) as i32, (bits & ((1 << 23) - 1)) as u64);
+    let (mantissa, exponent) = if biased == 0 {
+        (fraction, -149)
+    } else {
+        (fraction | 1 << 23, biased - 150)
+    };
+    midpoints(mantissa, exponent, 23, -149)
+}
+
 pub fn write_f64(out: &mut Vec<u8>, v: f64, extra_float_digits: i32) {
     if !v.is_finite() {
         return write_special(out, v.is_nan(), v < 0.0);
@@ -124,7 +212,12 @@ pub fn write_f64(out: &mut Vec<u8>, v: f64, extra_float_digits: i32) {
     }
     if extra_float_digits > 0 {
         let mut buf = ryu::Buffer::new();
-        let (digits, n, exp) = shortest_digits(buf.format_finite(v));
+        let (digits, n, exp) = pg_shortest(
+            shortest_digits(buf.format_finite(v)),
+            &f64_midpoints(v),
+            |len| format!("{:.*e}", len - 1, v),
+            17,
+        );
         write_float_digits(out, v < 0.0, &digits[..n], exp, 15);
     } else {
         let precision = (15 + extra_float_digits).max(1) as usize;
@@ -144,7 +237,12 @@ pub fn write_f32(out: &mut Vec<u8>, v: f32, extra_float_digits: i32) {
     }
     if extra_float_digits > 0 {
         let mut buf = ryu::Buffer::new();
-        let (digits, n, exp) = shortest_digits(buf.format_finite(v));
+        let (digits, n, exp) = pg_shortest(
+            shortest_digits(buf.format_finite(v)),
+            &f32_midpoints(v),
+            |len| format!("{:.*e}", len - 1, v),
+            9,
+        );
         write_float_digits(out, v < 0.0, &digits[..n], exp, 6);
     } else {
         let precision = (6 + extra_float_digits).max(1) as usize;

@@ -829,7 +829,7 @@ fn attach_position(e: Error, sql: &str) -> Error {
         return e;
     }
     let quoted = match e.code {
-        "42703" | "42P01" | "42702" => e.message.split('"').nth(1).map(str::to_string),
+        "42703" | "42P01" | "42702" | "42803" => e.message.split('"').nth(1).map(str::to_string),
         _ => None,
     };
     let Some(name) = quoted else { return e };
