@@ -1810,11 +1810,7 @@ impl<'a> Binder<'a> {
                 (true, false) => "~~*",
                 (true, true) => "!~~*",
             };
-            return Err(Error::undefined_function(format!(
-                "operator does not exist: {} {op} {}",
-                xt.name(),
-                pt.name()
-            )));
+            return Err(no_operator(xt, op, pt));
         }
         let x = self.text_operand(x)?;
         let p = self.text_operand(p)?;
@@ -1924,12 +1920,7 @@ impl<'a> Binder<'a> {
                 _ if cast::is_implicit(a, b) => SqlType::new(b),
                 _ if cast::is_implicit(b, a) => SqlType::new(a),
                 _ => {
-                    return Err(Error::undefined_function(format!(
-                        "operator does not exist: {} {} {}",
-                        a.name(),
-                        op.symbol(),
-                        b.name()
-                    )));
+                    return Err(no_operator(a, op.symbol(), b));
                 }
             },
         };
@@ -1966,11 +1957,7 @@ impl<'a> Binder<'a> {
         if op == BinaryOp::Concat {
             let (lt, rt) = (l.ty().ty, r.ty().ty);
             if !(lt.is_string() || rt.is_string()) {
-                return Err(Error::undefined_function(format!(
-                    "operator does not exist: {} || {}",
-                    lt.name(),
-                    rt.name()
-                )));
+                return Err(no_operator(lt, "||", rt));
             }
             let l = self.concat_operand(l)?;
             let r = self.concat_operand(r)?;
@@ -2006,14 +1993,7 @@ impl<'a> Binder<'a> {
             }
             _ => (l, r),
         };
-        let no_op = |lt: D, rt: D| {
-            Error::undefined_function(format!(
-                "operator does not exist: {} {} {}",
-                lt.name(),
-                op.symbol(),
-                rt.name()
-            ))
-        };
+        let no_op = |lt: D, rt: D| no_operator(lt, op.symbol(), rt);
         // Numbers.
         if let (Some(a), Some(b)) = (lt.numeric_rank(), rt.numeric_rank()) {
             let common = numeric_common(lt, rt, a, b);
@@ -2900,6 +2880,15 @@ fn agg_func(name: &str) -> Option<AggFunc> {
         "max" => AggFunc::Max,
         _ => return None,
     })
+}
+
+/// PostgreSQL's 42883 for a binary operator with no candidate for these operand types.
+fn no_operator(left: DataType, op: &str, right: DataType) -> Error {
+    Error::undefined_function(format!(
+        "operator does not exist: {} {op} {}",
+        left.name(),
+        right.name()
+    ))
 }
 
 /// PostgreSQL's 42725 for an operator whose operand types leave several candidates.
