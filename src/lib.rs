@@ -36,6 +36,7 @@ use parking_lot::Mutex;
 use catalog::Catalog;
 use exec::context::CancelFlag;
 use storage::mvcc::TxnManager;
+use storage::vacuum::VacuumWorker;
 
 /// What `SELECT version()` answers: tools parse the leading "PostgreSQL 15.".
 pub const VERSION_STRING: &str = concat!(
@@ -44,10 +45,12 @@ pub const VERSION_STRING: &str = concat!(
     ") on x86_64-pc-linux-gnu, compiled by rustc, 64-bit"
 );
 
-/// One in-memory database: catalog, data, transactions, and the sessions' cancel keys.
+/// One in-memory database: catalog, data, transactions, the vacuum, and the sessions'
+/// cancel keys.
 pub struct Database {
-    pub catalog: Catalog,
-    pub txns: TxnManager,
+    pub catalog: Arc<Catalog>,
+    pub txns: Arc<TxnManager>,
+    vacuum: VacuumWorker,
     sessions: Mutex<HashMap<i32, (i32, Arc<CancelFlag>)>>,
     next_pid: AtomicI32,
 }
@@ -60,12 +63,34 @@ impl Default for Database {
 
 impl Database {
     pub fn new() -> Database {
+        let catalog = Arc::new(Catalog::new());
+        let txns = Arc::new(TxnManager::new());
+        let (weak_catalog, weak_txns) = (Arc::downgrade(&catalog), Arc::downgrade(&txns));
+        let vacuum = VacuumWorker::start(move || {
+            let (Some(catalog), Some(txns)) = (weak_catalog.upgrade(), weak_txns.upgrade()) else {
+                return false;
+            };
+            catalog.vacuum(&txns);
+            true
+        });
         Database {
-            catalog: Catalog::new(),
-            txns: TxnManager::new(),
+            catalog,
+            txns,
+            vacuum,
             sessions: Mutex::new(HashMap::new()),
             next_pid: AtomicI32::new(1000),
         }
+    }
+
+    /// A transaction ended leaving dead versions or a dropped table: the vacuum runs soon.
+    pub fn request_vacuum(&self) {
+        self.vacuum.request();
+    }
+
+    /// Runs one vacuum pass now, on this thread (tests; the vacuum thread does this on
+    /// its own). Returns the row versions removed.
+    pub fn vacuum_now(&self) -> usize {
+        self.catalog.vacuum(&self.txns)
     }
 
     /// Registers a session for CancelRequest; returns its (process id, secret key).

@@ -1,20 +1,41 @@
-//! The catalog: schema `public` and its tables.
+//! The catalog: schema `public` and its tables, versioned like rows.
 //!
 //! A [`TableEntry`] joins what SQL knows of a table (column names, declared types, NOT
 //! NULL, DEFAULT expressions) with its storage. Names are stored folded to lower case
-//! unless they were quoted, as PostgreSQL does. DDL takes the writer lock (one writer at
-//! a time), so catalog changes are serialized with data changes; rollback of a CREATE or
-//! DROP is done by the session's undo log.
+//! unless they were quoted, as PostgreSQL does.
+//!
+//! ## Versions
+//!
+//! The catalog is multi-versioned the way rows are (`storage::mvcc`): every entry carries
+//! the transaction that created it (`xmin`) and the one that dropped it (`xmax`), and a
+//! name resolves to the one version a snapshot sees. So another session never sees a
+//! table whose CREATE has not committed, and keeps reading a table whose DROP has not
+//! committed (PostgreSQL would make it wait for the dropper instead; both give a
+//! committed state). DDL takes the writer lock like any write, so at most one
+//! transaction has uncommitted versions; its undo log reverses them on rollback
+//! ([`Catalog::undo_create`], [`Catalog::undo_drop`]).
+//!
+//! ```text
+//!   "t" ─▶ [ v1: xmin 5, xmax 9 (dropped) | v2: xmin 9, xmax 0 ]
+//!          a snapshot taken before 9 committed resolves "t" to v1, a later one to v2
+//! ```
+//!
+//! Bound statements hold `Arc<TableEntry>`; before one runs, the session checks that each
+//! table it names still resolves to the same version in the statement's snapshot and
+//! binds it again if not (PostgreSQL's plan-cache invalidation). Versions no snapshot can
+//! see are removed by the vacuum ([`Catalog::collect`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
 use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
+use crate::storage::mvcc::{Snapshot, TXN_NONE, TxnId, TxnManager};
 use crate::storage::table::Table;
+use crate::storage::vacuum::{dead_rows_threshold, vacuum_table};
 use crate::types::SqlType;
 
 #[derive(Clone, Debug)]
@@ -31,11 +52,24 @@ pub struct TableEntry {
     pub name: String,
     pub columns: Vec<ColumnDef>,
     pub storage: Arc<Table>,
+    /// The transaction that created this version of the table.
+    xmin: TxnId,
+    /// The transaction that dropped it (`TXN_NONE`: not dropped).
+    xmax: AtomicU64,
 }
 
 impl TableEntry {
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Whether some transaction (committed or not) dropped this version.
+    pub fn is_dropped(&self) -> bool {
+        self.xmax.load(Ordering::Acquire) != TXN_NONE
+    }
+
+    fn visible_to(&self, snapshot: &Snapshot) -> bool {
+        snapshot.is_visible(self.xmin, self.xmax.load(Ordering::Acquire))
     }
 }
 
@@ -49,7 +83,8 @@ impl std::fmt::Debug for TableEntry {
 const FIRST_USER_OID: u32 = 16384;
 
 pub struct Catalog {
-    tables: RwLock<HashMap<String, Arc<TableEntry>>>,
+    /// Every version of every table name, oldest first.
+    tables: RwLock<HashMap<String, Vec<Arc<TableEntry>>>>,
     next_oid: AtomicU32,
 }
 
@@ -67,13 +102,32 @@ impl Catalog {
         }
     }
 
-    pub fn table(&self, name: &str) -> Option<Arc<TableEntry>> {
-        self.tables.read().get(name).cloned()
+    /// The version of table `name` that `snapshot` sees.
+    pub fn table(&self, name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        let versions = tables.get(name)?;
+        versions
+            .iter()
+            .rev()
+            .find(|t| t.visible_to(snapshot))
+            .cloned()
     }
 
-    pub fn create_table(&self, name: &str, columns: Vec<ColumnDef>) -> Result<Arc<TableEntry>> {
-        let mut tables = self.tables.write();
-        if tables.contains_key(name) {
+    /// Whether `entry` is still the version of its name that `snapshot` sees.
+    pub fn is_current(&self, entry: &Arc<TableEntry>, snapshot: &Snapshot) -> bool {
+        self.table(&entry.name, snapshot)
+            .is_some_and(|t| Arc::ptr_eq(&t, entry))
+    }
+
+    /// Creates table `name` in writing transaction `txn`, whose view is `snapshot`.
+    pub fn create_table(
+        &self,
+        name: &str,
+        columns: Vec<ColumnDef>,
+        txn: TxnId,
+        snapshot: &Snapshot,
+    ) -> Result<Arc<TableEntry>> {
+        if self.table(name, snapshot).is_some() {
             return Err(Error::duplicate_table(name));
         }
         let types = columns.iter().map(|c| c.ty.ty).collect();
@@ -82,23 +136,131 @@ impl Catalog {
             name: name.to_string(),
             columns,
             storage: Arc::new(Table::new(types)),
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
         });
-        tables.insert(name.to_string(), entry.clone());
+        self.tables
+            .write()
+            .entry(name.to_string())
+            .or_default()
+            .push(entry.clone());
         Ok(entry)
     }
 
-    /// Puts back an entry (rollback of DROP TABLE).
-    pub fn restore_table(&self, entry: Arc<TableEntry>) {
-        self.tables.write().insert(entry.name.clone(), entry);
+    /// Drops the version of `name` that `snapshot` sees, in writing transaction `txn`.
+    pub fn drop_table(
+        &self,
+        name: &str,
+        txn: TxnId,
+        snapshot: &Snapshot,
+    ) -> Option<Arc<TableEntry>> {
+        let entry = self.table(name, snapshot)?;
+        entry.xmax.store(txn, Ordering::Release);
+        Some(entry)
     }
 
-    pub fn drop_table(&self, name: &str) -> Option<Arc<TableEntry>> {
-        self.tables.write().remove(name)
+    /// Rollback of CREATE TABLE: the version was never visible to anyone else.
+    pub fn undo_create(&self, entry: &Arc<TableEntry>) {
+        let mut tables = self.tables.write();
+        if let Some(versions) = tables.get_mut(&entry.name) {
+            versions.retain(|t| !Arc::ptr_eq(t, entry));
+            if versions.is_empty() {
+                tables.remove(&entry.name);
+            }
+        }
     }
 
-    pub fn table_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.tables.read().keys().cloned().collect();
-        names.sort();
-        names
+    /// Rollback of DROP TABLE.
+    pub fn undo_drop(&self, entry: &Arc<TableEntry>) {
+        entry.xmax.store(TXN_NONE, Ordering::Release);
+    }
+
+    /// Every live table version (the vacuum's work list).
+    pub fn all_tables(&self) -> Vec<Arc<TableEntry>> {
+        self.tables.read().values().flatten().cloned().collect()
+    }
+
+    /// One vacuum pass (`storage::vacuum`): forgets dropped tables no snapshot can see,
+    /// then compacts every live table with enough dead versions. Returns the row
+    /// versions removed.
+    pub fn vacuum(&self, txns: &TxnManager) -> usize {
+        self.collect(txns.gc_horizon());
+        let mut removed = 0;
+        for table in self.all_tables() {
+            let storage = &table.storage;
+            if table.is_dropped()
+                || !storage.worth_vacuuming(txns.gc_horizon(), dead_rows_threshold(storage))
+            {
+                continue;
+            }
+            removed += vacuum_table(storage, txns).removed;
+        }
+        removed
+    }
+
+    /// Forgets versions dropped by a committed transaction below `horizon`: no snapshot
+    /// can see them any more. Returns how many were removed.
+    pub fn collect(&self, horizon: TxnId) -> usize {
+        let mut tables = self.tables.write();
+        let mut removed = 0;
+        tables.retain(|_, versions| {
+            let before = versions.len();
+            versions.retain(|t| {
+                let xmax = t.xmax.load(Ordering::Acquire);
+                xmax == TXN_NONE || xmax >= horizon
+            });
+            removed += before - versions.len();
+            !versions.is_empty()
+        });
+        removed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::mvcc::TxnManager;
+    use crate::types::DataType;
+
+    fn int_column() -> Vec<ColumnDef> {
+        vec![ColumnDef {
+            name: "a".into(),
+            ty: SqlType::new(DataType::Int4),
+            not_null: false,
+            default: None,
+        }]
+    }
+
+    #[test]
+    fn uncommitted_ddl_is_invisible_to_other_snapshots() -> Result<()> {
+        let txns = Arc::new(TxnManager::new());
+        let catalog = Catalog::new();
+        let ok = || Ok(());
+        let t1 = txns.begin_write(None, &ok)?;
+        let v1 = catalog.create_table("t", int_column(), t1, &txns.snapshot(t1))?;
+        assert!(catalog.table("t", &txns.snapshot(TXN_NONE)).is_none());
+        assert!(catalog.table("t", &txns.snapshot(t1)).is_some());
+        txns.end_write(t1);
+
+        let t2 = txns.begin_write(None, &ok)?;
+        let before = txns.snapshot(TXN_NONE);
+        catalog.drop_table("t", t2, &txns.snapshot(t2));
+        let v2 = catalog.create_table("t", int_column(), t2, &txns.snapshot(t2))?;
+        let other = catalog.table("t", &before).map(|t| Arc::ptr_eq(&t, &v1));
+        assert_eq!(other, Some(true), "others still see the committed version");
+        let own = catalog
+            .table("t", &txns.snapshot(t2))
+            .map(|t| Arc::ptr_eq(&t, &v2));
+        assert_eq!(own, Some(true), "the writer sees its new version");
+        txns.end_write(t2);
+        assert!(!catalog.is_current(&v1, &txns.snapshot(TXN_NONE)));
+        assert!(catalog.is_current(&v2, &txns.snapshot(TXN_NONE)));
+        assert_eq!(
+            catalog.collect(txns.gc_horizon()),
+            1,
+            "the dropped version goes"
+        );
+        assert!(catalog.is_current(&v2, &txns.snapshot(TXN_NONE)));
+        Ok(())
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::storage::mvcc::Snapshot;
+use crate::storage::mvcc::{Snapshot, SnapshotPin};
 use crate::types::Value;
 use crate::types::text::TextFormat;
 
@@ -28,6 +28,9 @@ impl CancelFlag {
 
 pub struct ExecContext {
     pub snapshot: Snapshot,
+    /// Keeps what `snapshot` sees from the vacuum while the statement runs (None for
+    /// contexts that never read tables, like the planner's constant folding).
+    pub pin: Option<SnapshotPin>,
     pub params: Vec<Value>,
     pub fmt: TextFormat,
     /// now(): the transaction's start, microseconds since 2000-01-01 UTC.

@@ -31,6 +31,7 @@ fn context(fmt: TextFormat) -> ExecContext {
             active_writer: 0,
             own: 0,
         },
+        pin: None,
         params: Vec::new(),
         fmt,
         now_micros: 0,

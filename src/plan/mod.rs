@@ -73,7 +73,7 @@ pub enum Plan {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OutputColumn {
     pub name: String,
     pub ty: SqlType,
@@ -142,6 +142,24 @@ pub enum BoundStatement {
 }
 
 impl BoundStatement {
+    /// Whether running the statement needs the writer lock (and so a transaction id).
+    pub fn takes_writer_lock(&self) -> bool {
+        match self {
+            BoundStatement::Insert { .. }
+            | BoundStatement::Update { .. }
+            | BoundStatement::Delete { .. }
+            | BoundStatement::Truncate { .. }
+            | BoundStatement::CreateTable { .. }
+            | BoundStatement::DropTable { .. } => true,
+            BoundStatement::Query { .. }
+            | BoundStatement::Transaction(_)
+            | BoundStatement::Set { .. }
+            | BoundStatement::Show { .. }
+            | BoundStatement::Deallocate { .. }
+            | BoundStatement::NoOp { .. } => false,
+        }
+    }
+
     /// The result columns, if the statement returns rows.
     pub fn output_columns(&self) -> Option<Vec<OutputColumn>> {
         match self {

@@ -14,12 +14,24 @@
 //! tables); ROLLBACK replays it backwards before releasing the lock (see `storage::mvcc`).
 //! Each statement reads through a fresh snapshot (READ COMMITTED); a writing statement
 //! takes its snapshot after it holds the writer lock.
+//!
+//! ## Bound statements go stale
+//!
+//! A statement is bound against the catalog version one snapshot sees and may run under a
+//! later one: a prepared statement runs many times, and a write binds before it waits
+//! for the writer lock. So before a statement runs, the session checks that every table
+//! it was bound to is still the version its snapshot sees, and binds it again if not —
+//! the way PostgreSQL's plan cache revalidates. A prepared statement whose result
+//! columns would change fails with `0A000` "cached plan must not change result type",
+//! as in PostgreSQL, since the client may already hold its RowDescription.
 
 pub mod settings;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use sqlparser::ast::Statement;
 
 use crate::Database;
 use crate::catalog::TableEntry;
@@ -33,6 +45,7 @@ use crate::sql::binder::Binder;
 use crate::sql::parse;
 use crate::storage::mvcc::{TXN_NONE, TxnId};
 use crate::storage::table::RowRange;
+use crate::storage::vacuum;
 use crate::types::datetime::{UNIX_EPOCH_DAYS, USECS_PER_DAY};
 use crate::types::text::{TextFormat, value_to_string};
 use crate::types::{DataType, SqlType, Value};
@@ -61,7 +74,7 @@ impl TxnStatus {
 enum Undo {
     Insert(Arc<TableEntry>, RowRange),
     Delete(Arc<TableEntry>, usize, usize),
-    CreateTable(String),
+    CreateTable(Arc<TableEntry>),
     DropTable(Arc<TableEntry>),
 }
 
@@ -69,10 +82,17 @@ enum Undo {
 #[derive(Clone)]
 pub struct Prepared {
     pub sql: String,
+    /// The parsed statement, kept to bind it again when a table it names changes.
+    pub ast: Option<Arc<Statement>>,
     /// None for an empty query.
     pub statement: Option<BoundStatement>,
     pub param_types: Vec<SqlType>,
     pub columns: Option<Vec<OutputColumn>>,
+    /// The table versions the statement was bound to.
+    pub tables: Vec<Arc<TableEntry>>,
+    /// A statement the client prepared (Parse): it may have described its result
+    /// columns already, so binding again must not change them.
+    pub cached: bool,
 }
 
 /// What executing a statement produced.
@@ -146,6 +166,8 @@ pub struct Session {
     /// Open savepoints: name and undo-log position.
     savepoints: Vec<(String, usize)>,
     txn_start_micros: i64,
+    /// When the running statement hits statement_timeout (lock waits included).
+    statement_deadline: Option<Instant>,
     pub cancel: Arc<CancelFlag>,
     pub prepared: HashMap<String, Arc<Prepared>>,
     /// Notices queued for the client (warnings such as "no transaction in progress").
@@ -174,6 +196,7 @@ impl Session {
             undo: Vec::new(),
             savepoints: Vec::new(),
             txn_start_micros: now_micros(),
+            statement_deadline: None,
             cancel: Arc::new(CancelFlag::default()),
             prepared: HashMap::new(),
             notices: Vec::new(),
@@ -190,29 +213,48 @@ impl Session {
 
     /// Parses `sql` (all of it, so a syntax error anywhere runs nothing). An empty query
     /// gives no statements.
-    pub fn parse(&self, sql: &str) -> Result<Vec<sqlparser::ast::Statement>> {
+    pub fn parse(&self, sql: &str) -> Result<Vec<Arc<Statement>>> {
         if parse::is_empty_query(sql) {
             return Ok(Vec::new());
         }
-        parse::parse(sql)
+        Ok(parse::parse(sql)?.into_iter().map(Arc::new).collect())
     }
 
-    /// Binds one parsed statement against the catalog as it is now.
+    /// Binds one parsed statement against the catalog as this session sees it now.
     pub fn bind(
         &self,
         sql: &str,
-        stmt: &sqlparser::ast::Statement,
+        stmt: &Arc<Statement>,
         declared: &[Option<SqlType>],
     ) -> Result<Prepared> {
-        let mut binder =
-            Binder::new(&self.db.catalog, self.text_format(), declared.to_vec()).with_text(sql);
+        let snapshot = self.db.txns.snapshot(self.writer);
+        self.bind_in(sql, stmt, declared, snapshot)
+    }
+
+    fn bind_in(
+        &self,
+        sql: &str,
+        stmt: &Arc<Statement>,
+        declared: &[Option<SqlType>],
+        snapshot: crate::storage::mvcc::Snapshot,
+    ) -> Result<Prepared> {
+        let mut binder = Binder::new(
+            &self.db.catalog,
+            snapshot,
+            self.text_format(),
+            declared.to_vec(),
+        )
+        .with_text(sql);
         let bound = binder.bind_statement(stmt)?;
         let columns = bound.output_columns();
         Ok(Prepared {
             sql: sql.to_string(),
+            ast: Some(stmt.clone()),
             statement: Some(bound),
             param_types: binder.param_types(),
             columns,
+            tables: std::mem::take(&mut binder.tables),
+            cached: false,
         })
     }
 
@@ -222,11 +264,17 @@ impl Session {
         match statements.as_slice() {
             [] => Ok(Prepared {
                 sql: sql.to_string(),
+                ast: None,
                 statement: None,
                 param_types: vec![],
                 columns: None,
+                tables: Vec::new(),
+                cached: true,
             }),
-            [stmt] => self.bind(sql, stmt, declared),
+            [stmt] => Ok(Prepared {
+                cached: true,
+                ..self.bind(sql, stmt, declared)?
+            }),
             _ => Err(Error::syntax(
                 "cannot insert multiple commands into a prepared statement",
             )),
@@ -234,14 +282,15 @@ impl Session {
     }
 
     fn exec_context(&self, snapshot_own: TxnId) -> ExecContext {
-        let timeout = self.settings.statement_timeout;
+        let (snapshot, pin) = self.db.txns.pinned_snapshot(snapshot_own);
         ExecContext {
-            snapshot: self.db.txns.snapshot(snapshot_own),
+            snapshot,
+            pin: Some(pin),
             params: Vec::new(),
             fmt: self.text_format(),
             now_micros: self.txn_start_micros,
             cancel: self.cancel.clone(),
-            deadline: timeout.map(|t| Instant::now() + t),
+            deadline: self.statement_deadline,
             database: self.database.clone(),
             user: self.user.clone(),
             memory_used: std::sync::atomic::AtomicUsize::new(0),
@@ -278,21 +327,61 @@ impl Session {
         }
     }
 
+    /// Whether this transaction's end leaves enough garbage for the vacuum: dead
+    /// versions past a table's threshold, or a dropped table.
+    fn made_garbage(&self) -> bool {
+        let mut last: Option<&Arc<TableEntry>> = None;
+        for u in &self.undo {
+            let table = match u {
+                Undo::Insert(t, _) | Undo::Delete(t, _, _) => t,
+                Undo::DropTable(_) => return true,
+                Undo::CreateTable(_) => continue,
+            };
+            if last.is_some_and(|l| Arc::ptr_eq(l, table)) {
+                continue;
+            }
+            last = Some(table);
+            if table.storage.dead_rows() >= vacuum::dead_rows_threshold(&table.storage) {
+                return true;
+            }
+        }
+        false
+    }
+
     fn commit(&mut self) {
+        let garbage = self.made_garbage();
         self.undo.clear();
         self.savepoints.clear();
         if self.writer != TXN_NONE {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
         }
+        // After the lock is free, so the vacuum can take it.
+        if garbage {
+            self.db.request_vacuum();
+        }
     }
 
     fn rollback(&mut self) {
+        // Undone inserts become garbage; the vacuum is asked once they are stamped.
+        let mut inserted: Vec<Arc<TableEntry>> = Vec::new();
+        for u in &self.undo {
+            if let Undo::Insert(t, _) = u
+                && !inserted.iter().any(|seen| Arc::ptr_eq(seen, t))
+            {
+                inserted.push(t.clone());
+            }
+        }
         self.undo_to(0);
+        let over =
+            |t: &Arc<TableEntry>| t.storage.dead_rows() >= vacuum::dead_rows_threshold(&t.storage);
         self.savepoints.clear();
         if self.writer != TXN_NONE {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
+        }
+        if inserted.iter().any(over) {
+            self.db.request_vacuum();
         }
     }
 
@@ -303,23 +392,26 @@ impl Session {
             match u {
                 Undo::Insert(t, range) => t.storage.undo_insert(range),
                 Undo::Delete(t, g, r) => t.storage.undo_delete(g, r),
-                Undo::CreateTable(name) => {
-                    self.db.catalog.drop_table(&name);
-                }
-                Undo::DropTable(entry) => self.db.catalog.restore_table(entry),
+                Undo::CreateTable(entry) => self.db.catalog.undo_create(&entry),
+                Undo::DropTable(entry) => self.db.catalog.undo_drop(&entry),
             }
         }
     }
 
-    /// Takes the writer lock if this transaction does not hold it yet.
+    /// Takes the writer lock if this transaction does not hold it yet. The wait is
+    /// bounded by lock_timeout and by the statement's statement_timeout, and a cancel
+    /// request ends it.
     fn ensure_writer(&mut self) -> Result<TxnId> {
         if self.writer == TXN_NONE {
             let cancel = self.cancel.clone();
+            let deadline = self.statement_deadline;
             let interrupted = move || {
                 if cancel.take() {
-                    Err(Error::query_canceled())
-                } else {
-                    Ok(())
+                    return Err(Error::query_canceled());
+                }
+                match deadline {
+                    Some(d) if Instant::now() >= d => Err(Error::statement_timeout()),
+                    _ => Ok(()),
                 }
             };
             self.writer = self
@@ -336,6 +428,7 @@ impl Session {
             return Ok(Outcome::Empty);
         };
         self.changed_settings.clear();
+        self.statement_deadline = self.settings.statement_timeout.map(|t| Instant::now() + t);
         if self.status == TxnStatus::Failed {
             let allowed = matches!(
                 stmt,
@@ -417,10 +510,57 @@ impl Session {
             _ => {}
         }
         self.begin_implicit();
+        let own = if stmt.takes_writer_lock() {
+            self.ensure_writer()?
+        } else {
+            self.writer
+        };
+        let mut ctx = self.exec_context(own);
+        ctx.params = params;
+        let current = prepared
+            .tables
+            .iter()
+            .all(|t| self.db.catalog.is_current(t, &ctx.snapshot));
+        if current {
+            self.run(prepared, ctx)
+        } else {
+            let fresh = self.rebind(prepared, ctx.snapshot)?;
+            self.run(&fresh, ctx)
+        }
+    }
+
+    /// Binds `prepared` again against the catalog `snapshot` sees (a table it names was
+    /// dropped or replaced since it was bound).
+    fn rebind(
+        &self,
+        prepared: &Prepared,
+        snapshot: crate::storage::mvcc::Snapshot,
+    ) -> Result<Prepared> {
+        let ast = prepared
+            .ast
+            .as_ref()
+            .ok_or_else(|| Error::internal("bound statement without its parse tree"))?;
+        let declared: Vec<Option<SqlType>> =
+            prepared.param_types.iter().map(|t| Some(*t)).collect();
+        let fresh = self.bind_in(&prepared.sql, ast, &declared, snapshot)?;
+        if prepared.cached && fresh.columns != prepared.columns {
+            return Err(Error::new(
+                "0A000",
+                "cached plan must not change result type",
+            ));
+        }
+        Ok(fresh)
+    }
+
+    /// Runs a statement that reads or writes tables, in `ctx`'s snapshot (for a write,
+    /// the writer's).
+    fn run(&mut self, prepared: &Prepared, ctx: ExecContext) -> Result<Outcome> {
+        let Some(stmt) = &prepared.statement else {
+            return Ok(Outcome::Empty);
+        };
+        let txn = ctx.snapshot.own;
         match stmt {
             BoundStatement::Query { plan, columns } => {
-                let mut ctx = self.exec_context(self.writer);
-                ctx.params = params;
                 let op = exec::build(plan);
                 Ok(Outcome::Rows(Box::new(RowStream {
                     op,
@@ -432,35 +572,24 @@ impl Session {
                 })))
             }
             BoundStatement::Insert { table, source } => {
-                let txn = self.ensure_writer()?;
-                let mut ctx = self.exec_context(txn);
-                ctx.params = params;
                 let n = self.run_insert(table, source, &ctx, txn)?;
                 Ok(Outcome::Done {
                     tag: format!("INSERT 0 {n}"),
                 })
             }
             BoundStatement::Update { table, source } => {
-                let txn = self.ensure_writer()?;
-                let mut ctx = self.exec_context(txn);
-                ctx.params = params;
                 let n = self.run_update(table, source, &ctx, txn)?;
                 Ok(Outcome::Done {
                     tag: format!("UPDATE {n}"),
                 })
             }
             BoundStatement::Delete { table, source } => {
-                let txn = self.ensure_writer()?;
-                let mut ctx = self.exec_context(txn);
-                ctx.params = params;
                 let n = self.run_delete(table, source, &ctx, txn)?;
                 Ok(Outcome::Done {
                     tag: format!("DELETE {n}"),
                 })
             }
             BoundStatement::Truncate { tables } => {
-                let txn = self.ensure_writer()?;
-                let ctx = self.exec_context(txn);
                 for t in tables {
                     let scan = Plan::Scan {
                         table: t.clone(),
@@ -479,8 +608,7 @@ impl Session {
                 columns,
                 if_not_exists,
             } => {
-                self.ensure_writer()?;
-                if self.db.catalog.table(name).is_some() && *if_not_exists {
+                if self.db.catalog.table(name, &ctx.snapshot).is_some() && *if_not_exists {
                     self.notices.push((
                         "NOTICE".into(),
                         "42P07".into(),
@@ -490,16 +618,18 @@ impl Session {
                         tag: "CREATE TABLE".into(),
                     });
                 }
-                self.db.catalog.create_table(name, columns.clone())?;
-                self.undo.push(Undo::CreateTable(name.clone()));
+                let entry =
+                    self.db
+                        .catalog
+                        .create_table(name, columns.clone(), txn, &ctx.snapshot)?;
+                self.undo.push(Undo::CreateTable(entry));
                 Ok(Outcome::Done {
                     tag: "CREATE TABLE".into(),
                 })
             }
             BoundStatement::DropTable { names, if_exists } => {
-                self.ensure_writer()?;
                 for name in names {
-                    if self.db.catalog.table(name).is_none() {
+                    if self.db.catalog.table(name, &ctx.snapshot).is_none() {
                         if *if_exists {
                             self.notices.push((
                                 "NOTICE".into(),
@@ -515,7 +645,7 @@ impl Session {
                     }
                 }
                 for name in names {
-                    if let Some(entry) = self.db.catalog.drop_table(name) {
+                    if let Some(entry) = self.db.catalog.drop_table(name, txn, &ctx.snapshot) {
                         self.undo.push(Undo::DropTable(entry));
                     }
                 }

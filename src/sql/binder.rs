@@ -20,6 +20,7 @@ use crate::catalog::{Catalog, ColumnDef, TableEntry};
 use crate::error::{Error, Result};
 use crate::plan::{BoundStatement, OutputColumn, Plan, SortKey, TransactionOp};
 use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func};
+use crate::storage::mvcc::Snapshot;
 use crate::types::cast::{self, cast_value};
 use crate::types::text::TextFormat;
 use crate::types::{DataType, Numeric, SqlType, Value, type_from_ast};
@@ -115,6 +116,10 @@ fn object_name(name: &A::ObjectName) -> Result<String> {
 
 pub struct Binder<'a> {
     catalog: &'a Catalog,
+    /// Which version of each table name the statement binds to.
+    snapshot: Snapshot,
+    /// Every table the statement names, as resolved (checked again before it runs).
+    pub tables: Vec<Arc<TableEntry>>,
     fmt: TextFormat,
     /// Parameter types: declared by the client, or inferred from use.
     pub params: Vec<Option<SqlType>>,
@@ -136,11 +141,14 @@ struct SelectParts<'q> {
 impl<'a> Binder<'a> {
     pub fn new(
         catalog: &'a Catalog,
+        snapshot: Snapshot,
         fmt: TextFormat,
         declared_params: Vec<Option<SqlType>>,
     ) -> Binder<'a> {
         Binder {
             catalog,
+            snapshot,
+            tables: Vec::new(),
             fmt,
             params: declared_params,
             aggs: Vec::new(),
@@ -338,7 +346,7 @@ impl<'a> Binder<'a> {
         }
     }
 
-    fn table(&self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
+    fn table(&mut self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
         let schema = match name.0.as_slice() {
             [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
             _ => None,
@@ -347,8 +355,13 @@ impl<'a> Binder<'a> {
             return Err(Error::feature_not_supported(format!("system view {name}")));
         }
         let n = object_name(name)?;
-        match self.catalog.table(&n) {
-            Some(t) if schema.as_deref() != Some("pg_catalog") => Ok(t),
+        match self.catalog.table(&n, &self.snapshot) {
+            Some(t) if schema.as_deref() != Some("pg_catalog") => {
+                if !self.tables.iter().any(|seen| Arc::ptr_eq(seen, &t)) {
+                    self.tables.push(t.clone());
+                }
+                Ok(t)
+            }
             // PostgreSQL's system catalogs (psql's \d, drivers' metadata) come later.
             _ if schema.as_deref() == Some("pg_catalog") || n.starts_with("pg_") => Err(
                 Error::feature_not_supported(format!("system catalog pg_catalog.{n}")),

@@ -13,10 +13,13 @@
 //! then replaces it in the list — so a reader's groups never change length under it.
 //! Deletes stamp `xmax` through an atomic, which readers of older copies never need to
 //! see (the stamping transaction is invisible to them by construction). Row ids are
-//! `(group index, row index)`; groups are only ever appended, so ids are stable.
+//! `(group index, row index)`. They are stable while the writer lock is held: only its
+//! holder appends, and the vacuum ([`Table::vacuum_group`]) rewrites and merges groups
+//! only while *it* holds that lock, so no statement's row ids or transaction's undo log
+//! ever spans a rewrite.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 
@@ -61,6 +64,37 @@ impl RowGroup {
         self.xmin.len()
     }
 
+    /// A new group holding rows `rows` of this one, stamps included.
+    fn gather(&self, rows: &[u32]) -> RowGroup {
+        let stamps = |v: &Vec<AtomicU64>| {
+            let mut out = Vec::with_capacity(rows.len());
+            out.extend(
+                rows.iter()
+                    .map(|&r| AtomicU64::new(v[r as usize].load(Ordering::Relaxed))),
+            );
+            out
+        };
+        RowGroup {
+            columns: self.columns.iter().map(|c| c.gather(rows)).collect(),
+            xmin: stamps(&self.xmin),
+            xmax: stamps(&self.xmax),
+        }
+    }
+
+    /// Appends all of `other`'s rows.
+    fn extend_from(&mut self, other: &RowGroup) {
+        for (dst, src) in self.columns.iter_mut().zip(&other.columns) {
+            dst.extend_from(src);
+        }
+        let copy = |v: &Vec<AtomicU64>| {
+            v.iter()
+                .map(|a| AtomicU64::new(a.load(Ordering::Relaxed)))
+                .collect::<Vec<_>>()
+        };
+        self.xmin.extend(copy(&other.xmin));
+        self.xmax.extend(copy(&other.xmax));
+    }
+
     /// Appends the visible row indices in `start..end` to `out`.
     pub fn visible_rows(&self, snapshot: &Snapshot, start: usize, end: usize, out: &mut Vec<u32>) {
         for i in start..end {
@@ -86,6 +120,24 @@ pub struct Table {
     groups: RwLock<Vec<Arc<RowGroup>>>,
     /// Bumped by every change; later caches key on it.
     version: AtomicU64,
+    /// Versions stamped deleted or rolled back since the vacuum last counted: what it
+    /// may find to remove.
+    dead: AtomicUsize,
+    /// The GC horizon of the vacuum's last pass; nothing new can be removed until the
+    /// horizon moves past it.
+    vacuumed_at: AtomicU64,
+}
+
+/// What one vacuum step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VacuumStep {
+    /// Versions removed.
+    pub removed: usize,
+    /// Dead versions some snapshot can still see, kept.
+    pub kept_dead: usize,
+    /// The group left its index (merged into the one before, or emptied): the next
+    /// group now has that index.
+    pub moved: bool,
 }
 
 impl Table {
@@ -94,7 +146,85 @@ impl Table {
             types,
             groups: RwLock::new(Vec::new()),
             version: AtomicU64::new(0),
+            dead: AtomicUsize::new(0),
+            vacuumed_at: AtomicU64::new(TXN_NONE),
         }
+    }
+
+    /// Versions stamped dead since the vacuum last counted.
+    pub fn dead_rows(&self) -> usize {
+        self.dead.load(Ordering::Relaxed)
+    }
+
+    /// Rows stored, dead or alive.
+    pub fn stored_rows(&self) -> usize {
+        self.groups.read().iter().map(|g| g.rows()).sum()
+    }
+
+    /// Number of row groups.
+    pub fn group_count(&self) -> usize {
+        self.groups.read().len()
+    }
+
+    /// Whether a vacuum at `horizon` could remove anything the last one could not.
+    pub fn worth_vacuuming(&self, horizon: TxnId, dead_min: usize) -> bool {
+        self.dead_rows() >= dead_min && horizon > self.vacuumed_at.load(Ordering::Relaxed)
+    }
+
+    /// Records a finished pass over the whole table at `horizon`.
+    pub fn vacuumed(&self, horizon: TxnId, kept_dead: usize) {
+        self.vacuumed_at.store(horizon, Ordering::Relaxed);
+        self.dead.store(kept_dead, Ordering::Relaxed);
+    }
+
+    /// Removes from group `index` the versions no snapshot can see any more — deleted by
+    /// a committed transaction below `horizon`, or inserted by one that rolled back — and
+    /// merges the result into the group before it when both fit in one. Returns None
+    /// past the last group.
+    ///
+    /// The caller must hold the writer lock (`TxnManager::try_lock_for_maintenance`):
+    /// then nothing else stamps, appends or holds row ids while groups move. Readers
+    /// keep scanning the `Arc`s they copied; they see the new list from their next scan.
+    pub fn vacuum_group(&self, index: usize, horizon: TxnId) -> Option<VacuumStep> {
+        let group = self.groups.read().get(index)?.clone();
+        let mut keep: Vec<u32> = Vec::with_capacity(group.rows());
+        let mut step = VacuumStep::default();
+        for i in 0..group.rows() {
+            let xmin = group.xmin[i].load(Ordering::Relaxed);
+            let xmax = group.xmax[i].load(Ordering::Relaxed);
+            let garbage = xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon);
+            if garbage {
+                step.removed += 1;
+            } else {
+                step.kept_dead += usize::from(xmax != TXN_NONE);
+                keep.push(i as u32);
+            }
+        }
+        let previous = index
+            .checked_sub(1)
+            .and_then(|p| self.groups.read().get(p).cloned());
+        let merge = previous
+            .as_ref()
+            .is_some_and(|p| p.rows() + keep.len() <= GROUP_ROWS_MAX);
+        if step.removed == 0 && !merge {
+            return Some(step);
+        }
+        let compacted = group.gather(&keep);
+        let mut groups = self.groups.write();
+        step.moved = merge || keep.is_empty();
+        match (merge, previous) {
+            (true, Some(previous)) => {
+                let mut merged = (*previous).clone();
+                merged.extend_from(&compacted);
+                groups[index - 1] = Arc::new(merged);
+                groups.remove(index);
+            }
+            _ if keep.is_empty() => {
+                groups.remove(index);
+            }
+            _ => groups[index] = Arc::new(compacted),
+        }
+        Some(step)
     }
 
     pub fn version(&self) -> u64 {
@@ -158,6 +288,7 @@ impl Table {
         }
         slot.store(txn, Ordering::Relaxed);
         self.version.fetch_add(1, Ordering::AcqRel);
+        self.dead.fetch_add(1, Ordering::Relaxed);
         true
     }
 
@@ -169,6 +300,7 @@ impl Table {
                 slot.store(TXN_ABORTED, Ordering::Relaxed);
             }
         }
+        self.dead.fetch_add(range.count, Ordering::Relaxed);
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 
@@ -178,6 +310,11 @@ impl Table {
         if let Some(slot) = groups.get(group).and_then(|g| g.xmax.get(row)) {
             slot.store(TXN_NONE, Ordering::Relaxed);
         }
+        let _ = self
+            .dead
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| {
+                Some(d.saturating_sub(1))
+            });
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 }

@@ -721,7 +721,11 @@ impl Connection {
             .portals
             .remove(&name)
             .ok_or_else(|| Error::new("34000", format!("portal \"{name}\" does not exist")))?;
-        let result = self.guarded(|c| c.run_portal(&mut portal, max_rows));
+        let result = self
+            .guarded(|c| c.run_portal(&mut portal, max_rows))
+            // A statement bound again before it ran (a table it names changed) reports
+            // name errors with a position, as at Parse.
+            .map_err(|e| attach_position(e, &portal.prepared.sql));
         self.send_notices();
         // A named portal stays until closed; the unnamed one until the next Bind.
         self.portals.insert(name, portal);

@@ -15,7 +15,11 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start() -> TestServer {
-        let db = Arc::new(Database::new());
+        TestServer::start_with(Arc::new(Database::new()))
+    }
+
+    /// A server over a database the test keeps a handle to.
+    pub fn start_with(db: Arc<Database>) -> TestServer {
         let server = Server::bind("127.0.0.1:0", db).expect("bind a free port");
         let addr = server.local_addr().expect("local address");
         let handle = server.shutdown_handle().expect("shutdown handle");
