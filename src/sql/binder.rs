@@ -2205,6 +2205,12 @@ impl<'a> Binder<'a> {
                 "{name}(*) specified, but {name} is not an aggregate function"
             )));
         }
+        if name == "generate_series" {
+            // A set-returning function outside FROM (PostgreSQL's ProjectSet).
+            return Err(Error::feature_not_supported(
+                "set-returning functions outside FROM",
+            ));
+        }
         let mut bound = Vec::with_capacity(args.len());
         for a in args {
             bound.push(self.bind_expr(a, scope)?);
@@ -3078,7 +3084,13 @@ fn derive_name(e: &A::Expr) -> String {
         A::Expr::TypedString(ts) => cast_type_name(&ts.data_type),
         A::Expr::Interval(_) => "interval".into(),
         A::Expr::Case { .. } => "case".into(),
-        A::Expr::Substring { .. } => "substring".into(),
+        A::Expr::Substring { shorthand, .. } => {
+            if *shorthand {
+                "substr".into()
+            } else {
+                "substring".into()
+            }
+        }
         A::Expr::Position { .. } => "position".into(),
         A::Expr::Trim { trim_where, .. } => match trim_where {
             Some(A::TrimWhereField::Leading) => "ltrim".into(),
@@ -3087,7 +3099,6 @@ fn derive_name(e: &A::Expr) -> String {
         },
         A::Expr::Ceil { .. } => "ceil".into(),
         A::Expr::Floor { .. } => "floor".into(),
-        A::Expr::Value(v) if matches!(v.value, A::Value::Boolean(_)) => "bool".into(),
         _ => "?column?".into(),
     }
 }
