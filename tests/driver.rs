@@ -516,33 +516,90 @@ async fn column_names_follow_postgres() {
     let server = TestServer::start();
     let c = server.connect().await;
     let sql = concat!(
-        "SELECT substr('hello', 2), substring('hello' from 2), "
-        "substring('hello', 2, 1), position('l' in 'x'), trim(' a '), "
-        "ltrim(' a'), trim(leading 'a' from 'ab'), 1 + 1, -1, 'a'::text, "
-        "1::int8, cast(1 as numeric(5,2)), true, null, 'x', count(*), sum(1), "
-        "avg(1), min(1), max(1), coalesce(1, 2), nullif(1, 2), greatest(1, 2), "
-        "least(1,2), case when true then 1 end, 1 in (1), 1 between 0 and 2, "
-        "'a' like 'a', not true, 1 is null, current_date, current_timestamp, "
-        "now(), current_user, current_database(), version(), pg_typeof(1), "
-        "upper('a'), abs(-1), round(1.5), ceil(1.5), ceiling(1.5), floor(1.5), "
-        "mod(5, 2), power(2, 2), 2 ^ 2, sqrt(4.0), exp(1.0), ln(2.0), log(2.0), "
-        "log10(2.0), concat('a'), replace('a','a','b'), repeat('a', 2), "
-        "length('a'), char_length('a'), octet_length('a'), interval '1 day', "
-        "date '2024-01-01', timestamp '2024-01-01', 1.5::float4, "
-        "'x'::varchar(3), 'x'::char(2), (1), (1 + 2) * 3, trunc(1.5)"
+        "SELECT substr('hello', 2), substring('hello' from 2), ",
+        "substring('hello', 2, 1), position('l' in 'x'), trim(' a '), ",
+        "ltrim(' a'), trim(leading 'a' from 'ab'), 1 + 1, -1, 'a'::text, ",
+        "1::int8, cast(1 as numeric(5,2)), true, null, 'x', count(*), sum(1), ",
+        "avg(1), min(1), max(1), coalesce(1, 2), nullif(1, 2), greatest(1, 2), ",
+        "least(1,2), case when true then 1 end, 1 in (1), 1 between 0 and 2, ",
+        "'a' like 'a', not true, 1 is null, current_date, current_timestamp, ",
+        "now(), current_user, current_database(), version(), pg_typeof(1), ",
+        "upper('a'), abs(-1), round(1.5), ceil(1.5), ceiling(1.5), floor(1.5), ",
+        "mod(5, 2), power(2, 2), 2 ^ 2, sqrt(4.0), exp(1.0), ln(2.0), log(2.0), ",
+        "log10(2.0), concat('a'), replace('a','a','b'), repeat('a', 2), ",
+        "length('a'), char_length('a'), octet_length('a'), interval '1 day', ",
+        "date '2024-01-01', timestamp '2024-01-01', 1.5::float4, ",
+        "'x'::varchar(3), 'x'::char(2), (1), (1 + 2) * 3, trunc(1.5)",
     );
     let stmt = c.prepare(sql).await.expect("prepare");
     let names: Vec<&str> = stmt.columns().iter().map(|col| col.name()).collect();
     let expected = [
-        "substr", "substring", "substring", "position", "btrim", "ltrim", "ltrim",
-        "?column?", "?column?", "text", "int8", "numeric", "?column?", "?column?",
-        "?column?", "count", "sum", "avg", "min", "max", "coalesce", "nullif", "greatest",
-        "least", "case", "?column?", "?column?", "?column?", "?column?", "?column?",
-        "current_date", "current_timestamp", "now", "current_user", "current_database",
-        "version", "pg_typeof", "upper", "abs", "round", "ceil", "ceiling", "floor", "mod",
-        "power", "?column?", "sqrt", "exp", "ln", "log", "log10", "concat", "replace",
-        "repeat", "length", "char_length", "octet_length", "interval", "date", "timestamp",
-        "float4", "varchar", "bpchar", "?column?", "?column?", "trunc",
+        "substr",
+        "substring",
+        "substring",
+        "position",
+        "btrim",
+        "ltrim",
+        "ltrim",
+        "?column?",
+        "?column?",
+        "text",
+        "int8",
+        "numeric",
+        "?column?",
+        "?column?",
+        "?column?",
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "coalesce",
+        "nullif",
+        "greatest",
+        "least",
+        "case",
+        "?column?",
+        "?column?",
+        "?column?",
+        "?column?",
+        "?column?",
+        "current_date",
+        "current_timestamp",
+        "now",
+        "current_user",
+        "current_database",
+        "version",
+        "pg_typeof",
+        "upper",
+        "abs",
+        "round",
+        "ceil",
+        "ceiling",
+        "floor",
+        "mod",
+        "power",
+        "?column?",
+        "sqrt",
+        "exp",
+        "ln",
+        "log",
+        "log10",
+        "concat",
+        "replace",
+        "repeat",
+        "length",
+        "char_length",
+        "octet_length",
+        "interval",
+        "date",
+        "timestamp",
+        "float4",
+        "varchar",
+        "bpchar",
+        "?column?",
+        "?column?",
+        "trunc",
     ];
     assert_eq!(names, expected);
 }

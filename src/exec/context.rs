@@ -1,6 +1,7 @@
 //! What a running statement needs from its session: snapshot, parameters, settings, and
 //! the interrupt flag that cancel requests and statement_timeout raise.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -31,6 +32,9 @@ pub struct ExecContext {
     /// Keeps what `snapshot` sees from the vacuum while the statement runs (None for
     /// contexts that never read tables, like the planner's constant folding).
     pub pin: Option<SnapshotPin>,
+    /// The session's settings as the statement started (`current_setting`): lower-case
+    /// name → (display name, value).
+    pub settings: Arc<BTreeMap<String, (String, String)>>,
     pub params: Vec<Value>,
     pub fmt: TextFormat,
     /// now(): the transaction's start, microseconds since 2000-01-01 UTC.

@@ -814,16 +814,30 @@ fn binary(
         }
         (Data::I16(a), Data::I16(b)) => Data::I16(int_arith!(a, b, &nulls, op, i16, "smallint")),
         (Data::I32(a), Data::I32(b)) if lt.ty == DataType::Date && rt.ty == DataType::Date => {
-            Data::I32((0..n).map(|i| a[i].wrapping_sub(b[i])).collect())
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if !is_null_at(&nulls, i)
+                    && (datetime::date_is_infinite(a[i]) || datetime::date_is_infinite(b[i]))
+                {
+                    return Err(Error::new("22008", "cannot subtract infinite dates"));
+                }
+                out.push(a[i].wrapping_sub(b[i]));
+            }
+            Data::I32(out)
         }
         (Data::I32(a), Data::I32(b)) if lt.ty == DataType::Date => {
             let range = || Error::datetime_overflow("date out of range");
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
-                let v = if op == BinaryOp::Add {
+                // date +/- integer (date_pli/date_mii): infinity stays infinity.
+                let v = if datetime::date_is_infinite(a[i]) {
+                    Some(a[i])
+                } else if op == BinaryOp::Add {
                     a[i].checked_add(b[i])
+                        .filter(|&d| datetime::is_valid_date(d))
                 } else {
                     a[i].checked_sub(b[i])
+                        .filter(|&d| datetime::is_valid_date(d))
                 };
                 out.push(if is_null_at(&nulls, i) {
                     0
@@ -839,11 +853,15 @@ fn binary(
         }
         (Data::I64(a), Data::I64(b)) => {
             // timestamp - timestamp
-            Data::Interval(
-                (0..n)
-                    .map(|i| datetime::timestamp_diff(a[i], b[i]))
-                    .collect(),
-            )
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                out.push(if is_null_at(&nulls, i) {
+                    Interval::default()
+                } else {
+                    datetime::timestamp_diff(a[i], b[i])?
+                });
+            }
+            Data::Interval(out)
         }
         (Data::I64(a), Data::Interval(b)) => {
             let mut out = Vec::with_capacity(n);

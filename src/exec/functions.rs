@@ -526,6 +526,7 @@ pub fn eval_function(
             Vector::repeat(&Value::Text(ctx.database.clone()), DataType::Text, n)
         }
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
+        Func::CurrentSetting => current_setting(&vs, n, ctx)?,
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
     })
 }
@@ -590,6 +591,33 @@ fn coalesce(
         match s {
             Some((b, k)) => out.push_from(&results[b], k),
             None => out.push_null(),
+        }
+    }
+    Ok(out)
+}
+
+/// current_setting(name [, missing_ok]): the session's value, as SHOW prints it.
+fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let mut out = Vector::with_capacity(DataType::Text, n);
+    for i in 0..n {
+        if args.iter().any(|a| a.is_null(i)) {
+            out.push_null();
+            continue;
+        }
+        let Value::Text(name) = args[0].value(i, DataType::Text) else {
+            return Err(Error::internal("current_setting name is not text"));
+        };
+        let missing_ok = args
+            .get(1)
+            .is_some_and(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
+        match ctx.settings.get(&name.to_lowercase()) {
+            Some((_, value)) => out.push_value(&Value::Text(value.clone())),
+            None if missing_ok => out.push_null(),
+            None => {
+                return Err(Error::undefined_object(format!(
+                    "unrecognized configuration parameter \"{name}\""
+                )));
+            }
         }
     }
     Ok(out)

@@ -32,6 +32,7 @@ fn context(fmt: TextFormat) -> ExecContext {
             own: 0,
         },
         pin: None,
+        settings: std::sync::Arc::default(),
         params: Vec::new(),
         fmt,
         now_micros: 0,
@@ -239,6 +240,7 @@ fn is_immutable(e: &Expr) -> bool {
                 | Func::Version
                 | Func::CurrentDatabase
                 | Func::CurrentUser
+                | Func::CurrentSetting
         ),
         Expr::Cast { expr, to, .. } => {
             let from = expr.ty().ty;

@@ -166,6 +166,10 @@ pub struct Session {
     /// Open savepoints: name and undo-log position.
     savepoints: Vec<(String, usize)>,
     txn_start_micros: i64,
+    /// The start time of the transaction a statement bound while idle will run in:
+    /// fixed at bind, so `'now'` in the text and `now()` agree (PostgreSQL starts the
+    /// transaction before it parses).
+    pending_start: std::cell::Cell<Option<i64>>,
     /// When the running statement hits statement_timeout (lock waits included).
     statement_deadline: Option<Instant>,
     pub cancel: Arc<CancelFlag>,
@@ -196,6 +200,7 @@ impl Session {
             undo: Vec::new(),
             savepoints: Vec::new(),
             txn_start_micros: now_micros(),
+            pending_start: std::cell::Cell::new(None),
             statement_deadline: None,
             cancel: Arc::new(CancelFlag::default()),
             prepared: HashMap::new(),
@@ -208,6 +213,8 @@ impl Session {
         TextFormat {
             zone: self.settings.zone,
             extra_float_digits: self.settings.extra_float_digits,
+            date_order: self.settings.date_order,
+            now_micros: self.transaction_start(),
         }
     }
 
@@ -286,9 +293,10 @@ impl Session {
         ExecContext {
             snapshot,
             pin: Some(pin),
+            settings: self.settings.shared(),
             params: Vec::new(),
             fmt: self.text_format(),
-            now_micros: self.txn_start_micros,
+            now_micros: self.transaction_start(),
             cancel: self.cancel.clone(),
             deadline: self.statement_deadline,
             database: self.database.clone(),
@@ -298,16 +306,33 @@ impl Session {
         }
     }
 
+    /// now(): the current transaction's start, or — while idle — the start of the
+    /// transaction the next statement will open.
+    fn transaction_start(&self) -> i64 {
+        if self.status != TxnStatus::Idle {
+            return self.txn_start_micros;
+        }
+        let start = self.pending_start.get().unwrap_or_else(now_micros);
+        self.pending_start.set(Some(start));
+        start
+    }
+
+    /// Starts a transaction's clock (the time fixed at bind, if any).
+    fn start_clock(&mut self) {
+        self.txn_start_micros = self.pending_start.take().unwrap_or_else(now_micros);
+    }
+
     /// Starts an implicit transaction if none is open.
     pub fn begin_implicit(&mut self) {
         if self.status == TxnStatus::Idle {
             self.status = TxnStatus::Implicit;
-            self.txn_start_micros = now_micros();
+            self.start_clock();
         }
     }
 
     /// Ends an implicit transaction (end of a simple query string, or Sync).
     pub fn end_implicit(&mut self) {
+        self.pending_start.set(None);
         if self.status == TxnStatus::Implicit {
             self.commit();
             self.status = TxnStatus::Idle;
@@ -717,7 +742,7 @@ impl Session {
             TransactionOp::Begin => {
                 match self.status {
                     TxnStatus::Idle => {
-                        self.txn_start_micros = now_micros();
+                        self.start_clock();
                         self.status = TxnStatus::InBlock;
                     }
                     TxnStatus::Implicit => self.status = TxnStatus::InBlock,

@@ -5,10 +5,11 @@
 //! setting silently ignored in a way that changes results.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::types::datetime::{Zone, parse_offset_name};
+use crate::types::datetime::{DateOrder, Zone, parse_offset_name};
 
 /// Settings sent to the client as ParameterStatus at startup and whenever they change.
 pub const REPORTED: &[&str] = &[
@@ -65,11 +66,75 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Reads a DateStyle value (PostgreSQL's check_datestyle): an output style and a
+/// field order, each optional (an omitted one keeps its current value). Only the ISO
+/// output style exists in kiln; the other styles are 0A000.
+fn parse_datestyle(value: &str, current: DateOrder) -> Result<DateOrder> {
+    let invalid = |detail: String| {
+        Error::new(
+            "22023",
+            format!("invalid value for parameter \"DateStyle\": \"{value}\""),
+        )
+        .with_detail(detail)
+    };
+    let mut style: Option<&str> = None;
+    let mut order: Option<DateOrder> = None;
+    let mut conflict = false;
+    for token in value.split(',').map(str::trim) {
+        let lower = token.to_ascii_lowercase();
+        let (new_style, new_order) = match lower.as_str() {
+            "iso" => (Some("ISO"), None),
+            "sql" => (Some("SQL"), None),
+            "german" => (Some("German"), None),
+            s if s.starts_with("postgres") => (Some("Postgres"), None),
+            "ymd" => (None, Some(DateOrder::Ymd)),
+            s if s == "dmy" || s.starts_with("euro") => (None, Some(DateOrder::Dmy)),
+            s if s == "mdy" || s == "us" || s.starts_with("noneuro") => {
+                (None, Some(DateOrder::Mdy))
+            }
+            "default" => (Some("ISO"), Some(DateOrder::Mdy)),
+            _ => return Err(invalid(format!("Unrecognized key word: \"{token}\"."))),
+        };
+        if let Some(st) = new_style {
+            conflict |= style.is_some_and(|old| old != st);
+            style = Some(st);
+        }
+        if let Some(o) = new_order {
+            conflict |= order.is_some_and(|old| old != o);
+            order = Some(o);
+        }
+    }
+    if conflict {
+        return Err(invalid("Conflicting \"datestyle\" specifications.".into()));
+    }
+    match style {
+        None | Some("ISO") => Ok(order.unwrap_or(current)),
+        Some(other) => Err(Error::feature_not_supported(format!(
+            "DateStyle output style \"{other}\""
+        ))),
+    }
+}
+
+fn date_order_name(order: DateOrder) -> &'static str {
+    match order {
+        DateOrder::Mdy => "MDY",
+        DateOrder::Dmy => "DMY",
+        DateOrder::Ymd => "YMD",
+    }
+}
+
+/// Settings by lower-case name: (display name, value).
+pub type SettingValues = BTreeMap<String, (String, String)>;
+
 #[derive(Clone, Debug)]
 pub struct Settings {
-    values: BTreeMap<String, (String, String)>,
+    /// Lower-case name → (display name, value); shared with running statements
+    /// (`current_setting`), copied on write.
+    values: Arc<SettingValues>,
     defaults: BTreeMap<String, String>,
     pub zone: Zone,
+    /// DateStyle's field order for ambiguous date input.
+    pub date_order: DateOrder,
     pub extra_float_digits: i32,
     pub statement_timeout: Option<Duration>,
     pub lock_timeout: Option<Duration>,
@@ -80,20 +145,25 @@ pub struct Settings {
 impl Settings {
     pub fn new(user: &str) -> Settings {
         let mut s = Settings {
-            values: BTreeMap::new(),
+            values: Arc::new(BTreeMap::new()),
             defaults: BTreeMap::new(),
             zone: Zone::Fixed(0),
+            date_order: DateOrder::Mdy,
             extra_float_digits: 1,
             statement_timeout: None,
             lock_timeout: None,
             query_memory_max: 4096 << 20,
         };
         for (k, v) in defaults(user) {
-            s.values
-                .insert(k.to_lowercase(), (k.to_string(), v.clone()));
+            Arc::make_mut(&mut s.values).insert(k.to_lowercase(), (k.to_string(), v.clone()));
             s.defaults.insert(k.to_lowercase(), v);
         }
         s
+    }
+
+    /// Every setting, shared (a running statement's view for `current_setting`).
+    pub fn shared(&self) -> Arc<SettingValues> {
+        self.values.clone()
     }
 
     /// The display name and value of a setting.
@@ -114,7 +184,7 @@ impl Settings {
         let Some((display, _)) = self.values.get(&key).cloned() else {
             if key.contains('.') {
                 let v = value.unwrap_or("").to_string();
-                self.values.insert(key.clone(), (key.clone(), v));
+                Arc::make_mut(&mut self.values).insert(key.clone(), (key.clone(), v));
                 return Ok(None);
             }
             return Err(Error::undefined_object(format!(
@@ -144,17 +214,9 @@ impl Settings {
                 }
             },
             "datestyle" => {
-                let upper = value.to_uppercase();
-                if upper
-                    .split(',')
-                    .map(str::trim)
-                    .any(|p| !matches!(p, "ISO" | "MDY" | ""))
-                {
-                    return Err(Error::feature_not_supported(format!(
-                        "DateStyle \"{value}\" (only ISO, MDY)"
-                    )));
-                }
-                "ISO, MDY".to_string()
+                let order = parse_datestyle(&value, self.date_order)?;
+                self.date_order = order;
+                format!("ISO, {}", date_order_name(order))
             }
             "timezone" => {
                 // A bare number is hours east of UTC (SQL standard); a signed string is a
@@ -243,7 +305,7 @@ impl Settings {
             }
             _ => value.clone(),
         };
-        self.values.insert(key.clone(), (display.clone(), stored));
+        Arc::make_mut(&mut self.values).insert(key.clone(), (display.clone(), stored));
         Ok(REPORTED
             .iter()
             .any(|r| r.eq_ignore_ascii_case(&display))

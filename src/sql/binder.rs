@@ -2554,6 +2554,25 @@ impl<'a> Binder<'a> {
             ("current_user" | "session_user" | "user" | "current_role", []) => {
                 (Func::CurrentUser, vec![], TEXT)
             }
+            ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
+            ("current_setting", [_, _]) => {
+                let mut args = args.into_iter();
+                let (name, missing_ok) = match (args.next(), args.next()) {
+                    (Some(n), Some(m)) => (n, m),
+                    _ => return Err(Error::internal("current_setting arguments")),
+                };
+                let name = text_args(self, vec![name])?;
+                let missing_ok = match missing_ok.ty().ty {
+                    D::Bool => missing_ok,
+                    D::Unknown => self.coerce(missing_ok, SqlType::new(D::Bool))?,
+                    _ => return Err(not_found()),
+                };
+                (
+                    Func::CurrentSetting,
+                    name.into_iter().chain([missing_ok]).collect(),
+                    TEXT,
+                )
+            }
             _ => return Err(not_found()),
         };
         Ok(Expr::Func { func, args, ty })

@@ -90,6 +90,8 @@ pub enum Func {
     Version,
     CurrentDatabase,
     CurrentUser,
+    /// current_setting(name [, missing_ok]).
+    CurrentSetting,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -177,10 +177,27 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         Value::Numeric(n) => numeric_to(&n, to.ty)?,
         Value::Date(d) => match to.ty {
             DataType::Date => Value::Date(d),
-            DataType::Timestamp => Value::Timestamp(d as i64 * USECS_PER_DAY),
+            DataType::Timestamp => Value::Timestamp(datetime::date_to_timestamp(d)?),
             DataType::Timestamptz => {
-                Value::Timestamptz(fmt.zone.local_to_utc(d as i64 * USECS_PER_DAY))
+                let local = datetime::date_to_timestamp(d)?;
+                Value::Timestamptz(if datetime::timestamp_is_infinite(local) {
+                    local
+                } else {
+                    fmt.zone.local_to_utc(local)
+                })
             }
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Timestamp(t) if datetime::timestamp_is_infinite(t) => match to.ty {
+            DataType::Timestamp => Value::Timestamp(t),
+            DataType::Timestamptz => Value::Timestamptz(t),
+            DataType::Date => Value::Date(datetime::infinite_date_of(t)),
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Timestamptz(t) if datetime::timestamp_is_infinite(t) => match to.ty {
+            DataType::Timestamp => Value::Timestamp(t),
+            DataType::Timestamptz => Value::Timestamptz(t),
+            DataType::Date => Value::Date(datetime::infinite_date_of(t)),
             _ => return Err(cast_error(from, to)),
         },
         Value::Timestamp(t) => match to.ty {

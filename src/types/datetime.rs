@@ -6,26 +6,141 @@
 //! - `interval`: months, days and microseconds kept apart, as PostgreSQL does, because a
 //!   month and a day have no fixed length.
 //!
+//! `date` and `timestamp[tz]` also hold PostgreSQL's `infinity` and `-infinity`: the
+//! largest and smallest values of their integer (so they sort last and first), which
+//! arithmetic leaves unchanged and subtraction rejects, as PostgreSQL does. Calendar
+//! arithmetic uses PostgreSQL's Julian-day routines ([`date2j`], [`j2date`]), so dates
+//! run from 4713 BC to 5874897 AD and timestamps to 294276 AD, as there.
+//!
+//! Text input is [`input`], PostgreSQL's own parser step by step (every date style,
+//! keywords, zone names and abbreviations, ISO 8601 and SQL intervals).
+//!
 //! Text output follows `DateStyle = ISO` and `IntervalStyle = postgres`. Time zones: the
 //! session's `TimeZone` ([`Zone`]) is a fixed offset (`UTC`, `+05:30`) or an IANA zone
 //! (`America/New_York`) whose offset depends on the instant. A local time that a
 //! daylight-saving change repeats or skips resolves as PostgreSQL does: a repeated time
 //! takes the later instant, a skipped one the offset in effect before the change.
 
-use chrono::{Datelike, NaiveDate, Offset, TimeZone};
+pub mod abbrevs;
+pub mod input;
+pub mod posix;
+
+use chrono::{Offset, TimeZone};
+use chrono_tz::OffsetName;
 
 use crate::error::{Error, Result};
+pub use input::{DateOrder, InputContext};
 
-/// Days from 0001-01-01 (CE day 1) to 2000-01-01.
-const PG_EPOCH_CE_DAYS: i32 = 730_120;
+/// Julian day of 2000-01-01, kiln's (and PostgreSQL's) epoch for dates and timestamps.
+pub const POSTGRES_EPOCH_JDATE: i32 = 2_451_545;
+/// `-infinity` and `infinity` for dates and timestamps (PostgreSQL's NOBEGIN/NOEND).
+pub const DATE_NOBEGIN: i32 = i32::MIN;
+pub const DATE_NOEND: i32 = i32::MAX;
+pub const TIMESTAMP_NOBEGIN: i64 = i64::MIN;
+pub const TIMESTAMP_NOEND: i64 = i64::MAX;
+/// First Julian day of a date, and the first day past the last date / timestamp.
+const DATETIME_MIN_JULIAN: i32 = 0;
+const DATE_END_JULIAN: i32 = 2_147_483_494;
+const TIMESTAMP_END_JULIAN: i32 = 109_203_528;
+/// 4714-11-24 BC 00:00 and 294277-01-01 00:00, in microseconds since 2000-01-01.
+const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
+const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
 pub const USECS_PER_SEC: i64 = 1_000_000;
 pub const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
 pub const USECS_PER_HOUR: i64 = 60 * USECS_PER_MINUTE;
 pub const USECS_PER_DAY: i64 = 24 * USECS_PER_HOUR;
 /// Days between 1970-01-01 and 2000-01-01.
 pub const UNIX_EPOCH_DAYS: i64 = 10_957;
-/// PostgreSQL's limits: 4713 BC to 5874897 AD for dates; kiln accepts years 1..=294276.
-const YEAR_MAX: i32 = 294_276;
+
+/// Julian day of a calendar date (PostgreSQL's date2j; proleptic Gregorian, year 0 is
+/// 1 BC).
+pub fn date2j(year: i32, month: i32, day: i32) -> i32 {
+    let (mut y, mut m) = (year as i64, month as i64);
+    if m > 2 {
+        m += 1;
+        y += 4800;
+    } else {
+        m += 13;
+        y += 4799;
+    }
+    let century = y / 100;
+    let mut julian = y * 365 - 32167;
+    julian += y / 4 - century + century / 4;
+    julian += 7834 * m / 256 + day as i64;
+    julian as i32
+}
+
+/// Calendar date of a Julian day (PostgreSQL's j2date): (year, month, day).
+pub fn j2date(jd: i32) -> (i32, i32, i32) {
+    let mut julian = (jd as u32).wrapping_add(32044);
+    let mut quad = julian / 146_097;
+    let extra = (julian - quad * 146_097) * 4 + 3;
+    julian += 60 + quad * 3 + extra / 146_097;
+    quad = julian / 1461;
+    julian -= quad * 1461;
+    let mut y = (julian * 4 / 1461) as i32;
+    julian = if y != 0 {
+        (julian + 305) % 365
+    } else {
+        (julian + 306) % 366
+    } + 123;
+    y += (quad * 4) as i32;
+    let year = y - 4800;
+    let quad = julian * 2141 / 65536;
+    let day = (julian - 7834 * quad / 256) as i32;
+    let month = ((quad + 10) % 12 + 1) as i32;
+    (year, month, day)
+}
+
+/// Whether a date is inside the Julian-day routines' range (IS_VALID_JULIAN).
+pub fn is_valid_julian(year: i32, month: i32, _day: i32) -> bool {
+    (year > -4713 || (year == -4713 && month >= 11))
+        && (year < 5_874_898 || (year == 5_874_898 && month < 6))
+}
+
+/// Whether days-since-2000 `date` is a representable date (IS_VALID_DATE).
+pub fn is_valid_date(date: i32) -> bool {
+    let d = date as i64;
+    (DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE) as i64 <= d
+        && d < (DATE_END_JULIAN - POSTGRES_EPOCH_JDATE) as i64
+}
+
+/// Whether a timestamp is a representable finite one (IS_VALID_TIMESTAMP).
+pub fn is_valid_timestamp(t: i64) -> bool {
+    (MIN_TIMESTAMP..END_TIMESTAMP).contains(&t)
+}
+
+/// A date as the timestamp of its midnight (PostgreSQL's date2timestamp): infinities
+/// map to infinities; dates past 294276 AD do not fit.
+pub fn date_to_timestamp(d: i32) -> Result<i64> {
+    match d {
+        DATE_NOBEGIN => Ok(TIMESTAMP_NOBEGIN),
+        DATE_NOEND => Ok(TIMESTAMP_NOEND),
+        _ if d >= TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE => {
+            Err(Error::new("22008", "date out of range for timestamp"))
+        }
+        _ => Ok(d as i64 * USECS_PER_DAY),
+    }
+}
+
+/// The infinite date of an infinite timestamp.
+pub fn infinite_date_of(t: i64) -> i32 {
+    if t == TIMESTAMP_NOBEGIN {
+        DATE_NOBEGIN
+    } else {
+        DATE_NOEND
+    }
+}
+
+/// Whether a date is `infinity` or `-infinity`.
+pub fn date_is_infinite(d: i32) -> bool {
+    d == DATE_NOBEGIN || d == DATE_NOEND
+}
+
+/// Whether a timestamp is `infinity` or `-infinity`.
+pub fn timestamp_is_infinite(t: i64) -> bool {
+    t == TIMESTAMP_NOBEGIN || t == TIMESTAMP_NOEND
+}
 
 /// A session time zone.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +148,8 @@ pub enum Zone {
     /// Seconds east of UTC.
     Fixed(i32),
     Named(chrono_tz::Tz),
+    /// A POSIX `TZ` specification the IANA database does not name (`GMT+2`).
+    Posix(posix::PosixZone),
 }
 
 impl Default for Zone {
@@ -41,7 +158,26 @@ impl Default for Zone {
     }
 }
 
+/// chrono-tz lists a zone's transitions up to 2099; PostgreSQL keeps applying the
+/// zone's current rules forever. A later instant is moved to the same day of an
+/// equivalent year (same weekday on January 1st, same leap-ness) in the listed range,
+/// where the same rules give the same transitions.
+const ZONE_RULES_LAST_YEAR: i32 = 2099;
+const EQUIVALENT_YEARS: std::ops::RangeInclusive<i32> = 2070..=2097;
+
 fn naive_from_micros(micros: i64) -> Option<chrono::NaiveDateTime> {
+    let days = micros.div_euclid(USECS_PER_DAY);
+    let (year, _, _) = date_to_ymd(i32::try_from(days).ok()?);
+    let micros = if year > ZONE_RULES_LAST_YEAR {
+        let jan1 = date2j(year, 1, 1);
+        let weekday = (jan1 + 1).rem_euclid(7);
+        let same = EQUIVALENT_YEARS.clone().find(|&y| {
+            is_leap(y) == is_leap(year) && (date2j(y, 1, 1) + 1).rem_euclid(7) == weekday
+        })?;
+        micros - (jan1 - date2j(same, 1, 1)) as i64 * USECS_PER_DAY
+    } else {
+        micros
+    };
     let unix_secs = micros.div_euclid(USECS_PER_SEC) + UNIX_EPOCH_DAYS * 86_400;
     chrono::DateTime::from_timestamp(unix_secs, 0).map(|d| d.naive_utc())
 }
@@ -55,13 +191,27 @@ impl Zone {
                 Some(n) => tz.offset_from_utc_datetime(&n).fix().local_minus_utc(),
                 None => 0,
             },
+            Zone::Posix(p) => p.offset_at(utc_micros),
+        }
+    }
+
+    /// The zone's abbreviation at the instant `utc_micros` (`EST`), for named zones.
+    pub fn abbreviation_at(&self, utc_micros: i64) -> Option<String> {
+        match self {
+            Zone::Fixed(_) | Zone::Posix(_) => None,
+            Zone::Named(tz) => {
+                let n = naive_from_micros(utc_micros)?;
+                let offset = tz.offset_from_utc_datetime(&n);
+                offset.abbreviation().map(str::to_string)
+            }
         }
     }
 
     /// The offset that applies to the local wall-clock time `local_micros`.
-    fn offset_for_local(&self, local_micros: i64) -> i32 {
+    pub fn offset_for_local(&self, local_micros: i64) -> i32 {
         match self {
             Zone::Fixed(o) => *o,
+            Zone::Posix(p) => p.offset_for_local(local_micros),
             Zone::Named(tz) => {
                 let Some(n) = naive_from_micros(local_micros) else {
                     return 0;
@@ -92,9 +242,16 @@ impl Zone {
         if let Some(o) = parse_offset_name(name) {
             return Some(Zone::Fixed(o));
         }
-        chrono_tz::Tz::from_str_insensitive(name)
-            .ok()
-            .map(Zone::Named)
+        Zone::named(name)
+    }
+
+    /// A zone by name as PostgreSQL's pg_tzset finds it: the IANA database
+    /// (case-insensitively), else a POSIX `TZ` specification.
+    pub fn named(name: &str) -> Option<Zone> {
+        if let Ok(tz) = chrono_tz::Tz::from_str_insensitive(name) {
+            return Some(Zone::Named(tz));
+        }
+        posix::parse(&name.to_ascii_uppercase()).map(Zone::Posix)
     }
 }
 
@@ -123,13 +280,34 @@ impl Ord for Interval {
     }
 }
 
+/// Days since 2000-01-01 of a valid calendar date (year 0 is 1 BC).
 pub fn date_from_ymd(year: i32, month: u32, day: u32) -> Option<i32> {
-    let d = NaiveDate::from_ymd_opt(year, month, day)?;
-    Some(d.num_days_from_ce() - PG_EPOCH_CE_DAYS)
+    let (m, d) = (month as i32, day as i32);
+    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(year, m) {
+        return None;
+    }
+    if !is_valid_julian(year, m, d) {
+        return None;
+    }
+    Some(date2j(year, m, d) - POSTGRES_EPOCH_JDATE)
 }
 
-pub fn date_to_naive(days: i32) -> Option<NaiveDate> {
-    NaiveDate::from_num_days_from_ce_opt(days.checked_add(PG_EPOCH_CE_DAYS)?)
+/// (year, month, day) of days-since-2000 `days` (year 0 is 1 BC).
+pub fn date_to_ymd(days: i32) -> (i32, i32, i32) {
+    j2date(days.wrapping_add(POSTGRES_EPOCH_JDATE))
+}
+
+fn is_leap(year: i32) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i32, month: i32) -> i32 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 fn two_digits(out: &mut Vec<u8>, v: u32) {
@@ -138,19 +316,17 @@ fn two_digits(out: &mut Vec<u8>, v: u32) {
 }
 
 pub fn write_date(out: &mut Vec<u8>, days: i32) {
-    match date_to_naive(days) {
-        Some(d) => {
-            let year = d.year();
+    match days {
+        DATE_NOEND => out.extend_from_slice(b"infinity"),
+        DATE_NOBEGIN => out.extend_from_slice(b"-infinity"),
+        _ => {
+            let (year, month, day) = date_to_ymd(days);
+            write_year(out, if year <= 0 { 1 - year } else { year });
+            write_md(out, month as u32, day as u32);
             if year <= 0 {
-                write_year(out, 1 - year);
-                write_md(out, d.month(), d.day());
                 out.extend_from_slice(b" BC");
-            } else {
-                write_year(out, year);
-                write_md(out, d.month(), d.day());
             }
         }
-        None => out.extend_from_slice(b"infinity"),
     }
 }
 
@@ -202,25 +378,41 @@ fn write_fraction(out: &mut Vec<u8>, mut frac: u32) {
 }
 
 pub fn write_timestamp(out: &mut Vec<u8>, micros: i64) {
-    let days = micros.div_euclid(USECS_PER_DAY);
-    let tod = micros.rem_euclid(USECS_PER_DAY);
-    let Some(d) = i32::try_from(days).ok().and_then(date_to_naive) else {
-        out.extend_from_slice(b"infinity");
-        return;
-    };
-    let year = d.year();
-    write_year(out, if year <= 0 { 1 - year } else { year });
-    write_md(out, d.month(), d.day());
-    out.push(b' ');
-    write_time_of_day(out, tod);
-    if year <= 0 {
+    if write_timestamp_fields(out, micros) {
         out.extend_from_slice(b" BC");
     }
 }
 
+/// Writes date and time (or an infinity); returns whether the year is BC, whose
+/// marker goes last (after a zone offset).
+fn write_timestamp_fields(out: &mut Vec<u8>, micros: i64) -> bool {
+    match micros {
+        TIMESTAMP_NOEND => {
+            out.extend_from_slice(b"infinity");
+            return false;
+        }
+        TIMESTAMP_NOBEGIN => {
+            out.extend_from_slice(b"-infinity");
+            return false;
+        }
+        _ => {}
+    }
+    let days = micros.div_euclid(USECS_PER_DAY);
+    let tod = micros.rem_euclid(USECS_PER_DAY);
+    let (year, month, day) = date_to_ymd(days as i32);
+    write_year(out, if year <= 0 { 1 - year } else { year });
+    write_md(out, month as u32, day as u32);
+    out.push(b' ');
+    write_time_of_day(out, tod);
+    year <= 0
+}
+
 /// `offset_secs` is the zone's offset east of UTC.
 pub fn write_timestamptz(out: &mut Vec<u8>, micros: i64, offset_secs: i32) {
-    write_timestamp(out, micros + offset_secs as i64 * USECS_PER_SEC);
+    if timestamp_is_infinite(micros) {
+        return write_timestamp(out, micros);
+    }
+    let bc = write_timestamp_fields(out, micros + offset_secs as i64 * USECS_PER_SEC);
     let sign = if offset_secs < 0 { b'-' } else { b'+' };
     let abs = offset_secs.unsigned_abs();
     out.push(sign);
@@ -232,6 +424,9 @@ pub fn write_timestamptz(out: &mut Vec<u8>, micros: i64, offset_secs: i32) {
             out.push(b':');
             two_digits(out, abs % 60);
         }
+    }
+    if bc {
+        out.extend_from_slice(b" BC");
     }
 }
 
@@ -289,125 +484,6 @@ pub fn write_interval(out: &mut Vec<u8>, iv: &Interval) {
     }
 }
 
-/// A small cursor over date/time text.
-struct Scanner<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn number(&mut self) -> Option<(i64, usize)> {
-        let start = self.i;
-        let mut v: i64 = 0;
-        while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
-            v = v
-                .checked_mul(10)?
-                .checked_add((self.s[self.i] - b'0') as i64)?;
-            self.i += 1;
-        }
-        (self.i > start).then_some((v, self.i - start))
-    }
-    fn eat(&mut self, c: u8) -> bool {
-        if self.s.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn skip_spaces(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-    fn rest(&self) -> &'a [u8] {
-        &self.s[self.i..]
-    }
-}
-
-/// Parses `YYYY-MM-DD` (also `YYYYMMDD`), returning days since 2000-01-01.
-fn parse_date_part(sc: &mut Scanner) -> Option<Result<i32>> {
-    let (y, ylen) = sc.number()?;
-    let (year, month, day) = if ylen == 8 && !sc.rest().starts_with(b"-") {
-        (y / 10000, (y / 100 % 100) as u32, (y % 100) as u32)
-    } else {
-        if !sc.eat(b'-') {
-            return None;
-        }
-        let (m, _) = sc.number()?;
-        if !sc.eat(b'-') {
-            return None;
-        }
-        let (d, _) = sc.number()?;
-        (y, m as u32, d as u32)
-    };
-    if year < 1 {
-        return Some(Err(Error::datetime_overflow(
-            "date/time field value out of range",
-        )));
-    }
-    if year > YEAR_MAX as i64 {
-        return Some(Err(Error::datetime_overflow("date out of range")));
-    }
-    match date_from_ymd(year as i32, month, day) {
-        Some(days) => Some(Ok(days)),
-        // A month or day that no month has might be the other field under another
-        // DateStyle: PostgreSQL's DTERR_MD_FIELD_OVERFLOW adds a hint.
-        None if !(1..=12).contains(&month) || !(1..=31).contains(&day) => Some(Err(
-            Error::datetime_overflow("date/time field value out of range")
-                .with_hint("Perhaps you need a different \"datestyle\" setting."),
-        )),
-        None => Some(Err(Error::datetime_overflow(
-            "date/time field value out of range".to_string(),
-        ))),
-    }
-}
-
-/// Parses `HH:MM[:SS[.ffffff]]` into microseconds of day.
-fn parse_time_part(sc: &mut Scanner) -> Option<Result<i64>> {
-    let (h, _) = sc.number()?;
-    if !sc.eat(b':') {
-        return None;
-    }
-    let (m, _) = sc.number()?;
-    let mut s = 0;
-    let mut frac: i64 = 0;
-    if sc.eat(b':') {
-        s = sc.number()?.0;
-        if sc.eat(b'.') {
-            let start = sc.i;
-            let (f, len) = sc.number().unwrap_or((0, 0));
-            let _ = start;
-            frac = if len <= 6 {
-                f * 10i64.pow(6 - len as u32)
-            } else {
-                // Round to microseconds, as PostgreSQL does.
-                let digits = &sc.s[sc.i - len..sc.i];
-                let mut v: i64 = 0;
-                for d in &digits[..6] {
-                    v = v * 10 + (d - b'0') as i64;
-                }
-                if digits[6] >= b'5' { v + 1 } else { v }
-            };
-        }
-    }
-    if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || frac > 0)) {
-        return Some(Err(Error::datetime_overflow(
-            "date/time field value out of range",
-        )));
-    }
-    Some(Ok(h * USECS_PER_HOUR
-        + m * USECS_PER_MINUTE
-        + s * USECS_PER_SEC
-        + frac))
-}
-
-/// Parses a zone suffix: `Z`, `UTC`, `+HH`, `+HH:MM`, `-HHMM`. Returns seconds east of UTC.
-fn parse_zone(text: &[u8]) -> Option<i32> {
-    let t = std::str::from_utf8(text).ok()?.trim();
-    parse_offset_name(t)
-}
-
 /// Resolves a TimeZone setting or zone suffix to a fixed offset (seconds east of UTC).
 pub fn parse_offset_name(t: &str) -> Option<i32> {
     let lower = t.to_ascii_lowercase();
@@ -448,234 +524,70 @@ pub fn parse_offset_name(t: &str) -> Option<i32> {
     Some(sign * (h * 3600 + m * 60 + s))
 }
 
-/// PostgreSQL's DateTimeParseError names the input in a field-range error.
-fn name_input(mut e: Error, text: &str) -> Error {
-    if e.code == "22008"
-        && matches!(
-            e.message.as_str(),
-            "date/time field value out of range" | "date out of range"
-        )
-    {
-        e.message = format!("{}: \"{text}\"", e.message);
-    }
-    e
+/// Days since 2000-01-01 for date input `text` ([`input::date_in`]).
+pub fn parse_date(text: &str, ctx: &InputContext) -> Result<i32> {
+    input::date_in(text, ctx)
 }
 
-pub fn parse_date(text: &str) -> Result<i32> {
-    parse_date_inner(text).map_err(|e| name_input(e, text))
+/// Local microseconds since 2000-01-01 for timestamp input `text`.
+pub fn parse_timestamp(text: &str, ctx: &InputContext) -> Result<i64> {
+    input::timestamp_in(text, ctx)
 }
 
-fn parse_date_inner(text: &str) -> Result<i32> {
-    let bad = || Error::invalid_datetime("date", text);
-    let t = text.trim();
-    match t.to_ascii_lowercase().as_str() {
-        "epoch" => return Ok(0 - UNIX_EPOCH_DAYS as i32),
-        "infinity" | "-infinity" | "today" | "tomorrow" | "yesterday" | "now" => {
-            return Err(Error::feature_not_supported(format!("date input \"{t}\"")));
-        }
-        _ => {}
-    }
-    let mut sc = Scanner {
-        s: t.as_bytes(),
-        i: 0,
-    };
-    let days = parse_date_part(&mut sc).ok_or_else(bad)??;
-    sc.skip_spaces();
-    if sc.i < sc.s.len() {
-        // A time part is accepted and ignored, as PostgreSQL does.
-        if sc.s[sc.i] == b'T' || sc.s[sc.i] == b't' {
-            sc.i += 1;
-        }
-        parse_time_part(&mut sc).ok_or_else(bad)??;
-        let rest = sc.rest();
-        if !rest.is_empty() && parse_zone(rest).is_none() {
-            return Err(bad());
-        }
-    }
-    Ok(days)
+/// UTC microseconds since 2000-01-01 for timestamptz input `text`.
+pub fn parse_timestamptz(text: &str, ctx: &InputContext) -> Result<i64> {
+    input::timestamptz_in(text, ctx)
 }
 
-/// Parses a timestamp; returns (local micros, explicit zone offset if one was written).
-pub fn parse_timestamp_parts(text: &str, type_name: &str) -> Result<(i64, Option<i32>)> {
-    parse_timestamp_inner(text, type_name).map_err(|e| name_input(e, text))
-}
-
-fn parse_timestamp_inner(text: &str, type_name: &str) -> Result<(i64, Option<i32>)> {
-    let bad = || Error::invalid_datetime(type_name, text);
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("epoch") {
-        return Ok((-UNIX_EPOCH_DAYS * USECS_PER_DAY, Some(0)));
-    }
-    let mut sc = Scanner {
-        s: t.as_bytes(),
-        i: 0,
-    };
-    let days = parse_date_part(&mut sc).ok_or_else(bad)??;
-    let mut micros = days as i64 * USECS_PER_DAY;
-    let save = sc.i;
-    sc.skip_spaces();
-    if sc.i < sc.s.len() && (sc.s[sc.i] == b'T' || sc.s[sc.i] == b't') {
-        sc.i += 1;
-    }
-    if sc.i < sc.s.len() && sc.s[sc.i].is_ascii_digit() {
-        micros += parse_time_part(&mut sc).ok_or_else(bad)??;
-    } else {
-        sc.i = save;
-    }
-    let rest = sc.rest();
-    let zone = if rest.iter().all(|b| b.is_ascii_whitespace()) {
-        None
-    } else {
-        Some(parse_zone(rest).ok_or_else(bad)?)
-    };
-    Ok((micros, zone))
-}
-
-pub fn parse_timestamp(text: &str) -> Result<i64> {
-    Ok(parse_timestamp_parts(text, "timestamp")?.0)
-}
-
-pub fn parse_timestamptz(text: &str, session: &Zone) -> Result<i64> {
-    let (local, zone) = parse_timestamp_parts(text, "timestamp with time zone")?;
-    Ok(match zone {
-        Some(offset) => local - offset as i64 * USECS_PER_SEC,
-        None => session.local_to_utc(local),
-    })
-}
-
+/// An interval from its text ([`input::interval_in`]).
 pub fn parse_interval(text: &str) -> Result<Interval> {
-    let bad = || Error::invalid_datetime("interval", text);
-    let lower = text.trim().to_ascii_lowercase();
-    let mut months: f64 = 0.0;
-    let mut days: f64 = 0.0;
-    let mut micros: f64 = 0.0;
-    let mut tokens = lower.split_whitespace().peekable();
-    let mut any = false;
-    let mut ago = false;
-    while let Some(tok) = tokens.next() {
-        any = true;
-        if tok == "ago" {
-            ago = true;
-            continue;
-        }
-        if tok.contains(':') {
-            let (neg, body) = match tok.strip_prefix('-') {
-                Some(b) => (true, b),
-                None => (false, tok.strip_prefix('+').unwrap_or(tok)),
-            };
-            let mut sc = Scanner {
-                s: body.as_bytes(),
-                i: 0,
-            };
-            let v = parse_time_part_loose(&mut sc).ok_or_else(bad)?;
-            if sc.i != body.len() {
-                return Err(bad());
-            }
-            micros += if neg { -(v as f64) } else { v as f64 };
-            continue;
-        }
-        // A number, possibly glued to its unit ("1day" is not accepted by PostgreSQL either).
-        let number: f64 = tok.parse().map_err(|_| bad())?;
-        let unit = match tokens.peek() {
-            Some(u) if u.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && *u != "ago" => {
-                tokens.next().unwrap_or_default()
-            }
-            _ => "second",
-        };
-        match unit.trim_end_matches('s') {
-            "microsecond" | "usec" | "u" | "us" => micros += number,
-            "millisecond" | "msec" | "m" if unit.starts_with("ms") || unit.starts_with("milli") => {
-                micros += number * 1000.0
-            }
-            "second" | "sec" | "" => micros += number * USECS_PER_SEC as f64,
-            "minute" | "min" | "m" => micros += number * USECS_PER_MINUTE as f64,
-            "hour" | "hr" | "h" => micros += number * USECS_PER_HOUR as f64,
-            "day" | "d" => days += number,
-            "week" | "w" => days += number * 7.0,
-            "month" | "mon" => months += number,
-            "year" | "yr" | "y" => months += number * 12.0,
-            "decade" => months += number * 120.0,
-            "century" | "centurie" => months += number * 1200.0,
-            _ => return Err(bad()),
-        }
-    }
-    if !any {
-        return Err(bad());
-    }
-    // Fractions cascade down: a fraction of a month becomes days, of a day becomes time.
-    let whole_months = months.trunc();
-    days += (months - whole_months) * 30.0;
-    let whole_days = days.trunc();
-    micros += (days - whole_days) * USECS_PER_DAY as f64;
-    let sign = if ago { -1.0 } else { 1.0 };
-    let iv = Interval {
-        months: checked_i32(whole_months * sign)
-            .ok_or_else(|| Error::datetime_overflow("interval out of range"))?,
-        days: checked_i32(whole_days * sign)
-            .ok_or_else(|| Error::datetime_overflow("interval out of range"))?,
-        micros: (micros * sign).round() as i64,
-    };
-    Ok(iv)
+    input::interval_in(text)
 }
 
-fn checked_i32(v: f64) -> Option<i32> {
-    (v >= i32::MIN as f64 && v <= i32::MAX as f64).then_some(v as i32)
-}
-
-/// `H:MM[:SS[.f]]` where the hour may exceed 24 (interval syntax).
-fn parse_time_part_loose(sc: &mut Scanner) -> Option<i64> {
-    let (h, _) = sc.number()?;
-    if !sc.eat(b':') {
-        return None;
-    }
-    let (m, _) = sc.number()?;
-    let mut total = h.checked_mul(USECS_PER_HOUR)? + m * USECS_PER_MINUTE;
-    if sc.eat(b':') {
-        let (s, _) = sc.number()?;
-        total += s * USECS_PER_SEC;
-        if sc.eat(b'.') {
-            let (f, len) = sc.number()?;
-            let f = if len <= 6 {
-                f * 10i64.pow(6 - len as u32)
-            } else {
-                f / 10i64.pow(len as u32 - 6)
-            };
-            total += f;
-        }
-    }
-    Some(total)
-}
-
-/// `timestamp + interval`: months first (clamping the day), then days, then time.
+/// `timestamp + interval` (PostgreSQL's timestamp_pl_interval): months first (the day
+/// clamped to the new month's length), then days, then time; an infinite timestamp
+/// stays as it is.
 pub fn timestamp_add_interval(micros: i64, iv: &Interval) -> Result<i64> {
+    if timestamp_is_infinite(micros) {
+        return Ok(micros);
+    }
     let range = || Error::datetime_overflow("timestamp out of range");
     let mut ts = micros;
-    if iv.months != 0 {
+    let split = |ts: i64| -> (i32, i32, i32, i64) {
         let days = ts.div_euclid(USECS_PER_DAY);
-        let tod = ts.rem_euclid(USECS_PER_DAY);
-        let d = i32::try_from(days)
-            .ok()
-            .and_then(date_to_naive)
-            .ok_or_else(range)?;
-        let total = d.year() as i64 * 12 + d.month0() as i64 + iv.months as i64;
+        let (y, m, d) = date_to_ymd(days as i32);
+        (y, m, d, ts.rem_euclid(USECS_PER_DAY))
+    };
+    let join = |y: i32, m: i32, d: i32, tod: i64| -> Result<i64> {
+        if !is_valid_julian(y, m, d) {
+            return Err(range());
+        }
+        let date = (date2j(y, m, d) - POSTGRES_EPOCH_JDATE) as i64;
+        let t = date * USECS_PER_DAY + tod;
+        if is_valid_timestamp(t) {
+            Ok(t)
+        } else {
+            Err(range())
+        }
+    };
+    if iv.months != 0 {
+        let (y, m, d, tod) = split(ts);
+        let total = y as i64 * 12 + (m as i64 - 1) + iv.months as i64;
         let year = i32::try_from(total.div_euclid(12)).map_err(|_| range())?;
-        let month = total.rem_euclid(12) as u32 + 1;
-        let mut day = d.day();
-        let new_date = loop {
-            if let Some(nd) = date_from_ymd(year, month, day) {
-                break nd;
-            }
-            if day <= 28 {
-                return Err(range());
-            }
-            day -= 1;
-        };
-        ts = new_date as i64 * USECS_PER_DAY + tod;
+        let month = (total.rem_euclid(12) + 1) as i32;
+        ts = join(year, month, d.min(days_in_month(year, month)), tod)?;
     }
-    ts = ts
-        .checked_add(iv.days as i64 * USECS_PER_DAY)
-        .ok_or_else(range)?;
+    if iv.days != 0 {
+        let (y, m, d, tod) = split(ts);
+        let julian = date2j(y, m, d) as i64 + iv.days as i64;
+        let julian = i32::try_from(julian).map_err(|_| range())?;
+        let (y, m, d) = j2date(julian);
+        ts = join(y, m, d, tod)?;
+    }
     ts = ts.checked_add(iv.micros).ok_or_else(range)?;
+    if !is_valid_timestamp(ts) {
+        return Err(range());
+    }
     Ok(ts)
 }
 
@@ -684,6 +596,9 @@ pub fn timestamp_add_interval(micros: i64, iv: &Interval) -> Result<i64> {
 /// and the time part to the instant — so `+ '1 day'` across a daylight-saving change
 /// keeps the clock time.
 pub fn timestamptz_add_interval(utc: i64, iv: &Interval, zone: &Zone) -> Result<i64> {
+    if timestamp_is_infinite(utc) {
+        return Ok(utc);
+    }
     let mut t = utc;
     if iv.months != 0 {
         let local = timestamp_add_interval(
@@ -711,16 +626,22 @@ pub fn timestamptz_add_interval(utc: i64, iv: &Interval, zone: &Zone) -> Result<
         .ok_or_else(|| Error::datetime_overflow("timestamp out of range"))
 }
 
-/// `timestamp - timestamp`: an interval of days and time (PostgreSQL's justify_hours).
-pub fn timestamp_diff(a: i64, b: i64) -> Interval {
-    let diff = a.wrapping_sub(b);
+/// `timestamp - timestamp`: an interval of days and time (PostgreSQL's timestamp_mi,
+/// which applies justify_hours); infinite operands are an error, as there.
+pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval> {
+    if timestamp_is_infinite(a) || timestamp_is_infinite(b) {
+        return Err(Error::new("22008", "cannot subtract infinite timestamps"));
+    }
+    let diff = a
+        .checked_sub(b)
+        .ok_or_else(|| Error::new("22008", "interval out of range"))?;
     let days = diff / USECS_PER_DAY;
     let micros = diff % USECS_PER_DAY;
-    Interval {
+    Ok(Interval {
         months: 0,
         days: days as i32,
         micros,
-    }
+    })
 }
 
 pub fn interval_neg(iv: &Interval) -> Interval {
@@ -746,37 +667,74 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
+    fn in_zone(zone: Zone) -> InputContext {
+        InputContext {
+            zone,
+            order: DateOrder::Mdy,
+            now_utc: 0,
+        }
+    }
+
     #[test]
     fn dates_round_trip() {
-        assert_eq!(parse_date("2000-01-01").unwrap(), 0);
-        assert_eq!(date_text(parse_date("2024-02-29").unwrap()), "2024-02-29");
-        assert!(parse_date("2023-02-29").is_err());
-        assert_eq!(parse_date("2024-13-01").unwrap_err().code, "22008");
-        assert_eq!(parse_date("garbage").unwrap_err().code, "22007");
+        let c = in_zone(Zone::Fixed(0));
+        assert_eq!(parse_date("2000-01-01", &c).unwrap(), 0);
+        assert_eq!(
+            date_text(parse_date("2024-02-29", &c).unwrap()),
+            "2024-02-29"
+        );
+        assert!(parse_date("2023-02-29", &c).is_err());
+        assert_eq!(parse_date("2024-13-01", &c).unwrap_err().code, "22008");
+        assert_eq!(parse_date("garbage", &c).unwrap_err().code, "22007");
+        // The whole of PostgreSQL's range, both ends.
+        assert_eq!(
+            date_text(parse_date("4713-11-24 BC", &c).unwrap()),
+            "4713-11-24 BC"
+        );
+        assert_eq!(
+            date_text(parse_date("5874897-12-31", &c).unwrap()),
+            "5874897-12-31"
+        );
+    }
+
+    #[test]
+    fn julian_days_match_postgres() {
+        assert_eq!(date2j(2000, 1, 1), POSTGRES_EPOCH_JDATE);
+        assert_eq!(j2date(POSTGRES_EPOCH_JDATE), (2000, 1, 1));
+        assert_eq!(j2date(0), (-4713, 11, 24));
+        for jd in (0..3_000_000).step_by(997) {
+            let (y, m, d) = j2date(jd);
+            assert_eq!(date2j(y, m, d), jd);
+        }
     }
 
     #[test]
     fn timestamps_print_like_postgres() {
+        let c = in_zone(Zone::Fixed(0));
         let mut out = Vec::new();
         write_timestamp(
             &mut out,
-            parse_timestamp("2024-01-31 12:00:00.500").unwrap(),
+            parse_timestamp("2024-01-31 12:00:00.500", &c).unwrap(),
         );
         assert_eq!(String::from_utf8(out).unwrap(), "2024-01-31 12:00:00.5");
         let mut out = Vec::new();
         write_timestamptz(
             &mut out,
-            parse_timestamptz("2024-01-31 12:00:00+02", &Zone::Fixed(0)).unwrap(),
+            parse_timestamptz("2024-01-31 12:00:00+02", &c).unwrap(),
             0,
         );
         assert_eq!(String::from_utf8(out).unwrap(), "2024-01-31 10:00:00+00");
+        let mut out = Vec::new();
+        write_timestamptz(&mut out, TIMESTAMP_NOBEGIN, 3600);
+        assert_eq!(String::from_utf8(out).unwrap(), "-infinity");
     }
 
     #[test]
     fn named_zones_follow_daylight_saving_like_postgres() {
         let ny = Zone::parse("america/new_york").unwrap();
+        let c = in_zone(ny);
         let show = |text: &str| {
-            let utc = parse_timestamptz(text, &ny).unwrap();
+            let utc = parse_timestamptz(text, &c).unwrap();
             let mut out = Vec::new();
             write_timestamptz(&mut out, utc, ny.offset_at(utc));
             String::from_utf8(out).unwrap()

@@ -12,6 +12,21 @@ pub struct TextFormat {
     /// Session `TimeZone`.
     pub zone: datetime::Zone,
     pub extra_float_digits: i32,
+    /// DateStyle's field order, for reading ambiguous dates.
+    pub date_order: datetime::DateOrder,
+    /// The transaction's start (UTC microseconds since 2000-01-01), for `now`/`today`.
+    pub now_micros: i64,
+}
+
+impl TextFormat {
+    /// What date/time input needs from this format.
+    pub fn date_input(&self) -> datetime::InputContext {
+        datetime::InputContext {
+            zone: self.zone,
+            order: self.date_order,
+            now_utc: self.now_micros,
+        }
+    }
 }
 
 impl Default for TextFormat {
@@ -19,6 +34,8 @@ impl Default for TextFormat {
         TextFormat {
             zone: datetime::Zone::Fixed(0),
             extra_float_digits: 1,
+            date_order: datetime::DateOrder::Mdy,
+            now_micros: 0,
         }
     }
 }
@@ -373,9 +390,13 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
             Value::Text(text.to_string())
         }
-        DataType::Date => Value::Date(datetime::parse_date(text)?),
-        DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(text)?),
-        DataType::Timestamptz => Value::Timestamptz(datetime::parse_timestamptz(text, &fmt.zone)?),
+        DataType::Date => Value::Date(datetime::parse_date(text, &fmt.date_input())?),
+        DataType::Timestamp => {
+            Value::Timestamp(datetime::parse_timestamp(text, &fmt.date_input())?)
+        }
+        DataType::Timestamptz => {
+            Value::Timestamptz(datetime::parse_timestamptz(text, &fmt.date_input())?)
+        }
         DataType::Interval => Value::Interval(datetime::parse_interval(text)?),
     })
 }
