@@ -315,6 +315,34 @@ pub fn eval_function(
                 nulls,
             }
         }
+        Func::Chr => {
+            let Data::I32(codes) = &vs[0].data else {
+                return Err(Error::internal("chr argument"));
+            };
+            let mut out = TextVec::with_capacity(n);
+            let mut buf = [0u8; 4];
+            for i in 0..n {
+                if nulls.as_ref().is_some_and(|m| m[i]) {
+                    out.push(b"");
+                    continue;
+                }
+                out.push(chr(codes[i], &mut buf)?);
+            }
+            Vector {
+                data: Data::Text(out),
+                nulls,
+            }
+        }
+        Func::Ascii => {
+            let s = text(0).ok_or_else(|| Error::internal("ascii"))?;
+            let out = (0..n)
+                .map(|i| s.get_str(i).chars().next().map_or(0, |c| c as i32))
+                .collect();
+            Vector {
+                data: Data::I32(out),
+                nulls,
+            }
+        }
         Func::Position => {
             let (h, nd) = (
                 text(0).ok_or_else(|| Error::internal("strpos"))?,
@@ -621,6 +649,31 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
         }
     }
     Ok(out)
+}
+
+/// PostgreSQL's chr() in a UTF-8 database: the code point as UTF-8, refusing negative
+/// numbers, 0, surrogates and values past U+10FFFF.
+fn chr(code: i32, buf: &mut [u8; 4]) -> Result<&[u8]> {
+    if code < 0 {
+        return Err(Error::new("22023", "character number must be positive"));
+    }
+    let value = code as u32;
+    if value == 0 {
+        return Err(Error::new("54000", "null character not permitted"));
+    }
+    if value > 0x10_ffff {
+        return Err(Error::new(
+            "54000",
+            format!("requested character too large for encoding: {value}"),
+        ));
+    }
+    let c = char::from_u32(value).ok_or_else(|| {
+        Error::new(
+            "54000",
+            format!("requested character not valid for encoding: {value}"),
+        )
+    })?;
+    Ok(c.encode_utf8(buf).as_bytes())
 }
 
 #[cfg(test)]

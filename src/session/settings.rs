@@ -207,6 +207,10 @@ impl Settings {
         let stored = match key.as_str() {
             "client_encoding" => match value.to_uppercase().replace(['-', '_'], "").as_str() {
                 "UTF8" | "UNICODE" => "UTF8".to_string(),
+                // No conversion, as PostgreSQL does for SQL_ASCII: input is still
+                // checked as UTF-8, output goes out as stored (psql sends this from a
+                // terminal in the C locale).
+                "SQLASCII" => "SQL_ASCII".to_string(),
                 _ => {
                     return Err(Error::feature_not_supported(format!(
                         "client_encoding \"{value}\" (only UTF8)"

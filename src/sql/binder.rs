@@ -2475,6 +2475,11 @@ impl<'a> Binder<'a> {
                 let s = text_args(self, vec![s])?.remove(0);
                 (Func::Repeat, vec![s, self.coerce(n, INT4)?], TEXT)
             }
+            ("chr", [n]) if n.is_integer() || *n == D::Unknown => {
+                let n = args.into_iter().next().ok_or_else(not_found)?;
+                (Func::Chr, vec![self.coerce(n, INT4)?], TEXT)
+            }
+            ("ascii", [_]) => (Func::Ascii, text_args(self, args)?, INT4),
             ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
                 let mut it = args.into_iter();
                 let (s, n) = (

@@ -80,6 +80,10 @@ pub enum Func {
     Concat,
     Left,
     Repeat,
+    /// chr(int): the character with that code point.
+    Chr,
+    /// ascii(text): the first character's code point.
+    Ascii,
     Right,
     Coalesce,
     Nullif,
