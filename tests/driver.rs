@@ -603,3 +603,24 @@ async fn column_names_follow_postgres() {
     ];
     assert_eq!(names, expected);
 }
+
+/// Nested casts and CASE take their names as PostgreSQL's FigureColname does: a cast
+/// names its column after the type unless the operand has a stronger name; CASE after
+/// its ELSE result's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_casts_and_case_are_named_like_postgres() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    let sql = "SELECT '2024-01-02'::date::text, cast('2024-01-02' as timestamp)::date, \
+               1::int8::text, (case when true then 1 else 2 end)::text, \
+               case when true then 1 else x end, case when true then x end, x::text, \
+               (x)::int8, -x, x + 1, nullif(x, 1)::text, coalesce(x, 1)::text \
+               FROM generate_series(1, 1) AS g(x)";
+    let stmt = c.prepare(sql).await.expect("prepare");
+    let names: Vec<&str> = stmt.columns().iter().map(|col| col.name()).collect();
+    let expected = [
+        "text", "date", "text", "text", "x", "case", "x", "x", "?column?", "?column?", "nullif",
+        "coalesce",
+    ];
+    assert_eq!(names, expected);
+}

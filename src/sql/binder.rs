@@ -2553,6 +2553,30 @@ impl<'a> Binder<'a> {
                 }
                 (Func::Now, vec![], SqlType::new(D::Timestamptz))
             }
+            ("current_timestamp" | "localtimestamp", [D::Int4 | D::Int2 | D::Int8]) => {
+                // CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p): now() to p digits.
+                let p = match args.first() {
+                    Some(Expr::Literal {
+                        value: Value::Int4(p),
+                        ..
+                    }) if *p >= 0 => (*p).min(crate::types::MAX_SECONDS_PRECISION),
+                    _ => return Err(not_found()),
+                };
+                let base = if name == "localtimestamp" {
+                    D::Timestamp
+                } else {
+                    D::Timestamptz
+                };
+                return Ok(Expr::Cast {
+                    expr: Box::new(Expr::Func {
+                        func: Func::Now,
+                        args: vec![],
+                        ty: SqlType::new(D::Timestamptz),
+                    }),
+                    to: SqlType::with_typmod(base, p),
+                    explicit: true,
+                });
+            }
             ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
             ("version", []) => (Func::Version, vec![], TEXT),
             ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
@@ -3084,46 +3108,50 @@ pub fn plan_width(plan: &Plan) -> usize {
 
 /// PostgreSQL's FigureColname: the output name of an unaliased select item.
 fn derive_name(e: &A::Expr) -> String {
+    figure_name(e).map_or_else(|| "?column?".into(), |(name, _)| name)
+}
+
+/// How strongly a name was derived (FigureColnameInternal's result): a column or
+/// function name (2) beats a cast's type or `case` (1), which beats nothing.
+const NAME_STRONG: u8 = 2;
+const NAME_WEAK: u8 = 1;
+
+fn figure_name(e: &A::Expr) -> Option<(String, u8)> {
+    let strong = |n: &str| Some((n.to_string(), NAME_STRONG));
     match e {
-        A::Expr::Identifier(id) => ident_name(id),
-        A::Expr::CompoundIdentifier(ids) => ids
-            .last()
-            .map(ident_name)
-            .unwrap_or_else(|| "?column?".into()),
+        A::Expr::Identifier(id) => Some((ident_name(id), NAME_STRONG)),
+        A::Expr::CompoundIdentifier(ids) => ids.last().map(|i| (ident_name(i), NAME_STRONG)),
         A::Expr::Function(f) => match f.name.0.last() {
-            Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
-            _ => "?column?".into(),
+            Some(A::ObjectNamePart::Identifier(i)) => Some((ident_name(i), NAME_STRONG)),
+            _ => None,
         },
-        A::Expr::Nested(inner) => derive_name(inner),
+        A::Expr::Nested(inner) => figure_name(inner),
+        // A cast names its column after the type unless its operand has a stronger name.
         A::Expr::Cast {
             expr, data_type, ..
-        } => {
-            let inner = derive_name(expr);
-            if inner != "?column?" {
-                inner
-            } else {
-                cast_type_name(data_type)
-            }
-        }
-        A::Expr::TypedString(ts) => cast_type_name(&ts.data_type),
-        A::Expr::Interval(_) => "interval".into(),
-        A::Expr::Case { .. } => "case".into(),
-        A::Expr::Substring { shorthand, .. } => {
-            if *shorthand {
-                "substr".into()
-            } else {
-                "substring".into()
-            }
-        }
-        A::Expr::Position { .. } => "position".into(),
-        A::Expr::Trim { trim_where, .. } => match trim_where {
-            Some(A::TrimWhereField::Leading) => "ltrim".into(),
-            Some(A::TrimWhereField::Trailing) => "rtrim".into(),
-            _ => "btrim".into(),
+        } => match figure_name(expr) {
+            Some(named) if named.1 > NAME_WEAK => Some(named),
+            _ => Some((cast_type_name(data_type), NAME_WEAK)),
         },
-        A::Expr::Ceil { .. } => "ceil".into(),
-        A::Expr::Floor { .. } => "floor".into(),
-        _ => "?column?".into(),
+        A::Expr::TypedString(ts) => Some((cast_type_name(&ts.data_type), NAME_WEAK)),
+        A::Expr::Interval(_) => Some(("interval".into(), NAME_WEAK)),
+        // CASE takes its ELSE result's name when that one is strong.
+        A::Expr::Case { else_result, .. } => match else_result.as_deref().and_then(figure_name) {
+            Some(named) if named.1 > NAME_WEAK => Some(named),
+            _ => Some(("case".into(), NAME_WEAK)),
+        },
+        A::Expr::Substring { shorthand, .. } => {
+            strong(if *shorthand { "substr" } else { "substring" })
+        }
+        A::Expr::Position { .. } => strong("position"),
+        A::Expr::Trim { trim_where, .. } => match trim_where {
+            Some(A::TrimWhereField::Leading) => strong("ltrim"),
+            Some(A::TrimWhereField::Trailing) => strong("rtrim"),
+            _ => strong("btrim"),
+        },
+        A::Expr::Ceil { .. } => strong("ceil"),
+        A::Expr::Floor { .. } => strong("floor"),
+        _ => None,
     }
 }
 

@@ -6,7 +6,7 @@
 use super::datetime::{self, USECS_PER_DAY};
 use super::numeric::Numeric;
 use super::text::{self, TextFormat};
-use super::{DataType, SqlType, Value, numeric_typmod_parts};
+use super::{DataType, SqlType, Value, datetime_precision, numeric_typmod_parts};
 use crate::error::{Error, Result};
 
 /// Whether a cast from `from` to `to` exists at all (explicitly).
@@ -230,6 +230,21 @@ fn apply_typmod(value: Value, to: SqlType) -> Result<Value> {
             let (p, s) = numeric_typmod_parts(to.typmod);
             Ok(Value::Numeric(n.apply_typmod(p, s)?))
         }
+        (Value::Timestamp(t), DataType::Timestamp) => match datetime_precision(to) {
+            Some(p) => Ok(Value::Timestamp(datetime::round_timestamp(*t, p)?)),
+            None => Ok(value),
+        },
+        (Value::Timestamptz(t), DataType::Timestamptz) => match datetime_precision(to) {
+            Some(p) => Ok(Value::Timestamptz(datetime::round_timestamp(*t, p)?)),
+            None => Ok(value),
+        },
+        (Value::Interval(iv), DataType::Interval) => match datetime_precision(to) {
+            Some(p) => Ok(Value::Interval(datetime::Interval {
+                micros: datetime::round_micros(iv.micros, p),
+                ..*iv
+            })),
+            None => Ok(value),
+        },
         _ => Ok(value),
     }
 }

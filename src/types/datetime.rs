@@ -110,6 +110,34 @@ pub fn is_valid_timestamp(t: i64) -> bool {
     (MIN_TIMESTAMP..END_TIMESTAMP).contains(&t)
 }
 
+/// Microseconds rounded to `digits` fractional-second digits, halves away from zero
+/// (AdjustTimestampForTypmod / AdjustIntervalForTypmod).
+pub fn round_micros(micros: i64, digits: i32) -> i64 {
+    if !(0..6).contains(&digits) {
+        return micros;
+    }
+    let scale = 10i64.pow(6 - digits as u32);
+    let half = scale / 2;
+    if micros >= 0 {
+        (micros.saturating_add(half) / scale) * scale
+    } else {
+        -((micros.saturating_neg().saturating_add(half) / scale) * scale)
+    }
+}
+
+/// A timestamp rounded to `digits` fractional-second digits (timestamp(p)).
+pub fn round_timestamp(t: i64, digits: i32) -> Result<i64> {
+    if timestamp_is_infinite(t) {
+        return Ok(t);
+    }
+    let r = round_micros(t, digits);
+    if is_valid_timestamp(r) {
+        Ok(r)
+    } else {
+        Err(Error::datetime_overflow("timestamp out of range"))
+    }
+}
+
 /// A date as the timestamp of its midnight (PostgreSQL's date2timestamp): infinities
 /// map to infinities; dates past 294276 AD do not fit.
 pub fn date_to_timestamp(d: i32) -> Result<i64> {

@@ -64,8 +64,49 @@ impl SqlType {
                 format!("character varying({})", self.typmod - 4)
             }
             DataType::Bpchar if self.typmod >= 4 => format!("character({})", self.typmod - 4),
+            DataType::Timestamp if self.typmod >= 0 => {
+                format!("timestamp({}) without time zone", self.typmod)
+            }
+            DataType::Timestamptz if self.typmod >= 0 => {
+                format!("timestamp({}) with time zone", self.typmod)
+            }
+            DataType::Interval => match datetime_precision(*self) {
+                Some(p) => format!("interval({p})"),
+                None => self.ty.name().to_string(),
+            },
             _ => self.ty.name().to_string(),
         }
+    }
+}
+
+/// Fractional-second digits a timestamp or interval keeps at most.
+pub const MAX_SECONDS_PRECISION: i32 = 6;
+/// An interval typmod's "all fields" range (PostgreSQL's INTERVAL_FULL_RANGE).
+const INTERVAL_FULL_RANGE: i32 = 0x7FFF;
+
+/// The typmod of `timestamp(p)`: p, capped at 6 as PostgreSQL caps it (with a
+/// warning there); -1 without one.
+fn seconds_precision(p: Option<u64>) -> i32 {
+    match p {
+        Some(p) => p.min(MAX_SECONDS_PRECISION as u64) as i32,
+        None => -1,
+    }
+}
+
+/// The typmod of `interval(p)` (INTERVAL_TYPMOD with every field); -1 without one.
+fn interval_typmod(p: Option<u64>) -> i32 {
+    match p {
+        Some(p) => (INTERVAL_FULL_RANGE << 16) | seconds_precision(Some(p)),
+        None => -1,
+    }
+}
+
+/// The fractional-second digits a datetime typmod keeps (None: all).
+pub fn datetime_precision(ty: SqlType) -> Option<i32> {
+    match ty.ty {
+        DataType::Timestamp | DataType::Timestamptz if ty.typmod >= 0 => Some(ty.typmod),
+        DataType::Interval if ty.typmod >= 0 => Some(ty.typmod & 0xFFFF).filter(|&p| p != 0xFFFF),
+        _ => None,
     }
 }
 
@@ -235,13 +276,19 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
             SqlType::with_typmod(DataType::Bpchar, char_len(len, 5)?)
         }
         A::Date => SqlType::new(DataType::Date),
-        A::Timestamp(_, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
-            SqlType::new(DataType::Timestamp)
+        A::Timestamp(p, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            SqlType::with_typmod(DataType::Timestamp, seconds_precision(*p))
         }
-        A::Timestamp(_, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
-            SqlType::new(DataType::Timestamptz)
+        A::Timestamp(p, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            SqlType::with_typmod(DataType::Timestamptz, seconds_precision(*p))
         }
-        A::Interval { .. } => SqlType::new(DataType::Interval),
+        A::Interval {
+            fields: Some(_), ..
+        } => return Err(Error::feature_not_supported("INTERVAL field qualifiers")),
+        A::Interval {
+            fields: None,
+            precision,
+        } => SqlType::with_typmod(DataType::Interval, interval_typmod(*precision)),
         A::Custom(name, mods) => {
             let n = name.to_string().to_ascii_lowercase();
             let n = n.trim_start_matches("pg_catalog.").trim_matches('"');
@@ -256,6 +303,17 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("bpchar", 0) => SqlType::new(DataType::Bpchar),
                 ("varchar", 0) => SqlType::new(DataType::Varchar),
                 ("timestamptz", 0) => SqlType::new(DataType::Timestamptz),
+                ("timestamptz" | "timestamp", 1) => {
+                    let ty = if n == "timestamp" {
+                        DataType::Timestamp
+                    } else {
+                        DataType::Timestamptz
+                    };
+                    let p: u64 = mods[0].trim().parse().map_err(|_| {
+                        Error::syntax(format!("invalid type modifier \"{}\"", mods[0]))
+                    })?;
+                    SqlType::with_typmod(ty, seconds_precision(Some(p)))
+                }
                 ("serial" | "bigserial" | "smallserial", _) => {
                     return Err(Error::feature_not_supported(format!("type {n}")));
                 }
