@@ -235,12 +235,15 @@ fn is_immutable(e: &Expr) -> bool {
         Expr::Column { .. } | Expr::Param { .. } | Expr::Agg { .. } => false,
         Expr::Func { func, .. } => !matches!(
             func,
+            // Stable in PostgreSQL (concat formats its arguments with the session's
+            // settings), so its planner neither folds them nor treats them as constants.
             Func::Now
                 | Func::CurrentDate
                 | Func::Version
                 | Func::CurrentDatabase
                 | Func::CurrentUser
                 | Func::CurrentSetting
+                | Func::Concat
         ),
         Expr::Cast { expr, to, .. } => {
             let from = expr.ty().ty;

@@ -1530,25 +1530,7 @@ impl<'a> Binder<'a> {
                 for item in list {
                     items.push(self.bind_expr(item, scope)?);
                 }
-                let mut all: Vec<&Expr> = vec![&x];
-                all.extend(items.iter());
-                let ty = common_type(&all, "IN")?;
-                let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
-                let ty = SqlType::new(if ty.ty == DataType::Bpchar {
-                    DataType::Text
-                } else {
-                    ty.ty
-                });
-                let x = self.coerce(x, ty)?;
-                let items = items
-                    .into_iter()
-                    .map(|i| self.coerce(i, ty))
-                    .collect::<Result<_>>()?;
-                Ok(Expr::InList {
-                    expr: Box::new(x),
-                    list: items,
-                    negated: *negated,
-                })
+                self.bind_in_list(x, items, *negated)
             }
             A::Expr::InSubquery { .. } | A::Expr::Exists { .. } | A::Expr::Subquery(_) => {
                 Err(Error::feature_not_supported("subqueries"))
@@ -1921,6 +1903,66 @@ impl<'a> Binder<'a> {
     }
 
     /// Gives both sides of a comparison one type.
+    /// `x [NOT] IN (items)` as PostgreSQL's transformAExprIn builds it: the items that
+    /// mention no column, when there are two or more, are matched with `x` at one common
+    /// type (one list test); every other item is compared with `x` by its own `=` (`<>`),
+    /// and the parts are ORed (ANDed), list test first.
+    fn bind_in_list(&mut self, x: Expr, items: Vec<Expr>, negated: bool) -> Result<Expr> {
+        let (with_columns, constants): (Vec<Expr>, Vec<Expr>) =
+            items.iter().cloned().partition(mentions_columns);
+        let mut parts = Vec::new();
+        let mut compared = items;
+        if constants.len() > 1
+            && let Some(list) = self.in_list_at_common_type(&x, constants, negated)
+        {
+            parts.push(list);
+            compared = with_columns;
+        }
+        let op = if negated {
+            BinaryOp::NotEq
+        } else {
+            BinaryOp::Eq
+        };
+        for item in compared {
+            parts.push(self.bind_binary(op, x.clone(), item)?);
+        }
+        Ok(match parts.len() {
+            1 => parts.remove(0),
+            _ if negated => Expr::And(parts),
+            _ => Expr::Or(parts),
+        })
+    }
+
+    /// One `x [NOT] IN (constants)` test at the common type of `x` and the constants, if
+    /// there is one they all coerce to (else PostgreSQL compares them one by one).
+    fn in_list_at_common_type(
+        &mut self,
+        x: &Expr,
+        items: Vec<Expr>,
+        negated: bool,
+    ) -> Option<Expr> {
+        let mut all: Vec<&Expr> = vec![x];
+        all.extend(items.iter());
+        let ty = common_type(&all, "IN").ok()?;
+        let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
+        let ty = SqlType::new(if ty.ty == DataType::Bpchar {
+            DataType::Text
+        } else {
+            ty.ty
+        });
+        let x = self.coerce(x.clone(), ty).ok()?;
+        let items = items
+            .into_iter()
+            .map(|i| self.coerce(i, ty))
+            .collect::<Result<Vec<_>>>()
+            .ok()?;
+        Some(Expr::InList {
+            expr: Box::new(x),
+            list: items,
+            negated,
+        })
+    }
+
     fn unify_comparison(&mut self, l: Expr, r: Expr, op: BinaryOp) -> Result<(Expr, Expr)> {
         let (lt, rt) = (l.ty().ty, r.ty().ty);
         let target = match (lt, rt) {
@@ -2981,6 +3023,14 @@ fn unknown_operand_type(op: BinaryOp, other: DataType) -> Option<DataType> {
 }
 
 /// PostgreSQL's UNION/CASE type resolution for a set of expressions.
+/// Whether an expression reads a column (or an aggregate of one): PostgreSQL's
+/// contain_vars_of_level(expr, 0).
+fn mentions_columns(e: &Expr) -> bool {
+    let mut found = matches!(e, Expr::Column { .. } | Expr::Agg { .. });
+    e.children(&mut |c| found |= mentions_columns(c));
+    found
+}
+
 fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
     let mut result: Option<SqlType> = None;
     for e in exprs {
