@@ -614,13 +614,30 @@ async fn nested_casts_and_case_are_named_like_postgres() {
     let sql = "SELECT '2024-01-02'::date::text, cast('2024-01-02' as timestamp)::date, \
                1::int8::text, (case when true then 1 else 2 end)::text, \
                case when true then 1 else x end, case when true then x end, x::text, \
-               (x)::int8, -x, x + 1, nullif(x, 1)::text, coalesce(x, 1)::text \
+               (x)::int8, -x, x + 1, nullif(x, 1)::text, coalesce(x, 1)::text, \
+               extract(year from now()), now() at time zone 'UTC', \
+               date_part('day', now()), date_trunc('day', now()), age(now()) \
                FROM generate_series(1, 1) AS g(x)";
     let stmt = c.prepare(sql).await.expect("prepare");
     let names: Vec<&str> = stmt.columns().iter().map(|col| col.name()).collect();
     let expected = [
-        "text", "date", "text", "text", "x", "case", "x", "x", "?column?", "?column?", "nullif",
+        "text",
+        "date",
+        "text",
+        "text",
+        "x",
+        "case",
+        "x",
+        "x",
+        "?column?",
+        "?column?",
+        "nullif",
         "coalesce",
+        "extract",
+        "timezone",
+        "date_part",
+        "date_trunc",
+        "age",
     ];
     assert_eq!(names, expected);
 }

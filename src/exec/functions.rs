@@ -555,6 +555,9 @@ pub fn eval_function(
         }
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
         Func::CurrentSetting => current_setting(&vs, n, ctx)?,
+        Func::Extract | Func::DatePart | Func::DateTrunc | Func::Age | Func::Timezone => {
+            super::date_functions::eval(func, args, &vs, n, ty, ctx)?
+        }
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
     })
 }

@@ -7,6 +7,7 @@
 
 pub mod aggregate;
 pub mod context;
+pub mod date_functions;
 pub mod expr;
 pub mod functions;
 pub mod keys;

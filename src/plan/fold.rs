@@ -244,6 +244,11 @@ fn is_immutable(e: &Expr) -> bool {
                 | Func::CurrentUser
                 | Func::CurrentSetting
                 | Func::Concat
+                | Func::Extract
+                | Func::DatePart
+                | Func::DateTrunc
+                | Func::Age
+                | Func::Timezone
         ),
         Expr::Cast { expr, to, .. } => {
             let from = expr.ty().ty;

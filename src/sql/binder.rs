@@ -1634,6 +1634,20 @@ impl<'a> Binder<'a> {
                 }
                 self.bind_scalar_function("substring", args)
             }
+            A::Expr::Extract { field, expr, .. } => {
+                // PostgreSQL reads the field as an identifier, lower-cased.
+                let unit = Expr::literal(Value::Text(field.to_string().to_lowercase()), TEXT);
+                let source = self.bind_expr(expr, scope)?;
+                self.bind_datetime_function("extract", vec![unit, source])
+            }
+            A::Expr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => {
+                let ts = self.bind_expr(timestamp, scope)?;
+                let zone = self.bind_expr(time_zone, scope)?;
+                self.bind_datetime_function("timezone", vec![zone, ts])
+            }
             A::Expr::Position { expr, r#in } => {
                 let needle = self.bind_expr(expr, scope)?;
                 let hay = self.bind_expr(r#in, scope)?;
@@ -1674,8 +1688,6 @@ impl<'a> Binder<'a> {
                 let arg = self.bind_expr(expr, scope)?;
                 self.bind_scalar_function(name, vec![arg])
             }
-            A::Expr::Extract { .. } => Err(Error::feature_not_supported("EXTRACT")),
-            A::Expr::AtTimeZone { .. } => Err(Error::feature_not_supported("AT TIME ZONE")),
             A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
             A::Expr::Array(_) => Err(Error::feature_not_supported("arrays")),
             A::Expr::AnyOp { .. } | A::Expr::AllOp { .. } => {
@@ -2358,7 +2370,155 @@ impl<'a> Binder<'a> {
         Ok(Expr::Agg { index, ty })
     }
 
+    /// EXTRACT, date_part, date_trunc, age and timezone (AT TIME ZONE), resolved as
+    /// PostgreSQL resolves their overloads: a date reads as timestamptz where that is
+    /// the preferred candidate, an untyped literal is ambiguous (42725) except as the
+    /// time of AT TIME ZONE.
+    fn bind_datetime_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        use DataType as D;
+        let types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        let shown = if name == "extract" {
+            "pg_catalog.extract"
+        } else {
+            name
+        };
+        let signature = args
+            .iter()
+            .map(|a| a.ty().display_name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let not_found =
+            || Error::undefined_function(format!("function {shown}({signature}) does not exist"));
+        let ambiguous = || not_unique(format!("function {shown}({signature}) is not unique"));
+        let datetime_source =
+            |t: D| matches!(t, D::Date | D::Timestamp | D::Timestamptz | D::Interval);
+        let mut args = args;
+        let text_arg = |b: &mut Binder, a: Expr| -> Result<Expr> {
+            match a.ty().ty {
+                D::Text | D::Varchar => Ok(a),
+                D::Unknown | D::Bpchar => b.coerce(a, TEXT),
+                _ => Err(not_found()),
+            }
+        };
+        let (func, ty) = match (name, types.as_slice()) {
+            ("extract" | "date_part", [u, t]) if u.is_string() || *u == D::Unknown => {
+                if *t == D::Unknown {
+                    return Err(ambiguous());
+                }
+                if !datetime_source(*t) {
+                    return Err(not_found());
+                }
+                let unit = args.remove(0);
+                args.insert(0, text_arg(self, unit)?);
+                if name == "extract" {
+                    (Func::Extract, NUMERIC)
+                } else {
+                    (Func::DatePart, SqlType::new(D::Float8))
+                }
+            }
+            ("date_trunc", [u, t, rest @ ..]) if u.is_string() || *u == D::Unknown => {
+                if *t == D::Unknown {
+                    return Err(ambiguous());
+                }
+                let ty = match (t, rest) {
+                    (D::Timestamp, []) => SqlType::new(D::Timestamp),
+                    (D::Interval, []) => SqlType::new(D::Interval),
+                    (D::Timestamptz | D::Date, [] | [D::Text | D::Varchar | D::Unknown]) => {
+                        SqlType::new(D::Timestamptz)
+                    }
+                    _ => return Err(not_found()),
+                };
+                let mut it = std::mem::take(&mut args).into_iter();
+                let (unit, source) = match (it.next(), it.next()) {
+                    (Some(u), Some(s)) => (u, s),
+                    _ => return Err(not_found()),
+                };
+                args.push(text_arg(self, unit)?);
+                args.push(self.coerce(source, ty)?);
+                if let Some(zone) = it.next() {
+                    args.push(text_arg(self, zone)?);
+                }
+                (Func::DateTrunc, ty)
+            }
+            ("age", [a, b]) => {
+                let target = match (a, b) {
+                    (D::Unknown, D::Unknown) => return Err(ambiguous()),
+                    (D::Timestamp, D::Timestamp | D::Unknown) | (D::Unknown, D::Timestamp) => {
+                        D::Timestamp
+                    }
+                    (x, y)
+                        if matches!(x, D::Date | D::Timestamp | D::Timestamptz | D::Unknown)
+                            && matches!(
+                                y,
+                                D::Date | D::Timestamp | D::Timestamptz | D::Unknown
+                            ) =>
+                    {
+                        D::Timestamptz
+                    }
+                    _ => return Err(not_found()),
+                };
+                let args2 = std::mem::take(&mut args)
+                    .into_iter()
+                    .map(|a| self.coerce(a, SqlType::new(target)))
+                    .collect::<Result<Vec<_>>>()?;
+                args = args2;
+                (Func::Age, SqlType::new(D::Interval))
+            }
+            ("age", [a]) => {
+                let target = match a {
+                    D::Unknown => return Err(ambiguous()),
+                    D::Timestamp => D::Timestamp,
+                    D::Date | D::Timestamptz => D::Timestamptz,
+                    _ => return Err(not_found()),
+                };
+                // age(x) is age(current_date, x): midnight today.
+                let today = Expr::Cast {
+                    expr: Box::new(Expr::Func {
+                        func: Func::CurrentDate,
+                        args: vec![],
+                        ty: SqlType::new(D::Date),
+                    }),
+                    to: SqlType::new(target),
+                    explicit: true,
+                };
+                let x = self.coerce(args.remove(0), SqlType::new(target))?;
+                args = vec![today, x];
+                (Func::Age, SqlType::new(D::Interval))
+            }
+            ("timezone", [z, t]) => {
+                let zone_ty = match z {
+                    D::Interval => D::Interval,
+                    D::Text | D::Varchar | D::Bpchar | D::Unknown => D::Text,
+                    _ => return Err(not_found()),
+                };
+                let (source, result) = match t {
+                    D::Timestamp => (D::Timestamp, D::Timestamptz),
+                    D::Timestamptz | D::Date | D::Unknown => (D::Timestamptz, D::Timestamp),
+                    _ => return Err(not_found()),
+                };
+                let mut it = std::mem::take(&mut args).into_iter();
+                let (zone, ts) = match (it.next(), it.next()) {
+                    (Some(z), Some(t)) => (z, t),
+                    _ => return Err(not_found()),
+                };
+                args = vec![
+                    self.coerce(zone, SqlType::new(zone_ty))?,
+                    self.coerce(ts, SqlType::new(source))?,
+                ];
+                (Func::Timezone, SqlType::new(result))
+            }
+            _ => return Err(not_found()),
+        };
+        Ok(Expr::Func { func, args, ty })
+    }
+
     fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        if matches!(
+            name,
+            "extract" | "date_part" | "date_trunc" | "age" | "timezone"
+        ) {
+            return self.bind_datetime_function(name, args);
+        }
         use DataType as D;
         let arg_types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
         let signature = args
@@ -3199,6 +3359,8 @@ fn figure_name(e: &A::Expr) -> Option<(String, u8)> {
             Some(A::TrimWhereField::Trailing) => strong("rtrim"),
             _ => strong("btrim"),
         },
+        A::Expr::Extract { .. } => strong("extract"),
+        A::Expr::AtTimeZone { .. } => strong("timezone"),
         A::Expr::Ceil { .. } => strong("ceil"),
         A::Expr::Floor { .. } => strong("floor"),
         _ => None,

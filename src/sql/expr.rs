@@ -96,6 +96,16 @@ pub enum Func {
     CurrentUser,
     /// current_setting(name [, missing_ok]).
     CurrentSetting,
+    /// EXTRACT(unit FROM x), args [unit, x]: numeric.
+    Extract,
+    /// date_part(unit, x): double precision.
+    DatePart,
+    /// date_trunc(unit, x [, zone]).
+    DateTrunc,
+    /// age(a, b).
+    Age,
+    /// `x AT TIME ZONE zone` / timezone(zone, x), args [zone, x].
+    Timezone,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

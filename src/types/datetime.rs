@@ -22,6 +22,7 @@
 //! takes the later instant, a skipped one the offset in effect before the change.
 
 pub mod abbrevs;
+pub mod fields;
 pub mod input;
 pub mod posix;
 
@@ -325,11 +326,11 @@ pub fn date_to_ymd(days: i32) -> (i32, i32, i32) {
     j2date(days.wrapping_add(POSTGRES_EPOCH_JDATE))
 }
 
-fn is_leap(year: i32) -> bool {
+pub(crate) fn is_leap(year: i32) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
-fn days_in_month(year: i32, month: i32) -> i32 {
+pub(crate) fn days_in_month(year: i32, month: i32) -> i32 {
     match month {
         2 if is_leap(year) => 29,
         2 => 28,

@@ -3,6 +3,13 @@
 //! binary search. A fixed abbreviation is an offset in seconds east of UTC (`Dst`: a
 //! daylight-saving one); a dynamic one names the zone whose rules give its offset.
 
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use chrono::{Offset, TimeZone};
+use chrono_tz::OffsetName;
+use parking_lot::Mutex;
+
 /// What an abbreviation stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Abbrev {
@@ -221,6 +228,102 @@ pub fn lookup(lower: &str) -> Option<Abbrev> {
         .map(|i| ABBREVIATIONS[i].1)
 }
 
+/// One stretch of a zone's history: from `start` (UTC microseconds since 2000-01-01)
+/// until the next stretch, the zone used `abbrev` at `east` seconds east of UTC.
+struct Period {
+    start: i64,
+    east: i32,
+    abbrev: String,
+}
+
+/// Years scanned for a zone's abbreviation history: chrono-tz knows transitions from
+/// the 19th century to 2099.
+const HISTORY_FIRST_YEAR: i32 = 1800;
+const HISTORY_LAST_YEAR: i32 = 2100;
+
+/// The history of a zone, found by probing it monthly and bisecting each change to
+/// the second; built once per zone and cached.
+fn history(zone: chrono_tz::Tz) -> Arc<Vec<Period>> {
+    static CACHE: OnceLock<Mutex<HashMap<chrono_tz::Tz, Arc<Vec<Period>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(h) = cache.lock().get(&zone) {
+        return h.clone();
+    }
+    let at = |secs: i64| -> (i32, String) {
+        let utc = chrono::DateTime::from_timestamp(secs, 0)
+            .map(|d| d.naive_utc())
+            .unwrap_or_default();
+        let offset = zone.offset_from_utc_datetime(&utc);
+        (
+            offset.fix().local_minus_utc(),
+            offset.abbreviation().unwrap_or("").to_string(),
+        )
+    };
+    const UNIX_TO_PG_SECS: i64 = 946_684_800;
+    let first = chrono::NaiveDate::from_ymd_opt(HISTORY_FIRST_YEAR, 1, 1)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|d| d.and_utc().timestamp())
+        .unwrap_or_default();
+    let last = chrono::NaiveDate::from_ymd_opt(HISTORY_LAST_YEAR, 1, 1)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|d| d.and_utc().timestamp())
+        .unwrap_or_default();
+    const STEP: i64 = 28 * 86_400;
+    let mut periods = Vec::new();
+    let mut current = at(first);
+    periods.push(Period {
+        start: i64::MIN,
+        east: current.0,
+        abbrev: current.1.clone(),
+    });
+    let mut t = first;
+    while t < last {
+        let next_t = t + STEP;
+        let next = at(next_t);
+        if next != current {
+            // Bisect to the first second of the new period.
+            let (mut lo, mut hi) = (t, next_t);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if at(mid) == current {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let state = at(hi);
+            periods.push(Period {
+                start: (hi - UNIX_TO_PG_SECS) * 1_000_000,
+                east: state.0,
+                abbrev: state.1.clone(),
+            });
+            current = state;
+            // A second change within the same step is found from `hi` on.
+            t = hi;
+            continue;
+        }
+        t = next_t;
+    }
+    let history = Arc::new(periods);
+    cache.lock().insert(zone, history.clone());
+    history
+}
+
+/// What abbreviation `abbrev` meant in `zone` at instant `utc` (PostgreSQL's
+/// pg_interpret_timezone_abbrev): the offset of the latest period using it that began
+/// at or before `utc`, else of the first one after. None if the zone never used it.
+pub fn dynamic_offset(zone: chrono_tz::Tz, abbrev: &str, utc: i64) -> Option<i32> {
+    let wanted = abbrev.to_ascii_uppercase();
+    let periods = history(zone);
+    let cutoff = periods.partition_point(|p| p.start <= utc);
+    periods[..cutoff]
+        .iter()
+        .rev()
+        .chain(periods[cutoff..].iter())
+        .find(|p| p.abbrev == wanted)
+        .map(|p| p.east)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,5 +335,17 @@ mod tests {
         assert_eq!(lookup("cest"), Some(Abbrev::Dst(7200)));
         assert_eq!(lookup("msk"), Some(Abbrev::Dynamic("Europe/Moscow")));
         assert_eq!(lookup("nope"), None);
+    }
+
+    #[test]
+    fn dynamic_abbreviations_keep_their_meaning() {
+        let moscow = chrono_tz::Europe::Moscow;
+        // Summer 2000: Moscow was on MSD (+4), but MSK still means +3.
+        let summer_2000 = 152 * 86_400_000_000; // 2000-06-01, µs since 2000-01-01
+        assert_eq!(dynamic_offset(moscow, "msk", summer_2000), Some(3 * 3600));
+        assert_eq!(dynamic_offset(moscow, "msd", summer_2000), Some(4 * 3600));
+        // Long before Moscow used MSK: its first use.
+        assert_eq!(dynamic_offset(moscow, "MSK", i64::MIN / 2), Some(3 * 3600));
+        assert_eq!(dynamic_offset(moscow, "PST", 0), None);
     }
 }

@@ -357,7 +357,7 @@ enum Reserved {
 
 /// Units, as labels inside a date (`j2451187`, `y2001m02d04`) or of interval numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Unit {
+pub enum Unit {
     Microsecond,
     Millisecond,
     Second,
@@ -564,6 +564,45 @@ fn search<T: Copy>(table: &[(&str, T)], word: &str) -> Option<T> {
 
 fn keyword(word: &str) -> Option<Keyword> {
     search(KEYWORDS, word)
+}
+
+/// What a unit name given to EXTRACT, date_part or date_trunc means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldName {
+    Unit(Unit),
+    /// `epoch`.
+    Epoch,
+    /// A reserved word other than `epoch` (`now`, `infinity`, …): known, unsupported.
+    OtherReserved,
+    /// A word that is not a unit (`ago`, `jan`, `nonsense`).
+    Unknown,
+}
+
+/// Looks a unit name up as PostgreSQL's *_part functions do: the interval units table
+/// first (DecodeUnits), then the date keywords (DecodeSpecial). `lower` is lower-case.
+pub fn field_name(lower: &str) -> FieldName {
+    match search(DELTA_WORDS, lower) {
+        Some(DeltaWord::Unit(u)) => return FieldName::Unit(u),
+        // "ago" and "@" are known to DecodeUnits but are no units.
+        Some(DeltaWord::Ago | DeltaWord::Ignore) => return FieldName::Unknown,
+        None => {}
+    }
+    match keyword(lower) {
+        // "t" is the ISO time marker, not a unit.
+        Some(Keyword::Unit(Unit::IsoTime)) => FieldName::Unknown,
+        Some(Keyword::Unit(u)) => FieldName::Unit(u),
+        Some(Keyword::Reserved(Reserved::Epoch)) => FieldName::Epoch,
+        Some(Keyword::Reserved(_)) => FieldName::OtherReserved,
+        _ => FieldName::Unknown,
+    }
+}
+
+/// Looks a unit name up in the interval units table only (date_trunc's DecodeUnits).
+pub fn trunc_unit(lower: &str) -> Option<Unit> {
+    match search(DELTA_WORDS, lower) {
+        Some(DeltaWord::Unit(u)) => Some(u),
+        _ => None,
+    }
 }
 
 /// A full zone name (PostgreSQL's pg_tzset): IANA, else a POSIX `TZ` string.
@@ -791,22 +830,19 @@ fn zone_offset_west(tm: &Tm, zone: &Zone) -> i32 {
     }
 }
 
-/// The offset of a dynamic abbreviation (`msk`) at local time `tm`: the offset the zone
-/// had under that abbreviation near that time, else the zone's offset then.
+/// The offset of a dynamic abbreviation (`msk`) at local time `tm`
+/// (DetermineTimeZoneAbbrevOffset): what the abbreviation meant in its zone around
+/// then, else the zone's offset then.
 fn abbrev_offset_west(tm: &Tm, abbrev: &str, zone: &Zone) -> i32 {
     let Some(local) = tm_local_micros(tm) else {
         return 0;
     };
     let utc = zone.local_to_utc(local);
-    let wanted = abbrev.to_ascii_uppercase();
-    // Look at the zone around that instant for a period that used the abbreviation.
-    const HALF_YEAR: i64 = 183 * USECS_PER_DAY;
-    for probe in [utc, utc - HALF_YEAR, utc + HALF_YEAR] {
-        if zone.abbreviation_at(probe).as_deref() == Some(wanted.as_str()) {
-            return -zone.offset_at(probe);
-        }
-    }
-    -zone.offset_for_local(local)
+    let meant = match zone {
+        Zone::Named(tz) => abbrevs::dynamic_offset(*tz, abbrev, utc),
+        Zone::Fixed(_) | Zone::Posix(_) => None,
+    };
+    -meant.unwrap_or_else(|| zone.offset_for_local(local))
 }
 
 /// A numeric zone offset `+hh`, `-hh:mm`, `+hhmm`, `-hh:mm:ss` (DecodeTimezone),
@@ -1242,6 +1278,8 @@ fn decode_datetime(f: &Fields, ctx: &InputContext) -> Dt<Decoded> {
             }
             Shape::Number => {
                 if let Some(label) = prefix.take() {
+                    // PostgreSQL resets the result kind here: "infinity j2451187" is a date.
+                    kind = Kind::Date;
                     decode_labelled_number(&mut st, field, label, &mut tz_west, &mut is_julian)?
                 } else {
                     let dot = field.find('.');
