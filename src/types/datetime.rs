@@ -73,23 +73,31 @@ pub fn date2j(year: i32, month: i32, day: i32) -> i32 {
 
 /// Calendar date of a Julian day (PostgreSQL's j2date): (year, month, day).
 pub fn j2date(jd: i32) -> (i32, i32, i32) {
+    // Unsigned and wrapping, as PostgreSQL's C computes it (garbage in, garbage out,
+    // never a panic).
     let mut julian = (jd as u32).wrapping_add(32044);
     let mut quad = julian / 146_097;
-    let extra = (julian - quad * 146_097) * 4 + 3;
-    julian += 60 + quad * 3 + extra / 146_097;
+    let extra = (julian.wrapping_sub(quad.wrapping_mul(146_097)))
+        .wrapping_mul(4)
+        .wrapping_add(3);
+    julian = julian
+        .wrapping_add(60)
+        .wrapping_add(quad.wrapping_mul(3))
+        .wrapping_add(extra / 146_097);
     quad = julian / 1461;
-    julian -= quad * 1461;
-    let mut y = (julian * 4 / 1461) as i32;
+    julian = julian.wrapping_sub(quad.wrapping_mul(1461));
+    let mut y = (julian.wrapping_mul(4) / 1461) as i32;
     julian = if y != 0 {
-        (julian + 305) % 365
+        julian.wrapping_add(305) % 365
     } else {
-        (julian + 306) % 366
-    } + 123;
-    y += (quad * 4) as i32;
-    let year = y - 4800;
-    let quad = julian * 2141 / 65536;
-    let day = (julian - 7834 * quad / 256) as i32;
-    let month = ((quad + 10) % 12 + 1) as i32;
+        julian.wrapping_add(306) % 366
+    }
+    .wrapping_add(123);
+    y = y.wrapping_add(quad.wrapping_mul(4) as i32);
+    let year = y.wrapping_sub(4800);
+    let quad = julian.wrapping_mul(2141) / 65536;
+    let day = julian.wrapping_sub(7834u32.wrapping_mul(quad) / 256) as i32;
+    let month = ((quad.wrapping_add(10)) % 12 + 1) as i32;
     (year, month, day)
 }
 
@@ -196,14 +204,18 @@ const EQUIVALENT_YEARS: std::ops::RangeInclusive<i32> = 2070..=2097;
 
 fn naive_from_micros(micros: i64) -> Option<chrono::NaiveDateTime> {
     let days = micros.div_euclid(USECS_PER_DAY);
-    let (year, _, _) = date_to_ymd(i32::try_from(days).ok()?);
+    // Only days whose Julian number the calendar routines handle (0 ..= i32::MAX).
+    let julian = i32::try_from(days + POSTGRES_EPOCH_JDATE as i64)
+        .ok()
+        .filter(|&j| j >= 0)?;
+    let (year, _, _) = j2date(julian);
     let micros = if year > ZONE_RULES_LAST_YEAR {
-        let jan1 = date2j(year, 1, 1);
+        let jan1 = date2j(year, 1, 1) as i64;
         let weekday = (jan1 + 1).rem_euclid(7);
         let same = EQUIVALENT_YEARS.clone().find(|&y| {
-            is_leap(y) == is_leap(year) && (date2j(y, 1, 1) + 1).rem_euclid(7) == weekday
+            is_leap(y) == is_leap(year) && (date2j(y, 1, 1) as i64 + 1).rem_euclid(7) == weekday
         })?;
-        micros - (jan1 - date2j(same, 1, 1)) as i64 * USECS_PER_DAY
+        micros - (jan1 - date2j(same, 1, 1) as i64) * USECS_PER_DAY
     } else {
         micros
     };
