@@ -2283,6 +2283,7 @@ impl<'a> Binder<'a> {
             return Ok(Expr::literal(Value::Text(ty), TEXT));
         }
         self.bind_scalar_function(&name, bound)
+            .map_err(|e| unsupported_builtin(e, &name))
     }
 
     fn bind_aggregate(
@@ -3134,6 +3135,89 @@ fn number_literal(n: &str) -> Result<Expr> {
 }
 
 /// `42725`: several candidates fit an argument of unknown type equally well.
+/// Function names kiln binds (scalar functions, aggregates, table functions, and the
+/// keyword forms sqlparser reports as calls). Sorted.
+const KILN_FUNCTIONS: &[&str] = &[
+    "abs",
+    "age",
+    "ascii",
+    "avg",
+    "btrim",
+    "ceil",
+    "ceiling",
+    "char_length",
+    "character_length",
+    "chr",
+    "coalesce",
+    "concat",
+    "count",
+    "current_catalog",
+    "current_database",
+    "current_date",
+    "current_role",
+    "current_setting",
+    "current_timestamp",
+    "current_user",
+    "date_part",
+    "date_trunc",
+    "exp",
+    "extract",
+    "floor",
+    "generate_series",
+    "greatest",
+    "least",
+    "left",
+    "length",
+    "ln",
+    "localtimestamp",
+    "log",
+    "log10",
+    "lower",
+    "ltrim",
+    "max",
+    "min",
+    "mod",
+    "now",
+    "nullif",
+    "octet_length",
+    "pg_typeof",
+    "position",
+    "pow",
+    "power",
+    "repeat",
+    "replace",
+    "right",
+    "round",
+    "rtrim",
+    "session_user",
+    "sqrt",
+    "statement_timestamp",
+    "strpos",
+    "substr",
+    "substring",
+    "sum",
+    "timezone",
+    "transaction_timestamp",
+    "trim",
+    "trunc",
+    "upper",
+    "user",
+    "version",
+];
+
+/// A call kiln cannot bind: PostgreSQL's "does not exist" when kiln knows the function
+/// (the arguments are wrong there too), or `0A000` when PostgreSQL has a built-in of that
+/// name kiln lacks — an honest "not supported" rather than a claim that it is missing.
+fn unsupported_builtin(e: Error, name: &str) -> Error {
+    let known = KILN_FUNCTIONS.binary_search(&name).is_ok();
+    if e.code == "42883" && !known && crate::sql::pg_functions::is_builtin(name) {
+        let mut err = Error::feature_not_supported(format!("function {name}"));
+        err.position = e.position;
+        return err;
+    }
+    e
+}
+
 fn not_unique(message: String) -> Error {
     Error::new("42725", message).with_hint(
         "Could not choose a best candidate function. You might need to add explicit type casts.",
@@ -3389,5 +3473,42 @@ fn cast_type_name(dt: &A::DataType) -> String {
         }
         .to_string(),
         Err(_) => "?column?".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kiln_functions_are_sorted_postgres_builtins() {
+        assert!(KILN_FUNCTIONS.windows(2).all(|w| w[0] < w[1]));
+        for name in KILN_FUNCTIONS {
+            // Every name kiln binds is one PostgreSQL has (sqlparser's keyword forms
+            // included, which pg_proc lists as functions too, except these).
+            let keyword_only = matches!(
+                *name,
+                "ceiling"
+                    | "current_catalog"
+                    | "current_date"
+                    | "current_role"
+                    | "current_timestamp"
+                    | "current_user"
+                    | "localtimestamp"
+                    | "session_user"
+                    | "user"
+                    | "coalesce"
+                    | "greatest"
+                    | "least"
+                    | "nullif"
+                    | "extract"
+                    | "trim"
+                    | "pg_typeof"
+            );
+            assert!(
+                keyword_only || crate::sql::pg_functions::is_builtin(name),
+                "{name}"
+            );
+        }
     }
 }

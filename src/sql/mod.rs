@@ -9,3 +9,4 @@
 pub mod binder;
 pub mod expr;
 pub mod parse;
+pub mod pg_functions;
