@@ -558,6 +558,15 @@ pub fn eval_function(
         Func::Extract | Func::DatePart | Func::DateTrunc | Func::Age | Func::Timezone => {
             super::date_functions::eval(func, args, &vs, n, ty, ctx)?
         }
+        Func::Lpad
+        | Func::Rpad
+        | Func::SplitPart
+        | Func::Reverse
+        | Func::Translate
+        | Func::StartsWith
+        | Func::Initcap
+        | Func::Md5
+        | Func::Random => super::string_functions::eval(func, args, &vs, n, ty, ctx)?,
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
     })
 }

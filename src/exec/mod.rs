@@ -14,6 +14,7 @@ pub mod keys;
 pub mod ops;
 pub mod scan;
 pub mod sort;
+pub mod string_functions;
 pub mod vector;
 
 use context::ExecContext;

@@ -238,6 +238,7 @@ fn is_immutable(e: &Expr) -> bool {
             // Stable in PostgreSQL (concat formats its arguments with the session's
             // settings), so its planner neither folds them nor treats them as constants.
             Func::Now
+                | Func::Random
                 | Func::CurrentDate
                 | Func::Version
                 | Func::CurrentDatabase

@@ -2683,6 +2683,39 @@ impl<'a> Binder<'a> {
                 (Func::Chr, vec![self.coerce(n, INT4)?], TEXT)
             }
             ("ascii", [_]) => (Func::Ascii, text_args(self, args)?, INT4),
+            ("lpad" | "rpad", [_, n] | [_, n, _]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let mut out = text_args(self, vec![s])?;
+                out.push(self.coerce(n, INT4)?);
+                out.extend(text_args(self, it.collect())?);
+                let func = if name == "lpad" {
+                    Func::Lpad
+                } else {
+                    Func::Rpad
+                };
+                (func, out, TEXT)
+            }
+            ("split_part", [_, _, n]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, d, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let mut out = text_args(self, vec![s, d])?;
+                out.push(self.coerce(n, INT4)?);
+                (Func::SplitPart, out, TEXT)
+            }
+            ("reverse", [_]) => (Func::Reverse, text_args(self, args)?, TEXT),
+            ("translate", [_, _, _]) => (Func::Translate, text_args(self, args)?, TEXT),
+            ("starts_with", [_, _]) => (Func::StartsWith, text_args(self, args)?, BOOL),
+            ("initcap", [_]) => (Func::Initcap, text_args(self, args)?, TEXT),
+            ("md5", [_]) => (Func::Md5, text_args(self, args)?, TEXT),
+            ("random", []) => (Func::Random, args, FLOAT8),
             ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
                 let mut it = args.into_iter();
                 let (s, n) = (
@@ -3165,6 +3198,7 @@ const KILN_FUNCTIONS: &[&str] = &[
     "floor",
     "generate_series",
     "greatest",
+    "initcap",
     "least",
     "left",
     "length",
@@ -3173,8 +3207,10 @@ const KILN_FUNCTIONS: &[&str] = &[
     "log",
     "log10",
     "lower",
+    "lpad",
     "ltrim",
     "max",
+    "md5",
     "min",
     "mod",
     "now",
@@ -3184,13 +3220,18 @@ const KILN_FUNCTIONS: &[&str] = &[
     "position",
     "pow",
     "power",
+    "random",
     "repeat",
     "replace",
+    "reverse",
     "right",
     "round",
+    "rpad",
     "rtrim",
     "session_user",
+    "split_part",
     "sqrt",
+    "starts_with",
     "statement_timestamp",
     "strpos",
     "substr",
@@ -3198,6 +3239,7 @@ const KILN_FUNCTIONS: &[&str] = &[
     "sum",
     "timezone",
     "transaction_timestamp",
+    "translate",
     "trim",
     "trunc",
     "upper",

@@ -85,6 +85,20 @@ pub enum Func {
     /// ascii(text): the first character's code point.
     Ascii,
     Right,
+    /// lpad(text, int [, fill]).
+    Lpad,
+    /// rpad(text, int [, fill]).
+    Rpad,
+    /// split_part(text, delimiter, n).
+    SplitPart,
+    Reverse,
+    /// translate(text, from, to).
+    Translate,
+    StartsWith,
+    Initcap,
+    Md5,
+    /// random(): volatile, never folded.
+    Random,
     Coalesce,
     Nullif,
     Greatest,

@@ -1,0 +1,260 @@
+//! Kernels for lpad, rpad, split_part, reverse, translate, starts_with, initcap, md5
+//! and random, with PostgreSQL 15's semantics and errors. Evaluated row by row
+//! (none is on a benchmark's hot path); outputs that could be large are charged to the
+//! statement's memory budget first.
+//!
+//! random() is PostgreSQL's own generator (xoroshiro128** seeded through splitmix64,
+//! 52-bit doubles, `pg_prng.c`), one per session thread. setseed() is not offered: it
+//! returns `void`, a type kiln does not have, so it answers 0A000.
+
+use std::cell::RefCell;
+
+use md5::{Digest, Md5};
+
+use super::context::ExecContext;
+use super::vector::Vector;
+use crate::error::{Error, Result};
+use crate::sql::expr::{Expr, Func};
+use crate::types::{DataType, SqlType, Value};
+
+/// PostgreSQL's largest allocation (MaxAllocSize): a value needing more fails.
+const ALLOC_BYTES_MAX: i64 = (1 << 30) - 1;
+/// Bytes per character PostgreSQL reserves for a padded UTF-8 string.
+const UTF8_BYTES_MAX: i64 = 4;
+
+pub fn eval(
+    func: Func,
+    args: &[Expr],
+    vs: &[Vector],
+    n: usize,
+    ty: SqlType,
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+    let mut out = Vector::with_capacity(ty.ty, n);
+    let mut row = Vec::with_capacity(vs.len());
+    for i in 0..n {
+        row.clear();
+        for (v, t) in vs.iter().zip(&types) {
+            row.push(v.value(i, *t));
+        }
+        // All of these are strict, except random (no arguments).
+        if row.iter().any(Value::is_null) {
+            out.push_null();
+            continue;
+        }
+        let value = eval_row(func, &row, ctx)?;
+        out.push_value(&value);
+    }
+    Ok(out)
+}
+
+fn eval_row(func: Func, row: &[Value], ctx: &ExecContext) -> Result<Value> {
+    let text = |v: &Value| -> Result<String> {
+        match v {
+            Value::Text(s) => Ok(s.clone()),
+            _ => Err(Error::internal("string function expected text")),
+        }
+    };
+    let int = |v: &Value| -> Result<i32> {
+        match v {
+            Value::Int4(x) => Ok(*x),
+            _ => Err(Error::internal("string function expected an integer")),
+        }
+    };
+    Ok(match (func, row) {
+        (Func::Lpad | Func::Rpad, [s, len, rest @ ..]) => {
+            let fill = match rest.first() {
+                Some(f) => text(f)?,
+                None => " ".to_string(),
+            };
+            Value::Text(pad(&text(s)?, int(len)?, &fill, func == Func::Lpad, ctx)?)
+        }
+        (Func::SplitPart, [s, delim, field]) => {
+            Value::Text(split_part(&text(s)?, &text(delim)?, int(field)?)?)
+        }
+        (Func::Reverse, [s]) => Value::Text(text(s)?.chars().rev().collect()),
+        (Func::Translate, [s, from, to]) => {
+            Value::Text(translate(&text(s)?, &text(from)?, &text(to)?))
+        }
+        (Func::StartsWith, [s, prefix]) => Value::Bool(text(s)?.starts_with(&text(prefix)?)),
+        (Func::Initcap, [s]) => Value::Text(initcap(&text(s)?)),
+        (Func::Md5, [s]) => {
+            let digest = Md5::digest(text(s)?.as_bytes());
+            let mut hex = String::with_capacity(32);
+            for b in digest {
+                hex.push_str(&format!("{b:02x}"));
+            }
+            Value::Text(hex)
+        }
+        (Func::Random, []) => Value::Float8(random()),
+        _ => {
+            return Err(Error::internal(format!(
+                "{func:?} called with unexpected arguments"
+            )));
+        }
+    })
+}
+
+/// lpad / rpad: `s` cut or padded with `fill` (cycled) to `len` characters.
+fn pad(s: &str, len: i32, fill: &str, left: bool, ctx: &ExecContext) -> Result<String> {
+    let len = len.max(0) as i64;
+    let s_chars = s.chars().count() as i64;
+    let keep = s_chars.min(len);
+    let len = if fill.is_empty() { keep } else { len };
+    let bytes = len * UTF8_BYTES_MAX;
+    if bytes + 4 > ALLOC_BYTES_MAX {
+        return Err(Error::new("54000", "requested length too large"));
+    }
+    ctx.charge_memory(bytes as usize)?;
+    let kept: String = s.chars().take(keep as usize).collect();
+    let padding: String = fill.chars().cycle().take((len - keep) as usize).collect();
+    Ok(if left {
+        padding + &kept
+    } else {
+        kept + &padding
+    })
+}
+
+/// split_part: field `n` (1-based; negative counts from the end) of `s` split on `delim`.
+fn split_part(s: &str, delim: &str, n: i32) -> Result<String> {
+    if n == 0 {
+        return Err(Error::new("22023", "field position must not be zero"));
+    }
+    if s.is_empty() {
+        return Ok(String::new());
+    }
+    if delim.is_empty() {
+        // The whole string is the only field.
+        return Ok(if n == 1 || n == -1 {
+            s.to_string()
+        } else {
+            String::new()
+        });
+    }
+    let fields: Vec<&str> = s.split(delim).collect();
+    let index = if n > 0 {
+        (n - 1) as usize
+    } else {
+        let back = n.unsigned_abs() as usize;
+        if back > fields.len() {
+            return Ok(String::new());
+        }
+        fields.len() - back
+    };
+    Ok(fields.get(index).map_or(String::new(), |f| f.to_string()))
+}
+
+/// translate: each character of `s` found in `from` becomes the one at the same
+/// position of `to`, or disappears when `to` is shorter.
+fn translate(s: &str, from: &str, to: &str) -> String {
+    let from: Vec<char> = from.chars().collect();
+    let to: Vec<char> = to.chars().collect();
+    s.chars()
+        .filter_map(|c| match from.iter().position(|&f| f == c) {
+            Some(i) => to.get(i).copied(),
+            None => Some(c),
+        })
+        .collect()
+}
+
+/// initcap: the first letter of each run of letters and digits upper case, the rest
+/// lower case.
+fn initcap(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_word = false;
+    for c in s.chars() {
+        if in_word {
+            out.extend(c.to_lowercase());
+        } else {
+            out.extend(c.to_uppercase());
+        }
+        in_word = c.is_alphanumeric();
+    }
+    out
+}
+
+/// PostgreSQL's pg_prng state (xoroshiro128**).
+#[derive(Clone, Copy)]
+struct Prng {
+    s0: u64,
+    s1: u64,
+}
+
+impl Prng {
+    fn seeded(mut seed: u64) -> Prng {
+        let mut splitmix = || {
+            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut v = seed;
+            v = (v ^ (v >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            v = (v ^ (v >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            v ^ (v >> 31)
+        };
+        let (s0, s1) = (splitmix(), splitmix());
+        if s0 == 0 && s1 == 0 {
+            Prng {
+                s0: 0x5851_F42D_4C95_7F2D,
+                s1: 0x1405_7B7E_F767_814F,
+            }
+        } else {
+            Prng { s0, s1 }
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        let s0 = self.s0;
+        let sx = self.s1 ^ s0;
+        let val = s0.wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        self.s0 = s0.rotate_left(24) ^ sx ^ (sx << 16);
+        self.s1 = sx.rotate_left(37);
+        val
+    }
+
+    /// A double in [0, 1) from the top 52 bits (pg_prng_double).
+    fn double(&mut self) -> f64 {
+        (self.next() >> 12) as f64 * (2f64).powi(-52)
+    }
+}
+
+thread_local! {
+    // One generator per connection thread (= per session), as PostgreSQL keeps one per
+    // backend.
+    static PRNG: RefCell<Option<Prng>> = const { RefCell::new(None) };
+}
+
+fn random() -> f64 {
+    PRNG.with(|p| {
+        let mut p = p.borrow_mut();
+        let prng = p.get_or_insert_with(|| {
+            // Seeded from the clock and the thread, as PostgreSQL seeds from its
+            // strong random source when it can.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
+            let thread = std::thread::current().id();
+            let mut h = std::hash::DefaultHasher::new();
+            std::hash::Hash::hash(&thread, &mut h);
+            Prng::seeded(nanos ^ std::hash::Hasher::finish(&h))
+        });
+        prng.double()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_part_and_translate_like_postgres() -> Result<()> {
+        assert_eq!(split_part("a,b,c", ",", 2)?, "b");
+        assert_eq!(split_part("a,b,c", ",", -1)?, "c");
+        assert_eq!(split_part("a,b,c", ",", 4)?, "");
+        assert_eq!(split_part("abc", "", 1)?, "abc");
+        assert_eq!(split_part("", ",", 1)?, "");
+        assert_eq!(split_part("a", ",", 0).unwrap_err().code, "22023");
+        assert_eq!(translate("12345", "143", "ax"), "a2x5");
+        assert_eq!(initcap("hello wORLD-foo_bar 3x"), "Hello World-Foo_Bar 3x");
+        Ok(())
+    }
+}
