@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, Func};
 use crate::types::datetime::fields::{self, Part, Source};
 use crate::types::datetime::{Interval, write_interval};
-use crate::types::{DataType, SqlType, Value};
+use crate::types::{SqlType, Value};
 
 /// Evaluates one of the date/time field functions over `n` rows of argument vectors
 /// `vs` (bound as `args`), giving type `ty`.
@@ -21,22 +21,7 @@ pub fn eval(
     ty: SqlType,
     ctx: &ExecContext,
 ) -> Result<Vector> {
-    let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
-    let mut out = Vector::with_capacity(ty.ty, n);
-    let mut row = Vec::with_capacity(vs.len());
-    for i in 0..n {
-        row.clear();
-        for (v, t) in vs.iter().zip(&types) {
-            row.push(v.value(i, *t));
-        }
-        if row.iter().any(Value::is_null) {
-            out.push_null();
-            continue;
-        }
-        let value = eval_row(func, &row, ctx)?;
-        out.push_value(&value);
-    }
-    Ok(out)
+    super::functions::eval_strict_rows(args, vs, n, ty, |row| eval_row(func, row, ctx))
 }
 
 fn text(v: &Value) -> Result<&str> {

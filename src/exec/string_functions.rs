@@ -15,7 +15,7 @@ use super::context::ExecContext;
 use super::vector::Vector;
 use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, Func};
-use crate::types::{DataType, SqlType, Value};
+use crate::types::{SqlType, Value};
 
 /// PostgreSQL's largest allocation (MaxAllocSize): a value needing more fails.
 const ALLOC_BYTES_MAX: i64 = (1 << 30) - 1;
@@ -30,23 +30,7 @@ pub fn eval(
     ty: SqlType,
     ctx: &ExecContext,
 ) -> Result<Vector> {
-    let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
-    let mut out = Vector::with_capacity(ty.ty, n);
-    let mut row = Vec::with_capacity(vs.len());
-    for i in 0..n {
-        row.clear();
-        for (v, t) in vs.iter().zip(&types) {
-            row.push(v.value(i, *t));
-        }
-        // All of these are strict, except random (no arguments).
-        if row.iter().any(Value::is_null) {
-            out.push_null();
-            continue;
-        }
-        let value = eval_row(func, &row, ctx)?;
-        out.push_value(&value);
-    }
-    Ok(out)
+    super::functions::eval_strict_rows(args, vs, n, ty, |row| eval_row(func, row, ctx))
 }
 
 fn eval_row(func: Func, row: &[Value], ctx: &ExecContext) -> Result<Value> {

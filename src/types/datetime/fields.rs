@@ -658,31 +658,12 @@ fn truncate_tm(tm: &mut Tm, u: Unit) -> std::result::Result<(), ()> {
         return Ok(());
     }
     let level = match u {
-        Unit::Millennium => 9,
-        Unit::Century => 8,
-        Unit::Decade => 7,
-        Unit::Year => 6,
-        Unit::Quarter => 5,
-        Unit::Month => 4,
-        Unit::Day => 3,
-        Unit::Hour => 2,
-        Unit::Minute => 1,
-        Unit::Second => 0,
         Unit::Millisecond => {
             tm.usec = (tm.usec / 1000) * 1000;
             return Ok(());
         }
         Unit::Microsecond => return Ok(()),
-        Unit::Week
-        | Unit::Julian
-        | Unit::IsoTime
-        | Unit::Dow
-        | Unit::Doy
-        | Unit::IsoDow
-        | Unit::IsoYear
-        | Unit::Tz
-        | Unit::TzHour
-        | Unit::TzMinute => return Err(()),
+        _ => trunc_level(u).ok_or(())?,
     };
     if u == Unit::Millennium {
         tm.year = if tm.year > 0 {
@@ -727,13 +708,11 @@ fn truncate_tm(tm: &mut Tm, u: Unit) -> std::result::Result<(), ()> {
     Ok(())
 }
 
-/// date_trunc(`unit`, interval) (interval_trunc).
-pub fn trunc_interval(unit: &str, iv: &Interval) -> Result<Interval> {
-    let lower = unit_name(unit);
-    let ty = "interval";
-    let u = trunc_unit(&lower).ok_or_else(|| not_recognized(&lower, ty))?;
-    let mut tm = interval2itm(iv);
-    let level = match u {
+/// How much of a broken-down time date_trunc clears for `u`, from the second (0) up to
+/// the millennium (9), as the fall-through switch of PostgreSQL's timestamp_trunc and
+/// interval_trunc orders the units; `None` for units those switches treat otherwise.
+fn trunc_level(u: Unit) -> Option<i32> {
+    Some(match u {
         Unit::Millennium => 9,
         Unit::Century => 8,
         Unit::Decade => 7,
@@ -744,6 +723,17 @@ pub fn trunc_interval(unit: &str, iv: &Interval) -> Result<Interval> {
         Unit::Hour => 2,
         Unit::Minute => 1,
         Unit::Second => 0,
+        _ => return None,
+    })
+}
+
+/// date_trunc(`unit`, interval) (interval_trunc).
+pub fn trunc_interval(unit: &str, iv: &Interval) -> Result<Interval> {
+    let lower = unit_name(unit);
+    let ty = "interval";
+    let u = trunc_unit(&lower).ok_or_else(|| not_recognized(&lower, ty))?;
+    let mut tm = interval2itm(iv);
+    let level = match u {
         Unit::Millisecond => -1,
         Unit::Microsecond => -2,
         Unit::Week => {
@@ -760,6 +750,7 @@ pub fn trunc_interval(unit: &str, iv: &Interval) -> Result<Interval> {
         | Unit::Tz
         | Unit::TzHour
         | Unit::TzMinute => return Err(not_supported(&lower, ty)),
+        _ => trunc_level(u).ok_or_else(|| not_supported(&lower, ty))?,
     };
     if level >= 9 {
         tm.year = (tm.year / 1000) * 1000;
