@@ -1,0 +1,163 @@
+//! Coercion: implicit and explicit casts, and the common type of several expressions
+//! (PostgreSQL's UNION/CASE type resolution).
+
+use super::*;
+
+/// The common type of two numbers: the higher ranked one, except that `real` meeting any
+/// other type becomes `double precision`, the numeric category's preferred type.
+pub(super) fn numeric_common(a: DataType, b: DataType, rank_a: u8, rank_b: u8) -> DataType {
+    let higher = if rank_a >= rank_b { a } else { b };
+    if higher == DataType::Float4 && a != b {
+        DataType::Float8
+    } else {
+        higher
+    }
+}
+
+pub(super) fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
+    let mut result: Option<SqlType> = None;
+    for e in exprs {
+        let t = e.ty();
+        if t.ty == DataType::Unknown {
+            continue;
+        }
+        result = Some(match result {
+            None => t,
+            Some(r) if r.ty == t.ty => {
+                if r.typmod == t.typmod {
+                    r
+                } else {
+                    SqlType::new(r.ty)
+                }
+            }
+            Some(r) => {
+                if r.ty.is_string() && t.ty.is_string() {
+                    TEXT
+                } else if let (Some(a), Some(b)) = (r.ty.numeric_rank(), t.ty.numeric_rank()) {
+                    // CASE/COALESCE/VALUES keep the higher type (real stays real);
+                    // only operators prefer double precision.
+                    SqlType::new(if a >= b { r.ty } else { t.ty })
+                } else if cast::is_implicit(r.ty, t.ty) {
+                    SqlType::new(t.ty)
+                } else if cast::is_implicit(t.ty, r.ty) {
+                    SqlType::new(r.ty)
+                } else {
+                    return Err(Error::datatype_mismatch(format!(
+                        "{context} types {} and {} cannot be matched",
+                        r.ty.name(),
+                        t.ty.name()
+                    )));
+                }
+            }
+        });
+    }
+    Ok(result.unwrap_or(UNKNOWN))
+}
+
+impl Binder<'_> {
+    pub(super) fn coerce_all(&mut self, args: Vec<Expr>, ty: SqlType) -> Result<Vec<Expr>> {
+        args.into_iter().map(|a| self.coerce(a, ty)).collect()
+    }
+
+    /// `CAST(e AS to)`: any defined cast, with truncation for strings.
+    pub(super) fn explicit_cast(&mut self, e: Expr, to: SqlType) -> Result<Expr> {
+        let from = e.ty();
+        if !cast::can_cast(from.ty, to.ty) {
+            return Err(Error::new(
+                "42846",
+                format!(
+                    "cannot cast type {} to {}",
+                    from.display_name(),
+                    to.display_name()
+                ),
+            ));
+        }
+        self.coerce_with(e, to, true)
+    }
+
+    /// Implicit coercion to `to` (callers have checked it is allowed).
+    pub(super) fn coerce(&mut self, e: Expr, to: SqlType) -> Result<Expr> {
+        self.coerce_with(e, to, false)
+    }
+
+    pub(super) fn coerce_with(&mut self, e: Expr, to: SqlType, explicit: bool) -> Result<Expr> {
+        let from = e.ty();
+        if from == to {
+            return Ok(e);
+        }
+        match e {
+            Expr::Cast {
+                expr,
+                to:
+                    SqlType {
+                        ty: DataType::Numeric,
+                        ..
+                    },
+                ..
+            } if matches!(to.ty, DataType::Float4 | DataType::Float8)
+                && matches!(
+                    expr.as_ref(),
+                    Expr::Literal {
+                        ty: SqlType {
+                            ty: DataType::Unknown,
+                            ..
+                        },
+                        ..
+                    }
+                ) =>
+            {
+                self.coerce_with(*expr, to, explicit)
+            }
+            Expr::Param { index, ty } if ty.ty == DataType::Unknown => {
+                if let Some(slot) = self.params.get_mut(index) {
+                    *slot = Some(SqlType::new(to.ty));
+                }
+                let param = Expr::Param {
+                    index,
+                    ty: SqlType::new(to.ty),
+                };
+                if to.typmod >= 0 {
+                    return Ok(Expr::Cast {
+                        expr: Box::new(param),
+                        to,
+                        explicit,
+                    });
+                }
+                Ok(param)
+            }
+            Expr::Literal { value, ty } => {
+                let text = ty.ty == DataType::Bpchar && !to.ty.is_string();
+                let value = if ty.ty == DataType::Bpchar
+                    && to.ty.is_string()
+                    && to.ty != DataType::Bpchar
+                {
+                    match value {
+                        Value::Text(s) => Value::Text(s.trim_end_matches(' ').to_string()),
+                        v => v,
+                    }
+                } else {
+                    value
+                };
+                let _ = text;
+                // An untyped literal takes its type here, errors included, as in
+                // PostgreSQL's parser. A typed constant whose cast fails is left for the
+                // planner's constant folding, which skips CASE arms and COALESCE
+                // arguments that are never reached.
+                match cast_value(value.clone(), to, explicit, &self.fmt) {
+                    Ok(v) => Ok(Expr::Literal { value: v, ty: to }),
+                    Err(e) if ty.ty == DataType::Unknown => Err(e),
+                    Err(_) => Ok(Expr::Cast {
+                        expr: Box::new(Expr::Literal { value, ty }),
+                        to,
+                        explicit,
+                    }),
+                }
+            }
+            other => Ok(Expr::Cast {
+                expr: Box::new(other),
+                to,
+                explicit,
+            }),
+        }
+    }
+}

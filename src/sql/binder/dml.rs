@@ -1,0 +1,309 @@
+//! INSERT, UPDATE and DELETE.
+
+use super::*;
+
+impl Binder<'_> {
+    pub(super) fn bind_insert(&mut self, insert: &A::Insert) -> Result<BoundStatement> {
+        if insert.on.is_some() {
+            return Err(Error::feature_not_supported("INSERT … ON CONFLICT"));
+        }
+        if insert.returning.is_some() {
+            return Err(Error::feature_not_supported("RETURNING"));
+        }
+        let name = match &insert.table {
+            A::TableObject::TableName(n) => n,
+            A::TableObject::TableFunction(_) | A::TableObject::TableQuery(_) => {
+                return Err(Error::feature_not_supported("INSERT into this target"));
+            }
+        };
+        let table = self.table(name)?;
+        // Target columns, in the order the statement lists them.
+        let targets: Vec<usize> = if insert.columns.is_empty() {
+            (0..table.columns.len()).collect()
+        } else {
+            let mut t = Vec::new();
+            for c in &insert.columns {
+                let cname = object_name(c)?;
+                let i = table.column_index(&cname).ok_or_else(|| {
+                    Error::undefined_column(&cname)
+                        .with_detail(String::new())
+                        .clone()
+                });
+                let i = i.map_err(|_| {
+                    Error::new(
+                        "42703",
+                        format!(
+                            "column \"{cname}\" of relation \"{}\" does not exist",
+                            table.name
+                        ),
+                    )
+                })?;
+                if t.contains(&i) {
+                    return Err(Error::new(
+                        "42701",
+                        format!("column \"{cname}\" specified more than once"),
+                    ));
+                }
+                t.push(i);
+            }
+            t
+        };
+        let Some(source) = &insert.source else {
+            // INSERT … DEFAULT VALUES
+            let row = (0..table.columns.len())
+                .map(|i| self.default_expr(&table, i))
+                .collect::<Result<Vec<_>>>()?;
+            let types = table.columns.iter().map(|c| c.ty).collect();
+            return Ok(BoundStatement::Insert {
+                table,
+                source: Plan::Values {
+                    rows: vec![row],
+                    types,
+                },
+            });
+        };
+        let plan = match source.body.as_ref() {
+            A::SetExpr::Values(values)
+                if source.order_by.is_none() && source.limit_clause.is_none() =>
+            {
+                let scope = Scope::default();
+                let width = values.rows.first().map_or(0, |r| r.len());
+                if let Some(row) = values.rows.iter().find(|r| r.len() != width) {
+                    let err = Error::syntax("VALUES lists must all be the same length");
+                    return Err(match row.first() {
+                        Some(first) => self.with_location(err, first.span().start),
+                        None => err,
+                    });
+                }
+                // Without a column list, the values fill the first columns (PostgreSQL's
+                // transformInsertStmt); the rest take their defaults.
+                let targets = if insert.columns.is_empty() {
+                    &targets[..width.min(targets.len())]
+                } else {
+                    &targets[..]
+                };
+                let mut rows = Vec::with_capacity(values.rows.len());
+                for row in &values.rows {
+                    if row.len() > targets.len() {
+                        let err = Error::syntax("INSERT has more expressions than target columns");
+                        return Err(self.with_location(err, row[targets.len()].span().start));
+                    }
+                    if row.len() < targets.len() {
+                        return Err(Error::syntax(
+                            "INSERT has more target columns than expressions",
+                        ));
+                    }
+                    let mut out: Vec<Option<Expr>> = vec![None; table.columns.len()];
+                    for (e, &col) in row.iter().zip(targets) {
+                        let bound = if is_default_keyword(e) {
+                            self.default_expr(&table, col)?
+                        } else {
+                            let b = self.bind_expr(e, &scope)?;
+                            let coerced = self.coerce_column(b, &table.columns[col]);
+                            coerced.map_err(|err| self.locate(err, e))?
+                        };
+                        out[col] = Some(bound);
+                    }
+                    let full = out
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, e)| match e {
+                            Some(e) => Ok(e),
+                            None => self.default_expr(&table, i),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    rows.push(full);
+                }
+                let types = table.columns.iter().map(|c| c.ty).collect();
+                Plan::Values { rows, types }
+            }
+            _ => {
+                let (plan, cols) = self.bind_query(source)?;
+                let targets = if insert.columns.is_empty() {
+                    &targets[..cols.len().min(targets.len())]
+                } else {
+                    &targets[..]
+                };
+                if cols.len() > targets.len() {
+                    return Err(Error::syntax(
+                        "INSERT has more expressions than target columns",
+                    ));
+                }
+                if cols.len() < targets.len() {
+                    return Err(Error::syntax(
+                        "INSERT has more target columns than expressions",
+                    ));
+                }
+                let mut exprs = Vec::with_capacity(table.columns.len());
+                for i in 0..table.columns.len() {
+                    match targets.iter().position(|&t| t == i) {
+                        Some(k) => {
+                            let col = Expr::Column {
+                                index: k,
+                                ty: cols[k].ty,
+                                name: cols[k].name.clone(),
+                            };
+                            exprs.push(self.coerce_column(col, &table.columns[i])?);
+                        }
+                        None => exprs.push(self.default_expr(&table, i)?),
+                    }
+                }
+                Plan::Project {
+                    input: Box::new(plan),
+                    exprs,
+                }
+            }
+        };
+        Ok(BoundStatement::Insert {
+            table,
+            source: plan,
+        })
+    }
+
+    pub(super) fn default_expr(&self, table: &TableEntry, column: usize) -> Result<Expr> {
+        let c = &table.columns[column];
+        Ok(c.default.clone().unwrap_or(Expr::Literal {
+            value: Value::Null,
+            ty: c.ty,
+        }))
+    }
+
+    pub(super) fn coerce_column(&mut self, e: Expr, column: &ColumnDef) -> Result<Expr> {
+        let from = e.ty();
+        if from.ty != DataType::Unknown && !cast::is_assignable(from.ty, column.ty.ty) {
+            return Err(Error::datatype_mismatch(format!(
+                "column \"{}\" is of type {} but expression is of type {}",
+                column.name,
+                column.ty.display_name(),
+                from.display_name()
+            ))
+            .with_hint("You will need to rewrite or cast the expression."));
+        }
+        self.coerce_with(e, column.ty, false)
+    }
+
+    pub(super) fn coerce_assign(&mut self, e: Expr, to: SqlType, what: &str) -> Result<Expr> {
+        let from = e.ty();
+        if from.ty != DataType::Unknown && !cast::is_assignable(from.ty, to.ty) {
+            return Err(Error::datatype_mismatch(format!(
+                "argument of {what} must be type {}, not type {}",
+                to.display_name(),
+                from.display_name()
+            )));
+        }
+        self.coerce_with(e, to, false)
+    }
+
+    pub(super) fn bind_update(&mut self, update: &A::Update) -> Result<BoundStatement> {
+        if update.from.is_some() {
+            return Err(Error::feature_not_supported("UPDATE … FROM"));
+        }
+        if update.returning.is_some() {
+            return Err(Error::feature_not_supported("RETURNING"));
+        }
+        if !update.table.joins.is_empty() {
+            return Err(Error::feature_not_supported("JOIN in UPDATE"));
+        }
+        let (plan, scope) = self.bind_table_factor(&update.table.relation)?;
+        let Plan::Scan { table, .. } = plan else {
+            return Err(Error::feature_not_supported("UPDATE of this relation"));
+        };
+        let filter = self.bind_where(update.selection.as_ref(), &scope)?;
+        let mut new_row: Vec<Expr> = table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Expr::Column {
+                index: i,
+                ty: c.ty,
+                name: c.name.clone(),
+            })
+            .collect();
+        let mut assigned = vec![false; table.columns.len()];
+        for a in &update.assignments {
+            let names = match &a.target {
+                A::AssignmentTarget::ColumnName(n) => n,
+                A::AssignmentTarget::Tuple(_) => {
+                    return Err(Error::feature_not_supported("multi-column SET"));
+                }
+            };
+            let cname = match names.0.last() {
+                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+                _ => return Err(Error::syntax("syntax error in SET")),
+            };
+            let i = table.column_index(&cname).ok_or_else(|| {
+                Error::new(
+                    "42703",
+                    format!(
+                        "column \"{cname}\" of relation \"{}\" does not exist",
+                        table.name
+                    ),
+                )
+            })?;
+            if assigned[i] {
+                return Err(Error::new(
+                    "42601",
+                    format!("multiple assignments to same column \"{cname}\""),
+                ));
+            }
+            assigned[i] = true;
+            let value = if is_default_keyword(&a.value) {
+                self.default_expr(&table, i)?
+            } else {
+                let b = self.bind_expr(&a.value, &scope)?;
+                let coerced = self.coerce_column(b, &table.columns[i]);
+                coerced.map_err(|err| self.locate(err, &a.value))?
+            };
+            new_row[i] = value;
+        }
+        let row_id = Expr::Column {
+            index: table.columns.len(),
+            ty: INT8,
+            name: "ctid".into(),
+        };
+        new_row.push(row_id);
+        let scan = Plan::Scan {
+            table: table.clone(),
+            filter,
+            row_ids: true,
+            needed: None,
+        };
+        let source = Plan::Project {
+            input: Box::new(scan),
+            exprs: new_row,
+        };
+        Ok(BoundStatement::Update { table, source })
+    }
+
+    pub(super) fn bind_delete(&mut self, delete: &A::Delete) -> Result<BoundStatement> {
+        if delete.returning.is_some() {
+            return Err(Error::feature_not_supported("RETURNING"));
+        }
+        if delete.using.is_some() {
+            return Err(Error::feature_not_supported("DELETE … USING"));
+        }
+        let from = match &delete.from {
+            A::FromTable::WithFromKeyword(f) | A::FromTable::WithoutKeyword(f) => f,
+        };
+        let [twj] = from.as_slice() else {
+            return Err(Error::feature_not_supported("DELETE from several tables"));
+        };
+        if !twj.joins.is_empty() {
+            return Err(Error::feature_not_supported("JOIN in DELETE"));
+        }
+        let (plan, scope) = self.bind_table_factor(&twj.relation)?;
+        let Plan::Scan { table, .. } = plan else {
+            return Err(Error::feature_not_supported("DELETE from this relation"));
+        };
+        let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
+        let source = Plan::Scan {
+            table: table.clone(),
+            filter,
+            row_ids: true,
+            needed: None,
+        };
+        Ok(BoundStatement::Delete { table, source })
+    }
+
+    // ----- DDL -----------------------------------------------------------------------
+}

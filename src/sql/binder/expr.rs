@@ -1,0 +1,965 @@
+//! Expressions: names, literals, operators (resolved by PostgreSQL's category rules),
+//! CASE, LIKE, IN lists, and the error positions PostgreSQL reports for them.
+
+use super::*;
+
+pub(super) fn number_literal(n: &str) -> Result<Expr> {
+    if n.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+        && let Ok(v) = n.parse::<i64>()
+    {
+        if let Ok(v32) = i32::try_from(v) {
+            return Ok(Expr::literal(Value::Int4(v32), INT4));
+        }
+        return Ok(Expr::literal(Value::Int8(v), INT8));
+    }
+    match Numeric::parse(n) {
+        Ok(v) => Ok(Expr::literal(Value::Numeric(v), NUMERIC)),
+        // Beyond kiln's 38 digits: keep the text; a cast to a float still reads it
+        // exactly, and using it as NUMERIC raises the overflow at run time.
+        Err(e) if e.code == "22003" => Ok(Expr::Cast {
+            expr: Box::new(Expr::literal(Value::Text(n.to_string()), UNKNOWN)),
+            to: NUMERIC,
+            explicit: true,
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+pub(super) fn not_unique(message: String) -> Error {
+    Error::new("42725", message).with_hint(
+        "Could not choose a best candidate function. You might need to add explicit type casts.",
+    )
+}
+
+/// PostgreSQL's 42883 for a binary operator with no candidate for these operand types.
+pub(super) fn no_operator(left: DataType, op: &str, right: DataType) -> Error {
+    Error::undefined_function(format!(
+        "operator does not exist: {} {op} {}",
+        left.name(),
+        right.name()
+    ))
+}
+
+/// PostgreSQL's 42725 for an operator whose operand types leave several candidates.
+pub(super) fn operator_not_unique(signature: &str) -> Error {
+    Error::new("42725", format!("operator is not unique: {signature}")).with_hint(
+        "Could not choose a best candidate operator. You might need to add explicit type casts.",
+    )
+}
+
+/// The type an unknown literal takes opposite a typed operand of an arithmetic operator,
+/// as PostgreSQL's operator resolution decides it: the other operand's type when
+/// `T op T` exists (`date - date`, `timestamp - timestamp`), else the one candidate
+/// (`timestamp + interval`); `None` when several candidates remain (`date + integer`,
+/// `date + interval`, `date + time`: "operator is not unique").
+pub(super) fn unknown_operand_type(op: BinaryOp, other: DataType) -> Option<DataType> {
+    use DataType as D;
+    Some(match (other, op) {
+        (D::Date | D::Timestamp | D::Timestamptz, BinaryOp::Sub) => other,
+        (D::Date, BinaryOp::Add) => return None,
+        (D::Timestamp | D::Timestamptz, _) => D::Interval,
+        (t, _) => t,
+    })
+}
+
+/// PostgreSQL's UNION/CASE type resolution for a set of expressions.
+/// Whether an expression reads a column (or an aggregate of one): PostgreSQL's
+/// contain_vars_of_level(expr, 0).
+pub(super) fn mentions_columns(e: &Expr) -> bool {
+    let mut found = matches!(e, Expr::Column { .. } | Expr::Agg { .. });
+    e.children(&mut |c| found |= mentions_columns(c));
+    found
+}
+
+impl Binder<'_> {
+    pub(super) fn require_bool(&mut self, e: Expr, clause: &str) -> Result<Expr> {
+        match e.ty().ty {
+            DataType::Bool => Ok(e),
+            DataType::Unknown => self.coerce(e, BOOL),
+            other => Err(Error::datatype_mismatch(format!(
+                "argument of {clause} must be type boolean, not type {}",
+                other.name()
+            ))),
+        }
+    }
+
+    pub(super) fn bind_function_arg(
+        &mut self,
+        arg: &A::FunctionArg,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        match arg {
+            A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => self.bind_expr(e, scope),
+            _ => Err(Error::feature_not_supported("this function argument")),
+        }
+    }
+
+    pub(super) fn bind_expr(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
+        if self.depth >= crate::sql::parse::EXPRESSION_DEPTH_MAX {
+            return Err(Error::new("54001", "stack depth limit exceeded"));
+        }
+        self.depth += 1;
+        let result = self.bind_expr_inner(e, scope);
+        self.depth -= 1;
+        result.map_err(|err| self.locate(err, e))
+    }
+
+    /// Gives an error raised while binding `e` the cursor position PostgreSQL reports:
+    /// the innermost expression that failed (its start), except that a bad literal is
+    /// pointed at itself and a missing operator at the operator.
+    pub(super) fn locate(&self, err: Error, e: &A::Expr) -> Error {
+        if err.position.is_some() || matches!(err.code, "54001" | "XX000") {
+            return err;
+        }
+        let literal_error = matches!(
+            err.code,
+            "22P02" | "22007" | "22008" | "22003" | "22001" | "22021" | "22015"
+        );
+        if literal_error && let Some(bad) = err.message.split('"').nth(1) {
+            let mut found = None;
+            for child in direct_operands(e) {
+                if found.is_none()
+                    && let A::Expr::Value(v) = strip_nested(child)
+                    && literal_text(&v.value) == Some(bad)
+                {
+                    found = Some(v.span.start);
+                }
+            }
+            if let Some(at) = found {
+                return self.with_location(err, at);
+            }
+        }
+        let left_operand = match e {
+            A::Expr::BinaryOp { left, .. } => Some(left),
+            A::Expr::Like { expr, .. } | A::Expr::ILike { expr, .. } => Some(expr),
+            _ => None,
+        };
+        if (err.code == "42883" && err.message.starts_with("operator does not exist")
+            || err.code == "42725" && err.message.starts_with("operator is not unique"))
+            && let Some(left) = left_operand
+            && let Some(at) = self.operator_position(left.span().end)
+        {
+            return err.with_position(at);
+        }
+        // A prefix operator's span starts at its operand; PostgreSQL points at the
+        // operator, the first non-blank character before it.
+        if matches!(err.code, "42883" | "42725")
+            && let A::Expr::UnaryOp { expr, .. } = e
+            && let Some(operand) = char_position(self.text, expr.span().start)
+        {
+            let before: Vec<char> = self
+                .text
+                .chars()
+                .take(operand.saturating_sub(1) as usize)
+                .collect();
+            let blanks = before
+                .iter()
+                .rev()
+                .take_while(|c| c.is_whitespace())
+                .count();
+            return err.with_position(operand.saturating_sub(blanks as u32 + 1).max(1));
+        }
+        self.with_location(err, e.span().start)
+    }
+
+    /// The character position of the first operator character after `after` (the end
+    /// of a binary operator's left operand).
+    pub(super) fn operator_position(&self, after: sqlparser::tokenizer::Location) -> Option<u32> {
+        let start = char_position(self.text, after)? as usize;
+        // `start` is 1-based and points at the operand's last character's successor.
+        let skip = self
+            .text
+            .chars()
+            .skip(start.saturating_sub(1))
+            .take_while(|c| c.is_whitespace() || *c == ')')
+            .count();
+        Some((start + skip) as u32)
+    }
+
+    pub(super) fn with_location(&self, err: Error, at: sqlparser::tokenizer::Location) -> Error {
+        match char_position(self.text, at) {
+            Some(p) => err.with_position(p),
+            None => err,
+        }
+    }
+
+    pub(super) fn bind_expr_inner(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
+        match e {
+            A::Expr::Identifier(id) => {
+                let name = ident_name(id);
+                let (index, ty) = scope
+                    .resolve(None, &name)
+                    .map_err(|err| self.with_span(err, id.span))?;
+                Ok(Expr::Column { index, ty, name })
+            }
+            A::Expr::CompoundIdentifier(ids) => {
+                let names: Vec<String> = ids.iter().map(ident_name).collect();
+                let (q, n) = match names.as_slice() {
+                    [q, n] => (q.clone(), n.clone()),
+                    [_, q, n] => (q.clone(), n.clone()),
+                    _ => return Err(Error::feature_not_supported("this column reference")),
+                };
+                let span = ids.first().map(|i| i.span);
+                let (index, ty) = scope.resolve(Some(&q), &n).map_err(|err| match span {
+                    Some(s) => self.with_span(err, s),
+                    None => err,
+                })?;
+                Ok(Expr::Column { index, ty, name: n })
+            }
+            A::Expr::Value(v) => self.bind_value(&v.value),
+            A::Expr::Nested(inner) => self.bind_expr(inner, scope),
+            A::Expr::UnaryOp { op, expr } => self.bind_unary(*op, expr, scope),
+            A::Expr::BinaryOp { .. } => self.bind_binary_chain(e, scope),
+            A::Expr::IsNull(x) => Ok(Expr::IsNull {
+                expr: Box::new(self.bind_expr(x, scope)?),
+                negated: false,
+            }),
+            A::Expr::IsNotNull(x) => Ok(Expr::IsNull {
+                expr: Box::new(self.bind_expr(x, scope)?),
+                negated: true,
+            }),
+            A::Expr::IsTrue(x) => self.bind_is_bool(x, true, false, scope),
+            A::Expr::IsNotTrue(x) => self.bind_is_bool(x, true, true, scope),
+            A::Expr::IsFalse(x) => self.bind_is_bool(x, false, false, scope),
+            A::Expr::IsNotFalse(x) => self.bind_is_bool(x, false, true, scope),
+            A::Expr::IsUnknown(x) => {
+                let b = self.bind_expr(x, scope)?;
+                let b = self.require_bool(b, "IS UNKNOWN")?;
+                Ok(Expr::IsNull {
+                    expr: Box::new(b),
+                    negated: false,
+                })
+            }
+            A::Expr::IsNotUnknown(x) => {
+                let b = self.bind_expr(x, scope)?;
+                let b = self.require_bool(b, "IS NOT UNKNOWN")?;
+                Ok(Expr::IsNull {
+                    expr: Box::new(b),
+                    negated: true,
+                })
+            }
+            A::Expr::IsDistinctFrom(l, r) | A::Expr::IsNotDistinctFrom(l, r) => {
+                let negated = matches!(e, A::Expr::IsNotDistinctFrom(..));
+                let l = self.bind_expr(l, scope)?;
+                let r = self.bind_expr(r, scope)?;
+                let (l, r) = self.unify_comparison(l, r, BinaryOp::Eq)?;
+                Ok(Expr::IsDistinct {
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    negated,
+                })
+            }
+            A::Expr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let x = self.bind_expr(expr, scope)?;
+                let mut items = Vec::with_capacity(list.len());
+                for item in list {
+                    items.push(self.bind_expr(item, scope)?);
+                }
+                self.bind_in_list(x, items, *negated)
+            }
+            A::Expr::InSubquery { .. } | A::Expr::Exists { .. } | A::Expr::Subquery(_) => {
+                Err(Error::feature_not_supported("subqueries"))
+            }
+            A::Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let x = self.bind_expr(expr, scope)?;
+                let lo = self.bind_expr(low, scope)?;
+                let hi = self.bind_expr(high, scope)?;
+                let (ge, le) = if *negated {
+                    (BinaryOp::Lt, BinaryOp::Gt)
+                } else {
+                    (BinaryOp::GtEq, BinaryOp::LtEq)
+                };
+                let a = self.bind_binary(ge, x.clone(), lo)?;
+                let b = self.bind_binary(le, x, hi)?;
+                Ok(if *negated {
+                    Expr::Or(vec![a, b])
+                } else {
+                    Expr::And(vec![a, b])
+                })
+            }
+            A::Expr::Like {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char: None,
+            } => self.bind_like(expr, pattern, *negated, false, scope),
+            A::Expr::ILike {
+                negated,
+                any: false,
+                expr,
+                pattern,
+                escape_char: None,
+            } => self.bind_like(expr, pattern, *negated, true, scope),
+            A::Expr::Like { .. } | A::Expr::ILike { .. } => {
+                Err(Error::feature_not_supported("LIKE with ESCAPE or ANY"))
+            }
+            A::Expr::Cast {
+                kind,
+                expr,
+                data_type,
+                format: None,
+            } => {
+                if matches!(kind, A::CastKind::TryCast | A::CastKind::SafeCast) {
+                    return Err(Error::feature_not_supported("TRY_CAST"));
+                }
+                let to = type_from_ast(data_type)?;
+                let inner = self.bind_expr(expr, scope)?;
+                self.explicit_cast(inner, to)
+            }
+            A::Expr::TypedString(ts) => {
+                let to = type_from_ast(&ts.data_type)?;
+                let text = match &ts.value.value {
+                    A::Value::SingleQuotedString(s) => s.clone(),
+                    other => {
+                        return Err(Error::syntax(format!(
+                            "syntax error at or near \"{other}\""
+                        )));
+                    }
+                };
+                self.explicit_cast(Expr::literal(Value::Text(text), UNKNOWN), to)
+            }
+            A::Expr::Interval(iv) => {
+                if iv.leading_field.is_some() || iv.last_field.is_some() {
+                    return Err(Error::feature_not_supported("INTERVAL field qualifiers"));
+                }
+                let inner = self.bind_expr(&iv.value, scope)?;
+                self.explicit_cast(inner, SqlType::new(DataType::Interval))
+            }
+            A::Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.bind_case(
+                operand.as_deref(),
+                conditions,
+                else_result.as_deref(),
+                scope,
+            ),
+            A::Expr::Function(f) => self.bind_function(f, scope),
+            A::Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.bind_expr(expr, scope)?];
+                args.push(match substring_from {
+                    Some(f) => self.bind_expr(f, scope)?,
+                    None => Expr::literal(Value::Int4(1), INT4),
+                });
+                if let Some(f) = substring_for {
+                    args.push(self.bind_expr(f, scope)?);
+                }
+                self.bind_scalar_function("substring", args)
+            }
+            A::Expr::Extract { field, expr, .. } => {
+                // PostgreSQL reads the field as an identifier, lower-cased.
+                let unit = Expr::literal(Value::Text(field.to_string().to_lowercase()), TEXT);
+                let source = self.bind_expr(expr, scope)?;
+                self.bind_datetime_function("extract", vec![unit, source])
+            }
+            A::Expr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => {
+                let ts = self.bind_expr(timestamp, scope)?;
+                let zone = self.bind_expr(time_zone, scope)?;
+                self.bind_datetime_function("timezone", vec![zone, ts])
+            }
+            A::Expr::Position { expr, r#in } => {
+                let needle = self.bind_expr(expr, scope)?;
+                let hay = self.bind_expr(r#in, scope)?;
+                self.bind_scalar_function("strpos", vec![hay, needle])
+            }
+            A::Expr::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
+                if trim_characters.is_some() {
+                    return Err(Error::feature_not_supported("TRIM with a character list"));
+                }
+                let mut args = vec![self.bind_expr(expr, scope)?];
+                if let Some(w) = trim_what {
+                    args.push(self.bind_expr(w, scope)?);
+                }
+                let name = match trim_where {
+                    Some(A::TrimWhereField::Leading) => "ltrim",
+                    Some(A::TrimWhereField::Trailing) => "rtrim",
+                    _ => "btrim",
+                };
+                self.bind_scalar_function(name, args)
+            }
+            A::Expr::Ceil { expr, field } | A::Expr::Floor { expr, field } => {
+                if !matches!(
+                    field,
+                    A::CeilFloorKind::DateTimeField(A::DateTimeField::NoDateTime)
+                ) {
+                    return Err(Error::feature_not_supported("CEIL/FLOOR TO"));
+                }
+                let name = if matches!(e, A::Expr::Ceil { .. }) {
+                    "ceil"
+                } else {
+                    "floor"
+                };
+                let arg = self.bind_expr(expr, scope)?;
+                self.bind_scalar_function(name, vec![arg])
+            }
+            A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
+            A::Expr::Array(_) => Err(Error::feature_not_supported("arrays")),
+            A::Expr::AnyOp { .. } | A::Expr::AllOp { .. } => {
+                Err(Error::feature_not_supported("ANY/ALL"))
+            }
+            A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
+            A::Expr::Tuple(_) => Err(Error::feature_not_supported("row constructors")),
+            other => Err(Error::feature_not_supported(format!("expression {other}"))),
+        }
+    }
+
+    pub(super) fn with_span(&self, err: Error, span: sqlparser::tokenizer::Span) -> Error {
+        if err.position.is_some() {
+            return err;
+        }
+        self.with_location(err, span.start)
+    }
+
+    pub(super) fn bind_value(&mut self, v: &A::Value) -> Result<Expr> {
+        Ok(match v {
+            A::Value::Number(n, _) => number_literal(n)?,
+            A::Value::SingleQuotedString(s)
+            | A::Value::EscapedStringLiteral(s)
+            | A::Value::DollarQuotedString(A::DollarQuotedString { value: s, .. })
+            | A::Value::UnicodeStringLiteral(s) => Expr::literal(Value::Text(s.clone()), UNKNOWN),
+            A::Value::Boolean(b) => Expr::literal(Value::Bool(*b), BOOL),
+            A::Value::Null => Expr::literal(Value::Null, UNKNOWN),
+            A::Value::Placeholder(p) => {
+                let index: usize = p
+                    .strip_prefix('$')
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n: &usize| (1..=PARAMS_MAX).contains(&n))
+                    .ok_or_else(|| Error::syntax(format!("syntax error at or near \"{p}\"")))?;
+                if self.params.len() < index {
+                    self.params.resize(index, None);
+                }
+                let ty = self.params[index - 1].unwrap_or(UNKNOWN);
+                Expr::Param {
+                    index: index - 1,
+                    ty,
+                }
+            }
+            other => return Err(Error::feature_not_supported(format!("literal {other}"))),
+        })
+    }
+
+    pub(super) fn bind_unary(
+        &mut self,
+        op: A::UnaryOperator,
+        expr: &A::Expr,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        match op {
+            A::UnaryOperator::Not => {
+                let b = self.bind_expr(expr, scope)?;
+                let b = self.require_bool(b, "NOT")?;
+                Ok(Expr::Not(Box::new(b)))
+            }
+            A::UnaryOperator::Plus => self.bind_expr(expr, scope),
+            A::UnaryOperator::Minus => {
+                // Fold negative numeric literals so that -2147483648 is an integer.
+                if let A::Expr::Value(v) = expr
+                    && let A::Value::Number(n, _) = &v.value
+                {
+                    return number_literal(&format!("-{n}"));
+                }
+                let b = self.bind_expr(expr, scope)?;
+                if b.ty().ty == DataType::Unknown {
+                    return Err(Error::new("42725", "operator is not unique: - unknown").with_hint(
+                        "Could not choose a best candidate operator. You might need to add explicit type casts.",
+                    ));
+                }
+                let ty = b.ty();
+                match ty.ty {
+                    DataType::Int2
+                    | DataType::Int4
+                    | DataType::Int8
+                    | DataType::Float4
+                    | DataType::Float8
+                    | DataType::Numeric
+                    | DataType::Interval => Ok(Expr::Negate {
+                        expr: Box::new(b),
+                        ty: SqlType::new(ty.ty),
+                    }),
+                    other => Err(Error::undefined_function(format!(
+                        "operator does not exist: - {}",
+                        other.name()
+                    ))),
+                }
+            }
+            other => Err(Error::feature_not_supported(format!("operator {other}"))),
+        }
+    }
+
+    pub(super) fn bind_is_bool(
+        &mut self,
+        x: &A::Expr,
+        value: bool,
+        negated: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let b = self.bind_expr(x, scope)?;
+        let b = self.require_bool(b, "IS TRUE")?;
+        Ok(Expr::IsBool {
+            expr: Box::new(b),
+            value,
+            negated,
+        })
+    }
+
+    pub(super) fn bind_like(
+        &mut self,
+        expr: &A::Expr,
+        pattern: &A::Expr,
+        negated: bool,
+        ci: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let x = self.bind_expr(expr, scope)?;
+        let p = self.bind_expr(pattern, scope)?;
+        let textual = |t: DataType| {
+            matches!(
+                t,
+                DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown
+            )
+        };
+        let (xt, pt) = (x.ty().ty, p.ty().ty);
+        if !textual(xt) || !textual(pt) {
+            let op = match (ci, negated) {
+                (false, false) => "~~",
+                (false, true) => "!~~",
+                (true, false) => "~~*",
+                (true, true) => "!~~*",
+            };
+            return Err(no_operator(xt, op, pt));
+        }
+        let x = self.text_operand(x)?;
+        let p = self.text_operand(p)?;
+        Ok(Expr::Like {
+            expr: Box::new(x),
+            pattern: Box::new(p),
+            negated,
+            case_insensitive: ci,
+        })
+    }
+
+    /// A LIKE operand (already checked to be a string or unknown) as text.
+    pub(super) fn text_operand(&mut self, e: Expr) -> Result<Expr> {
+        match e.ty().ty {
+            DataType::Bpchar | DataType::Unknown => self.coerce(e, TEXT),
+            _ => Ok(e),
+        }
+    }
+
+    /// Binds a left-deep chain of binary operators (`a + b + c …`, `p OR q OR …`)
+    /// iteratively: sqlparser builds such chains without depth limits, and recursing down
+    /// the left spine would cost a stack frame per operator.
+    pub(super) fn bind_binary_chain(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
+        let mut spine: Vec<(&A::Expr, &A::BinaryOperator, &A::Expr)> = Vec::new();
+        let mut leftmost = e;
+        while let A::Expr::BinaryOp { left, op, right } = leftmost {
+            spine.push((leftmost, op, right));
+            leftmost = left;
+        }
+        let mut acc = self.bind_expr(leftmost, scope)?;
+        let mut acc_ast = leftmost;
+        while let Some((node, op, right)) = spine.pop() {
+            let mut r = self.bind_expr(right, scope)?;
+            // Errors point where PostgreSQL points: a non-boolean AND/OR operand at
+            // itself, anything else at this node of the chain.
+            let name = match op {
+                A::BinaryOperator::And => Some("AND"),
+                A::BinaryOperator::Or => Some("OR"),
+                _ => None,
+            };
+            if let Some(name) = name {
+                let checked = self.require_bool(acc, name);
+                acc = checked.map_err(|err| self.locate(err, acc_ast))?;
+                let checked = self.require_bool(r, name);
+                r = checked.map_err(|err| self.locate(err, right))?;
+            }
+            let bound = self.bind_binary_op(acc, op, r);
+            acc = bound.map_err(|err| self.locate(err, node))?;
+            acc_ast = node;
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn bind_binary_op(
+        &mut self,
+        l: Expr,
+        op: &A::BinaryOperator,
+        r: Expr,
+    ) -> Result<Expr> {
+        let op = match op {
+            A::BinaryOperator::And | A::BinaryOperator::Or => {
+                let name = if matches!(op, A::BinaryOperator::And) {
+                    "AND"
+                } else {
+                    "OR"
+                };
+                let l = self.require_bool(l, name)?;
+                let r = self.require_bool(r, name)?;
+                let is_and = matches!(op, A::BinaryOperator::And);
+                let mut list = Vec::new();
+                for side in [l, r] {
+                    match (side, is_and) {
+                        (Expr::And(inner), true) => list.extend(inner),
+                        (Expr::Or(inner), false) => list.extend(inner),
+                        (other, _) => list.push(other),
+                    }
+                }
+                return Ok(if is_and {
+                    Expr::And(list)
+                } else {
+                    Expr::Or(list)
+                });
+            }
+            A::BinaryOperator::Plus => BinaryOp::Add,
+            A::BinaryOperator::Minus => BinaryOp::Sub,
+            A::BinaryOperator::Multiply => BinaryOp::Mul,
+            A::BinaryOperator::Divide => BinaryOp::Div,
+            A::BinaryOperator::Modulo => BinaryOp::Mod,
+            A::BinaryOperator::PGExp => BinaryOp::Pow,
+            A::BinaryOperator::Eq => BinaryOp::Eq,
+            A::BinaryOperator::NotEq => BinaryOp::NotEq,
+            A::BinaryOperator::Lt => BinaryOp::Lt,
+            A::BinaryOperator::LtEq => BinaryOp::LtEq,
+            A::BinaryOperator::Gt => BinaryOp::Gt,
+            A::BinaryOperator::GtEq => BinaryOp::GtEq,
+            A::BinaryOperator::StringConcat => BinaryOp::Concat,
+            other => return Err(Error::feature_not_supported(format!("operator {other}"))),
+        };
+        self.bind_binary(op, l, r)
+    }
+
+    /// Gives both sides of a comparison one type.
+    /// `x [NOT] IN (items)` as PostgreSQL's transformAExprIn builds it: the items that
+    /// mention no column, when there are two or more, are matched with `x` at one common
+    /// type (one list test); every other item is compared with `x` by its own `=` (`<>`),
+    /// and the parts are ORed (ANDed), list test first.
+    pub(super) fn bind_in_list(
+        &mut self,
+        x: Expr,
+        items: Vec<Expr>,
+        negated: bool,
+    ) -> Result<Expr> {
+        let (with_columns, constants): (Vec<Expr>, Vec<Expr>) =
+            items.iter().cloned().partition(mentions_columns);
+        let mut parts = Vec::new();
+        let mut compared = items;
+        if constants.len() > 1
+            && let Some(list) = self.in_list_at_common_type(&x, constants, negated)
+        {
+            parts.push(list);
+            compared = with_columns;
+        }
+        let op = if negated {
+            BinaryOp::NotEq
+        } else {
+            BinaryOp::Eq
+        };
+        for item in compared {
+            parts.push(self.bind_binary(op, x.clone(), item)?);
+        }
+        Ok(match parts.len() {
+            1 => parts.remove(0),
+            _ if negated => Expr::And(parts),
+            _ => Expr::Or(parts),
+        })
+    }
+
+    /// One `x [NOT] IN (constants)` test at the common type of `x` and the constants, if
+    /// there is one they all coerce to (else PostgreSQL compares them one by one).
+    pub(super) fn in_list_at_common_type(
+        &mut self,
+        x: &Expr,
+        items: Vec<Expr>,
+        negated: bool,
+    ) -> Option<Expr> {
+        let mut all: Vec<&Expr> = vec![x];
+        all.extend(items.iter());
+        let ty = common_type(&all, "IN").ok()?;
+        let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
+        let ty = SqlType::new(if ty.ty == DataType::Bpchar {
+            DataType::Text
+        } else {
+            ty.ty
+        });
+        let x = self.coerce(x.clone(), ty).ok()?;
+        let items = items
+            .into_iter()
+            .map(|i| self.coerce(i, ty))
+            .collect::<Result<Vec<_>>>()
+            .ok()?;
+        Some(Expr::InList {
+            expr: Box::new(x),
+            list: items,
+            negated,
+        })
+    }
+
+    pub(super) fn unify_comparison(
+        &mut self,
+        l: Expr,
+        r: Expr,
+        op: BinaryOp,
+    ) -> Result<(Expr, Expr)> {
+        let (lt, rt) = (l.ty().ty, r.ty().ty);
+        let target = match (lt, rt) {
+            (DataType::Unknown, DataType::Unknown) => TEXT,
+            (DataType::Unknown, t) | (t, DataType::Unknown) => SqlType::new(t),
+            (a, b) if a.is_string() && b.is_string() => TEXT,
+            (a, b) => match (a.numeric_rank(), b.numeric_rank()) {
+                (Some(x), Some(y)) => SqlType::new(numeric_common(a, b, x, y)),
+                _ if a == b => SqlType::new(a),
+                _ if cast::is_implicit(a, b) => SqlType::new(b),
+                _ if cast::is_implicit(b, a) => SqlType::new(a),
+                _ => {
+                    return Err(no_operator(a, op.symbol(), b));
+                }
+            },
+        };
+        // char(n) compares without trailing spaces: compare as text.
+        let target = if target.ty == DataType::Bpchar || target.ty == DataType::Varchar {
+            TEXT
+        } else {
+            target
+        };
+        let l = if l.ty().ty == target.ty && l.ty().ty != DataType::Bpchar {
+            l
+        } else {
+            self.coerce(l, target)?
+        };
+        let r = if r.ty().ty == target.ty && r.ty().ty != DataType::Bpchar {
+            r
+        } else {
+            self.coerce(r, target)?
+        };
+        Ok((l, r))
+    }
+
+    pub(super) fn bind_binary(&mut self, op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
+        use DataType as D;
+        if op.is_comparison() {
+            let (l, r) = self.unify_comparison(l, r, op)?;
+            return Ok(Expr::Binary {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                ty: BOOL,
+            });
+        }
+        if op == BinaryOp::Concat {
+            let (lt, rt) = (l.ty().ty, r.ty().ty);
+            if !(lt.is_string() || rt.is_string()) {
+                return Err(no_operator(lt, "||", rt));
+            }
+            let l = self.concat_operand(l)?;
+            let r = self.concat_operand(r)?;
+            return Ok(Expr::Binary {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                ty: TEXT,
+            });
+        }
+        let (mut lt, mut rt) = (l.ty().ty, r.ty().ty);
+        // Unknown literals take the other side's type; two unknowns are an error like PG's.
+        let (l, r) = match (lt, rt) {
+            (D::Unknown, D::Unknown) => {
+                return Err(operator_not_unique(&format!(
+                    "unknown {} unknown",
+                    op.symbol()
+                )));
+            }
+            (D::Unknown, t) => {
+                let target = unknown_operand_type(op, t).ok_or_else(|| {
+                    operator_not_unique(&format!("unknown {} {}", op.symbol(), t.name()))
+                })?;
+                lt = target;
+                (self.coerce(l, SqlType::new(target))?, r)
+            }
+            (t, D::Unknown) => {
+                let target = unknown_operand_type(op, t).ok_or_else(|| {
+                    operator_not_unique(&format!("{} {} unknown", t.name(), op.symbol()))
+                })?;
+                rt = target;
+                (l, self.coerce(r, SqlType::new(target))?)
+            }
+            _ => (l, r),
+        };
+        let no_op = |lt: D, rt: D| no_operator(lt, op.symbol(), rt);
+        // Numbers.
+        if let (Some(a), Some(b)) = (lt.numeric_rank(), rt.numeric_rank()) {
+            let common = numeric_common(lt, rt, a, b);
+            if op == BinaryOp::Pow {
+                if common == D::Numeric {
+                    let l = self.coerce(l, NUMERIC)?;
+                    let r = self.coerce(r, NUMERIC)?;
+                    return Ok(Expr::Binary {
+                        op,
+                        left: Box::new(l),
+                        right: Box::new(r),
+                        ty: NUMERIC,
+                    });
+                }
+                let l = self.coerce(l, FLOAT8)?;
+                let r = self.coerce(r, FLOAT8)?;
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: FLOAT8,
+                });
+            }
+            if op == BinaryOp::Mod && matches!(common, D::Float4 | D::Float8) {
+                return Err(no_op(lt, rt));
+            }
+            let ty = SqlType::new(common);
+            let l = self.coerce(l, ty)?;
+            let r = self.coerce(r, ty)?;
+            return Ok(Expr::Binary {
+                op,
+                left: Box::new(l),
+                right: Box::new(r),
+                ty,
+            });
+        }
+        // Dates and times.
+        let ty = match (lt, op, rt) {
+            (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Int2 | D::Int4 | D::Int8) => {
+                let r = self.coerce(r, INT4)?;
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: SqlType::new(D::Date),
+                });
+            }
+            (D::Int2 | D::Int4 | D::Int8, BinaryOp::Add, D::Date) => {
+                let l = self.coerce(l, INT4)?;
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(r),
+                    right: Box::new(l),
+                    ty: SqlType::new(D::Date),
+                });
+            }
+            (D::Date, BinaryOp::Sub, D::Date) => INT4,
+            (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Interval) => {
+                let l = self.coerce(l, SqlType::new(D::Timestamp))?;
+                return self.bind_binary(op, l, r);
+            }
+            (D::Interval, BinaryOp::Add, D::Date) => {
+                let r = self.coerce(r, SqlType::new(D::Timestamp))?;
+                return self.bind_binary(op, r, l);
+            }
+            (D::Interval, BinaryOp::Add, D::Timestamp | D::Timestamptz) => {
+                return self.bind_binary(op, r, l);
+            }
+            (D::Timestamp | D::Timestamptz, BinaryOp::Add | BinaryOp::Sub, D::Interval) => {
+                SqlType::new(lt)
+            }
+            (D::Timestamp, BinaryOp::Sub, D::Timestamp)
+            | (D::Timestamptz, BinaryOp::Sub, D::Timestamptz) => SqlType::new(D::Interval),
+            (D::Interval, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(D::Interval),
+            (D::Interval, BinaryOp::Mul | BinaryOp::Div, t) if t.numeric_rank().is_some() => {
+                let r = self.coerce(r, FLOAT8)?;
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: SqlType::new(D::Interval),
+                });
+            }
+            (t, BinaryOp::Mul, D::Interval) if t.numeric_rank().is_some() => {
+                let l = self.coerce(l, FLOAT8)?;
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(r),
+                    right: Box::new(l),
+                    ty: SqlType::new(D::Interval),
+                });
+            }
+            _ => return Err(no_op(lt, rt)),
+        };
+        Ok(Expr::Binary {
+            op,
+            left: Box::new(l),
+            right: Box::new(r),
+            ty,
+        })
+    }
+
+    pub(super) fn concat_operand(&mut self, e: Expr) -> Result<Expr> {
+        match e.ty().ty {
+            DataType::Text | DataType::Varchar => Ok(e),
+            _ => self.explicit_cast(e, TEXT),
+        }
+    }
+
+    pub(super) fn bind_case(
+        &mut self,
+        operand: Option<&A::Expr>,
+        conditions: &[A::CaseWhen],
+        else_result: Option<&A::Expr>,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let operand = operand.map(|o| self.bind_expr(o, scope)).transpose()?;
+        let mut conds = Vec::with_capacity(conditions.len());
+        let mut results = Vec::with_capacity(conditions.len());
+        for w in conditions {
+            let c = self.bind_expr(&w.condition, scope)?;
+            let c = match &operand {
+                Some(o) => self.bind_binary(BinaryOp::Eq, o.clone(), c)?,
+                None => {
+                    let checked = self.require_bool(c, "CASE/WHEN");
+                    checked.map_err(|err| self.locate(err, &w.condition))?
+                }
+            };
+            conds.push(c);
+            results.push(self.bind_expr(&w.result, scope)?);
+        }
+        let else_bound = else_result.map(|e| self.bind_expr(e, scope)).transpose()?;
+        let mut all: Vec<&Expr> = results.iter().collect();
+        if let Some(e) = &else_bound {
+            all.push(e);
+        }
+        let ty = common_type(&all, "CASE")?;
+        let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
+        let mut whens = Vec::with_capacity(conds.len());
+        for (c, r) in conds.into_iter().zip(results) {
+            whens.push((c, self.coerce(r, ty)?));
+        }
+        let else_result = else_bound
+            .map(|e| self.coerce(e, ty))
+            .transpose()?
+            .map(Box::new);
+        Ok(Expr::Case {
+            whens,
+            else_result,
+            ty,
+        })
+    }
+}

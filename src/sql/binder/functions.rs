@@ -1,0 +1,679 @@
+//! Scalar function calls: overload resolution, argument coercion and result types.
+
+use super::*;
+
+/// `42725`: several candidates fit an argument of unknown type equally well.
+/// Function names kiln binds (scalar functions, aggregates, table functions, and the
+/// keyword forms sqlparser reports as calls). Sorted.
+pub(super) const KILN_FUNCTIONS: &[&str] = &[
+    "abs",
+    "age",
+    "ascii",
+    "avg",
+    "btrim",
+    "ceil",
+    "ceiling",
+    "char_length",
+    "character_length",
+    "chr",
+    "coalesce",
+    "concat",
+    "count",
+    "current_catalog",
+    "current_database",
+    "current_date",
+    "current_role",
+    "current_setting",
+    "current_timestamp",
+    "current_user",
+    "date_part",
+    "date_trunc",
+    "exp",
+    "extract",
+    "floor",
+    "generate_series",
+    "greatest",
+    "initcap",
+    "least",
+    "left",
+    "length",
+    "ln",
+    "localtimestamp",
+    "log",
+    "log10",
+    "lower",
+    "lpad",
+    "ltrim",
+    "max",
+    "md5",
+    "min",
+    "mod",
+    "now",
+    "nullif",
+    "octet_length",
+    "pg_typeof",
+    "position",
+    "pow",
+    "power",
+    "random",
+    "repeat",
+    "replace",
+    "reverse",
+    "right",
+    "round",
+    "rpad",
+    "rtrim",
+    "session_user",
+    "split_part",
+    "sqrt",
+    "starts_with",
+    "statement_timestamp",
+    "strpos",
+    "substr",
+    "substring",
+    "sum",
+    "timezone",
+    "transaction_timestamp",
+    "translate",
+    "trim",
+    "trunc",
+    "upper",
+    "user",
+    "version",
+];
+
+/// A call kiln cannot bind: PostgreSQL's "does not exist" when kiln knows the function
+/// (the arguments are wrong there too), or `0A000` when PostgreSQL has a built-in of that
+/// name kiln lacks — an honest "not supported" rather than a claim that it is missing.
+pub(super) fn unsupported_builtin(e: Error, name: &str) -> Error {
+    let known = KILN_FUNCTIONS.binary_search(&name).is_ok();
+    if e.code == "42883" && !known && crate::sql::pg_functions::is_builtin(name) {
+        let mut err = Error::feature_not_supported(format!("function {name}"));
+        err.position = e.position;
+        return err;
+    }
+    e
+}
+
+impl Binder<'_> {
+    pub(super) fn bind_function(&mut self, f: &A::Function, scope: &Scope) -> Result<Expr> {
+        let name = object_name(&f.name)?;
+        if f.over.is_some() {
+            return Err(Error::feature_not_supported("window functions"));
+        }
+        if f.filter.is_some() || !f.within_group.is_empty() {
+            return Err(Error::feature_not_supported(
+                "aggregate FILTER and WITHIN GROUP",
+            ));
+        }
+        let (args, distinct, star) = match &f.args {
+            A::FunctionArguments::None => (vec![], false, false),
+            A::FunctionArguments::Subquery(_) => {
+                return Err(Error::feature_not_supported("subqueries"));
+            }
+            A::FunctionArguments::List(list) => {
+                if !list.clauses.is_empty() {
+                    return Err(Error::feature_not_supported(
+                        "ORDER BY in function arguments",
+                    ));
+                }
+                let distinct = matches!(
+                    list.duplicate_treatment,
+                    Some(A::DuplicateTreatment::Distinct)
+                );
+                let mut star = false;
+                let mut args = Vec::new();
+                for a in &list.args {
+                    match a {
+                        A::FunctionArg::Unnamed(A::FunctionArgExpr::Wildcard) => star = true,
+                        A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => args.push(e),
+                        _ => return Err(Error::feature_not_supported("named function arguments")),
+                    }
+                }
+                (args, distinct, star)
+            }
+        };
+        if let Some(agg) = agg_func(&name) {
+            return self.bind_aggregate(agg, &name, &args, distinct, star, scope);
+        }
+        if star || distinct {
+            return Err(Error::syntax(format!(
+                "{name}(*) specified, but {name} is not an aggregate function"
+            )));
+        }
+        if name == "generate_series" {
+            // A set-returning function outside FROM (PostgreSQL's ProjectSet).
+            return Err(Error::feature_not_supported(
+                "set-returning functions outside FROM",
+            ));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.bind_expr(a, scope)?);
+        }
+        if name == "pg_typeof" {
+            let [arg] = bound.as_slice() else {
+                return Err(Error::undefined_function(
+                    "function pg_typeof does not exist",
+                ));
+            };
+            let ty = if arg.ty().ty == DataType::Unknown && !matches!(arg, Expr::Param { .. }) {
+                "unknown".to_string()
+            } else {
+                arg.ty().ty.name().to_string()
+            };
+            return Ok(Expr::literal(Value::Text(ty), TEXT));
+        }
+        self.bind_scalar_function(&name, bound)
+            .map_err(|e| unsupported_builtin(e, &name))
+    }
+
+    /// EXTRACT, date_part, date_trunc, age and timezone (AT TIME ZONE), resolved as
+    /// PostgreSQL resolves their overloads: a date reads as timestamptz where that is
+    /// the preferred candidate, an untyped literal is ambiguous (42725) except as the
+    /// time of AT TIME ZONE.
+    pub(super) fn bind_datetime_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        use DataType as D;
+        let types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        let shown = if name == "extract" {
+            "pg_catalog.extract"
+        } else {
+            name
+        };
+        let signature = args
+            .iter()
+            .map(|a| a.ty().display_name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let not_found =
+            || Error::undefined_function(format!("function {shown}({signature}) does not exist"));
+        let ambiguous = || not_unique(format!("function {shown}({signature}) is not unique"));
+        let datetime_source =
+            |t: D| matches!(t, D::Date | D::Timestamp | D::Timestamptz | D::Interval);
+        let mut args = args;
+        let text_arg = |b: &mut Binder, a: Expr| -> Result<Expr> {
+            match a.ty().ty {
+                D::Text | D::Varchar => Ok(a),
+                D::Unknown | D::Bpchar => b.coerce(a, TEXT),
+                _ => Err(not_found()),
+            }
+        };
+        let (func, ty) = match (name, types.as_slice()) {
+            ("extract" | "date_part", [u, t]) if u.is_string() || *u == D::Unknown => {
+                if *t == D::Unknown {
+                    return Err(ambiguous());
+                }
+                if !datetime_source(*t) {
+                    return Err(not_found());
+                }
+                let unit = args.remove(0);
+                args.insert(0, text_arg(self, unit)?);
+                if name == "extract" {
+                    (Func::Extract, NUMERIC)
+                } else {
+                    (Func::DatePart, SqlType::new(D::Float8))
+                }
+            }
+            ("date_trunc", [u, t, rest @ ..]) if u.is_string() || *u == D::Unknown => {
+                if *t == D::Unknown {
+                    return Err(ambiguous());
+                }
+                let ty = match (t, rest) {
+                    (D::Timestamp, []) => SqlType::new(D::Timestamp),
+                    (D::Interval, []) => SqlType::new(D::Interval),
+                    (D::Timestamptz | D::Date, [] | [D::Text | D::Varchar | D::Unknown]) => {
+                        SqlType::new(D::Timestamptz)
+                    }
+                    _ => return Err(not_found()),
+                };
+                let mut it = std::mem::take(&mut args).into_iter();
+                let (unit, source) = match (it.next(), it.next()) {
+                    (Some(u), Some(s)) => (u, s),
+                    _ => return Err(not_found()),
+                };
+                args.push(text_arg(self, unit)?);
+                args.push(self.coerce(source, ty)?);
+                if let Some(zone) = it.next() {
+                    args.push(text_arg(self, zone)?);
+                }
+                (Func::DateTrunc, ty)
+            }
+            ("age", [a, b]) => {
+                let target = match (a, b) {
+                    (D::Unknown, D::Unknown) => return Err(ambiguous()),
+                    (D::Timestamp, D::Timestamp | D::Unknown) | (D::Unknown, D::Timestamp) => {
+                        D::Timestamp
+                    }
+                    (x, y)
+                        if matches!(x, D::Date | D::Timestamp | D::Timestamptz | D::Unknown)
+                            && matches!(
+                                y,
+                                D::Date | D::Timestamp | D::Timestamptz | D::Unknown
+                            ) =>
+                    {
+                        D::Timestamptz
+                    }
+                    _ => return Err(not_found()),
+                };
+                let args2 = std::mem::take(&mut args)
+                    .into_iter()
+                    .map(|a| self.coerce(a, SqlType::new(target)))
+                    .collect::<Result<Vec<_>>>()?;
+                args = args2;
+                (Func::Age, SqlType::new(D::Interval))
+            }
+            ("age", [a]) => {
+                let target = match a {
+                    D::Unknown => return Err(ambiguous()),
+                    D::Timestamp => D::Timestamp,
+                    D::Date | D::Timestamptz => D::Timestamptz,
+                    _ => return Err(not_found()),
+                };
+                // age(x) is age(current_date, x): midnight today.
+                let today = Expr::Cast {
+                    expr: Box::new(Expr::Func {
+                        func: Func::CurrentDate,
+                        args: vec![],
+                        ty: SqlType::new(D::Date),
+                    }),
+                    to: SqlType::new(target),
+                    explicit: true,
+                };
+                let x = self.coerce(args.remove(0), SqlType::new(target))?;
+                args = vec![today, x];
+                (Func::Age, SqlType::new(D::Interval))
+            }
+            ("timezone", [z, t]) => {
+                let zone_ty = match z {
+                    D::Interval => D::Interval,
+                    D::Text | D::Varchar | D::Bpchar | D::Unknown => D::Text,
+                    _ => return Err(not_found()),
+                };
+                let (source, result) = match t {
+                    D::Timestamp => (D::Timestamp, D::Timestamptz),
+                    D::Timestamptz | D::Date | D::Unknown => (D::Timestamptz, D::Timestamp),
+                    _ => return Err(not_found()),
+                };
+                let mut it = std::mem::take(&mut args).into_iter();
+                let (zone, ts) = match (it.next(), it.next()) {
+                    (Some(z), Some(t)) => (z, t),
+                    _ => return Err(not_found()),
+                };
+                args = vec![
+                    self.coerce(zone, SqlType::new(zone_ty))?,
+                    self.coerce(ts, SqlType::new(source))?,
+                ];
+                (Func::Timezone, SqlType::new(result))
+            }
+            _ => return Err(not_found()),
+        };
+        Ok(Expr::Func { func, args, ty })
+    }
+
+    pub(super) fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        if matches!(
+            name,
+            "extract" | "date_part" | "date_trunc" | "age" | "timezone"
+        ) {
+            return self.bind_datetime_function(name, args);
+        }
+        use DataType as D;
+        let arg_types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        let signature = args
+            .iter()
+            .map(|a| a.ty().display_name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let not_found =
+            || Error::undefined_function(format!("function {name}({signature}) does not exist"));
+        let text_args = |b: &mut Binder, args: Vec<Expr>| -> Result<Vec<Expr>> {
+            args.into_iter()
+                .map(|a| match a.ty().ty {
+                    D::Text | D::Varchar => Ok(a),
+                    D::Unknown | D::Bpchar => b.coerce(a, TEXT),
+                    _ => Err(not_found()),
+                })
+                .collect()
+        };
+        let (func, args, ty) = match (name, arg_types.as_slice()) {
+            ("upper", [_]) => (Func::Upper, text_args(self, args)?, TEXT),
+            ("lower", [_]) => (Func::Lower, text_args(self, args)?, TEXT),
+            ("length" | "char_length" | "character_length", [_]) => {
+                (Func::Length, text_args(self, args)?, INT4)
+            }
+            ("octet_length", [_]) => (Func::OctetLength, text_args(self, args)?, INT4),
+            ("abs", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                let t = if *t == D::Unknown { D::Float8 } else { *t };
+                let args = self.coerce_all(args, SqlType::new(t))?;
+                (Func::Abs, args, SqlType::new(t))
+            }
+            ("trunc", [D::Unknown]) => {
+                return Err(not_unique(
+                    "function trunc(unknown) is not unique".to_string(),
+                ));
+            }
+            ("round" | "trunc", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                let t = if *t == D::Numeric {
+                    D::Numeric
+                } else {
+                    D::Float8
+                };
+                let args = self.coerce_all(args, SqlType::new(t))?;
+                (
+                    if name == "round" {
+                        Func::Round
+                    } else {
+                        Func::Trunc
+                    },
+                    args,
+                    SqlType::new(t),
+                )
+            }
+            ("round" | "trunc", [t, s])
+                if (t.numeric_rank().is_some() && *t != D::Float4 && *t != D::Float8
+                    || *t == D::Unknown)
+                    && (s.is_integer() || *s == D::Unknown) =>
+            {
+                let mut it = args.into_iter();
+                let (a, b) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let args = vec![self.coerce(a, NUMERIC)?, self.coerce(b, INT4)?];
+                (
+                    if name == "round" {
+                        Func::Round
+                    } else {
+                        Func::Trunc
+                    },
+                    args,
+                    NUMERIC,
+                )
+            }
+            ("ceil" | "ceiling" | "floor", [t])
+                if t.numeric_rank().is_some() || *t == D::Unknown =>
+            {
+                let t = if *t == D::Numeric {
+                    D::Numeric
+                } else {
+                    D::Float8
+                };
+                let args = self.coerce_all(args, SqlType::new(t))?;
+                (
+                    if name == "floor" {
+                        Func::Floor
+                    } else {
+                        Func::Ceil
+                    },
+                    args,
+                    SqlType::new(t),
+                )
+            }
+            ("sqrt" | "ln" | "exp" | "log" | "log10", [t])
+                if t.numeric_rank().is_some() || *t == D::Unknown =>
+            {
+                let func = match name {
+                    "sqrt" => Func::Sqrt,
+                    "ln" => Func::Ln,
+                    "exp" => Func::Exp,
+                    _ => Func::Log10,
+                };
+                if *t == D::Numeric {
+                    (func, args, NUMERIC)
+                } else {
+                    (func, self.coerce_all(args, FLOAT8)?, FLOAT8)
+                }
+            }
+            ("log", [b, x])
+                if (b.numeric_rank().is_some() || *b == D::Unknown)
+                    && (x.numeric_rank().is_some() || *x == D::Unknown) =>
+            {
+                (Func::Log, self.coerce_all(args, NUMERIC)?, NUMERIC)
+            }
+            ("mod", [a, b]) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => {
+                let refs: Vec<&Expr> = args.iter().collect();
+                let t = common_type(&refs, "mod")?;
+                if matches!(t.ty, D::Float4 | D::Float8) {
+                    return Err(not_found());
+                }
+                (Func::Mod, self.coerce_all(args, t)?, t)
+            }
+            ("power" | "pow", [a, b])
+                if (a.numeric_rank().is_some() || *a == D::Unknown)
+                    && (b.numeric_rank().is_some() || *b == D::Unknown) =>
+            {
+                if *a == D::Numeric || *b == D::Numeric {
+                    (Func::Power, self.coerce_all(args, NUMERIC)?, NUMERIC)
+                } else {
+                    (Func::Power, self.coerce_all(args, FLOAT8)?, FLOAT8)
+                }
+            }
+            ("substr" | "substring", [_, _] | [_, _, _]) => {
+                let mut it = args.into_iter();
+                let s = it.next().ok_or_else(not_found)?;
+                let s = text_args(self, vec![s])?.remove(0);
+                let mut out = vec![s];
+                for a in it {
+                    if !(a.ty().ty.is_integer() || a.ty().ty == D::Unknown) {
+                        return Err(not_found());
+                    }
+                    out.push(self.coerce(a, INT4)?);
+                }
+                (Func::Substr, out, TEXT)
+            }
+            ("strpos", [_, _]) => (Func::Position, text_args(self, args)?, INT4),
+            ("replace", [_, _, _]) => (Func::Replace, text_args(self, args)?, TEXT),
+            ("btrim" | "trim", [_] | [_, _]) => (Func::Btrim, text_args(self, args)?, TEXT),
+            ("ltrim", [_] | [_, _]) => (Func::Ltrim, text_args(self, args)?, TEXT),
+            ("rtrim", [_] | [_, _]) => (Func::Rtrim, text_args(self, args)?, TEXT),
+            ("repeat", [_, n]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let s = text_args(self, vec![s])?.remove(0);
+                (Func::Repeat, vec![s, self.coerce(n, INT4)?], TEXT)
+            }
+            ("chr", [n]) if n.is_integer() || *n == D::Unknown => {
+                let n = args.into_iter().next().ok_or_else(not_found)?;
+                (Func::Chr, vec![self.coerce(n, INT4)?], TEXT)
+            }
+            ("ascii", [_]) => (Func::Ascii, text_args(self, args)?, INT4),
+            ("lpad" | "rpad", [_, n] | [_, n, _]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let mut out = text_args(self, vec![s])?;
+                out.push(self.coerce(n, INT4)?);
+                out.extend(text_args(self, it.collect())?);
+                let func = if name == "lpad" {
+                    Func::Lpad
+                } else {
+                    Func::Rpad
+                };
+                (func, out, TEXT)
+            }
+            ("split_part", [_, _, n]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, d, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let mut out = text_args(self, vec![s, d])?;
+                out.push(self.coerce(n, INT4)?);
+                (Func::SplitPart, out, TEXT)
+            }
+            ("reverse", [_]) => (Func::Reverse, text_args(self, args)?, TEXT),
+            ("translate", [_, _, _]) => (Func::Translate, text_args(self, args)?, TEXT),
+            ("starts_with", [_, _]) => (Func::StartsWith, text_args(self, args)?, BOOL),
+            ("initcap", [_]) => (Func::Initcap, text_args(self, args)?, TEXT),
+            ("md5", [_]) => (Func::Md5, text_args(self, args)?, TEXT),
+            ("random", []) => (Func::Random, args, FLOAT8),
+            ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
+                let mut it = args.into_iter();
+                let (s, n) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let s = text_args(self, vec![s])?.remove(0);
+                let n = self.coerce(n, INT4)?;
+                (
+                    if name == "left" {
+                        Func::Left
+                    } else {
+                        Func::Right
+                    },
+                    vec![s, n],
+                    TEXT,
+                )
+            }
+            ("concat", _) => {
+                let mut out = Vec::with_capacity(args.len());
+                for a in args {
+                    // concat formats its arguments with their output functions
+                    // (a boolean is 't', not 'true' as in a cast).
+                    out.push(if a.ty().ty == D::Unknown {
+                        self.coerce(a, TEXT)?
+                    } else {
+                        a
+                    });
+                }
+                (Func::Concat, out, TEXT)
+            }
+            ("coalesce" | "greatest" | "least", [_, ..]) => {
+                let refs: Vec<&Expr> = args.iter().collect();
+                let t = common_type(&refs, &name.to_uppercase())?;
+                let t = if t.ty == D::Unknown { TEXT } else { t };
+                let func = match name {
+                    "coalesce" => Func::Coalesce,
+                    "greatest" => Func::Greatest,
+                    _ => Func::Least,
+                };
+                (func, self.coerce_all(args, t)?, t)
+            }
+            ("nullif", [_, _]) => {
+                let mut it = args.into_iter();
+                let (a, b) = (
+                    it.next().ok_or_else(not_found)?,
+                    it.next().ok_or_else(not_found)?,
+                );
+                let (a, b) = self.unify_comparison(a, b, BinaryOp::Eq)?;
+                let t = a.ty();
+                (Func::Nullif, vec![a, b], t)
+            }
+            (
+                "now"
+                | "current_timestamp"
+                | "transaction_timestamp"
+                | "statement_timestamp"
+                | "localtimestamp",
+                [],
+            ) => {
+                if name == "localtimestamp" {
+                    return Ok(Expr::Cast {
+                        expr: Box::new(Expr::Func {
+                            func: Func::Now,
+                            args: vec![],
+                            ty: SqlType::new(D::Timestamptz),
+                        }),
+                        to: SqlType::new(D::Timestamp),
+                        explicit: true,
+                    });
+                }
+                (Func::Now, vec![], SqlType::new(D::Timestamptz))
+            }
+            ("current_timestamp" | "localtimestamp", [D::Int4 | D::Int2 | D::Int8]) => {
+                // CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p): now() to p digits.
+                let p = match args.first() {
+                    Some(Expr::Literal {
+                        value: Value::Int4(p),
+                        ..
+                    }) if *p >= 0 => (*p).min(crate::types::MAX_SECONDS_PRECISION),
+                    _ => return Err(not_found()),
+                };
+                let base = if name == "localtimestamp" {
+                    D::Timestamp
+                } else {
+                    D::Timestamptz
+                };
+                return Ok(Expr::Cast {
+                    expr: Box::new(Expr::Func {
+                        func: Func::Now,
+                        args: vec![],
+                        ty: SqlType::new(D::Timestamptz),
+                    }),
+                    to: SqlType::with_typmod(base, p),
+                    explicit: true,
+                });
+            }
+            ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
+            ("version", []) => (Func::Version, vec![], TEXT),
+            ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
+            ("current_user" | "session_user" | "user" | "current_role", []) => {
+                (Func::CurrentUser, vec![], TEXT)
+            }
+            ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
+            ("current_setting", [_, _]) => {
+                let mut args = args.into_iter();
+                let (name, missing_ok) = match (args.next(), args.next()) {
+                    (Some(n), Some(m)) => (n, m),
+                    _ => return Err(Error::internal("current_setting arguments")),
+                };
+                let name = text_args(self, vec![name])?;
+                let missing_ok = match missing_ok.ty().ty {
+                    D::Bool => missing_ok,
+                    D::Unknown => self.coerce(missing_ok, SqlType::new(D::Bool))?,
+                    _ => return Err(not_found()),
+                };
+                (
+                    Func::CurrentSetting,
+                    name.into_iter().chain([missing_ok]).collect(),
+                    TEXT,
+                )
+            }
+            _ => return Err(not_found()),
+        };
+        Ok(Expr::Func { func, args, ty })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(super) fn kiln_functions_are_sorted_postgres_builtins() {
+        assert!(KILN_FUNCTIONS.windows(2).all(|w| w[0] < w[1]));
+        for name in KILN_FUNCTIONS {
+            // Every name kiln binds is one PostgreSQL has (sqlparser's keyword forms
+            // included, which pg_proc lists as functions too, except these).
+            let keyword_only = matches!(
+                *name,
+                "ceiling"
+                    | "current_catalog"
+                    | "current_date"
+                    | "current_role"
+                    | "current_timestamp"
+                    | "current_user"
+                    | "localtimestamp"
+                    | "session_user"
+                    | "user"
+                    | "coalesce"
+                    | "greatest"
+                    | "least"
+                    | "nullif"
+                    | "extract"
+                    | "trim"
+                    | "pg_typeof"
+            );
+            assert!(
+                keyword_only || crate::sql::pg_functions::is_builtin(name),
+                "{name}"
+            );
+        }
+    }
+}

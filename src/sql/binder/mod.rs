@@ -1,0 +1,303 @@
+//! The binder: sqlparser AST → typed expressions and plans.
+//!
+//! It follows PostgreSQL's analysis step: names resolve against the FROM clause (one
+//! table, a table function, or nothing), literals without a type (`'abc'`, `NULL`,
+//! parameters without a declared type) take the type their context asks for, operators
+//! resolve by PostgreSQL's category rules (`int4 + int8 → int8`, `int + numeric →
+//! numeric`, `date + int → date` …), and a SELECT with aggregates or GROUP BY is checked
+//! so that every column outside an aggregate is grouped (`42803`).
+//!
+//! A SELECT becomes, bottom-up:
+//! `Scan(filter) → Aggregate → Filter(HAVING) → Project(outputs + hidden sort keys) →
+//! Distinct → Sort (top-N with LIMIT) → Limit → Project(drop hidden keys)`.
+
+use std::sync::Arc;
+
+use sqlparser::ast as A;
+use sqlparser::ast::Spanned;
+
+use crate::catalog::{Catalog, ColumnDef, TableEntry};
+use crate::error::{Error, Result};
+use crate::plan::{BoundStatement, OutputColumn, Plan, SortKey, TransactionOp};
+use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func};
+use crate::storage::mvcc::Snapshot;
+use crate::types::cast::{self, cast_value};
+use crate::types::text::TextFormat;
+use crate::types::{DataType, Numeric, SqlType, Value, type_from_ast};
+
+mod aggregate;
+mod coerce;
+mod ddl;
+mod dml;
+mod expr;
+mod from;
+mod functions;
+mod names;
+mod position;
+mod scope;
+mod select;
+mod utility;
+
+use aggregate::*;
+use coerce::*;
+use expr::*;
+use names::*;
+use position::*;
+use scope::*;
+pub use select::plan_width;
+use utility::*;
+
+const BOOL: SqlType = SqlType::new(DataType::Bool);
+
+const INT4: SqlType = SqlType::new(DataType::Int4);
+
+const INT8: SqlType = SqlType::new(DataType::Int8);
+
+const FLOAT8: SqlType = SqlType::new(DataType::Float8);
+
+const NUMERIC: SqlType = SqlType::new(DataType::Numeric);
+
+const TEXT: SqlType = SqlType::new(DataType::Text);
+
+const UNKNOWN: SqlType = SqlType::new(DataType::Unknown);
+
+/// Maximum number of parameters in one statement (the protocol's Int16 count).
+pub const PARAMS_MAX: usize = 65535;
+
+/// Folds an identifier as PostgreSQL does: unquoted names are lower-cased.
+pub fn ident_name(ident: &A::Ident) -> String {
+    if ident.quote_style.is_some() {
+        ident.value.clone()
+    } else {
+        ident.value.to_lowercase()
+    }
+}
+
+fn object_name(name: &A::ObjectName) -> Result<String> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| match p {
+            A::ObjectNamePart::Identifier(i) => Ok(ident_name(i)),
+            A::ObjectNamePart::Function(_) => Err(Error::syntax("syntax error in name")),
+        })
+        .collect::<Result<_>>()?;
+    match parts.as_slice() {
+        [n] => Ok(n.clone()),
+        [schema, n] if schema == "public" => Ok(n.clone()),
+        [schema, n] if schema == "pg_catalog" => Ok(n.clone()),
+        [schema, _] => Err(Error::new(
+            "3F000",
+            format!("schema \"{schema}\" does not exist"),
+        )),
+        _ => Err(Error::feature_not_supported(format!("name \"{name}\""))),
+    }
+}
+
+pub struct Binder<'a> {
+    catalog: &'a Catalog,
+    /// Which version of each table name the statement binds to.
+    snapshot: Snapshot,
+    /// Every table the statement names, as resolved (checked again before it runs).
+    pub tables: Vec<Arc<TableEntry>>,
+    fmt: TextFormat,
+    /// Parameter types: declared by the client, or inferred from use.
+    pub params: Vec<Option<SqlType>>,
+    aggs: Vec<AggCall>,
+    agg_allowed: bool,
+    /// Current expression nesting, bounded by `EXPRESSION_DEPTH_MAX`.
+    depth: usize,
+    /// The text the statement was parsed from: errors point into it (PostgreSQL's
+    /// `parser_errposition`).
+    text: &'a str,
+}
+
+fn is_default_keyword(e: &A::Expr) -> bool {
+    matches!(e, A::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("default"))
+}
+
+impl<'a> Binder<'a> {
+    pub fn new(
+        catalog: &'a Catalog,
+        snapshot: Snapshot,
+        fmt: TextFormat,
+        declared_params: Vec<Option<SqlType>>,
+    ) -> Binder<'a> {
+        Binder {
+            catalog,
+            snapshot,
+            tables: Vec::new(),
+            fmt,
+            params: declared_params,
+            aggs: Vec::new(),
+            agg_allowed: false,
+            depth: 0,
+            text: "",
+        }
+    }
+
+    /// The statement text the AST's spans refer to, so errors carry positions.
+    pub fn with_text(mut self, text: &'a str) -> Binder<'a> {
+        self.text = text;
+        self
+    }
+
+    /// Parameter types after binding; undetermined ones become `text`.
+    pub fn param_types(&self) -> Vec<SqlType> {
+        self.params.iter().map(|p| p.unwrap_or(TEXT)).collect()
+    }
+
+    pub fn bind_statement(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
+        let mut bound = self.bind_statement_inner(stmt)?;
+        match &mut bound {
+            BoundStatement::Query { plan, .. } | BoundStatement::Insert { source: plan, .. } => {
+                crate::plan::prune::prune(plan, None)
+            }
+            BoundStatement::Update { source, .. } => crate::plan::prune::prune(source, None),
+            BoundStatement::Delete { table, source } => {
+                // A delete reads only its filter's columns and the row ids.
+                let mut need = vec![false; table.columns.len() + 1];
+                need[table.columns.len()] = true;
+                crate::plan::prune::prune(source, Some(need))
+            }
+            _ => {}
+        }
+        match &mut bound {
+            BoundStatement::Query { plan, .. }
+            | BoundStatement::Insert { source: plan, .. }
+            | BoundStatement::Update { source: plan, .. }
+            | BoundStatement::Delete { source: plan, .. } => {
+                crate::plan::fold::fold_plan(plan, self.fmt)?
+            }
+            _ => {}
+        }
+        Ok(bound)
+    }
+
+    pub(super) fn bind_statement_inner(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
+        match stmt {
+            A::Statement::Query(q) => {
+                let (plan, columns) = self.bind_query(q)?;
+                Ok(BoundStatement::Query { plan, columns })
+            }
+            A::Statement::Insert(insert) => self.bind_insert(insert),
+            A::Statement::Update(update) => self.bind_update(update),
+            A::Statement::Delete(delete) => self.bind_delete(delete),
+            A::Statement::CreateTable(ct) => self.bind_create_table(ct),
+            A::Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } => {
+                if *object_type != A::ObjectType::Table {
+                    return Err(Error::feature_not_supported(format!("DROP {object_type}")));
+                }
+                if *cascade {
+                    return Err(Error::feature_not_supported("DROP TABLE … CASCADE"));
+                }
+                let names = names.iter().map(object_name).collect::<Result<_>>()?;
+                Ok(BoundStatement::DropTable {
+                    names,
+                    if_exists: *if_exists,
+                })
+            }
+            A::Statement::Truncate(t) => {
+                let mut tables = Vec::new();
+                for target in &t.table_names {
+                    tables.push(self.table(&target.name)?);
+                }
+                Ok(BoundStatement::Truncate { tables })
+            }
+            A::Statement::StartTransaction { .. } => {
+                Ok(BoundStatement::Transaction(TransactionOp::Begin))
+            }
+            A::Statement::Commit { chain: false, .. } => {
+                Ok(BoundStatement::Transaction(TransactionOp::Commit))
+            }
+            A::Statement::Rollback {
+                chain: false,
+                savepoint: None,
+            } => Ok(BoundStatement::Transaction(TransactionOp::Rollback)),
+            A::Statement::Rollback {
+                chain: false,
+                savepoint: Some(name),
+            } => Ok(BoundStatement::Transaction(TransactionOp::RollbackTo(
+                ident_name(name),
+            ))),
+            A::Statement::Savepoint { name } => Ok(BoundStatement::Transaction(
+                TransactionOp::Savepoint(ident_name(name)),
+            )),
+            A::Statement::ReleaseSavepoint { name } => Ok(BoundStatement::Transaction(
+                TransactionOp::Release(ident_name(name)),
+            )),
+            A::Statement::Deallocate { name, .. } => {
+                let all = name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all");
+                Ok(BoundStatement::Deallocate {
+                    name: if all { None } else { Some(ident_name(name)) },
+                })
+            }
+            A::Statement::Set(set) => self.bind_set(set),
+            A::Statement::ShowVariable { variable } => {
+                let words: Vec<String> = variable.iter().map(ident_name).collect();
+                let spaced = words.join(" ");
+                // Only a few settings have names of several words; others are dotted.
+                let name = match spaced.as_str() {
+                    "time zone" | "transaction isolation level" | "session authorization" => spaced,
+                    _ => words.join("."),
+                };
+                Ok(BoundStatement::Show { name })
+            }
+            A::Statement::Reset(r) => match &r.reset {
+                A::Reset::ConfigurationParameter(name) => Ok(BoundStatement::Set {
+                    name: setting_name(name),
+                    value: None,
+                    local: false,
+                }),
+                A::Reset::ALL => Err(Error::feature_not_supported("RESET ALL")),
+                A::Reset::SessionAuthorization => {
+                    Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION"))
+                }
+            },
+            A::Statement::Discard { .. } => Ok(BoundStatement::NoOp {
+                tag: "DISCARD ALL".into(),
+            }),
+            other => {
+                let text = other.to_string();
+                let head: String = text
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Err(Error::feature_not_supported(format!("statement {head}")))
+            }
+        }
+    }
+
+    pub(super) fn table(&mut self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
+        let schema = match name.0.as_slice() {
+            [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
+            _ => None,
+        };
+        if schema.as_deref() == Some("information_schema") {
+            return Err(Error::feature_not_supported(format!("system view {name}")));
+        }
+        let n = object_name(name)?;
+        match self.catalog.table(&n, &self.snapshot) {
+            Some(t) if schema.as_deref() != Some("pg_catalog") => {
+                if !self.tables.iter().any(|seen| Arc::ptr_eq(seen, &t)) {
+                    self.tables.push(t.clone());
+                }
+                Ok(t)
+            }
+            // PostgreSQL's system catalogs (psql's \d, drivers' metadata) come later.
+            _ if schema.as_deref() == Some("pg_catalog") || n.starts_with("pg_") => Err(
+                Error::feature_not_supported(format!("system catalog pg_catalog.{n}")),
+            ),
+            _ => Err(Error::undefined_table(&n)),
+        }
+    }
+
+    // ----- queries -------------------------------------------------------------------
+}

@@ -1,0 +1,80 @@
+//! Output column names as PostgreSQL derives them (FigureColname).
+
+use super::*;
+
+/// PostgreSQL's FigureColname: the output name of an unaliased select item.
+pub(super) fn derive_name(e: &A::Expr) -> String {
+    figure_name(e).map_or_else(|| "?column?".into(), |(name, _)| name)
+}
+
+/// How strongly a name was derived (FigureColnameInternal's result): a column or
+/// function name (2) beats a cast's type or `case` (1), which beats nothing.
+pub(super) const NAME_STRONG: u8 = 2;
+
+pub(super) const NAME_WEAK: u8 = 1;
+
+pub(super) fn figure_name(e: &A::Expr) -> Option<(String, u8)> {
+    let strong = |n: &str| Some((n.to_string(), NAME_STRONG));
+    match e {
+        A::Expr::Identifier(id) => Some((ident_name(id), NAME_STRONG)),
+        A::Expr::CompoundIdentifier(ids) => ids.last().map(|i| (ident_name(i), NAME_STRONG)),
+        A::Expr::Function(f) => match f.name.0.last() {
+            Some(A::ObjectNamePart::Identifier(i)) => Some((ident_name(i), NAME_STRONG)),
+            _ => None,
+        },
+        A::Expr::Nested(inner) => figure_name(inner),
+        // A cast names its column after the type unless its operand has a stronger name.
+        A::Expr::Cast {
+            expr, data_type, ..
+        } => match figure_name(expr) {
+            Some(named) if named.1 > NAME_WEAK => Some(named),
+            _ => Some((cast_type_name(data_type), NAME_WEAK)),
+        },
+        A::Expr::TypedString(ts) => Some((cast_type_name(&ts.data_type), NAME_WEAK)),
+        A::Expr::Interval(_) => Some(("interval".into(), NAME_WEAK)),
+        // CASE takes its ELSE result's name when that one is strong.
+        A::Expr::Case { else_result, .. } => match else_result.as_deref().and_then(figure_name) {
+            Some(named) if named.1 > NAME_WEAK => Some(named),
+            _ => Some(("case".into(), NAME_WEAK)),
+        },
+        A::Expr::Substring { shorthand, .. } => {
+            strong(if *shorthand { "substr" } else { "substring" })
+        }
+        A::Expr::Position { .. } => strong("position"),
+        A::Expr::Trim { trim_where, .. } => match trim_where {
+            Some(A::TrimWhereField::Leading) => strong("ltrim"),
+            Some(A::TrimWhereField::Trailing) => strong("rtrim"),
+            _ => strong("btrim"),
+        },
+        A::Expr::Extract { .. } => strong("extract"),
+        A::Expr::AtTimeZone { .. } => strong("timezone"),
+        A::Expr::Ceil { .. } => strong("ceil"),
+        A::Expr::Floor { .. } => strong("floor"),
+        _ => None,
+    }
+}
+
+/// The name PostgreSQL gives a cast's column (its internal type name).
+pub(super) fn cast_type_name(dt: &A::DataType) -> String {
+    match type_from_ast(dt) {
+        Ok(t) => match t.ty {
+            DataType::Bool => "bool",
+            DataType::Int2 => "int2",
+            DataType::Int4 => "int4",
+            DataType::Int8 => "int8",
+            DataType::Float4 => "float4",
+            DataType::Float8 => "float8",
+            DataType::Numeric => "numeric",
+            DataType::Text => "text",
+            DataType::Varchar => "varchar",
+            DataType::Bpchar => "bpchar",
+            DataType::Date => "date",
+            DataType::Timestamp => "timestamp",
+            DataType::Timestamptz => "timestamptz",
+            DataType::Interval => "interval",
+            DataType::Unknown => "unknown",
+        }
+        .to_string(),
+        Err(_) => "?column?".into(),
+    }
+}
