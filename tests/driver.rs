@@ -215,7 +215,7 @@ async fn errors_carry_sqlstate_and_the_session_recovers() {
         .query("SELECT nope FROM (SELECT 1) t", &[])
         .await
         .expect_err("subquery");
-    assert_eq!(err.code().map(|c| c.code()), Some("0A000"));
+    assert_eq!(err.code().map(|c| c.code()), Some("42703"));
 }
 
 /// Error positions (1-based characters) as PostgreSQL 15 reports them for the same text.

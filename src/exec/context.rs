@@ -1,11 +1,12 @@
 //! What a running statement needs from its session: snapshot, parameters, settings, and
 //! the interrupt flag that cancel requests and statement_timeout raise.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
+use super::subplan::SubResult;
 use crate::error::{Error, Result};
 use crate::storage::mvcc::{Snapshot, SnapshotPin};
 use crate::types::Value;
@@ -48,6 +49,11 @@ pub struct ExecContext {
     pub memory_used: AtomicUsize,
     /// The session's `kiln.max_query_memory`, in bytes.
     pub memory_max: usize,
+    /// The outer row's values a correlated subplan is running for, by slot.
+    pub outer: parking_lot::Mutex<Vec<Value>>,
+    /// Rows of the subplans that read nothing of the outer row, by subplan id: each
+    /// runs once per statement.
+    pub subplan_results: parking_lot::Mutex<HashMap<usize, Arc<SubResult>>>,
 }
 
 impl ExecContext {

@@ -59,6 +59,11 @@ fn is_null_at(nulls: &Option<Vec<bool>>, i: usize) -> bool {
 pub fn eval(expr: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
     match expr {
         Expr::Column { index, .. } => eval_column(*index, batch, sel),
+        Expr::OuterParam { slot, ty } => {
+            Ok(super::subplan::outer_param(*slot, ty.ty, sel.len(), ctx))
+        }
+        Expr::SubPlan(sp) => super::subplan::eval_subplan(sp, batch, sel, ctx),
+        Expr::ColumnRef { .. } | Expr::Subquery(_) => Err(super::subplan::not_lowered(expr)),
         Expr::Literal { value, ty } => Ok(Vector::repeat(value, ty.ty, sel.len())),
         Expr::Param { index, ty } => {
             let v = ctx.params.get(*index).cloned().unwrap_or(Value::Null);
@@ -138,6 +143,26 @@ fn eval_binary(
     let l = eval(left, batch, sel, ctx)?;
     let r = eval(right, batch, sel, ctx)?;
     binary(op, l, r, left.ty(), right.ty(), ty, &ctx.fmt.zone)
+}
+
+/// Compares two vectors of one comparison's operand types.
+pub fn compare(
+    op: BinaryOp,
+    l: Vector,
+    r: Vector,
+    lt: SqlType,
+    rt: SqlType,
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    binary(
+        op,
+        l,
+        r,
+        lt,
+        rt,
+        SqlType::new(DataType::Bool),
+        &ctx.fmt.zone,
+    )
 }
 
 #[inline(never)]

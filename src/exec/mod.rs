@@ -15,6 +15,7 @@ pub mod ops;
 pub mod scan;
 pub mod sort;
 pub mod string_functions;
+pub mod subplan;
 pub mod vector;
 
 use context::ExecContext;

@@ -275,7 +275,7 @@ impl SortOp {
             }
         }
         if let Some(f) = &filter {
-            crate::plan::prune::mark(f, &mut read);
+            crate::plan::physical::mark_columns(f, &mut read);
         }
         let types = table.storage.types.clone();
         let scan = Box::new(Scan::new(table, filter, true, Some(read)));

@@ -1,77 +1,30 @@
-//! Query plans: what the binder produces and the executor runs.
+//! Query plans, in three stages:
 //!
-//! The first version builds the physical plan directly while binding, with the rewrites
-//! that matter most applied on the way: the WHERE clause is pushed into the scan (it
-//! filters through a selection vector, never copying rows), `ORDER BY … LIMIT` becomes a
-//! bounded top-N sort, and projections that only restate their input are dropped.
+//! ```text
+//!   sql::binder ──▶ logical plan ──▶ rules (optimizer) ──▶ lower ──▶ physical plan ──▶ exec
+//!                   (ColumnIds,       fold, pushdown,        (positions,
+//!                    subqueries)      prune, …               operators chosen)
+//! ```
+//!
+//! - [`logical`]: relational operators whose expressions name columns by relation and
+//!   column, and may hold subqueries.
+//! - [`rules`]: the optimizer — separate rewrite rules over one tree-walking API.
+//! - [`lower`]: the physical planner — chooses operators and turns column ids into
+//!   positions.
+//! - [`physical`]: what the executor runs.
+//! - [`BoundStatement`]: a statement ready to run (physical plans for its queries).
 
 use std::sync::Arc;
 
 use crate::catalog::{ColumnDef, TableEntry};
-use crate::sql::expr::{AggCall, Expr};
 use crate::types::SqlType;
 
-pub mod fold;
-pub mod prune;
+pub mod logical;
+pub mod lower;
+pub mod physical;
+pub mod rules;
 
-#[derive(Clone, Debug)]
-pub struct SortKey {
-    pub column: usize,
-    pub desc: bool,
-    pub nulls_first: bool,
-}
-
-#[derive(Clone, Debug)]
-pub enum Plan {
-    /// All columns of a table (plus a row-id column when `row_ids`), rows the snapshot
-    /// sees that pass `filter`.
-    Scan {
-        table: Arc<TableEntry>,
-        filter: Option<Expr>,
-        row_ids: bool,
-        /// Table columns the plan reads (`None`: all). Unread columns stay empty vectors,
-        /// so column positions never change.
-        needed: Option<Vec<bool>>,
-    },
-    /// Literal rows.
-    Values {
-        rows: Vec<Vec<Expr>>,
-        types: Vec<SqlType>,
-    },
-    /// `generate_series(start, stop [, step])` over integers.
-    GenerateSeries {
-        args: Vec<Expr>,
-        ty: SqlType,
-    },
-    Filter {
-        input: Box<Plan>,
-        predicate: Expr,
-    },
-    Project {
-        input: Box<Plan>,
-        exprs: Vec<Expr>,
-    },
-    /// Output: group-by columns, then one column per aggregate.
-    Aggregate {
-        input: Box<Plan>,
-        group_by: Vec<Expr>,
-        aggs: Vec<AggCall>,
-    },
-    Distinct {
-        input: Box<Plan>,
-    },
-    /// Sorts on input columns; with `limit`, keeps only the first `limit` rows (top-N).
-    Sort {
-        input: Box<Plan>,
-        keys: Vec<SortKey>,
-        limit: Option<Expr>,
-    },
-    Limit {
-        input: Box<Plan>,
-        limit: Option<Expr>,
-        offset: Option<Expr>,
-    },
-}
+pub use physical::{Plan, SortKey};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputColumn {

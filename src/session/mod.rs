@@ -303,6 +303,8 @@ impl Session {
             user: self.user.clone(),
             memory_used: std::sync::atomic::AtomicUsize::new(0),
             memory_max: self.settings.query_memory_max,
+            outer: Default::default(),
+            subplan_results: Default::default(),
         }
     }
 

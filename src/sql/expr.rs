@@ -1,5 +1,10 @@
 //! Bound expressions: typed, name-resolved, ready to evaluate a batch at a time.
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::plan::Plan;
+use crate::plan::logical::{ColumnId, LogicalPlan, RelId};
 use crate::types::{DataType, SqlType, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,13 +145,89 @@ pub struct AggCall {
     pub ty: SqlType,
 }
 
+/// What a subquery expression asks of its rows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubqueryKind {
+    /// The one value of the one row (NULL without rows; `21000` with more than one).
+    Scalar,
+    /// Whether there is a row.
+    Exists,
+    /// `(l1, …) op ANY (subquery)` (and IN): true if `left[i] op right[i]` holds for
+    /// every `i` on some row. `right[i]` reads the subquery's output column `i` (cast to
+    /// the comparison's common type).
+    Any {
+        left: Vec<Expr>,
+        right: Vec<Expr>,
+        op: BinaryOp,
+    },
+    /// `(l1, …) op ALL (subquery)`: true if the comparison holds on every row.
+    All {
+        left: Vec<Expr>,
+        right: Vec<Expr>,
+        op: BinaryOp,
+    },
+}
+
+/// A subquery inside an expression of a logical plan.
+#[derive(Clone, Debug)]
+pub struct Subquery {
+    pub kind: SubqueryKind,
+    pub plan: LogicalPlan,
+    /// The value's type: the column's for a scalar subquery, boolean otherwise.
+    pub ty: SqlType,
+}
+
+impl PartialEq for Subquery {
+    /// Two subqueries are the same expression only if they are the same node.
+    fn eq(&self, other: &Subquery) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+/// A subquery the executor runs: once when it reads nothing of the outer row, else for
+/// each distinct combination of the outer values it reads.
+#[derive(Debug)]
+pub struct SubPlan {
+    /// Numbers the subplan within its statement (the executor caches results by it).
+    pub id: usize,
+    pub kind: SubqueryKind,
+    /// In `kind`, `left` expressions read the outer row; `right` ones read the plan's
+    /// output row (positions).
+    pub plan: Plan,
+    /// Outer values the plan reads, as `(slot, expression over the outer row)`: the
+    /// plan reads slot `s` as [`Expr::OuterParam`].
+    pub params: Vec<(usize, Expr)>,
+    pub ty: SqlType,
+}
+
+impl PartialEq for SubPlan {
+    fn eq(&self, other: &SubPlan) -> bool {
+        self.id == other.id
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
-    /// Column `index` of the input batch.
+    /// Column `index` of the input batch (physical plans).
     Column {
         index: usize,
         ty: SqlType,
         name: String,
+    },
+    /// A column of a relation (logical plans).
+    ColumnRef {
+        id: ColumnId,
+        ty: SqlType,
+        name: String,
+    },
+    /// A subquery (logical plans).
+    Subquery(Box<Subquery>),
+    /// A subquery the executor runs (physical plans).
+    SubPlan(Arc<SubPlan>),
+    /// Inside a correlated subplan: the outer row's value in slot `slot`.
+    OuterParam {
+        slot: usize,
+        ty: SqlType,
     },
     Literal {
         value: Value,
@@ -224,6 +305,8 @@ impl Expr {
     pub fn ty(&self) -> SqlType {
         match self {
             Expr::Column { ty, .. }
+            | Expr::ColumnRef { ty, .. }
+            | Expr::OuterParam { ty, .. }
             | Expr::Literal { ty, .. }
             | Expr::Param { ty, .. }
             | Expr::Negate { ty, .. }
@@ -232,6 +315,8 @@ impl Expr {
             | Expr::Func { ty, .. }
             | Expr::Agg { ty, .. } => *ty,
             Expr::Cast { to, .. } => *to,
+            Expr::Subquery(s) => s.ty,
+            Expr::SubPlan(s) => s.ty,
             Expr::And(_)
             | Expr::Or(_)
             | Expr::Not(_)
@@ -254,7 +339,21 @@ impl Expr {
     /// Calls `f` on every direct child.
     pub fn children_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Literal { .. } | Expr::Param { .. } | Expr::Agg { .. } => {}
+            Expr::Column { .. }
+            | Expr::ColumnRef { .. }
+            | Expr::OuterParam { .. }
+            | Expr::Literal { .. }
+            | Expr::Param { .. }
+            | Expr::Agg { .. } => {}
+            Expr::Subquery(s) => match &mut s.kind {
+                SubqueryKind::Scalar | SubqueryKind::Exists => {}
+                SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
+                    left.iter_mut().for_each(f)
+                }
+            },
+            // A subplan's outer expressions are its parameters and `left` operands; its
+            // plan is already lowered.
+            Expr::SubPlan(_) => {}
             Expr::Negate { expr, .. }
             | Expr::Not(expr)
             | Expr::IsNull { expr, .. }
@@ -291,7 +390,29 @@ impl Expr {
     /// Calls `f` on every direct child.
     pub fn children(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
-            Expr::Column { .. } | Expr::Literal { .. } | Expr::Param { .. } | Expr::Agg { .. } => {}
+            Expr::Column { .. }
+            | Expr::ColumnRef { .. }
+            | Expr::OuterParam { .. }
+            | Expr::Literal { .. }
+            | Expr::Param { .. }
+            | Expr::Agg { .. } => {}
+            Expr::Subquery(s) => match &s.kind {
+                SubqueryKind::Scalar | SubqueryKind::Exists => {}
+                SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
+                    left.iter().for_each(f)
+                }
+            },
+            Expr::SubPlan(p) => {
+                for (_, e) in &p.params {
+                    f(e);
+                }
+                match &p.kind {
+                    SubqueryKind::Scalar | SubqueryKind::Exists => {}
+                    SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
+                        left.iter().for_each(f)
+                    }
+                }
+            }
             Expr::Negate { expr, .. }
             | Expr::Not(expr)
             | Expr::IsNull { expr, .. }
@@ -337,5 +458,66 @@ impl Expr {
             }
         });
         found
+    }
+
+    /// Relations whose columns this expression reads, including inside subqueries.
+    pub fn used_rels(&self, out: &mut BTreeSet<RelId>) {
+        match self {
+            Expr::ColumnRef { id, .. } => {
+                out.insert(id.rel);
+            }
+            Expr::Subquery(s) => {
+                s.plan.used_rels(out);
+                if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &s.kind {
+                    right.iter().for_each(|r| r.used_rels(out));
+                }
+            }
+            _ => {}
+        }
+        self.children(&mut |c| c.used_rels(out));
+    }
+
+    /// Calls `f` with every column this expression reads, inside subqueries too.
+    pub fn column_refs(&self, f: &mut dyn FnMut(ColumnId, SqlType)) {
+        match self {
+            Expr::ColumnRef { id, ty, .. } => f(*id, *ty),
+            Expr::Subquery(s) => {
+                s.plan.walk(&mut |p| p.exprs(&mut |e| e.column_refs(f)));
+                if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &s.kind {
+                    right.iter().for_each(|r| r.column_refs(f));
+                }
+            }
+            _ => {}
+        }
+        self.children(&mut |c| c.column_refs(f));
+    }
+
+    pub fn literal_bool(b: bool) -> Expr {
+        Expr::Literal {
+            value: Value::Bool(b),
+            ty: BOOL,
+        }
+    }
+
+    /// Whether the expression holds a subquery.
+    pub fn has_subquery(&self) -> bool {
+        self.any(&|e| matches!(e, Expr::Subquery(_) | Expr::SubPlan(_)))
+    }
+
+    /// Splits a conjunction into its conjuncts.
+    pub fn conjuncts(self) -> Vec<Expr> {
+        match self {
+            Expr::And(list) => list.into_iter().flat_map(Expr::conjuncts).collect(),
+            e => vec![e],
+        }
+    }
+
+    /// The conjunction of `list` (`None` when empty).
+    pub fn and_all(mut list: Vec<Expr>) -> Option<Expr> {
+        match list.len() {
+            0 => None,
+            1 => list.pop(),
+            _ => Some(Expr::And(list)),
+        }
     }
 }

@@ -13,52 +13,149 @@ pub(super) fn agg_func(name: &str) -> Option<AggFunc> {
     })
 }
 
-/// Rewrites an expression bound over the input of an aggregation so that it reads the
-/// aggregation's output: grouped expressions and aggregates become column references.
-pub(super) fn rewrite_grouped(
-    e: Expr,
-    group_by: &[Expr],
-    ngroups: usize,
-    scope: &Scope,
-) -> Result<Expr> {
-    if let Some(i) = group_by.iter().position(|g| *g == e) {
-        return Ok(Expr::Column {
-            index: i,
-            ty: e.ty(),
-            name: String::new(),
-        });
+/// How the expressions above an aggregation read its output: grouped expressions and
+/// aggregates become references to the aggregate's relation (`rel`: group keys first,
+/// then aggregates); any other column of this query level is an error (`42803`).
+pub(super) struct Grouping<'g> {
+    pub(super) rel: RelId,
+    group_by: &'g [Expr],
+    /// The relations of this query level's FROM clause.
+    level_rels: BTreeSet<RelId>,
+    scope: &'g Scope,
+}
+
+impl<'g> Grouping<'g> {
+    pub(super) fn new(rel: RelId, group_by: &'g [Expr], scope: &'g Scope) -> Grouping<'g> {
+        let mut level_rels = BTreeSet::new();
+        for c in &scope.columns {
+            c.expr.used_rels(&mut level_rels);
+        }
+        Grouping {
+            rel,
+            group_by,
+            level_rels,
+            scope,
+        }
     }
-    match e {
-        Expr::Agg { index, ty } => Ok(Expr::Column {
-            index: ngroups + index,
+
+    fn group_ref(&self, i: usize, ty: SqlType) -> Expr {
+        Expr::ColumnRef {
+            id: ColumnId::new(self.rel, i as u32),
             ty,
             name: String::new(),
-        }),
-        Expr::Column { name, index, .. } => {
-            // PostgreSQL names the column with its relation: "t.a".
-            let qualified = match scope.columns.get(index).and_then(|c| c.qualifier.as_ref()) {
-                Some(q) => format!("{q}.{name}"),
-                None => name,
-            };
-            Err(Error::grouping(format!(
-                "column \"{qualified}\" must appear in the GROUP BY clause or be used in an aggregate function"
-            )))
         }
-        mut other => {
-            let mut err = None;
-            other.children_mut(&mut |c| {
-                if err.is_some() {
-                    return;
+    }
+
+    /// Rewrites an expression bound over the aggregation's input to read its output.
+    pub(super) fn rewrite(&self, e: Expr) -> Result<Expr> {
+        if let Some(i) = self.group_by.iter().position(|g| *g == e) {
+            return Ok(self.group_ref(i, e.ty()));
+        }
+        match e {
+            Expr::Agg { index, ty } => Ok(self.group_ref(self.group_by.len() + index, ty)),
+            Expr::ColumnRef { id, .. } if !self.level_rels.contains(&id.rel) => Ok(e),
+            Expr::ColumnRef { .. } => Err(Error::grouping(format!(
+                "column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                self.qualified(&e)
+            ))),
+            Expr::Subquery(mut sub) => {
+                self.rewrite_subquery(&mut sub)?;
+                Ok(Expr::Subquery(sub))
+            }
+            mut other => {
+                let mut err = None;
+                other.children_mut(&mut |c| {
+                    if err.is_some() {
+                        return;
+                    }
+                    let taken = std::mem::replace(c, Expr::literal(Value::Null, UNKNOWN));
+                    match self.rewrite(taken) {
+                        Ok(r) => *c = r,
+                        Err(e) => err = Some(e),
+                    }
+                });
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(other),
                 }
-                let taken = std::mem::replace(c, Expr::literal(Value::Null, UNKNOWN));
-                match rewrite_grouped(taken, group_by, ngroups, scope) {
-                    Ok(r) => *c = r,
-                    Err(e) => err = Some(e),
+            }
+        }
+    }
+
+    /// PostgreSQL names the column with its relation: "t.a".
+    fn qualified(&self, e: &Expr) -> String {
+        let Expr::ColumnRef { name, .. } = e else {
+            return String::new();
+        };
+        match self.scope.qualifier_of(e) {
+            Some(q) => format!("{q}.{name}"),
+            None => name.clone(),
+        }
+    }
+
+    /// Inside a subquery, this level's columns are outer references: each must be a
+    /// grouped column, which it then reads from the aggregate's output.
+    fn rewrite_subquery(&self, sub: &mut Subquery) -> Result<()> {
+        let mut err = None;
+        let mut fix = |x: &mut Expr| {
+            if err.is_none()
+                && let Err(e) = self.rewrite_outer_refs(x)
+            {
+                err = Some(e);
+            }
+        };
+        sub.plan.walk_mut_pre(&mut |node| node.exprs_mut(&mut fix));
+        match &mut sub.kind {
+            SubqueryKind::Any { left, right, .. } | SubqueryKind::All { left, right, .. } => {
+                for x in right.iter_mut() {
+                    fix(x);
                 }
-            });
-            match err {
-                Some(e) => Err(e),
-                None => Ok(other),
+                for x in left.iter_mut() {
+                    let taken = std::mem::replace(x, Expr::literal(Value::Null, UNKNOWN));
+                    match self.rewrite(taken) {
+                        Ok(r) => *x = r,
+                        Err(e) => {
+                            err.get_or_insert(e);
+                        }
+                    }
+                }
+            }
+            SubqueryKind::Scalar | SubqueryKind::Exists => {}
+        }
+        match err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn rewrite_outer_refs(&self, e: &mut Expr) -> Result<()> {
+        match e {
+            Expr::ColumnRef { id, .. } if self.level_rels.contains(&id.rel) => {
+                match self.group_by.iter().position(|g| g == e) {
+                    Some(i) => {
+                        *e = self.group_ref(i, e.ty());
+                        Ok(())
+                    }
+                    None => Err(Error::grouping(format!(
+                        "subquery uses ungrouped column \"{}\" from outer query",
+                        self.qualified(e)
+                    ))),
+                }
+            }
+            Expr::Subquery(sub) => self.rewrite_subquery(sub),
+            _ => {
+                let mut err = None;
+                e.children_mut(&mut |c| {
+                    if err.is_none()
+                        && let Err(x) = self.rewrite_outer_refs(c)
+                    {
+                        err = Some(x);
+                    }
+                });
+                match err {
+                    Some(x) => Err(x),
+                    None => Ok(()),
+                }
             }
         }
     }

@@ -54,13 +54,13 @@ impl Binder<'_> {
                 .map(|i| self.default_expr(&table, i))
                 .collect::<Result<Vec<_>>>()?;
             let types = table.columns.iter().map(|c| c.ty).collect();
-            return Ok(BoundStatement::Insert {
-                table,
-                source: Plan::Values {
-                    rows: vec![row],
-                    types,
-                },
-            });
+            let rel = self.new_rel();
+            let source = self.finish_plan(LogicalPlan::Values {
+                rel,
+                rows: vec![row],
+                types,
+            })?;
+            return Ok(BoundStatement::Insert { table, source });
         };
         let plan = match source.body.as_ref() {
             A::SetExpr::Values(values)
@@ -115,10 +115,16 @@ impl Binder<'_> {
                     rows.push(full);
                 }
                 let types = table.columns.iter().map(|c| c.ty).collect();
-                Plan::Values { rows, types }
+                let rel = self.new_rel();
+                LogicalPlan::Values { rel, rows, types }
             }
             _ => {
-                let (plan, cols) = self.bind_query(source)?;
+                // The query's untyped literals and NULLs take the target columns' types
+                // (PostgreSQL leaves them unknown in an INSERT's select list).
+                self.unknown_outputs_ok = true;
+                let bound = self.bind_query(source);
+                self.unknown_outputs_ok = false;
+                let (plan, cols) = bound?;
                 let targets = if insert.columns.is_empty() {
                     &targets[..cols.len().min(targets.len())]
                 } else {
@@ -134,30 +140,25 @@ impl Binder<'_> {
                         "INSERT has more target columns than expressions",
                     ));
                 }
+                let refs = output_refs(&plan, &cols);
                 let mut exprs = Vec::with_capacity(table.columns.len());
                 for i in 0..table.columns.len() {
                     match targets.iter().position(|&t| t == i) {
                         Some(k) => {
-                            let col = Expr::Column {
-                                index: k,
-                                ty: cols[k].ty,
-                                name: cols[k].name.clone(),
-                            };
-                            exprs.push(self.coerce_column(col, &table.columns[i])?);
+                            exprs.push(self.coerce_column(refs[k].clone(), &table.columns[i])?)
                         }
                         None => exprs.push(self.default_expr(&table, i)?),
                     }
                 }
-                Plan::Project {
+                LogicalPlan::Project {
                     input: Box::new(plan),
+                    rel: self.new_rel(),
                     exprs,
                 }
             }
         };
-        Ok(BoundStatement::Insert {
-            table,
-            source: plan,
-        })
+        let source = self.finish_plan(plan)?;
+        Ok(BoundStatement::Insert { table, source })
     }
 
     pub(super) fn default_expr(&self, table: &TableEntry, column: usize) -> Result<Expr> {
@@ -205,20 +206,9 @@ impl Binder<'_> {
             return Err(Error::feature_not_supported("JOIN in UPDATE"));
         }
         let (plan, scope) = self.bind_table_factor(&update.table.relation)?;
-        let Plan::Scan { table, .. } = plan else {
-            return Err(Error::feature_not_supported("UPDATE of this relation"));
-        };
+        let (table, get) = dml_target(plan, "UPDATE")?;
         let filter = self.bind_where(update.selection.as_ref(), &scope)?;
-        let mut new_row: Vec<Expr> = table
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Expr::Column {
-                index: i,
-                ty: c.ty,
-                name: c.name.clone(),
-            })
-            .collect();
+        let mut new_row: Vec<Expr> = scope.columns.iter().map(|c| c.expr.clone()).collect();
         let mut assigned = vec![false; table.columns.len()];
         for a in &update.assignments {
             let names = match &a.target {
@@ -256,22 +246,14 @@ impl Binder<'_> {
             };
             new_row[i] = value;
         }
-        let row_id = Expr::Column {
-            index: table.columns.len(),
-            ty: INT8,
-            name: "ctid".into(),
-        };
-        new_row.push(row_id);
-        let scan = Plan::Scan {
-            table: table.clone(),
-            filter,
-            row_ids: true,
-            needed: None,
-        };
-        let source = Plan::Project {
+        new_row.push(row_id_ref(&get, table.columns.len()));
+        let scan = with_filter(get, filter);
+        let rel = self.new_rel();
+        let source = self.finish_plan(LogicalPlan::Project {
             input: Box::new(scan),
+            rel,
             exprs: new_row,
-        };
+        })?;
         Ok(BoundStatement::Update { table, source })
     }
 
@@ -292,18 +274,69 @@ impl Binder<'_> {
             return Err(Error::feature_not_supported("JOIN in DELETE"));
         }
         let (plan, scope) = self.bind_table_factor(&twj.relation)?;
-        let Plan::Scan { table, .. } = plan else {
-            return Err(Error::feature_not_supported("DELETE from this relation"));
-        };
+        let (table, get) = dml_target(plan, "DELETE from")?;
         let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
-        let source = Plan::Scan {
-            table: table.clone(),
-            filter,
-            row_ids: true,
-            needed: None,
+        let row_id = row_id_ref(&get, table.columns.len());
+        let plan = LogicalPlan::Project {
+            input: Box::new(with_filter(get, filter)),
+            rel: self.new_rel(),
+            exprs: vec![row_id],
         };
+        // The executor reads the row ids from the last column, where the scan puts them:
+        // no projection is needed.
+        let mut plan = plan;
+        crate::plan::rules::optimize(&mut plan, self.fmt)?;
+        let source = Lowerer::new().lower_loose(&plan)?;
         Ok(BoundStatement::Delete { table, source })
     }
+}
 
-    // ----- DDL -----------------------------------------------------------------------
+/// The table an UPDATE or DELETE writes, as a scan that also reads row ids.
+fn dml_target(plan: LogicalPlan, what: &str) -> Result<(Arc<TableEntry>, LogicalPlan)> {
+    match plan {
+        LogicalPlan::Get {
+            rel,
+            table,
+            alias,
+            columns,
+            filter,
+            ..
+        } => Ok((
+            table.clone(),
+            LogicalPlan::Get {
+                rel,
+                table,
+                alias,
+                columns,
+                row_id: true,
+                filter,
+            },
+        )),
+        _ => Err(Error::feature_not_supported(format!(
+            "{what} this relation"
+        ))),
+    }
+}
+
+/// The row id column of a scan that reads row ids.
+fn row_id_ref(get: &LogicalPlan, ncols: usize) -> Expr {
+    let rel = match get {
+        LogicalPlan::Get { rel, .. } => *rel,
+        _ => 0,
+    };
+    Expr::ColumnRef {
+        id: ColumnId::new(rel, ncols as u32),
+        ty: INT8,
+        name: "ctid".into(),
+    }
+}
+
+fn with_filter(plan: LogicalPlan, filter: Option<Expr>) -> LogicalPlan {
+    match filter {
+        None => plan,
+        Some(predicate) => LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate,
+        },
+    }
 }

@@ -66,7 +66,10 @@ pub(super) fn unknown_operand_type(op: BinaryOp, other: DataType) -> Option<Data
 /// Whether an expression reads a column (or an aggregate of one): PostgreSQL's
 /// contain_vars_of_level(expr, 0).
 pub(super) fn mentions_columns(e: &Expr) -> bool {
-    let mut found = matches!(e, Expr::Column { .. } | Expr::Agg { .. });
+    let mut found = matches!(
+        e,
+        Expr::Column { .. } | Expr::ColumnRef { .. } | Expr::Agg { .. }
+    );
     e.children(&mut |c| found |= mentions_columns(c));
     found
 }
@@ -187,10 +190,8 @@ impl Binder<'_> {
         match e {
             A::Expr::Identifier(id) => {
                 let name = ident_name(id);
-                let (index, ty) = scope
-                    .resolve(None, &name)
-                    .map_err(|err| self.with_span(err, id.span))?;
-                Ok(Expr::Column { index, ty, name })
+                self.resolve_column(scope, None, &name)
+                    .map_err(|err| self.with_span(err, id.span))
             }
             A::Expr::CompoundIdentifier(ids) => {
                 let names: Vec<String> = ids.iter().map(ident_name).collect();
@@ -200,11 +201,11 @@ impl Binder<'_> {
                     _ => return Err(Error::feature_not_supported("this column reference")),
                 };
                 let span = ids.first().map(|i| i.span);
-                let (index, ty) = scope.resolve(Some(&q), &n).map_err(|err| match span {
-                    Some(s) => self.with_span(err, s),
-                    None => err,
-                })?;
-                Ok(Expr::Column { index, ty, name: n })
+                self.resolve_column(scope, Some(&q), &n)
+                    .map_err(|err| match span {
+                        Some(s) => self.with_span(err, s),
+                        None => err,
+                    })
             }
             A::Expr::Value(v) => self.bind_value(&v.value),
             A::Expr::Nested(inner) => self.bind_expr(inner, scope),

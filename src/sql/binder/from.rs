@@ -1,34 +1,189 @@
-//! The FROM clause: tables, table functions and the scope they make visible.
+//! The FROM clause: tables, derived tables, VALUES, table functions and joins, and the
+//! scope they make visible.
+//!
+//! Items of a comma list are joined by cross products (the optimizer turns WHERE
+//! conditions into join conditions); `JOIN` trees keep their shape and kinds. Column
+//! order is PostgreSQL's: left before right, and for `USING`/`NATURAL` the merged
+//! columns first. A merged column is the left one for inner and left joins, the right
+//! one for right joins and `COALESCE(left, right)` for full joins, each at the common
+//! type of the two.
 
 use super::*;
 
 impl Binder<'_> {
-    pub(super) fn bind_from(&mut self, from: &[A::TableWithJoins]) -> Result<(Plan, Scope)> {
-        match from {
-            [] => Ok((
-                Plan::Values {
+    pub(super) fn bind_from(&mut self, from: &[A::TableWithJoins]) -> Result<(LogicalPlan, Scope)> {
+        let Some((first, rest)) = from.split_first() else {
+            let rel = self.new_rel();
+            return Ok((
+                LogicalPlan::Values {
+                    rel,
                     rows: vec![vec![]],
                     types: vec![],
                 },
                 Scope::default(),
-            )),
-            [twj] if twj.joins.is_empty() => self.bind_table_factor(&twj.relation),
-            _ => {
-                // Name a missing table first, as PostgreSQL would, then refuse the join.
-                for twj in from {
-                    self.bind_table_factor(&twj.relation)?;
-                    for j in &twj.joins {
-                        self.bind_table_factor(&j.relation)?;
+            ));
+        };
+        let (mut plan, mut scope) = self.bind_table_with_joins(first)?;
+        for twj in rest {
+            let (right, rscope) = self.bind_table_with_joins(twj)?;
+            check_duplicate_aliases(&scope, &rscope)?;
+            plan = cross(plan, right);
+            scope.columns.extend(rscope.columns);
+        }
+        Ok((plan, scope))
+    }
+
+    fn bind_table_with_joins(&mut self, twj: &A::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
+        let (mut plan, mut scope) = self.bind_table_factor(&twj.relation)?;
+        for join in &twj.joins {
+            (plan, scope) = self.bind_join(plan, scope, join)?;
+        }
+        Ok((plan, scope))
+    }
+
+    fn bind_join(
+        &mut self,
+        left: LogicalPlan,
+        lscope: Scope,
+        join: &A::Join,
+    ) -> Result<(LogicalPlan, Scope)> {
+        use A::JoinOperator as J;
+        let (kind, constraint) = match &join.join_operator {
+            J::Join(c) | J::Inner(c) => (JoinKind::Inner, c),
+            J::Left(c) | J::LeftOuter(c) => (JoinKind::Left, c),
+            J::Right(c) | J::RightOuter(c) => (JoinKind::Right, c),
+            J::FullOuter(c) => (JoinKind::Full, c),
+            J::CrossJoin(c) => (JoinKind::Inner, c),
+            other => {
+                return Err(Error::feature_not_supported(format!("join {other:?}")));
+            }
+        };
+        if join.global {
+            return Err(Error::feature_not_supported("GLOBAL JOIN"));
+        }
+        let (right, rscope) = self.bind_table_factor(&join.relation)?;
+        check_duplicate_aliases(&lscope, &rscope)?;
+        match constraint {
+            A::JoinConstraint::None => {
+                let mut scope = lscope;
+                scope.columns.extend(rscope.columns);
+                Ok((cross(left, right), scope))
+            }
+            A::JoinConstraint::On(on) => {
+                let mut scope = lscope;
+                scope.columns.extend(rscope.columns);
+                let condition = self.bind_join_condition(on, &scope)?;
+                let plan = LogicalPlan::Join {
+                    left: Box::new(left),
+                    right: Box::new(right),
+                    kind,
+                    on: condition,
+                    mark: None,
+                };
+                Ok((plan, scope))
+            }
+            A::JoinConstraint::Using(names) => {
+                let mut using = Vec::with_capacity(names.len());
+                for n in names {
+                    let name = object_name(n)?;
+                    if using.contains(&name) {
+                        return Err(Error::new(
+                            "42701",
+                            format!("column \"{name}\" appears more than once in USING clause"),
+                        ));
+                    }
+                    using.push(name);
+                }
+                self.bind_using(left, lscope, right, rscope, kind, &using)
+            }
+            A::JoinConstraint::Natural => {
+                let mut using: Vec<String> = Vec::new();
+                for c in lscope.columns.iter().filter(|c| !c.hidden) {
+                    let in_right = rscope.columns.iter().any(|r| !r.hidden && r.name == c.name);
+                    if in_right && !using.contains(&c.name) {
+                        using.push(c.name.clone());
                     }
                 }
-                Err(Error::feature_not_supported(
-                    "JOIN and multiple tables in FROM",
-                ))
+                self.bind_using(left, lscope, right, rscope, kind, &using)
             }
         }
     }
 
-    pub(super) fn bind_table_factor(&mut self, factor: &A::TableFactor) -> Result<(Plan, Scope)> {
+    fn bind_join_condition(&mut self, on: &A::Expr, scope: &Scope) -> Result<Expr> {
+        let saved = std::mem::replace(&mut self.agg_allowed, false);
+        let bound = self.bind_expr(on, scope);
+        self.agg_allowed = saved;
+        let bound = bound.map_err(|e| {
+            if e.code == "42803" && e.message == "aggregate functions are not allowed here" {
+                let mut g =
+                    Error::grouping("aggregate functions are not allowed in JOIN conditions");
+                g.position = e.position;
+                g
+            } else {
+                e
+            }
+        })?;
+        let checked = self.require_bool(bound, "JOIN/ON");
+        checked.map_err(|err| self.locate(err, on))
+    }
+
+    /// `JOIN … USING (names)` (and NATURAL, with the common names).
+    fn bind_using(
+        &mut self,
+        left: LogicalPlan,
+        mut lscope: Scope,
+        right: LogicalPlan,
+        mut rscope: Scope,
+        kind: JoinKind,
+        using: &[String],
+    ) -> Result<(LogicalPlan, Scope)> {
+        let mut merged = Vec::with_capacity(using.len());
+        let mut conditions = Vec::with_capacity(using.len());
+        for name in using {
+            let l = using_column(&lscope, name, "left")?;
+            let r = using_column(&rscope, name, "right")?;
+            let lexpr = lscope.columns[l].expr.clone();
+            let rexpr = rscope.columns[r].expr.clone();
+            let ty = common_type(&[&lexpr, &rexpr], "JOIN/USING")?;
+            let ty = if ty.ty == DataType::Unknown { TEXT } else { ty };
+            let lcast = self.coerce(lexpr, ty)?;
+            let rcast = self.coerce(rexpr, ty)?;
+            conditions.push(self.bind_binary(BinaryOp::Eq, lcast.clone(), rcast.clone())?);
+            let value = match kind {
+                JoinKind::Right => rcast,
+                JoinKind::Full => Expr::Func {
+                    func: Func::Coalesce,
+                    args: vec![lcast, rcast],
+                    ty,
+                },
+                _ => lcast,
+            };
+            lscope.columns[l].hidden = true;
+            rscope.columns[r].hidden = true;
+            merged.push(ScopeColumn {
+                qualifier: None,
+                name: name.clone(),
+                expr: value,
+                hidden: false,
+            });
+        }
+        let on = Expr::and_all(conditions).unwrap_or_else(|| Expr::literal_bool(true));
+        let plan = LogicalPlan::Join {
+            left: Box::new(left),
+            right: Box::new(right),
+            kind,
+            on,
+            mark: None,
+        };
+        merged.extend(lscope.columns);
+        merged.extend(rscope.columns);
+        Ok((plan, Scope { columns: merged }))
+    }
+
+    pub(super) fn bind_table_factor(
+        &mut self,
+        factor: &A::TableFactor,
+    ) -> Result<(LogicalPlan, Scope)> {
         match factor {
             A::TableFactor::Table {
                 name,
@@ -37,32 +192,43 @@ impl Binder<'_> {
                 ..
             } => {
                 let table = self.table(name)?;
+                let rel = self.new_rel();
                 let qualifier = match alias {
-                    Some(a) => {
-                        if !a.columns.is_empty() {
-                            return Err(Error::feature_not_supported("column aliases in FROM"));
-                        }
-                        ident_name(&a.name)
-                    }
+                    Some(a) => ident_name(&a.name),
                     None => table.name.clone(),
                 };
+                let names = alias_names(
+                    alias.as_ref(),
+                    table.columns.iter().map(|c| c.name.clone()).collect(),
+                    &qualifier,
+                )?;
                 let scope = Scope {
                     columns: table
                         .columns
                         .iter()
-                        .map(|c| ScopeColumn {
+                        .zip(names)
+                        .enumerate()
+                        .map(|(i, (c, name))| ScopeColumn {
                             qualifier: Some(qualifier.clone()),
-                            name: c.name.clone(),
-                            ty: c.ty,
+                            name,
+                            expr: Expr::ColumnRef {
+                                id: ColumnId::new(rel, i as u32),
+                                ty: c.ty,
+                                name: c.name.clone(),
+                            },
+                            hidden: false,
                         })
                         .collect(),
                 };
+                let columns = (0..table.columns.len() as u32).collect();
                 Ok((
-                    Plan::Scan {
+                    LogicalPlan::Get {
+                        rel,
                         table,
+                        alias: qualifier,
+                        columns,
+                        row_id: false,
                         filter: None,
-                        row_ids: false,
-                        needed: None,
                     },
                     scope,
                 ))
@@ -72,81 +238,229 @@ impl Binder<'_> {
                 alias,
                 args: Some(args),
                 ..
+            } => self.bind_table_function(name, alias.as_ref(), args),
+            A::TableFactor::Derived {
+                lateral,
+                subquery,
+                alias,
+                ..
             } => {
-                let fname = object_name(name)?;
-                if fname != "generate_series" {
-                    return Err(Error::undefined_function(format!(
-                        "function {fname} does not exist"
-                    )));
+                if *lateral {
+                    return Err(Error::feature_not_supported("LATERAL"));
                 }
-                let empty = Scope::default();
-                let mut bound = Vec::new();
-                for a in &args.args {
-                    bound.push(self.bind_function_arg(a, &empty)?);
-                }
-                if !(2..=3).contains(&bound.len()) {
-                    return Err(Error::undefined_function(
-                        "function generate_series does not exist",
-                    ));
-                }
-                let ty = {
-                    let refs: Vec<&Expr> = bound.iter().collect();
-                    let t = common_type(&refs, "generate_series")?;
-                    match t.ty {
-                        DataType::Int2 | DataType::Int4 | DataType::Unknown => INT4,
-                        DataType::Int8 => INT8,
-                        DataType::Numeric => {
-                            return Err(Error::feature_not_supported(
-                                "generate_series over numeric",
-                            ));
-                        }
-                        DataType::Timestamp | DataType::Timestamptz => {
-                            return Err(Error::feature_not_supported(
-                                "generate_series over timestamps",
-                            ));
-                        }
-                        _ => {
-                            return Err(Error::undefined_function(format!(
-                                "function generate_series({}) does not exist",
-                                bound
-                                    .iter()
-                                    .map(|b| b.ty().display_name())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )));
-                        }
-                    }
+                let Some(alias) = alias else {
+                    return Err(Error::syntax("subquery in FROM must have an alias")
+                        .with_hint("For example, FROM (SELECT ...) [AS] foo."));
                 };
-                let args = bound
-                    .into_iter()
-                    .map(|b| self.coerce(b, ty))
-                    .collect::<Result<Vec<_>>>()?;
-                let (qualifier, colname) = match alias {
-                    Some(a) => {
-                        let q = ident_name(&a.name);
-                        let c = a
-                            .columns
-                            .first()
-                            .map(|c| ident_name(&c.name))
-                            .unwrap_or_else(|| q.clone());
-                        (q, c)
-                    }
-                    None => ("generate_series".to_string(), "generate_series".to_string()),
-                };
+                let (plan, columns) = self.bind_subquery_block(subquery)?;
+                let qualifier = ident_name(&alias.name);
+                let names = alias_names(
+                    Some(alias),
+                    columns.iter().map(|c| c.name.clone()).collect(),
+                    &qualifier,
+                )?;
+                let out = plan.output();
                 let scope = Scope {
-                    columns: vec![ScopeColumn {
-                        qualifier: Some(qualifier),
-                        name: colname,
-                        ty,
-                    }],
+                    columns: out
+                        .iter()
+                        .zip(names)
+                        .map(|(c, name)| ScopeColumn {
+                            qualifier: Some(qualifier.clone()),
+                            expr: Expr::ColumnRef {
+                                id: c.id,
+                                ty: c.ty,
+                                name: name.clone(),
+                            },
+                            name,
+                            hidden: false,
+                        })
+                        .collect(),
                 };
-                Ok((Plan::GenerateSeries { args, ty }, scope))
+                Ok((plan, scope))
             }
-            A::TableFactor::Derived { .. } => {
-                Err(Error::feature_not_supported("subqueries in FROM"))
+            A::TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                let (plan, mut scope) = self.bind_table_with_joins(table_with_joins)?;
+                if let Some(a) = alias {
+                    if !a.columns.is_empty() {
+                        return Err(Error::feature_not_supported(
+                            "column aliases on a parenthesized join",
+                        ));
+                    }
+                    let q = ident_name(&a.name);
+                    for c in scope.columns.iter_mut() {
+                        c.qualifier = Some(q.clone());
+                    }
+                }
+                Ok((plan, scope))
             }
-            A::TableFactor::NestedJoin { .. } => Err(Error::feature_not_supported("JOIN")),
             _ => Err(Error::feature_not_supported("this FROM item")),
         }
     }
+
+    /// A query in FROM (or another nested position): bound as its own query level,
+    /// seeing the enclosing queries' scopes but not its FROM siblings.
+    pub(super) fn bind_subquery_block(
+        &mut self,
+        q: &A::Query,
+    ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        let saved = self.enter_query_level();
+        let result = self.bind_query(q);
+        self.leave_query_level(saved);
+        result
+    }
+
+    fn bind_table_function(
+        &mut self,
+        name: &A::ObjectName,
+        alias: Option<&A::TableAlias>,
+        args: &A::TableFunctionArgs,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let fname = object_name(name)?;
+        if fname != "generate_series" {
+            return Err(Error::undefined_function(format!(
+                "function {fname} does not exist"
+            )));
+        }
+        let empty = Scope::default();
+        let mut bound = Vec::new();
+        for a in &args.args {
+            bound.push(self.bind_function_arg(a, &empty)?);
+        }
+        if !(2..=3).contains(&bound.len()) {
+            return Err(Error::undefined_function(
+                "function generate_series does not exist",
+            ));
+        }
+        let ty = {
+            let refs: Vec<&Expr> = bound.iter().collect();
+            let t = common_type(&refs, "generate_series")?;
+            match t.ty {
+                DataType::Int2 | DataType::Int4 | DataType::Unknown => INT4,
+                DataType::Int8 => INT8,
+                DataType::Numeric => {
+                    return Err(Error::feature_not_supported("generate_series over numeric"));
+                }
+                DataType::Timestamp | DataType::Timestamptz => {
+                    return Err(Error::feature_not_supported(
+                        "generate_series over timestamps",
+                    ));
+                }
+                _ => {
+                    return Err(Error::undefined_function(format!(
+                        "function generate_series({}) does not exist",
+                        bound
+                            .iter()
+                            .map(|b| b.ty().display_name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+            }
+        };
+        let args = bound
+            .into_iter()
+            .map(|b| self.coerce(b, ty))
+            .collect::<Result<Vec<_>>>()?;
+        let (qualifier, colname) = match alias {
+            Some(a) => {
+                let q = ident_name(&a.name);
+                let c = a
+                    .columns
+                    .first()
+                    .map(|c| ident_name(&c.name))
+                    .unwrap_or_else(|| q.clone());
+                (q, c)
+            }
+            None => ("generate_series".to_string(), "generate_series".to_string()),
+        };
+        let rel = self.new_rel();
+        let scope = Scope {
+            columns: vec![ScopeColumn {
+                qualifier: Some(qualifier),
+                expr: Expr::ColumnRef {
+                    id: ColumnId::new(rel, 0),
+                    ty,
+                    name: colname.clone(),
+                },
+                name: colname,
+                hidden: false,
+            }],
+        };
+        Ok((LogicalPlan::Series { rel, args, ty }, scope))
+    }
+}
+
+/// The cross product of two plans.
+fn cross(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan {
+    LogicalPlan::Join {
+        left: Box::new(left),
+        right: Box::new(right),
+        kind: JoinKind::Inner,
+        on: Expr::literal_bool(true),
+        mark: None,
+    }
+}
+
+/// The names of a FROM item's columns after its alias's column list.
+fn alias_names(
+    alias: Option<&A::TableAlias>,
+    mut names: Vec<String>,
+    qualifier: &str,
+) -> Result<Vec<String>> {
+    if let Some(a) = alias {
+        if a.columns.len() > names.len() {
+            return Err(Error::new(
+                "42P10",
+                format!(
+                    "table \"{qualifier}\" has {} columns available but {} columns specified",
+                    names.len(),
+                    a.columns.len()
+                ),
+            ));
+        }
+        for (slot, c) in names.iter_mut().zip(&a.columns) {
+            *slot = ident_name(&c.name);
+        }
+    }
+    Ok(names)
+}
+
+/// Two FROM items of one level may not share a name (`42712`).
+fn check_duplicate_aliases(left: &Scope, right: &Scope) -> Result<()> {
+    for r in &right.columns {
+        if let Some(q) = &r.qualifier
+            && left.columns.iter().any(|l| l.qualifier.as_ref() == Some(q))
+        {
+            return Err(Error::new(
+                "42712",
+                format!("table name \"{q}\" specified more than once"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The position of USING column `name` on one side (`42703`/`42702` as PostgreSQL).
+fn using_column(scope: &Scope, name: &str, side: &str) -> Result<usize> {
+    let mut found = None;
+    for (i, c) in scope.columns.iter().enumerate() {
+        if !c.hidden && c.name == name {
+            if found.is_some() {
+                return Err(Error::new(
+                    "42702",
+                    format!("common column name \"{name}\" appears more than once in {side} table"),
+                ));
+            }
+            found = Some(i);
+        }
+    }
+    found.ok_or_else(|| {
+        Error::new(
+            "42703",
+            format!("column \"{name}\" specified in USING clause does not exist in {side} table"),
+        )
+    })
 }

@@ -7,10 +7,19 @@
 //! numeric`, `date + int → date` …), and a SELECT with aggregates or GROUP BY is checked
 //! so that every column outside an aggregate is grouped (`42803`).
 //!
-//! A SELECT becomes, bottom-up:
-//! `Scan(filter) → Aggregate → Filter(HAVING) → Project(outputs + hidden sort keys) →
-//! Distinct → Sort (top-N with LIMIT) → Limit → Project(drop hidden keys)`.
+//! Queries become *logical* plans ([`crate::plan::logical`]) whose column references
+//! name a relation and a column; the optimizer ([`crate::plan::rules`]) rewrites them
+//! and the physical planner ([`crate::plan::lower`]) turns them into the operators the
+//! bound statement runs. A SELECT becomes, bottom-up:
+//! `FROM items (joined) → Filter(WHERE) → Aggregate → Filter(HAVING) →
+//! Project(outputs + hidden sort keys) → Distinct → Sort → Limit → Project(outputs)`.
+//!
+//! The binder is split by concern: [`scope`] (names), [`from`] (FROM items and joins),
+//! [`select`] (query blocks), [`dml`], [`ddl`], [`expr`] (operators), [`coerce`]
+//! (casts and common types), [`functions`], [`aggregate`], [`names`] (output column
+//! names), [`position`] (error positions) and [`utility`] (SET/SHOW).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use sqlparser::ast as A;
@@ -18,8 +27,10 @@ use sqlparser::ast::Spanned;
 
 use crate::catalog::{Catalog, ColumnDef, TableEntry};
 use crate::error::{Error, Result};
-use crate::plan::{BoundStatement, OutputColumn, Plan, SortKey, TransactionOp};
-use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func};
+use crate::plan::logical::{ColumnId, JoinKind, LogicalPlan, RelId, SortExpr};
+use crate::plan::lower::Lowerer;
+use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
+use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func, Subquery, SubqueryKind};
 use crate::storage::mvcc::Snapshot;
 use crate::types::cast::{self, cast_value};
 use crate::types::text::TextFormat;
@@ -44,7 +55,7 @@ use expr::*;
 use names::*;
 use position::*;
 use scope::*;
-pub use select::plan_width;
+use select::*;
 use utility::*;
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
@@ -110,6 +121,13 @@ pub struct Binder<'a> {
     /// The text the statement was parsed from: errors point into it (PostgreSQL's
     /// `parser_errposition`).
     text: &'a str,
+    /// The next relation number of the statement's logical plans.
+    next_rel: RelId,
+    /// The scopes of the queries enclosing the one being bound (innermost last).
+    outer_scopes: Vec<Scope>,
+    /// The next SELECT bound may leave untyped literals in its select list untyped (an
+    /// INSERT's source query, whose target columns give them their types).
+    unknown_outputs_ok: bool,
 }
 
 fn is_default_keyword(e: &A::Expr) -> bool {
@@ -133,7 +151,23 @@ impl<'a> Binder<'a> {
             agg_allowed: false,
             depth: 0,
             text: "",
+            next_rel: 1,
+            outer_scopes: Vec::new(),
+            unknown_outputs_ok: false,
         }
+    }
+
+    /// A new relation number.
+    pub(super) fn new_rel(&mut self) -> RelId {
+        self.next_rel += 1;
+        self.next_rel - 1
+    }
+
+    /// Optimizes a logical plan and lowers it to the operators that run it; the result
+    /// produces exactly the plan's output columns.
+    pub(super) fn finish_plan(&self, mut plan: LogicalPlan) -> Result<Plan> {
+        crate::plan::rules::optimize(&mut plan, self.fmt)?;
+        Lowerer::new().lower_root(&plan)
     }
 
     /// The statement text the AST's spans refer to, so errors carry positions.
@@ -148,36 +182,14 @@ impl<'a> Binder<'a> {
     }
 
     pub fn bind_statement(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
-        let mut bound = self.bind_statement_inner(stmt)?;
-        match &mut bound {
-            BoundStatement::Query { plan, .. } | BoundStatement::Insert { source: plan, .. } => {
-                crate::plan::prune::prune(plan, None)
-            }
-            BoundStatement::Update { source, .. } => crate::plan::prune::prune(source, None),
-            BoundStatement::Delete { table, source } => {
-                // A delete reads only its filter's columns and the row ids.
-                let mut need = vec![false; table.columns.len() + 1];
-                need[table.columns.len()] = true;
-                crate::plan::prune::prune(source, Some(need))
-            }
-            _ => {}
-        }
-        match &mut bound {
-            BoundStatement::Query { plan, .. }
-            | BoundStatement::Insert { source: plan, .. }
-            | BoundStatement::Update { source: plan, .. }
-            | BoundStatement::Delete { source: plan, .. } => {
-                crate::plan::fold::fold_plan(plan, self.fmt)?
-            }
-            _ => {}
-        }
-        Ok(bound)
+        self.bind_statement_inner(stmt)
     }
 
     pub(super) fn bind_statement_inner(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
         match stmt {
             A::Statement::Query(q) => {
                 let (plan, columns) = self.bind_query(q)?;
+                let plan = self.finish_plan(plan)?;
                 Ok(BoundStatement::Query { plan, columns })
             }
             A::Statement::Insert(insert) => self.bind_insert(insert),

@@ -1,5 +1,15 @@
 //! Name scopes: the columns a FROM clause makes visible and how a (qualified) name
 //! resolves to one of them.
+//!
+//! A [`Scope`] lists the columns of one query level in the order `SELECT *` shows them.
+//! Each carries the expression it stands for — a column reference, or for a column
+//! merged by `JOIN … USING` the merged value — and the name of the relation it belongs
+//! to. Columns merged away by USING stay listed (a qualified name still finds them, and
+//! `t.*` shows them) but are `hidden` from unqualified names and from `*`.
+//!
+//! Subqueries see the scopes of the queries around them: a name not found in its own
+//! level is looked up in the enclosing ones, innermost first (PostgreSQL's rule). A
+//! qualified name whose relation exists at some level resolves at that level only.
 
 use super::*;
 
@@ -7,7 +17,9 @@ use super::*;
 pub(super) struct ScopeColumn {
     pub(super) qualifier: Option<String>,
     pub(super) name: String,
-    pub(super) ty: SqlType,
+    pub(super) expr: Expr,
+    /// Merged into a USING column: found only by a qualified name or `t.*`.
+    pub(super) hidden: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -15,38 +27,84 @@ pub(super) struct Scope {
     pub(super) columns: Vec<ScopeColumn>,
 }
 
+/// What a lookup at one level found.
+enum Lookup {
+    Found(Expr),
+    /// The qualifier names no relation at this level.
+    NoRelation,
+    /// No such column here (the relation, if named, exists).
+    NoColumn,
+}
+
 impl Scope {
-    pub(super) fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<(usize, SqlType)> {
-        let mut found = None;
-        for (i, c) in self.columns.iter().enumerate() {
-            if c.name == name && (qualifier.is_none() || c.qualifier.as_deref() == qualifier) {
+    fn has_qualifier(&self, q: &str) -> bool {
+        self.columns
+            .iter()
+            .any(|c| c.qualifier.as_deref() == Some(q))
+    }
+
+    fn lookup(&self, qualifier: Option<&str>, name: &str) -> Result<Lookup> {
+        if let Some(q) = qualifier
+            && !self.has_qualifier(q)
+        {
+            return Ok(Lookup::NoRelation);
+        }
+        let mut found: Option<&ScopeColumn> = None;
+        for c in &self.columns {
+            let visible = match qualifier {
+                None => !c.hidden,
+                Some(q) => c.qualifier.as_deref() == Some(q),
+            };
+            if visible && c.name == name {
                 if found.is_some() {
                     return Err(Error::ambiguous_column(name));
                 }
-                found = Some((i, c.ty));
+                found = Some(c);
             }
         }
-        match found {
-            Some(f) => Ok(f),
-            None => match qualifier {
-                Some(q)
-                    if !self
-                        .columns
-                        .iter()
-                        .any(|c| c.qualifier.as_deref() == Some(q)) =>
-                {
-                    Err(Error::new(
-                        "42P01",
-                        format!("missing FROM-clause entry for table \"{q}\""),
-                    ))
+        Ok(match found {
+            Some(c) => Lookup::Found(c.expr.clone()),
+            None => Lookup::NoColumn,
+        })
+    }
+
+    /// The qualifier of the column `e` stands for (for messages: `"t.a" must appear…`).
+    pub(super) fn qualifier_of(&self, e: &Expr) -> Option<&str> {
+        self.columns
+            .iter()
+            .find(|c| c.expr == *e)
+            .and_then(|c| c.qualifier.as_deref())
+    }
+}
+
+impl Binder<'_> {
+    /// Resolves a column name in `scope`, then in the enclosing queries' scopes.
+    pub(super) fn resolve_column(
+        &self,
+        scope: &Scope,
+        qualifier: Option<&str>,
+        name: &str,
+    ) -> Result<Expr> {
+        let levels = std::iter::once(scope).chain(self.outer_scopes.iter().rev());
+        let mut relation_seen = false;
+        for level in levels {
+            match level.lookup(qualifier, name)? {
+                Lookup::Found(e) => return Ok(e),
+                Lookup::NoColumn if qualifier.is_some() => {
+                    relation_seen = true;
+                    break;
                 }
-                // PostgreSQL quotes a bare name but not a qualified one.
-                Some(q) => Err(Error::new(
-                    "42703",
-                    format!("column {q}.{name} does not exist"),
-                )),
-                None => Err(Error::undefined_column(name)),
-            },
+                Lookup::NoColumn | Lookup::NoRelation => {}
+            }
         }
+        Err(match qualifier {
+            Some(q) if !relation_seen => Error::new(
+                "42P01",
+                format!("missing FROM-clause entry for table \"{q}\""),
+            ),
+            // PostgreSQL quotes a bare name but not a qualified one.
+            Some(q) => Error::new("42703", format!("column {q}.{name} does not exist")),
+            None => Error::undefined_column(name),
+        })
     }
 }

@@ -1,4 +1,10 @@
-//! SELECT, VALUES, ORDER BY and LIMIT: a query block becomes a plan.
+//! SELECT, VALUES, ORDER BY and LIMIT: a query block becomes a logical plan.
+//!
+//! Clauses are bound in PostgreSQL's order (transformSelectStmt: select list, WHERE,
+//! HAVING, ORDER BY, GROUP BY), so of two errors in different clauses the same one is
+//! reported. The plan, bottom-up:
+//! `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Project(outputs + hidden sort
+//! keys) → Distinct → Sort → Limit → Project(outputs)`.
 
 use super::*;
 
@@ -23,12 +29,12 @@ pub(super) fn order_exprs(ob: &A::OrderBy) -> Result<&[A::OrderByExpr]> {
     }
 }
 
-pub(super) fn sort_key(column: usize, options: &A::OrderByOptions) -> SortKey {
+pub(super) fn sort_expr(expr: Expr, options: &A::OrderByOptions) -> SortExpr {
     let desc = matches!(options.sort, Some(A::OrderBySort::Desc));
     // PostgreSQL: NULLs sort as larger than every value.
     let nulls_first = options.nulls_first.unwrap_or(desc);
-    SortKey {
-        column,
+    SortExpr {
+        expr,
         desc,
         nulls_first,
     }
@@ -62,47 +68,47 @@ pub(super) fn output_name_match(columns: &[OutputColumn], name: &str) -> Option<
     found.map(Ok)
 }
 
-pub(super) fn push_filter(plan: Plan, filter: Option<Expr>) -> Plan {
-    match (plan, filter) {
-        (plan, None) => plan,
-        (
-            Plan::Scan {
-                table,
-                filter: None,
-                row_ids,
-                needed,
-            },
-            Some(f),
-        ) => Plan::Scan {
-            table,
-            filter: Some(f),
-            row_ids,
-            needed,
-        },
-        (plan, Some(f)) => Plan::Filter {
-            input: Box::new(plan),
-            predicate: f,
-        },
-    }
+/// References to the output columns of `plan`, named as `columns` name them.
+pub(super) fn output_refs(plan: &LogicalPlan, columns: &[OutputColumn]) -> Vec<Expr> {
+    plan.output()
+        .iter()
+        .zip(columns)
+        .map(|(c, o)| Expr::ColumnRef {
+            id: c.id,
+            ty: c.ty,
+            name: o.name.clone(),
+        })
+        .collect()
 }
 
-/// Number of output columns of a plan.
-pub fn plan_width(plan: &Plan) -> usize {
-    match plan {
-        Plan::Scan { table, row_ids, .. } => table.columns.len() + usize::from(*row_ids),
-        Plan::Values { types, .. } => types.len(),
-        Plan::GenerateSeries { .. } => 1,
-        Plan::Filter { input, .. }
-        | Plan::Distinct { input }
-        | Plan::Sort { input, .. }
-        | Plan::Limit { input, .. } => plan_width(input),
-        Plan::Project { exprs, .. } => exprs.len(),
-        Plan::Aggregate { group_by, aggs, .. } => group_by.len() + aggs.len(),
-    }
+/// A select-list item: its expression (None for a column of a wildcard), its output
+/// name, and the scope column a wildcard stands for.
+type SelectItem<'s> = (Option<&'s A::Expr>, String, Option<usize>);
+
+/// What a query level saves of its enclosing level's binding state.
+pub(super) struct LevelState {
+    aggs: Vec<AggCall>,
+    agg_allowed: bool,
 }
 
 impl Binder<'_> {
-    pub fn bind_query(&mut self, q: &A::Query) -> Result<(Plan, Vec<OutputColumn>)> {
+    /// Starts binding a nested query: aggregates found from here on are its own.
+    pub(super) fn enter_query_level(&mut self) -> LevelState {
+        LevelState {
+            aggs: std::mem::take(&mut self.aggs),
+            agg_allowed: std::mem::replace(&mut self.agg_allowed, false),
+        }
+    }
+
+    pub(super) fn leave_query_level(&mut self, saved: LevelState) {
+        self.aggs = saved.aggs;
+        self.agg_allowed = saved.agg_allowed;
+    }
+
+    pub fn bind_query(&mut self, q: &A::Query) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        if !matches!(q.body.as_ref(), A::SetExpr::Select(_)) {
+            self.unknown_outputs_ok = false;
+        }
         if q.with.is_some() {
             return Err(Error::feature_not_supported("WITH queries"));
         }
@@ -122,6 +128,10 @@ impl Binder<'_> {
             A::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
                 self.bind_query(inner)
             }
+            A::SetExpr::Query(inner) => {
+                let (plan, columns) = self.bind_query(inner)?;
+                self.finish_plain(plan, columns, q.order_by.as_ref(), q.limit_clause.as_ref())
+            }
             A::SetExpr::SetOperation { op, .. } => {
                 Err(Error::feature_not_supported(format!("{op}")))
             }
@@ -129,7 +139,10 @@ impl Binder<'_> {
         }
     }
 
-    pub(super) fn bind_values(&mut self, values: &A::Values) -> Result<(Plan, Vec<OutputColumn>)> {
+    pub(super) fn bind_values(
+        &mut self,
+        values: &A::Values,
+    ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
         let scope = Scope::default();
         let mut rows: Vec<Vec<Expr>> = Vec::new();
         let width = values.rows.first().map_or(0, |r| r.len());
@@ -146,7 +159,8 @@ impl Binder<'_> {
         let mut types = Vec::with_capacity(width);
         for col in 0..width {
             let exprs: Vec<&Expr> = rows.iter().map(|r| &r[col]).collect();
-            types.push(common_type(&exprs, "VALUES")?);
+            let t = common_type(&exprs, "VALUES")?;
+            types.push(if t.ty == DataType::Unknown { TEXT } else { t });
         }
         for row in rows.iter_mut() {
             for (col, e) in row.iter_mut().enumerate() {
@@ -160,24 +174,29 @@ impl Binder<'_> {
                 ty: types[i],
             })
             .collect();
-        Ok((Plan::Values { rows, types }, columns))
+        let rel = self.new_rel();
+        Ok((LogicalPlan::Values { rel, rows, types }, columns))
     }
 
-    /// ORDER BY / LIMIT over a plan whose outputs are plain columns (VALUES).
+    /// ORDER BY / LIMIT over a query whose outputs are plain columns (VALUES, a
+    /// parenthesized query).
     pub(super) fn finish_plain(
         &mut self,
-        plan: Plan,
+        plan: LogicalPlan,
         columns: Vec<OutputColumn>,
         order_by: Option<&A::OrderBy>,
         limit: Option<&A::LimitClause>,
-    ) -> Result<(Plan, Vec<OutputColumn>)> {
+    ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        let refs = output_refs(&plan, &columns);
         let scope = Scope {
             columns: columns
                 .iter()
-                .map(|c| ScopeColumn {
+                .zip(&refs)
+                .map(|(c, r)| ScopeColumn {
                     qualifier: None,
                     name: c.name.clone(),
-                    ty: c.ty,
+                    expr: r.clone(),
+                    hidden: false,
                 })
                 .collect(),
         };
@@ -186,30 +205,22 @@ impl Binder<'_> {
         if let Some(ob) = order_by {
             let mut keys = Vec::new();
             for item in order_exprs(ob)? {
-                let column = match &item.expr {
+                let key = match &item.expr {
                     A::Expr::Value(v) => match &v.value {
-                        A::Value::Number(n, _) => position_column(n, columns.len())?,
-                        _ => return Err(Error::feature_not_supported("ORDER BY a constant")),
+                        A::Value::Number(n, _) => refs[position_column(n, columns.len())?].clone(),
+                        _ => self.bind_expr(&item.expr, &scope)?,
                     },
-                    e => match self.bind_expr(e, &scope)? {
-                        Expr::Column { index, .. } => index,
-                        _ => {
-                            return Err(Error::feature_not_supported(
-                                "ORDER BY an expression over VALUES",
-                            ));
-                        }
-                    },
+                    e => self.bind_expr(e, &scope)?,
                 };
-                keys.push(sort_key(column, &item.options));
+                keys.push(sort_expr(key, &item.options));
             }
-            plan = Plan::Sort {
+            plan = LogicalPlan::Sort {
                 input: Box::new(plan),
                 keys,
-                limit: None,
             };
         }
         if limit_expr.is_some() || offset_expr.is_some() {
-            plan = Plan::Limit {
+            plan = LogicalPlan::Limit {
                 input: Box::new(plan),
                 limit: limit_expr,
                 offset: offset_expr,
@@ -229,18 +240,14 @@ impl Binder<'_> {
         Ok(Some(checked.map_err(|err| self.locate(err, e))?))
     }
 
-    pub(super) fn bind_select(&mut self, parts: SelectParts) -> Result<(Plan, Vec<OutputColumn>)> {
-        let s = parts.select;
-        if s.into.is_some() {
-            return Err(Error::feature_not_supported("SELECT INTO"));
-        }
-        if !s.named_window.is_empty() || s.qualify.is_some() {
-            return Err(Error::feature_not_supported("window clauses"));
-        }
-        let (mut plan, scope) = self.bind_from(&s.from)?;
-
-        // The select list, expanded.
-        let mut items: Vec<(Option<&A::Expr>, String, Option<usize>)> = Vec::new();
+    /// The select list, expanded: for each item its expression (None for a column of
+    /// a wildcard), its output name, and the scope column a wildcard stands for.
+    fn select_items<'s>(
+        &self,
+        s: &'s A::Select,
+        scope: &Scope,
+    ) -> Result<Vec<SelectItem<'s>>> {
+        let mut items: Vec<SelectItem> = Vec::new();
         for item in &s.projection {
             match item {
                 A::SelectItem::UnnamedExpr(e) => items.push((Some(e), derive_name(e), None)),
@@ -254,7 +261,9 @@ impl Binder<'_> {
                         ));
                     }
                     for (i, c) in scope.columns.iter().enumerate() {
-                        items.push((None, c.name.clone(), Some(i)));
+                        if !c.hidden {
+                            items.push((None, c.name.clone(), Some(i)));
+                        }
                     }
                 }
                 A::SelectItem::QualifiedWildcard(kind, _) => {
@@ -282,6 +291,20 @@ impl Binder<'_> {
                 }
             }
         }
+        Ok(items)
+    }
+
+    fn bind_select(&mut self, parts: SelectParts) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        let s = parts.select;
+        if s.into.is_some() {
+            return Err(Error::feature_not_supported("SELECT INTO"));
+        }
+        if !s.named_window.is_empty() || s.qualify.is_some() {
+            return Err(Error::feature_not_supported("window clauses"));
+        }
+        let keep_unknown = std::mem::take(&mut self.unknown_outputs_ok) && s.distinct.is_none();
+        let (mut plan, scope) = self.bind_from(&s.from)?;
+        let items = self.select_items(s, &scope)?;
 
         let group_exprs: Vec<&A::Expr> = match &s.group_by {
             A::GroupByExpr::Expressions(exprs, mods) => {
@@ -301,18 +324,11 @@ impl Binder<'_> {
         let mut columns: Vec<OutputColumn> = Vec::with_capacity(items.len());
         for (ast, name, wildcard) in &items {
             let e = match (ast, wildcard) {
-                (_, Some(i)) => {
-                    let c = &scope.columns[*i];
-                    Expr::Column {
-                        index: *i,
-                        ty: c.ty,
-                        name: c.name.clone(),
-                    }
-                }
+                (_, Some(i)) => scope.columns[*i].expr.clone(),
                 (Some(a), None) => self.bind_expr(a, &scope)?,
                 (None, None) => return Err(Error::internal("select item without expression")),
             };
-            let e = if e.ty().ty == DataType::Unknown {
+            let e = if e.ty().ty == DataType::Unknown && !keep_unknown {
                 self.coerce(e, TEXT)?
             } else {
                 e
@@ -328,14 +344,17 @@ impl Binder<'_> {
         self.agg_allowed = false;
         let filter = self.bind_where(s.selection.as_ref(), &scope)?;
         self.agg_allowed = true;
-        if let Some(f) = &filter
-            && f.any(&|e| matches!(e, Expr::Agg { .. }))
-        {
-            return Err(Error::grouping(
-                "aggregate functions are not allowed in WHERE",
-            ));
+        if let Some(f) = filter {
+            if f.any(&|e| matches!(e, Expr::Agg { .. })) {
+                return Err(Error::grouping(
+                    "aggregate functions are not allowed in WHERE",
+                ));
+            }
+            plan = LogicalPlan::Filter {
+                input: Box::new(plan),
+                predicate: f,
+            };
         }
-        plan = push_filter(plan, filter);
         let having = match &s.having {
             Some(h) => {
                 let b = self.bind_expr(h, &scope)?;
@@ -397,8 +416,8 @@ impl Binder<'_> {
                     }
                     A::Expr::Identifier(id) => {
                         let name = ident_name(id);
-                        match scope.resolve(None, &name) {
-                            Ok((i, ty)) => Expr::Column { index: i, ty, name },
+                        match self.resolve_column(&scope, None, &name) {
+                            Ok(e) => e,
                             Err(err) => match output_name_match(&columns, &name) {
                                 Some(Ok(i)) => outputs[i].clone(),
                                 _ => return Err(err),
@@ -413,25 +432,24 @@ impl Binder<'_> {
                 group_by.push(bound);
             }
             let aggs = std::mem::take(&mut self.aggs);
-            let ngroups = group_by.len();
+            let grouping = Grouping::new(self.new_rel(), &group_by, &scope);
             for e in outputs.iter_mut() {
-                *e = rewrite_grouped(e.clone(), &group_by, ngroups, &scope)?;
+                *e = grouping.rewrite(e.clone())?;
             }
-            let having = having
-                .map(|h| rewrite_grouped(h, &group_by, ngroups, &scope))
-                .transpose()?;
+            let having = having.map(|h| grouping.rewrite(h)).transpose()?;
             for (target, _) in order_items.iter_mut() {
                 if let OrderTarget::Expr(e) = target {
-                    *e = rewrite_grouped(e.clone(), &group_by, ngroups, &scope)?;
+                    *e = grouping.rewrite(e.clone())?;
                 }
             }
-            plan = Plan::Aggregate {
+            plan = LogicalPlan::Aggregate {
                 input: Box::new(plan),
+                rel: grouping.rel,
                 group_by,
                 aggs,
             };
             if let Some(h) = having {
-                plan = Plan::Filter {
+                plan = LogicalPlan::Filter {
                     input: Box::new(plan),
                     predicate: h,
                 };
@@ -442,7 +460,7 @@ impl Binder<'_> {
 
         // Projection with hidden sort keys.
         let visible = outputs.len();
-        let mut keys = Vec::new();
+        let mut key_columns = Vec::new();
         let mut project = outputs;
         for (target, options) in order_items {
             let column = match target {
@@ -461,65 +479,54 @@ impl Binder<'_> {
                     }
                 },
             };
-            keys.push(sort_key(column, &options));
+            key_columns.push((column, options));
         }
-        let input_width = plan_width(&plan);
-        let identity = project.len() == input_width
-            && project
-                .iter()
-                .enumerate()
-                .all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i));
-        if !identity {
-            plan = Plan::Project {
-                input: Box::new(plan),
-                exprs: project.clone(),
-            };
-        }
+        let prel = self.new_rel();
+        let project_types: Vec<SqlType> = project.iter().map(|e| e.ty()).collect();
+        plan = LogicalPlan::Project {
+            input: Box::new(plan),
+            rel: prel,
+            exprs: project,
+        };
+        let projected = |i: usize, name: String| Expr::ColumnRef {
+            id: ColumnId::new(prel, i as u32),
+            ty: project_types[i],
+            name,
+        };
         match &s.distinct {
             None | Some(A::Distinct::All) => {}
             Some(A::Distinct::Distinct) => {
-                plan = Plan::Distinct {
+                plan = LogicalPlan::Distinct {
                     input: Box::new(plan),
                 }
             }
             Some(A::Distinct::On(_)) => return Err(Error::feature_not_supported("DISTINCT ON")),
         }
         let (limit, offset) = self.bind_limit(parts.limit)?;
-        if !keys.is_empty() {
-            // A top-N sort keeps limit + offset rows.
-            let top = match (&limit, &offset) {
-                (Some(l), None) => Some(l.clone()),
-                (Some(l), Some(o)) => Some(Expr::Binary {
-                    op: BinaryOp::Add,
-                    left: Box::new(l.clone()),
-                    right: Box::new(o.clone()),
-                    ty: INT8,
-                }),
-                _ => None,
-            };
-            plan = Plan::Sort {
+        if !key_columns.is_empty() {
+            let keys = key_columns
+                .iter()
+                .map(|(c, options)| sort_expr(projected(*c, String::new()), options))
+                .collect();
+            plan = LogicalPlan::Sort {
                 input: Box::new(plan),
                 keys,
-                limit: top,
             };
         }
         if limit.is_some() || offset.is_some() {
-            plan = Plan::Limit {
+            plan = LogicalPlan::Limit {
                 input: Box::new(plan),
                 limit,
                 offset,
             };
         }
-        if project.len() > visible {
+        if project_types.len() > visible {
             let exprs = (0..visible)
-                .map(|i| Expr::Column {
-                    index: i,
-                    ty: project[i].ty(),
-                    name: columns[i].name.clone(),
-                })
+                .map(|i| projected(i, columns[i].name.clone()))
                 .collect();
-            plan = Plan::Project {
+            plan = LogicalPlan::Project {
                 input: Box::new(plan),
+                rel: self.new_rel(),
                 exprs,
             };
         }
@@ -555,7 +562,7 @@ impl Binder<'_> {
                 Some(A::Expr::Value(v)) if matches!(v.value, A::Value::Null) => Ok(None),
                 Some(e) => {
                     let b = self.bind_expr(e, &scope)?;
-                    if b.any(&|x| matches!(x, Expr::Column { .. })) {
+                    if b.any(&|x| matches!(x, Expr::ColumnRef { .. })) {
                         return Err(Error::new(
                             "42P10",
                             "argument of LIMIT must not contain variables",
@@ -568,6 +575,4 @@ impl Binder<'_> {
         };
         Ok((bind(l)?, bind(o)?))
     }
-
-    // ----- DML -----------------------------------------------------------------------
 }

@@ -15,11 +15,11 @@
 //! Stable operations are left alone, as in PostgreSQL: `now()` and friends, anything
 //! involving `timestamptz`, and text↔date/time conversions (they depend on settings).
 
-use super::Plan;
 use crate::error::Result;
 use crate::exec::context::{CancelFlag, ExecContext};
 use crate::exec::ops::eval_constant;
-use crate::sql::expr::{AggFunc, Expr, Func};
+use crate::plan::logical::LogicalPlan;
+use crate::sql::expr::{AggFunc, Expr, Func, SubqueryKind};
 use crate::storage::mvcc::Snapshot;
 use crate::types::text::TextFormat;
 use crate::types::{DataType, SqlType, Value};
@@ -42,11 +42,13 @@ fn context(fmt: TextFormat) -> ExecContext {
         user: String::new(),
         memory_used: std::sync::atomic::AtomicUsize::new(0),
         memory_max: usize::MAX,
+        outer: Default::default(),
+        subplan_results: Default::default(),
     }
 }
 
 /// Folds every expression in `plan`.
-pub fn fold_plan(plan: &mut Plan, fmt: TextFormat) -> Result<()> {
+pub fn fold_plan(plan: &mut LogicalPlan, fmt: TextFormat) -> Result<()> {
     let ctx = context(fmt);
     fold_plan_with(plan, &ctx)?;
     minmax_of_constants(plan);
@@ -60,117 +62,82 @@ pub fn fold_plan(plan: &mut Plan, fmt: TextFormat) -> Result<()> {
 /// never seen, and a NULL constant (`… AND NULL IS NOT NULL`) is not scanned for at all.
 /// kiln gives the aggregate the same input: the first qualifying row, or no row when
 /// every constant is NULL. MIN(c) = MAX(c) = c over one row, so the answer is unchanged.
-fn minmax_of_constants(plan: &mut Plan) {
-    match plan {
-        Plan::Aggregate {
+fn minmax_of_constants(plan: &mut LogicalPlan) {
+    plan.walk_mut_post(&mut |node| {
+        let LogicalPlan::Aggregate {
             input,
             group_by,
             aggs,
-        } => {
-            let constant_minmax = group_by.is_empty()
-                && !aggs.is_empty()
-                && aggs.iter().all(|a| {
-                    matches!(a.func, AggFunc::Min | AggFunc::Max)
-                        && matches!(a.arg, Some(Expr::Literal { .. }))
-                });
-            let one_table = match input.as_ref() {
-                Plan::Scan { .. } => true,
-                Plan::Filter { input, .. } => matches!(input.as_ref(), Plan::Scan { .. }),
-                _ => false,
+            ..
+        } = node
+        else {
+            return;
+        };
+        let constant_minmax = group_by.is_empty()
+            && !aggs.is_empty()
+            && aggs.iter().all(|a| {
+                matches!(a.func, AggFunc::Min | AggFunc::Max)
+                    && matches!(a.arg, Some(Expr::Literal { .. }))
+            });
+        let one_table = match input.as_ref() {
+            LogicalPlan::Get { .. } => true,
+            LogicalPlan::Filter { input, .. } => matches!(input.as_ref(), LogicalPlan::Get { .. }),
+            _ => false,
+        };
+        if constant_minmax && one_table {
+            let any_not_null = aggs
+                .iter()
+                .any(|a| !a.arg.as_ref().is_some_and(is_null_literal));
+            let scan = std::mem::replace(
+                input.as_mut(),
+                LogicalPlan::Values {
+                    rel: 0,
+                    rows: Vec::new(),
+                    types: Vec::new(),
+                },
+            );
+            **input = LogicalPlan::Limit {
+                input: Box::new(scan),
+                limit: Some(Expr::Literal {
+                    value: Value::Int8(i64::from(any_not_null)),
+                    ty: SqlType::new(DataType::Int8),
+                }),
+                offset: None,
             };
-            if constant_minmax && one_table {
-                let any_not_null = aggs
-                    .iter()
-                    .any(|a| !a.arg.as_ref().is_some_and(is_null_literal));
-                let scan = std::mem::replace(
-                    input.as_mut(),
-                    Plan::Values {
-                        rows: Vec::new(),
-                        types: Vec::new(),
-                    },
-                );
-                **input = Plan::Limit {
-                    input: Box::new(scan),
-                    limit: Some(Expr::Literal {
-                        value: Value::Int8(i64::from(any_not_null)),
-                        ty: SqlType::new(DataType::Int8),
-                    }),
-                    offset: None,
-                };
-            }
         }
-        Plan::Filter { input, .. }
-        | Plan::Project { input, .. }
-        | Plan::Distinct { input }
-        | Plan::Sort { input, .. }
-        | Plan::Limit { input, .. } => minmax_of_constants(input),
-        Plan::Scan { .. } | Plan::Values { .. } | Plan::GenerateSeries { .. } => {}
-    }
+    });
 }
 
-fn fold_plan_with(plan: &mut Plan, ctx: &ExecContext) -> Result<()> {
-    match plan {
-        Plan::Scan { filter, .. } => {
-            if let Some(f) = filter {
-                fold_qual(f, ctx)?;
-            }
+/// Folds parents before children — select list, then WHERE, as PostgreSQL's
+/// `preprocess_expression` goes — so a plan-time error is the one PostgreSQL raises.
+fn fold_plan_with(plan: &mut LogicalPlan, ctx: &ExecContext) -> Result<()> {
+    let mut failure = None;
+    plan.walk_mut_pre(&mut |node| {
+        if failure.is_some() {
+            return;
         }
-        Plan::Values { rows, .. } => {
-            for row in rows.iter_mut() {
-                for e in row.iter_mut() {
-                    fold(e, ctx)?;
-                }
+        let is_qual = matches!(
+            node,
+            LogicalPlan::Get { .. } | LogicalPlan::Filter { .. } | LogicalPlan::Join { .. }
+        );
+        node.exprs_mut(&mut |e| {
+            if failure.is_some() {
+                return;
             }
-        }
-        Plan::GenerateSeries { args, .. } => {
-            for e in args.iter_mut() {
-                fold(e, ctx)?;
+            let folded = if is_qual {
+                fold_qual(e, ctx)
+            } else {
+                fold(e, ctx)
+            };
+            if let Err(err) = folded {
+                failure = Some(err);
             }
-        }
-        Plan::Filter { input, predicate } => {
-            fold_qual(predicate, ctx)?;
-            fold_plan_with(input, ctx)?;
-        }
-        Plan::Project { input, exprs } => {
-            for e in exprs.iter_mut() {
-                fold(e, ctx)?;
-            }
-            fold_plan_with(input, ctx)?;
-        }
-        Plan::Aggregate {
-            input,
-            group_by,
-            aggs,
-        } => {
-            for e in group_by.iter_mut() {
-                fold(e, ctx)?;
-            }
-            for a in aggs.iter_mut() {
-                if let Some(arg) = &mut a.arg {
-                    fold(arg, ctx)?;
-                }
-            }
-            fold_plan_with(input, ctx)?;
-        }
-        Plan::Distinct { input } => fold_plan_with(input, ctx)?,
-        Plan::Sort { input, limit, .. } => {
-            if let Some(l) = limit {
-                fold(l, ctx)?;
-            }
-            fold_plan_with(input, ctx)?;
-        }
-        Plan::Limit {
-            input,
-            limit,
-            offset,
-        } => {
-            for e in [limit, offset].into_iter().flatten() {
-                fold(e, ctx)?;
-            }
-            fold_plan_with(input, ctx)?;
-        }
+        });
+    });
+    match failure {
+        Some(err) => Err(err),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn is_null_literal(e: &Expr) -> bool {
@@ -209,6 +176,10 @@ fn is_strict(e: &Expr) -> bool {
                 | Func::CurrentUser
         ),
         Expr::Column { .. }
+        | Expr::ColumnRef { .. }
+        | Expr::OuterParam { .. }
+        | Expr::Subquery(_)
+        | Expr::SubPlan(_)
         | Expr::Literal { .. }
         | Expr::Param { .. }
         | Expr::And(_)
@@ -232,7 +203,13 @@ fn is_datetime(t: DataType) -> bool {
 /// Whether evaluating this node (given constant inputs) is immutable.
 fn is_immutable(e: &Expr) -> bool {
     match e {
-        Expr::Column { .. } | Expr::Param { .. } | Expr::Agg { .. } => false,
+        Expr::Column { .. }
+        | Expr::ColumnRef { .. }
+        | Expr::OuterParam { .. }
+        | Expr::Subquery(_)
+        | Expr::SubPlan(_)
+        | Expr::Param { .. }
+        | Expr::Agg { .. } => false,
         Expr::Func { func, .. } => !matches!(
             func,
             // Stable in PostgreSQL (concat formats its arguments with the session's
@@ -407,6 +384,17 @@ fn fold_ordered(e: &mut Expr, ctx: &ExecContext) -> Result<bool> {
 
 /// Folds `e` in place.
 pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
+    if let Expr::Subquery(sub) = e {
+        fold_plan_with(&mut sub.plan, ctx)?;
+        if let SubqueryKind::Any { left, right, .. } | SubqueryKind::All { left, right, .. } =
+            &mut sub.kind
+        {
+            for x in left.iter_mut().chain(right.iter_mut()) {
+                fold(x, ctx)?;
+            }
+        }
+        return Ok(());
+    }
     if fold_ordered(e, ctx)? {
         return Ok(());
     }
@@ -423,7 +411,13 @@ pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
     }
     if matches!(
         e,
-        Expr::Literal { .. } | Expr::Column { .. } | Expr::Param { .. } | Expr::Agg { .. }
+        Expr::Literal { .. }
+            | Expr::Column { .. }
+            | Expr::ColumnRef { .. }
+            | Expr::OuterParam { .. }
+            | Expr::SubPlan(_)
+            | Expr::Param { .. }
+            | Expr::Agg { .. }
     ) {
         return Ok(());
     }

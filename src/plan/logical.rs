@@ -1,0 +1,404 @@
+//! Logical plans: what the binder produces and the optimizer rewrites.
+//!
+//! A logical plan is a tree of relational operators. Its expressions name columns by
+//! [`ColumnId`] — a relation number the binder hands out (unique within one statement)
+//! and a column of that relation — never by position, so rules can move, merge and
+//! reorder operators without renumbering anything. Which node *defines* a relation:
+//!
+//! | node | defines | outputs |
+//! |---|---|---|
+//! | `Get` | its `rel`: column `c` is table column `c` (`row_id`: column `ncols`) | the table columns in `columns` |
+//! | `Values`, `Series` | `rel`, columns `0..n` | them |
+//! | `Project` | `rel`, one column per expression | them |
+//! | `Aggregate` | `rel`: group keys `0..g`, then aggregates `g..` | them |
+//! | `Join` | nothing (`Mark` defines its mark column) | left ++ right (semi/anti: left; mark: left ++ mark) |
+//! | `Filter`, `Sort`, `Limit`, `Distinct` | nothing | their input's |
+//!
+//! A subquery inside an expression ([`crate::sql::expr::Subquery`]) holds its own logical
+//! plan; a [`ColumnId`] in it that no node of that plan defines is an *outer reference*
+//! (a correlated column). Because relation numbers are unique in the statement, the
+//! correlation of a subquery is simply the set of relations it reads but does not define
+//! ([`LogicalPlan::free_rels`]), however deeply it is nested.
+//!
+//! The physical planner ([`super::lower`]) turns `ColumnId`s into positions.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::catalog::TableEntry;
+use crate::sql::expr::{AggCall, Expr};
+use crate::types::{DataType, SqlType};
+
+pub type RelId = u32;
+
+/// One column of one relation of a logical plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ColumnId {
+    pub rel: RelId,
+    pub col: u32,
+}
+
+impl ColumnId {
+    pub const fn new(rel: RelId, col: u32) -> ColumnId {
+        ColumnId { rel, col }
+    }
+}
+
+impl fmt::Display for ColumnId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}.{}", self.rel, self.col)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+    /// Left rows with at least one match.
+    Semi,
+    /// Left rows without a match.
+    Anti,
+    /// `NOT IN`'s anti join: a left row passes only when no right row makes the
+    /// condition true *or NULL* (and any row passes when the right side is empty).
+    AntiNullAware,
+    /// Left rows plus a boolean *mark*: true if some right row matched, NULL if none did
+    /// but the condition was NULL for some, false otherwise (an IN/EXISTS/ANY that is not
+    /// a plain conjunct of WHERE).
+    Mark,
+    /// A left join that fails with `21000` when a left row has two matches (a scalar
+    /// subquery turned into a join).
+    Single,
+}
+
+impl JoinKind {
+    /// Whether the output carries the right side's columns.
+    pub fn emits_right(self) -> bool {
+        match self {
+            JoinKind::Inner
+            | JoinKind::Left
+            | JoinKind::Right
+            | JoinKind::Full
+            | JoinKind::Single => true,
+            JoinKind::Semi | JoinKind::Anti | JoinKind::AntiNullAware | JoinKind::Mark => false,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            JoinKind::Inner => "Inner",
+            JoinKind::Left => "Left",
+            JoinKind::Right => "Right",
+            JoinKind::Full => "Full",
+            JoinKind::Semi => "Semi",
+            JoinKind::Anti => "Anti",
+            JoinKind::AntiNullAware => "Anti (null-aware)",
+            JoinKind::Mark => "Mark",
+            JoinKind::Single => "Single",
+        }
+    }
+}
+
+/// One ORDER BY key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortExpr {
+    pub expr: Expr,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum LogicalPlan {
+    /// Rows of a table the statement's snapshot sees, passing `filter`.
+    Get {
+        rel: RelId,
+        table: Arc<TableEntry>,
+        /// The name the query knows it by (its alias), for EXPLAIN.
+        alias: String,
+        /// Table columns read, ascending. The optimizer's pruning narrows it.
+        columns: Vec<u32>,
+        /// Whether the row id (column `table.columns.len()`) is read too (UPDATE, DELETE).
+        row_id: bool,
+        filter: Option<Expr>,
+    },
+    /// Literal rows (VALUES, and the one empty row of a SELECT without FROM).
+    Values {
+        rel: RelId,
+        rows: Vec<Vec<Expr>>,
+        types: Vec<SqlType>,
+    },
+    /// `generate_series(start, stop [, step])` over integers.
+    Series {
+        rel: RelId,
+        args: Vec<Expr>,
+        ty: SqlType,
+    },
+    Filter {
+        input: Box<LogicalPlan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<LogicalPlan>,
+        rel: RelId,
+        exprs: Vec<Expr>,
+    },
+    Aggregate {
+        input: Box<LogicalPlan>,
+        rel: RelId,
+        group_by: Vec<Expr>,
+        aggs: Vec<AggCall>,
+    },
+    Join {
+        left: Box<LogicalPlan>,
+        right: Box<LogicalPlan>,
+        kind: JoinKind,
+        /// The join condition (`true` literal for a cross product).
+        on: Expr,
+        /// The mark column a `Mark` join defines.
+        mark: Option<ColumnId>,
+    },
+    Distinct {
+        input: Box<LogicalPlan>,
+    },
+    Sort {
+        input: Box<LogicalPlan>,
+        keys: Vec<SortExpr>,
+    },
+    Limit {
+        input: Box<LogicalPlan>,
+        limit: Option<Expr>,
+        offset: Option<Expr>,
+    },
+}
+
+/// An output column of a plan node: its id and type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OutCol {
+    pub id: ColumnId,
+    pub ty: SqlType,
+}
+
+const INT8: SqlType = SqlType::new(DataType::Int8);
+const BOOL: SqlType = SqlType::new(DataType::Bool);
+
+impl LogicalPlan {
+    /// The columns this node outputs, in order.
+    pub fn output(&self) -> Vec<OutCol> {
+        match self {
+            LogicalPlan::Get {
+                rel,
+                table,
+                columns,
+                row_id,
+                ..
+            } => {
+                let mut out: Vec<OutCol> = columns
+                    .iter()
+                    .map(|&c| OutCol {
+                        id: ColumnId::new(*rel, c),
+                        ty: table.columns[c as usize].ty,
+                    })
+                    .collect();
+                if *row_id {
+                    out.push(OutCol {
+                        id: ColumnId::new(*rel, table.columns.len() as u32),
+                        ty: INT8,
+                    });
+                }
+                out
+            }
+            LogicalPlan::Values { rel, types, .. } => types
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| OutCol {
+                    id: ColumnId::new(*rel, i as u32),
+                    ty,
+                })
+                .collect(),
+            LogicalPlan::Series { rel, ty, .. } => vec![OutCol {
+                id: ColumnId::new(*rel, 0),
+                ty: *ty,
+            }],
+            LogicalPlan::Project { rel, exprs, .. } => exprs
+                .iter()
+                .enumerate()
+                .map(|(i, e)| OutCol {
+                    id: ColumnId::new(*rel, i as u32),
+                    ty: e.ty(),
+                })
+                .collect(),
+            LogicalPlan::Aggregate {
+                rel,
+                group_by,
+                aggs,
+                ..
+            } => group_by
+                .iter()
+                .map(|g| g.ty())
+                .chain(aggs.iter().map(|a| a.ty))
+                .enumerate()
+                .map(|(i, ty)| OutCol {
+                    id: ColumnId::new(*rel, i as u32),
+                    ty,
+                })
+                .collect(),
+            LogicalPlan::Join {
+                left,
+                right,
+                kind,
+                mark,
+                ..
+            } => {
+                let mut out = left.output();
+                if kind.emits_right() {
+                    out.extend(right.output());
+                }
+                if let Some(m) = mark {
+                    out.push(OutCol { id: *m, ty: BOOL });
+                }
+                out
+            }
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Distinct { input }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => input.output(),
+        }
+    }
+
+    /// The direct inputs.
+    pub fn inputs(&self) -> Vec<&LogicalPlan> {
+        match self {
+            LogicalPlan::Get { .. } | LogicalPlan::Values { .. } | LogicalPlan::Series { .. } => {
+                Vec::new()
+            }
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Aggregate { input, .. }
+            | LogicalPlan::Distinct { input }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => vec![input],
+            LogicalPlan::Join { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// The direct inputs, mutably.
+    pub fn inputs_mut(&mut self) -> Vec<&mut LogicalPlan> {
+        match self {
+            LogicalPlan::Get { .. } | LogicalPlan::Values { .. } | LogicalPlan::Series { .. } => {
+                Vec::new()
+            }
+            LogicalPlan::Filter { input, .. }
+            | LogicalPlan::Project { input, .. }
+            | LogicalPlan::Aggregate { input, .. }
+            | LogicalPlan::Distinct { input }
+            | LogicalPlan::Sort { input, .. }
+            | LogicalPlan::Limit { input, .. } => vec![input],
+            LogicalPlan::Join { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// Calls `f` on every expression this node holds (not its inputs').
+    pub fn exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            LogicalPlan::Get { filter, .. } => filter.iter().for_each(f),
+            LogicalPlan::Values { rows, .. } => rows.iter().flatten().for_each(f),
+            LogicalPlan::Series { args, .. } => args.iter().for_each(f),
+            LogicalPlan::Filter { predicate, .. } => f(predicate),
+            LogicalPlan::Project { exprs, .. } => exprs.iter().for_each(f),
+            LogicalPlan::Aggregate { group_by, aggs, .. } => {
+                group_by.iter().for_each(&mut *f);
+                aggs.iter().filter_map(|a| a.arg.as_ref()).for_each(f);
+            }
+            LogicalPlan::Join { on, .. } => f(on),
+            LogicalPlan::Distinct { .. } => {}
+            LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| f(&k.expr)),
+            LogicalPlan::Limit { limit, offset, .. } => {
+                limit.iter().chain(offset.iter()).for_each(f)
+            }
+        }
+    }
+
+    /// Calls `f` on every expression this node holds, mutably.
+    pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            LogicalPlan::Get { filter, .. } => filter.iter_mut().for_each(f),
+            LogicalPlan::Values { rows, .. } => rows.iter_mut().flatten().for_each(f),
+            LogicalPlan::Series { args, .. } => args.iter_mut().for_each(f),
+            LogicalPlan::Filter { predicate, .. } => f(predicate),
+            LogicalPlan::Project { exprs, .. } => exprs.iter_mut().for_each(f),
+            LogicalPlan::Aggregate { group_by, aggs, .. } => {
+                group_by.iter_mut().for_each(&mut *f);
+                aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(f);
+            }
+            LogicalPlan::Join { on, .. } => f(on),
+            LogicalPlan::Distinct { .. } => {}
+            LogicalPlan::Sort { keys, .. } => keys.iter_mut().for_each(|k| f(&mut k.expr)),
+            LogicalPlan::Limit { limit, offset, .. } => {
+                limit.iter_mut().chain(offset.iter_mut()).for_each(f)
+            }
+        }
+    }
+
+    /// Visits every node, parents before children.
+    pub fn walk(&self, f: &mut dyn FnMut(&LogicalPlan)) {
+        f(self);
+        for i in self.inputs() {
+            i.walk(f);
+        }
+    }
+
+    /// Visits every node mutably, parents before children.
+    pub fn walk_mut_pre(&mut self, f: &mut dyn FnMut(&mut LogicalPlan)) {
+        f(self);
+        for i in self.inputs_mut() {
+            i.walk_mut_pre(f);
+        }
+    }
+
+    /// Visits every node mutably, children before parents.
+    pub fn walk_mut_post(&mut self, f: &mut dyn FnMut(&mut LogicalPlan)) {
+        for i in self.inputs_mut() {
+            i.walk_mut_post(f);
+        }
+        f(self);
+    }
+
+    /// Relations this subtree defines.
+    pub fn defined_rels(&self, out: &mut BTreeSet<RelId>) {
+        self.walk(&mut |p| match p {
+            LogicalPlan::Get { rel, .. }
+            | LogicalPlan::Values { rel, .. }
+            | LogicalPlan::Series { rel, .. }
+            | LogicalPlan::Project { rel, .. }
+            | LogicalPlan::Aggregate { rel, .. } => {
+                out.insert(*rel);
+            }
+            LogicalPlan::Join { mark, .. } => {
+                if let Some(m) = mark {
+                    out.insert(m.rel);
+                }
+            }
+            LogicalPlan::Filter { .. }
+            | LogicalPlan::Distinct { .. }
+            | LogicalPlan::Sort { .. }
+            | LogicalPlan::Limit { .. } => {}
+        });
+    }
+
+    /// Relations this subtree's expressions read (including inside subqueries).
+    pub fn used_rels(&self, out: &mut BTreeSet<RelId>) {
+        self.walk(&mut |p| p.exprs(&mut |e| e.used_rels(out)));
+    }
+
+    /// Relations read here but defined elsewhere: the outer references of a subquery.
+    pub fn free_rels(&self) -> BTreeSet<RelId> {
+        let mut used = BTreeSet::new();
+        self.used_rels(&mut used);
+        let mut defined = BTreeSet::new();
+        self.defined_rels(&mut defined);
+        used.retain(|r| !defined.contains(r));
+        used
+    }
+}

@@ -1,0 +1,461 @@
+//! The physical planner: logical plan → physical plan.
+//!
+//! Lowering chooses an operator for every logical node and turns each [`ColumnId`] into
+//! the position of that column in its input's batches. It works bottom-up: lowering a
+//! node returns the physical plan and its [`Layout`] (which position holds which column
+//! id); the parent's expressions are lowered against its inputs' layouts.
+//!
+//! Choices made here:
+//! - a projection that only forwards columns is not run at all: its ids map to the
+//!   positions of the columns it forwards (a scan's unread columns and a sort's hidden
+//!   keys ride along unused), and only the statement's root — and inputs that compare
+//!   whole rows (DISTINCT) — get an exact projection;
+//! - `LIMIT` over `ORDER BY` becomes a bounded top-N sort;
+//! - a subquery left in an expression becomes a [`SubPlan`]: the columns it reads from
+//!   enclosing queries are given numbered *slots*, filled from the outer row before each
+//!   run ([`Expr::OuterParam`] reads them inside).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::SortKey;
+use super::logical::{ColumnId, LogicalPlan, OutCol};
+use super::physical::Plan;
+use crate::error::{Error, Result};
+use crate::sql::expr::{BinaryOp, Expr, SubPlan, Subquery, SubqueryKind};
+use crate::types::{DataType, SqlType};
+
+const INT8: SqlType = SqlType::new(DataType::Int8);
+
+/// Which position of a physical plan's output holds which column id.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    pub width: usize,
+    pub map: HashMap<ColumnId, usize>,
+}
+
+impl Layout {
+    fn dense(ids: impl Iterator<Item = ColumnId>) -> Layout {
+        let mut layout = Layout::default();
+        for (i, id) in ids.enumerate() {
+            layout.map.insert(id, i);
+            layout.width = i + 1;
+        }
+        layout
+    }
+
+    /// Whether positions `0..n` hold exactly `cols`, and nothing else is produced.
+    fn is_exactly(&self, cols: &[OutCol]) -> bool {
+        self.width == cols.len()
+            && cols
+                .iter()
+                .enumerate()
+                .all(|(i, c)| self.map.get(&c.id) == Some(&i))
+    }
+}
+
+/// Turns logical plans into physical ones, one statement at a time.
+#[derive(Default)]
+pub struct Lowerer {
+    /// For each subplan being lowered (innermost last): the slots of the outer columns
+    /// it reads.
+    outer: Vec<HashMap<ColumnId, usize>>,
+    next_slot: usize,
+    next_subplan: usize,
+}
+
+impl Lowerer {
+    pub fn new() -> Lowerer {
+        Lowerer::default()
+    }
+
+    /// Lowers a statement's plan: its output is exactly the plan's output columns.
+    pub fn lower_root(&mut self, plan: &LogicalPlan) -> Result<Plan> {
+        self.lower_exact(plan)
+    }
+
+    /// Lowers a plan whose consumer reads its columns through the layout it comes with
+    /// (an UPDATE or DELETE source, whose row ids are the scan's last column).
+    pub fn lower_loose(&mut self, plan: &LogicalPlan) -> Result<Plan> {
+        let (physical, layout) = self.lower(plan)?;
+        let cols = plan.output();
+        match cols.last() {
+            Some(last) if layout.map.get(&last.id) == Some(&(layout.width - 1)) => Ok(physical),
+            _ => self.lower_exact(plan),
+        }
+    }
+
+    /// Lowers `plan` so that its batches hold exactly its output columns, in order.
+    fn lower_exact(&mut self, plan: &LogicalPlan) -> Result<Plan> {
+        let (physical, layout) = self.lower(plan)?;
+        let cols = plan.output();
+        if layout.is_exactly(&cols) {
+            return Ok(physical);
+        }
+        let exprs = cols
+            .iter()
+            .map(|c| self.column(c.id, c.ty, String::new(), &layout))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Plan::Project {
+            input: Box::new(physical),
+            exprs,
+        })
+    }
+
+    fn lower(&mut self, plan: &LogicalPlan) -> Result<(Plan, Layout)> {
+        match plan {
+            LogicalPlan::Get {
+                rel,
+                table,
+                columns,
+                row_id,
+                filter,
+                ..
+            } => {
+                let ncols = table.columns.len();
+                let width = ncols + usize::from(*row_id);
+                let mut needed = vec![false; width];
+                let mut layout = Layout {
+                    width,
+                    map: HashMap::new(),
+                };
+                for &c in columns {
+                    needed[c as usize] = true;
+                    layout.map.insert(ColumnId::new(*rel, c), c as usize);
+                }
+                if *row_id {
+                    needed[ncols] = true;
+                    layout.map.insert(ColumnId::new(*rel, ncols as u32), ncols);
+                }
+                let filter = filter.as_ref().map(|f| self.expr(f, &layout)).transpose()?;
+                Ok((
+                    Plan::Scan {
+                        table: table.clone(),
+                        filter,
+                        row_ids: *row_id,
+                        needed: Some(needed),
+                    },
+                    layout,
+                ))
+            }
+            LogicalPlan::Values { rel, rows, types } => {
+                let empty = Layout::default();
+                let rows = rows
+                    .iter()
+                    .map(|r| r.iter().map(|e| self.expr(e, &empty)).collect())
+                    .collect::<Result<Vec<_>>>()?;
+                let layout = Layout::dense((0..types.len()).map(|i| ColumnId::new(*rel, i as u32)));
+                Ok((
+                    Plan::Values {
+                        rows,
+                        types: types.clone(),
+                    },
+                    layout,
+                ))
+            }
+            LogicalPlan::Series { rel, args, ty } => {
+                let empty = Layout::default();
+                let args = args
+                    .iter()
+                    .map(|e| self.expr(e, &empty))
+                    .collect::<Result<_>>()?;
+                Ok((
+                    Plan::GenerateSeries { args, ty: *ty },
+                    Layout::dense(std::iter::once(ColumnId::new(*rel, 0))),
+                ))
+            }
+            LogicalPlan::Filter { input, predicate } => {
+                let (child, layout) = self.lower(input)?;
+                let predicate = self.expr(predicate, &layout)?;
+                Ok((
+                    Plan::Filter {
+                        input: Box::new(child),
+                        predicate,
+                    },
+                    layout,
+                ))
+            }
+            LogicalPlan::Project { input, rel, exprs } => {
+                let (child, layout) = self.lower(input)?;
+                // Forwarding only: no operator, just new names for the same positions.
+                let forwarded: Option<Vec<usize>> = exprs
+                    .iter()
+                    .map(|e| match e {
+                        Expr::ColumnRef { id, .. } => layout.map.get(id).copied(),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(positions) = forwarded {
+                    let mut out = Layout {
+                        width: layout.width,
+                        map: HashMap::new(),
+                    };
+                    for (i, p) in positions.into_iter().enumerate() {
+                        out.map.insert(ColumnId::new(*rel, i as u32), p);
+                    }
+                    return Ok((child, out));
+                }
+                let exprs = exprs
+                    .iter()
+                    .map(|e| self.expr(e, &layout))
+                    .collect::<Result<Vec<_>>>()?;
+                let out = Layout::dense((0..exprs.len()).map(|i| ColumnId::new(*rel, i as u32)));
+                Ok((
+                    Plan::Project {
+                        input: Box::new(child),
+                        exprs,
+                    },
+                    out,
+                ))
+            }
+            LogicalPlan::Aggregate {
+                input,
+                rel,
+                group_by,
+                aggs,
+            } => {
+                let (child, layout) = self.lower(input)?;
+                let group_by = group_by
+                    .iter()
+                    .map(|g| self.expr(g, &layout))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut lowered = Vec::with_capacity(aggs.len());
+                for a in aggs {
+                    let mut call = a.clone();
+                    call.arg = a.arg.as_ref().map(|x| self.expr(x, &layout)).transpose()?;
+                    lowered.push(call);
+                }
+                let out = Layout::dense(
+                    (0..group_by.len() + lowered.len()).map(|i| ColumnId::new(*rel, i as u32)),
+                );
+                Ok((
+                    Plan::Aggregate {
+                        input: Box::new(child),
+                        group_by,
+                        aggs: lowered,
+                    },
+                    out,
+                ))
+            }
+            LogicalPlan::Join { .. } => Err(Error::feature_not_supported("JOIN")),
+            LogicalPlan::Distinct { input } => {
+                let child = self.lower_exact(input)?;
+                let layout = Layout::dense(input.output().iter().map(|c| c.id));
+                Ok((
+                    Plan::Distinct {
+                        input: Box::new(child),
+                    },
+                    layout,
+                ))
+            }
+            LogicalPlan::Sort { .. } => self.lower_sort(plan, None),
+            LogicalPlan::Limit {
+                input,
+                limit,
+                offset,
+            } => {
+                let empty = Layout::default();
+                let limit = limit.as_ref().map(|e| self.expr(e, &empty)).transpose()?;
+                let offset = offset.as_ref().map(|e| self.expr(e, &empty)).transpose()?;
+                let (child, layout) =
+                    if matches!(input.as_ref(), LogicalPlan::Sort { .. }) && limit.is_some() {
+                        // A top-N sort keeps limit + offset rows.
+                        let top = match (&limit, &offset) {
+                            (Some(l), None) => Some(l.clone()),
+                            (Some(l), Some(o)) => Some(Expr::Binary {
+                                op: BinaryOp::Add,
+                                left: Box::new(l.clone()),
+                                right: Box::new(o.clone()),
+                                ty: INT8,
+                            }),
+                            _ => None,
+                        };
+                        self.lower_sort(input, top)?
+                    } else {
+                        self.lower(input)?
+                    };
+                Ok((
+                    Plan::Limit {
+                        input: Box::new(child),
+                        limit,
+                        offset,
+                    },
+                    layout,
+                ))
+            }
+        }
+    }
+
+    /// A sort (top-N with `limit`). Keys that are not columns of the input are computed
+    /// by a projection below it.
+    fn lower_sort(&mut self, plan: &LogicalPlan, limit: Option<Expr>) -> Result<(Plan, Layout)> {
+        let LogicalPlan::Sort { input, keys } = plan else {
+            return Err(Error::internal("lower_sort on a non-sort"));
+        };
+        let (mut child, mut layout) = self.lower(input)?;
+        let computed: Vec<&Expr> = keys
+            .iter()
+            .map(|k| &k.expr)
+            .filter(|e| !matches!(e, Expr::ColumnRef { id, .. } if layout.map.contains_key(id)))
+            .collect();
+        if !computed.is_empty() {
+            // Forward the input's columns, then compute the keys.
+            let cols = input.output();
+            let mut exprs = Vec::with_capacity(cols.len() + computed.len());
+            for c in &cols {
+                exprs.push(self.column(c.id, c.ty, String::new(), &layout)?);
+            }
+            for e in &computed {
+                exprs.push(self.expr(e, &layout)?);
+            }
+            child = Plan::Project {
+                input: Box::new(child),
+                exprs,
+            };
+            layout = Layout::dense(cols.iter().map(|c| c.id));
+        }
+        let mut next_computed = layout.width;
+        let mut sort_keys = Vec::with_capacity(keys.len());
+        for k in keys {
+            let column = match &k.expr {
+                Expr::ColumnRef { id, .. } if layout.map.contains_key(id) => layout.map[id],
+                _ => {
+                    next_computed += 1;
+                    next_computed - 1
+                }
+            };
+            sort_keys.push(SortKey {
+                column,
+                desc: k.desc,
+                nulls_first: k.nulls_first,
+            });
+        }
+        let width = next_computed;
+        Ok((
+            Plan::Sort {
+                input: Box::new(child),
+                keys: sort_keys,
+                limit,
+            },
+            Layout {
+                width,
+                map: layout.map,
+            },
+        ))
+    }
+
+    fn column(&self, id: ColumnId, ty: SqlType, name: String, layout: &Layout) -> Result<Expr> {
+        if let Some(&index) = layout.map.get(&id) {
+            return Ok(Expr::Column { index, ty, name });
+        }
+        if let Some(&slot) = self.outer.last().and_then(|m| m.get(&id)) {
+            return Ok(Expr::OuterParam { slot, ty });
+        }
+        Err(Error::internal(format!(
+            "column {id} is not produced by the input of its operator"
+        )))
+    }
+
+    /// Lowers an expression over an input with `layout`.
+    pub fn expr(&mut self, e: &Expr, layout: &Layout) -> Result<Expr> {
+        match e {
+            Expr::ColumnRef { id, ty, name } => self.column(*id, *ty, name.clone(), layout),
+            Expr::Subquery(sub) => self.subquery(sub, layout),
+            _ => {
+                let mut out = e.clone();
+                let mut failure = None;
+                out.children_mut(&mut |c| {
+                    if failure.is_some() {
+                        return;
+                    }
+                    match self.expr(c, layout) {
+                        Ok(x) => *c = x,
+                        Err(err) => failure = Some(err),
+                    }
+                });
+                match failure {
+                    Some(err) => Err(err),
+                    None => Ok(out),
+                }
+            }
+        }
+    }
+
+    /// A subquery the optimizer left in an expression: a [`SubPlan`].
+    fn subquery(&mut self, sub: &Subquery, layout: &Layout) -> Result<Expr> {
+        let mut defined = BTreeSet::new();
+        sub.plan.defined_rels(&mut defined);
+        let mut free = BTreeMap::new();
+        let mut note = |id: ColumnId, ty: SqlType| {
+            if !defined.contains(&id.rel) {
+                free.insert(id, ty);
+            }
+        };
+        sub.plan
+            .walk(&mut |p| p.exprs(&mut |e| e.column_refs(&mut note)));
+        if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &sub.kind {
+            right.iter().for_each(|r| r.column_refs(&mut note));
+        }
+        let mut params = Vec::with_capacity(free.len());
+        let mut slots = HashMap::new();
+        for (id, ty) in free {
+            let slot = self.next_slot;
+            self.next_slot += 1;
+            params.push((slot, self.column(id, ty, String::new(), layout)?));
+            slots.insert(id, slot);
+        }
+        let kind_left = match &sub.kind {
+            SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => left
+                .iter()
+                .map(|l| self.expr(l, layout))
+                .collect::<Result<Vec<_>>>()?,
+            SubqueryKind::Scalar | SubqueryKind::Exists => Vec::new(),
+        };
+        self.outer.push(slots);
+        let lowered = self.lower_subplan_body(sub, kind_left);
+        self.outer.pop();
+        let (plan, kind) = lowered?;
+        let id = self.next_subplan;
+        self.next_subplan += 1;
+        Ok(Expr::SubPlan(Arc::new(SubPlan {
+            id,
+            kind,
+            plan,
+            params,
+            ty: sub.ty,
+        })))
+    }
+
+    fn lower_subplan_body(
+        &mut self,
+        sub: &Subquery,
+        left: Vec<Expr>,
+    ) -> Result<(Plan, SubqueryKind)> {
+        match &sub.kind {
+            SubqueryKind::Scalar | SubqueryKind::Exists => {
+                Ok((self.lower_exact(&sub.plan)?, sub.kind.clone()))
+            }
+            SubqueryKind::Any { right, op, .. } | SubqueryKind::All { right, op, .. } => {
+                let (plan, layout) = self.lower(&sub.plan)?;
+                let right = right
+                    .iter()
+                    .map(|r| self.expr(r, &layout))
+                    .collect::<Result<Vec<_>>>()?;
+                let kind = if matches!(sub.kind, SubqueryKind::Any { .. }) {
+                    SubqueryKind::Any {
+                        left,
+                        right,
+                        op: *op,
+                    }
+                } else {
+                    SubqueryKind::All {
+                        left,
+                        right,
+                        op: *op,
+                    }
+                };
+                Ok((plan, kind))
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Physical plans: the operators the executor runs, with columns as positions.
+//!
+//! Produced from a logical plan by [`super::lower`]; `exec::build` turns each node into
+//! an operator. An operator's output is a batch whose column `i` is position `i` here;
+//! some positions may be unused by the parents (a scan leaves columns it need not read
+//! as empty vectors), but every expression only reads positions its input produces.
+
+use std::sync::Arc;
+
+use crate::catalog::TableEntry;
+use crate::sql::expr::{AggCall, Expr};
+use crate::types::SqlType;
+
+#[derive(Clone, Debug)]
+pub struct SortKey {
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// All columns of a table (plus a row-id column when `row_ids`), rows the snapshot
+    /// sees that pass `filter`.
+    Scan {
+        table: Arc<TableEntry>,
+        filter: Option<Expr>,
+        row_ids: bool,
+        /// Table columns the plan reads (`None`: all). Unread columns stay empty vectors,
+        /// so column positions never change.
+        needed: Option<Vec<bool>>,
+    },
+    /// Literal rows.
+    Values {
+        rows: Vec<Vec<Expr>>,
+        types: Vec<SqlType>,
+    },
+    /// `generate_series(start, stop [, step])` over integers.
+    GenerateSeries {
+        args: Vec<Expr>,
+        ty: SqlType,
+    },
+    Filter {
+        input: Box<Plan>,
+        predicate: Expr,
+    },
+    Project {
+        input: Box<Plan>,
+        exprs: Vec<Expr>,
+    },
+    /// Output: group-by columns, then one column per aggregate.
+    Aggregate {
+        input: Box<Plan>,
+        group_by: Vec<Expr>,
+        aggs: Vec<AggCall>,
+    },
+    Distinct {
+        input: Box<Plan>,
+    },
+    /// Sorts on input columns; with `limit`, keeps only the first `limit` rows (top-N).
+    Sort {
+        input: Box<Plan>,
+        keys: Vec<SortKey>,
+        limit: Option<Expr>,
+    },
+    Limit {
+        input: Box<Plan>,
+        limit: Option<Expr>,
+        offset: Option<Expr>,
+    },
+}
+
+/// Marks the input positions `e` reads.
+pub fn mark_columns(e: &Expr, read: &mut [bool]) {
+    if let Expr::Column { index, .. } = e
+        && let Some(slot) = read.get_mut(*index)
+    {
+        *slot = true;
+    }
+    e.children(&mut |c| mark_columns(c, read));
+}
