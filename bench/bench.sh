@@ -3,6 +3,8 @@
 # bench/run.py against both. Extra arguments go to run.py (e.g. --reps 7 --only order_by).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# `bench/bench.sh --tpch [options]`: TPC-H instead (bench/tpch/run.py starts its own servers).
+if [ "${1:-}" = --tpch ]; then shift; cargo build --release -q; exec python3 bench/tpch/run.py --kiln-bin ./target/release/kiln "$@"; fi
 source scripts/pg-temp.sh
 
 cargo build --release -q
