@@ -10,6 +10,7 @@ pub mod context;
 pub mod date_functions;
 pub mod expr;
 pub mod functions;
+pub mod join;
 pub mod keys;
 pub mod ops;
 pub mod scan;
@@ -92,6 +93,27 @@ pub fn build(plan: &Plan) -> BoxedOperator {
             build(input),
             limit.clone(),
             offset.clone(),
+        )),
+        Plan::Join {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            residual,
+            left_types,
+            right_types,
+        } => Box::new(join::JoinOp::new(
+            build(left),
+            build(right),
+            join::JoinSpec {
+                kind: *kind,
+                left_keys: left_keys.clone(),
+                right_keys: right_keys.clone(),
+                residual: residual.clone(),
+                left_types: left_types.clone(),
+                right_types: right_types.clone(),
+            },
         )),
     }
 }

@@ -365,9 +365,18 @@ impl LogicalPlan {
         f(self);
     }
 
-    /// Relations this subtree defines.
+    /// Relations this subtree defines, including inside the subqueries of its
+    /// expressions.
     pub fn defined_rels(&self, out: &mut BTreeSet<RelId>) {
-        self.walk(&mut |p| match p {
+        self.walk(&mut |p| {
+            p.own_rels(out);
+            p.exprs(&mut |e| e.visit_subqueries(&mut |sub| sub.plan.defined_rels(out)));
+        });
+    }
+
+    /// The relations this node itself defines.
+    fn own_rels(&self, out: &mut BTreeSet<RelId>) {
+        match self {
             LogicalPlan::Get { rel, .. }
             | LogicalPlan::Values { rel, .. }
             | LogicalPlan::Series { rel, .. }
@@ -384,7 +393,7 @@ impl LogicalPlan {
             | LogicalPlan::Distinct { .. }
             | LogicalPlan::Sort { .. }
             | LogicalPlan::Limit { .. } => {}
-        });
+        }
     }
 
     /// Relations this subtree's expressions read (including inside subqueries).

@@ -19,11 +19,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::SortKey;
-use super::logical::{ColumnId, LogicalPlan, OutCol};
+use super::logical::{ColumnId, JoinKind, LogicalPlan, OutCol, RelId};
 use super::physical::Plan;
 use crate::error::{Error, Result};
 use crate::sql::expr::{BinaryOp, Expr, SubPlan, Subquery, SubqueryKind};
-use crate::types::{DataType, SqlType};
+use crate::types::{DataType, SqlType, Value};
 
 const INT8: SqlType = SqlType::new(DataType::Int8);
 
@@ -237,7 +237,13 @@ impl Lowerer {
                     out,
                 ))
             }
-            LogicalPlan::Join { .. } => Err(Error::feature_not_supported("JOIN")),
+            LogicalPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                mark,
+            } => self.lower_join(left, right, *kind, on, *mark),
             LogicalPlan::Distinct { input } => {
                 let child = self.lower_exact(input)?;
                 let layout = Layout::dense(input.output().iter().map(|c| c.id));
@@ -284,6 +290,77 @@ impl Lowerer {
                 ))
             }
         }
+    }
+
+    /// A join: equalities between the two sides become hash keys, the rest of the
+    /// condition is evaluated over the candidate pairs.
+    fn lower_join(
+        &mut self,
+        left: &LogicalPlan,
+        right: &LogicalPlan,
+        kind: JoinKind,
+        on: &Expr,
+        mark: Option<ColumnId>,
+    ) -> Result<(Plan, Layout)> {
+        if mark.is_some() || kind == JoinKind::Mark {
+            return Err(Error::feature_not_supported("mark joins"));
+        }
+        let (lp, ll) = self.lower(left)?;
+        let (rp, rl) = self.lower(right)?;
+        let mut left_rels = BTreeSet::new();
+        left.defined_rels(&mut left_rels);
+        let mut right_rels = BTreeSet::new();
+        right.defined_rels(&mut right_rels);
+        let mut left_keys = Vec::new();
+        let mut right_keys = Vec::new();
+        let mut residual = Vec::new();
+        for c in on.clone().conjuncts() {
+            if matches!(
+                c,
+                Expr::Literal {
+                    value: Value::Bool(true),
+                    ..
+                }
+            ) {
+                continue;
+            }
+            match equi_key(&c, &left_rels, &right_rels) {
+                Some((l, r)) => {
+                    left_keys.push(self.expr(&key_text(l), &ll)?);
+                    right_keys.push(self.expr(&key_text(r), &rl)?);
+                }
+                None => residual.push(c),
+            }
+        }
+        // NOT IN's null-aware anti join compares one key and nothing else.
+        if kind == JoinKind::AntiNullAware && (left_keys.len() != 1 || !residual.is_empty()) {
+            return Err(Error::feature_not_supported("this form of NOT IN"));
+        }
+        let mut combined = ll.clone();
+        for (id, &p) in &rl.map {
+            combined.map.insert(*id, ll.width + p);
+        }
+        combined.width = ll.width + rl.width;
+        let residual = match Expr::and_all(residual) {
+            Some(r) => Some(self.expr(&r, &combined)?),
+            None => None,
+        };
+        let left_types = position_types(&ll, &left.output());
+        let right_types = position_types(&rl, &right.output());
+        let layout = if kind.emits_right() { combined } else { ll };
+        Ok((
+            Plan::Join {
+                left: Box::new(lp),
+                right: Box::new(rp),
+                kind,
+                left_keys,
+                right_keys,
+                residual,
+                left_types,
+                right_types,
+            },
+            layout,
+        ))
     }
 
     /// A sort (top-N with `limit`). Keys that are not columns of the input are computed
@@ -458,4 +535,84 @@ impl Lowerer {
             }
         }
     }
+}
+
+/// `l = r` with `l` over the left side only and `r` over the right only (either way
+/// round), at key types that hash alike: the two sides of a hash key.
+fn equi_key<'e>(
+    e: &'e Expr,
+    left_rels: &BTreeSet<RelId>,
+    right_rels: &BTreeSet<RelId>,
+) -> Option<(&'e Expr, &'e Expr)> {
+    let Expr::Binary {
+        op: BinaryOp::Eq,
+        left,
+        right,
+        ..
+    } = e
+    else {
+        return None;
+    };
+    if left.has_subquery() || right.has_subquery() {
+        return None;
+    }
+    if key_class(left.ty().ty)? != key_class(right.ty().ty)? {
+        return None;
+    }
+    let side = |x: &Expr| {
+        let mut used = BTreeSet::new();
+        x.used_rels(&mut used);
+        let on_left = used.iter().any(|r| left_rels.contains(r));
+        let on_right = used.iter().any(|r| right_rels.contains(r));
+        match (on_left, on_right) {
+            (true, false) => Some(true),
+            (false, true) => Some(false),
+            _ => None,
+        }
+    };
+    match (side(left)?, side(right)?) {
+        (true, false) => Some((left, right)),
+        (false, true) => Some((right, left)),
+        _ => None,
+    }
+}
+
+/// Types whose values hash alike when they compare equal.
+fn key_class(t: DataType) -> Option<u8> {
+    Some(match t {
+        DataType::Int2 | DataType::Int4 | DataType::Int8 => 0,
+        DataType::Float4 | DataType::Float8 => 1,
+        DataType::Text | DataType::Varchar | DataType::Bpchar => 2,
+        DataType::Numeric => 3,
+        DataType::Date => 4,
+        DataType::Timestamp => 5,
+        DataType::Timestamptz => 6,
+        DataType::Interval => 7,
+        DataType::Bool => 8,
+        DataType::Unknown => return None,
+    })
+}
+
+/// A `char(n)` key compares without its trailing blanks: hash it as text.
+fn key_text(e: &Expr) -> Expr {
+    if e.ty().ty == DataType::Bpchar {
+        Expr::Cast {
+            expr: Box::new(e.clone()),
+            to: SqlType::new(DataType::Text),
+            explicit: false,
+        }
+    } else {
+        e.clone()
+    }
+}
+
+/// The type of each position of a layout (None where no column id lives).
+fn position_types(layout: &Layout, cols: &[OutCol]) -> Vec<Option<DataType>> {
+    let mut types = vec![None; layout.width];
+    for c in cols {
+        if let Some(&p) = layout.map.get(&c.id) {
+            types[p] = Some(c.ty.ty);
+        }
+    }
+    types
 }

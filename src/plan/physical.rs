@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use crate::catalog::TableEntry;
+use crate::plan::logical::JoinKind;
 use crate::sql::expr::{AggCall, Expr};
-use crate::types::SqlType;
+use crate::types::{DataType, SqlType};
 
 #[derive(Clone, Debug)]
 pub struct SortKey {
@@ -67,6 +68,21 @@ pub enum Plan {
         input: Box<Plan>,
         limit: Option<Expr>,
         offset: Option<Expr>,
+    },
+    /// A hash join on `left_keys[i] = right_keys[i]` (a nested loop without keys); the
+    /// right input is the build side. Output: left positions, then right positions
+    /// (semi/anti joins: left only).
+    Join {
+        left: Box<Plan>,
+        right: Box<Plan>,
+        kind: JoinKind,
+        left_keys: Vec<Expr>,
+        right_keys: Vec<Expr>,
+        /// The rest of the condition, over left positions then right positions.
+        residual: Option<Expr>,
+        /// Types of each side's positions (None: unused, left empty).
+        left_types: Vec<Option<DataType>>,
+        right_types: Vec<Option<DataType>>,
     },
 }
 

@@ -499,6 +499,15 @@ impl Expr {
         }
     }
 
+    /// Calls `f` on each subquery of this expression (not on subqueries nested inside
+    /// those: they belong to their plans).
+    pub fn visit_subqueries(&self, f: &mut dyn FnMut(&Subquery)) {
+        if let Expr::Subquery(s) = self {
+            f(s);
+        }
+        self.children(&mut |c| c.visit_subqueries(f));
+    }
+
     /// Whether the expression holds a subquery.
     pub fn has_subquery(&self) -> bool {
         self.any(&|e| matches!(e, Expr::Subquery(_) | Expr::SubPlan(_)))

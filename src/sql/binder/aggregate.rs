@@ -13,6 +13,30 @@ pub(super) fn agg_func(name: &str) -> Option<AggFunc> {
     })
 }
 
+/// Whether `e` reads columns, all of them from enclosing queries (not through a
+/// subquery of its own).
+fn reads_only_outer_columns(e: &Expr, scope: &Scope) -> bool {
+    let mut level = BTreeSet::new();
+    for c in &scope.columns {
+        c.expr.used_rels(&mut level);
+    }
+    let mut any = false;
+    let mut all_outer = true;
+    visit_refs(e, &mut |rel| {
+        any = true;
+        all_outer &= !level.contains(&rel);
+    });
+    any && all_outer
+}
+
+/// Calls `f` with the relation of every column reference of `e` outside subqueries.
+fn visit_refs(e: &Expr, f: &mut dyn FnMut(RelId)) {
+    if let Expr::ColumnRef { id, .. } = e {
+        f(id.rel);
+    }
+    e.children(&mut |c| visit_refs(c, f));
+}
+
 /// How the expressions above an aggregation read its output: grouped expressions and
 /// aggregates become references to the aggregate's relation (`rel`: group keys first,
 /// then aggregates); any other column of this query level is an error (`42803`).
@@ -181,7 +205,14 @@ impl Binder<'_> {
                 self.agg_allowed = false;
                 let bound = self.bind_expr(a, scope);
                 self.agg_allowed = true;
-                (func, Some(bound?))
+                let bound = bound?;
+                if reads_only_outer_columns(&bound, scope) {
+                    // PostgreSQL evaluates such an aggregate in the outer query.
+                    return Err(Error::feature_not_supported(
+                        "aggregate functions over columns of an outer query",
+                    ));
+                }
+                (func, Some(bound))
             }
             _ => {
                 return Err(Error::undefined_function(format!(

@@ -210,6 +210,19 @@ impl Binder<'_> {
             A::Expr::Value(v) => self.bind_value(&v.value),
             A::Expr::Nested(inner) => self.bind_expr(inner, scope),
             A::Expr::UnaryOp { op, expr } => self.bind_unary(*op, expr, scope),
+            A::Expr::BinaryOp { left, op, right }
+                if matches!(strip_nested(left), A::Expr::Tuple(_))
+                    || matches!(strip_nested(right), A::Expr::Tuple(_)) =>
+            {
+                match (strip_nested(left), strip_nested(right)) {
+                    (A::Expr::Tuple(l), A::Expr::Tuple(r)) => {
+                        self.bind_row_comparison(l, op, r, scope)
+                    }
+                    _ => Err(Error::feature_not_supported(
+                        "comparing a row with a value or subquery",
+                    )),
+                }
+            }
             A::Expr::BinaryOp { .. } => self.bind_binary_chain(e, scope),
             A::Expr::IsNull(x) => Ok(Expr::IsNull {
                 expr: Box::new(self.bind_expr(x, scope)?),
@@ -262,8 +275,19 @@ impl Binder<'_> {
                 }
                 self.bind_in_list(x, items, *negated)
             }
-            A::Expr::InSubquery { .. } | A::Expr::Exists { .. } | A::Expr::Subquery(_) => {
-                Err(Error::feature_not_supported("subqueries"))
+            A::Expr::Subquery(q) => self.bind_scalar_subquery(q, scope),
+            A::Expr::Exists { subquery, negated } => self.bind_exists(subquery, *negated, scope),
+            A::Expr::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => {
+                let any = self.bind_quantified(expr, BinaryOp::Eq, subquery, false, scope)?;
+                Ok(if *negated {
+                    Expr::Not(Box::new(any))
+                } else {
+                    any
+                })
             }
             A::Expr::Between {
                 expr,
@@ -420,8 +444,23 @@ impl Binder<'_> {
             }
             A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
             A::Expr::Array(_) => Err(Error::feature_not_supported("arrays")),
-            A::Expr::AnyOp { .. } | A::Expr::AllOp { .. } => {
-                Err(Error::feature_not_supported("ANY/ALL"))
+            A::Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            }
+            | A::Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } => {
+                let all = matches!(e, A::Expr::AllOp { .. });
+                let op = comparison_op(compare_op)?;
+                match strip_nested(right) {
+                    A::Expr::Subquery(q) => self.bind_quantified(left, op, q, all, scope),
+                    _ => Err(Error::feature_not_supported("ANY/ALL over an array")),
+                }
             }
             A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
             A::Expr::Tuple(_) => Err(Error::feature_not_supported("row constructors")),

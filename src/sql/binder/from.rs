@@ -61,6 +61,11 @@ impl Binder<'_> {
         if join.global {
             return Err(Error::feature_not_supported("GLOBAL JOIN"));
         }
+        if matches!(constraint, A::JoinConstraint::None)
+            && !matches!(join.join_operator, J::CrossJoin(_))
+        {
+            return Err(Error::syntax("syntax error at end of input"));
+        }
         let (right, rscope) = self.bind_table_factor(&join.relation)?;
         check_duplicate_aliases(&lscope, &rscope)?;
         match constraint {
@@ -289,7 +294,10 @@ impl Binder<'_> {
                             "column aliases on a parenthesized join",
                         ));
                     }
+                    // The alias hides the joined tables' names, and with them the
+                    // columns USING merged away.
                     let q = ident_name(&a.name);
+                    scope.columns.retain(|c| !c.hidden);
                     for c in scope.columns.iter_mut() {
                         c.qualifier = Some(q.clone());
                     }

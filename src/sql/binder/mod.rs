@@ -47,6 +47,7 @@ mod names;
 mod position;
 mod scope;
 mod select;
+mod subquery;
 mod utility;
 
 use aggregate::*;
@@ -56,6 +57,7 @@ use names::*;
 use position::*;
 use scope::*;
 use select::*;
+use subquery::*;
 use utility::*;
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);

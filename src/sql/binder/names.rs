@@ -50,7 +50,28 @@ pub(super) fn figure_name(e: &A::Expr) -> Option<(String, u8)> {
         A::Expr::AtTimeZone { .. } => strong("timezone"),
         A::Expr::Ceil { .. } => strong("ceil"),
         A::Expr::Floor { .. } => strong("floor"),
+        A::Expr::Exists { .. } => strong("exists"),
+        // A scalar subquery is named after its one column.
+        A::Expr::Subquery(q) => Some((query_first_name(q), NAME_STRONG)),
         _ => None,
+    }
+}
+
+/// The name of a query's first output column.
+fn query_first_name(q: &A::Query) -> String {
+    match q.body.as_ref() {
+        A::SetExpr::Select(s) => match s.projection.first() {
+            Some(A::SelectItem::ExprWithAlias { alias, .. }) => ident_name(alias),
+            Some(A::SelectItem::UnnamedExpr(e)) => derive_name(e),
+            _ => "?column?".into(),
+        },
+        A::SetExpr::Query(inner) => query_first_name(inner),
+        A::SetExpr::SetOperation { left, .. } => query_first_name(&A::Query {
+            body: left.clone(),
+            ..q.clone()
+        }),
+        A::SetExpr::Values(_) => "column1".into(),
+        _ => "?column?".into(),
     }
 }
 

@@ -242,11 +242,7 @@ impl Binder<'_> {
 
     /// The select list, expanded: for each item its expression (None for a column of
     /// a wildcard), its output name, and the scope column a wildcard stands for.
-    fn select_items<'s>(
-        &self,
-        s: &'s A::Select,
-        scope: &Scope,
-    ) -> Result<Vec<SelectItem<'s>>> {
+    fn select_items<'s>(&self, s: &'s A::Select, scope: &Scope) -> Result<Vec<SelectItem<'s>>> {
         let mut items: Vec<SelectItem> = Vec::new();
         for item in &s.projection {
             match item {
