@@ -31,6 +31,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
+pub mod stats;
+
 use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
 use crate::storage::mvcc::{Snapshot, TXN_NONE, TxnId, TxnManager};
@@ -56,11 +58,34 @@ pub struct TableEntry {
     xmin: TxnId,
     /// The transaction that dropped it (`TXN_NONE`: not dropped).
     xmax: AtomicU64,
+    /// Planner statistics, computed on demand (see [`stats`]).
+    stats: parking_lot::Mutex<Option<Arc<stats::TableStats>>>,
 }
 
 impl TableEntry {
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The planner's statistics for this table: computed when first asked for, and
+    /// again once the row count has moved by more than a fifth.
+    pub fn stats(&self) -> Arc<stats::TableStats> {
+        let live = stats::live_rows(&self.storage) as f64;
+        let mut cached = self.stats.lock();
+        if let Some(s) = cached.as_ref()
+            && (live - s.rows).abs() <= 0.2 * s.rows.max(50.0)
+        {
+            return s.clone();
+        }
+        let fresh = Arc::new(stats::compute(&self.storage));
+        *cached = Some(fresh.clone());
+        fresh
+    }
+
+    /// ANALYZE: recomputes the statistics now.
+    pub fn analyze(&self) {
+        let fresh = Arc::new(stats::compute(&self.storage));
+        *self.stats.lock() = Some(fresh);
     }
 
     /// Whether some transaction (committed or not) dropped this version.
@@ -138,6 +163,7 @@ impl Catalog {
             storage: Arc::new(Table::new(types)),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
+            stats: parking_lot::Mutex::new(None),
         });
         self.tables
             .write()

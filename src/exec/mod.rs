@@ -10,6 +10,7 @@ pub mod context;
 pub mod date_functions;
 pub mod expr;
 pub mod functions;
+pub mod instrument;
 pub mod join;
 pub mod keys;
 pub mod ops;
@@ -24,6 +25,7 @@ use vector::Batch;
 
 use crate::error::Result;
 use crate::plan::Plan;
+use crate::plan::physical::Op;
 
 pub trait Operator: Send {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>>;
@@ -32,49 +34,83 @@ pub trait Operator: Send {
 pub type BoxedOperator = Box<dyn Operator>;
 
 pub fn build(plan: &Plan) -> BoxedOperator {
-    match plan {
-        Plan::Scan {
+    build_with(plan, &mut None)
+}
+
+/// Builds `plan` with every operator measured for EXPLAIN ANALYZE (pre-order indexes,
+/// as `plan::explain` numbers the nodes).
+pub fn build_instrumented(plan: &Plan, actuals: &instrument::Actuals) -> BoxedOperator {
+    build_with(plan, &mut Some((actuals.clone(), 0)))
+}
+
+/// The measurements being attached, and the next node's pre-order index.
+type Instrumentation = Option<(instrument::Actuals, usize)>;
+
+fn build_with(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
+    let index = match inst {
+        Some((_, next)) => {
+            *next += 1;
+            *next - 1
+        }
+        None => 0,
+    };
+    let op = build_op(plan, inst);
+    match inst {
+        Some((actuals, _)) => Box::new(instrument::Instrumented::new(op, actuals.clone(), index)),
+        None => op,
+    }
+}
+
+fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
+    match &plan.op {
+        Op::Scan {
             table,
             filter,
             row_ids,
             needed,
+            ..
         } => Box::new(scan::Scan::new(
             table.clone(),
             filter.clone(),
             *row_ids,
             needed.clone(),
         )),
-        Plan::Values { rows, types } => Box::new(ops::ValuesOp::new(rows.clone(), types.clone())),
-        Plan::GenerateSeries { args, ty } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
-        Plan::Filter { input, predicate } => Box::new(ops::FilterOp {
-            input: build(input),
+        Op::Values { rows, types } => Box::new(ops::ValuesOp::new(rows.clone(), types.clone())),
+        Op::GenerateSeries { args, ty } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
+        Op::Filter { input, predicate } => Box::new(ops::FilterOp {
+            input: build_with(input, inst),
             predicate: predicate.clone(),
             pending: None,
         }),
-        Plan::Project { input, exprs } => Box::new(ops::ProjectOp {
-            input: build(input),
+        Op::Project { input, exprs } => Box::new(ops::ProjectOp {
+            input: build_with(input, inst),
             exprs: exprs.clone(),
             pending: None,
         }),
-        Plan::Aggregate {
+        Op::Aggregate {
             input,
             group_by,
             aggs,
         } => Box::new(aggregate::AggregateOp::new(
-            build(input),
+            build_with(input, inst),
             group_by.clone(),
             aggs.clone(),
         )),
-        Plan::Distinct { input } => Box::new(ops::DistinctOp::new(build(input))),
-        Plan::Sort { input, keys, limit } => {
-            if let Plan::Scan {
+        Op::Distinct { input } => Box::new(ops::DistinctOp::new(build_with(input, inst))),
+        Op::Sort { input, keys, limit } => {
+            if let Op::Scan {
                 table,
                 filter,
                 row_ids: false,
                 needed,
-            } = input.as_ref()
+                ..
+            } = &input.op
                 && sort::late_pays_off(table.columns.len(), needed.as_deref(), keys)
             {
+                // The sort reads the table itself: the scan node has no operator.
+                if let Some((_, next)) = inst {
+                    *next += 1;
+                }
                 return Box::new(sort::SortOp::over_table(
                     table.clone(),
                     filter.clone(),
@@ -83,18 +119,22 @@ pub fn build(plan: &Plan) -> BoxedOperator {
                     limit.clone(),
                 ));
             }
-            Box::new(sort::SortOp::new(build(input), keys.clone(), limit.clone()))
+            Box::new(sort::SortOp::new(
+                build_with(input, inst),
+                keys.clone(),
+                limit.clone(),
+            ))
         }
-        Plan::Limit {
+        Op::Limit {
             input,
             limit,
             offset,
         } => Box::new(ops::LimitOp::new(
-            build(input),
+            build_with(input, inst),
             limit.clone(),
             offset.clone(),
         )),
-        Plan::Join {
+        Op::Join {
             left,
             right,
             kind,
@@ -104,8 +144,8 @@ pub fn build(plan: &Plan) -> BoxedOperator {
             left_types,
             right_types,
         } => Box::new(join::JoinOp::new(
-            build(left),
-            build(right),
+            build_with(left, inst),
+            build_with(right, inst),
             join::JoinSpec {
                 kind: *kind,
                 left_keys: left_keys.clone(),

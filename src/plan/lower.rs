@@ -19,13 +19,32 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::SortKey;
+use super::cardinality::estimate;
 use super::logical::{ColumnId, JoinKind, LogicalPlan, OutCol, RelId};
-use super::physical::Plan;
+use super::physical::{Op, Plan};
 use crate::error::{Error, Result};
 use crate::sql::expr::{BinaryOp, Expr, SubPlan, Subquery, SubqueryKind};
 use crate::types::{DataType, SqlType, Value};
 
 const INT8: SqlType = SqlType::new(DataType::Int8);
+
+/// Nodes lowering added without an estimate of their own (projections, the sort
+/// under a limit) expect as many rows as their input.
+fn fill_estimates(plan: &mut Plan) {
+    let mut inputs = plan.inputs_mut();
+    for i in inputs.iter_mut() {
+        fill_estimates(i);
+    }
+    let first = inputs.first().map(|i| i.rows);
+    if plan.rows < 0.0 {
+        plan.rows = first.unwrap_or(1.0);
+    }
+}
+
+/// A physical node whose estimate the caller fills in.
+fn node(op: Op) -> Plan {
+    Plan::new(op, -1.0)
+}
 
 /// Which position of a physical plan's output holds which column id.
 #[derive(Clone, Debug, Default)]
@@ -62,6 +81,8 @@ pub struct Lowerer {
     outer: Vec<HashMap<ColumnId, usize>>,
     next_slot: usize,
     next_subplan: usize,
+    /// The name each scanned relation is known by, so that EXPLAIN shows `o.id`.
+    aliases: HashMap<RelId, String>,
 }
 
 impl Lowerer {
@@ -71,7 +92,9 @@ impl Lowerer {
 
     /// Lowers a statement's plan: its output is exactly the plan's output columns.
     pub fn lower_root(&mut self, plan: &LogicalPlan) -> Result<Plan> {
-        self.lower_exact(plan)
+        let mut physical = self.lower_exact(plan)?;
+        fill_estimates(&mut physical);
+        Ok(physical)
     }
 
     /// Lowers a plan whose consumer reads its columns through the layout it comes with
@@ -79,10 +102,12 @@ impl Lowerer {
     pub fn lower_loose(&mut self, plan: &LogicalPlan) -> Result<Plan> {
         let (physical, layout) = self.lower(plan)?;
         let cols = plan.output();
-        match cols.last() {
-            Some(last) if layout.map.get(&last.id) == Some(&(layout.width - 1)) => Ok(physical),
-            _ => self.lower_exact(plan),
-        }
+        let mut physical = match cols.last() {
+            Some(last) if layout.map.get(&last.id) == Some(&(layout.width - 1)) => physical,
+            _ => self.lower_exact(plan)?,
+        };
+        fill_estimates(&mut physical);
+        Ok(physical)
     }
 
     /// Lowers `plan` so that its batches hold exactly its output columns, in order.
@@ -96,22 +121,31 @@ impl Lowerer {
             .iter()
             .map(|c| self.column(c.id, c.ty, String::new(), &layout))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Plan::Project {
+        Ok(node(Op::Project {
             input: Box::new(physical),
             exprs,
-        })
+        }))
     }
 
     fn lower(&mut self, plan: &LogicalPlan) -> Result<(Plan, Layout)> {
+        let (mut physical, layout) = self.lower_node(plan)?;
+        if physical.rows < 0.0 {
+            physical.rows = estimate(plan).rows;
+        }
+        Ok((physical, layout))
+    }
+
+    fn lower_node(&mut self, plan: &LogicalPlan) -> Result<(Plan, Layout)> {
         match plan {
             LogicalPlan::Get {
                 rel,
                 table,
+                alias,
                 columns,
                 row_id,
                 filter,
-                ..
             } => {
+                self.aliases.insert(*rel, alias.clone());
                 let ncols = table.columns.len();
                 let width = ncols + usize::from(*row_id);
                 let mut needed = vec![false; width];
@@ -129,12 +163,13 @@ impl Lowerer {
                 }
                 let filter = filter.as_ref().map(|f| self.expr(f, &layout)).transpose()?;
                 Ok((
-                    Plan::Scan {
+                    node(Op::Scan {
                         table: table.clone(),
+                        alias: alias.clone(),
                         filter,
                         row_ids: *row_id,
                         needed: Some(needed),
-                    },
+                    }),
                     layout,
                 ))
             }
@@ -146,10 +181,10 @@ impl Lowerer {
                     .collect::<Result<Vec<_>>>()?;
                 let layout = Layout::dense((0..types.len()).map(|i| ColumnId::new(*rel, i as u32)));
                 Ok((
-                    Plan::Values {
+                    node(Op::Values {
                         rows,
                         types: types.clone(),
-                    },
+                    }),
                     layout,
                 ))
             }
@@ -160,7 +195,7 @@ impl Lowerer {
                     .map(|e| self.expr(e, &empty))
                     .collect::<Result<_>>()?;
                 Ok((
-                    Plan::GenerateSeries { args, ty: *ty },
+                    node(Op::GenerateSeries { args, ty: *ty }),
                     Layout::dense(std::iter::once(ColumnId::new(*rel, 0))),
                 ))
             }
@@ -168,10 +203,10 @@ impl Lowerer {
                 let (child, layout) = self.lower(input)?;
                 let predicate = self.expr(predicate, &layout)?;
                 Ok((
-                    Plan::Filter {
+                    node(Op::Filter {
                         input: Box::new(child),
                         predicate,
-                    },
+                    }),
                     layout,
                 ))
             }
@@ -201,10 +236,10 @@ impl Lowerer {
                     .collect::<Result<Vec<_>>>()?;
                 let out = Layout::dense((0..exprs.len()).map(|i| ColumnId::new(*rel, i as u32)));
                 Ok((
-                    Plan::Project {
+                    node(Op::Project {
                         input: Box::new(child),
                         exprs,
-                    },
+                    }),
                     out,
                 ))
             }
@@ -229,11 +264,11 @@ impl Lowerer {
                     (0..group_by.len() + lowered.len()).map(|i| ColumnId::new(*rel, i as u32)),
                 );
                 Ok((
-                    Plan::Aggregate {
+                    node(Op::Aggregate {
                         input: Box::new(child),
                         group_by,
                         aggs: lowered,
-                    },
+                    }),
                     out,
                 ))
             }
@@ -248,9 +283,9 @@ impl Lowerer {
                 let child = self.lower_exact(input)?;
                 let layout = Layout::dense(input.output().iter().map(|c| c.id));
                 Ok((
-                    Plan::Distinct {
+                    node(Op::Distinct {
                         input: Box::new(child),
-                    },
+                    }),
                     layout,
                 ))
             }
@@ -281,11 +316,11 @@ impl Lowerer {
                         self.lower(input)?
                     };
                 Ok((
-                    Plan::Limit {
+                    node(Op::Limit {
                         input: Box::new(child),
                         limit,
                         offset,
-                    },
+                    }),
                     layout,
                 ))
             }
@@ -349,7 +384,7 @@ impl Lowerer {
         let right_types = position_types(&rl, &right.output());
         let layout = if kind.emits_right() { combined } else { ll };
         Ok((
-            Plan::Join {
+            node(Op::Join {
                 left: Box::new(lp),
                 right: Box::new(rp),
                 kind,
@@ -358,7 +393,7 @@ impl Lowerer {
                 residual,
                 left_types,
                 right_types,
-            },
+            }),
             layout,
         ))
     }
@@ -385,10 +420,10 @@ impl Lowerer {
             for e in &computed {
                 exprs.push(self.expr(e, &layout)?);
             }
-            child = Plan::Project {
+            child = node(Op::Project {
                 input: Box::new(child),
                 exprs,
-            };
+            });
             layout = Layout::dense(cols.iter().map(|c| c.id));
         }
         let mut next_computed = layout.width;
@@ -409,11 +444,11 @@ impl Lowerer {
         }
         let width = next_computed;
         Ok((
-            Plan::Sort {
+            node(Op::Sort {
                 input: Box::new(child),
                 keys: sort_keys,
                 limit,
-            },
+            }),
             Layout {
                 width,
                 map: layout.map,
@@ -423,6 +458,10 @@ impl Lowerer {
 
     fn column(&self, id: ColumnId, ty: SqlType, name: String, layout: &Layout) -> Result<Expr> {
         if let Some(&index) = layout.map.get(&id) {
+            let name = match self.aliases.get(&id.rel) {
+                Some(alias) if !name.is_empty() => format!("{alias}.{name}"),
+                _ => name,
+            };
             return Ok(Expr::Column { index, ty, name });
         }
         if let Some(&slot) = self.outer.last().and_then(|m| m.get(&id)) {
@@ -491,7 +530,8 @@ impl Lowerer {
         self.outer.push(slots);
         let lowered = self.lower_subplan_body(sub, kind_left);
         self.outer.pop();
-        let (plan, kind) = lowered?;
+        let (mut plan, kind) = lowered?;
+        fill_estimates(&mut plan);
         let id = self.next_subplan;
         self.next_subplan += 1;
         Ok(Expr::SubPlan(Arc::new(SubPlan {

@@ -19,6 +19,8 @@ use std::sync::Arc;
 use crate::catalog::{ColumnDef, TableEntry};
 use crate::types::SqlType;
 
+pub mod cardinality;
+pub mod explain;
 pub mod logical;
 pub mod lower;
 pub mod physical;
@@ -88,6 +90,12 @@ pub enum BoundStatement {
     Deallocate {
         name: Option<String>,
     },
+    /// EXPLAIN [ANALYZE] of a query.
+    Explain {
+        plan: Plan,
+        analyze: bool,
+        options: explain::ExplainOptions,
+    },
     /// Accepted and ignored, with the command tag to answer.
     NoOp {
         tag: String,
@@ -105,6 +113,7 @@ impl BoundStatement {
             | BoundStatement::CreateTable { .. }
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::Query { .. }
+            | BoundStatement::Explain { .. }
             | BoundStatement::Transaction(_)
             | BoundStatement::Set { .. }
             | BoundStatement::Show { .. }
@@ -117,6 +126,10 @@ impl BoundStatement {
     pub fn output_columns(&self) -> Option<Vec<OutputColumn>> {
         match self {
             BoundStatement::Query { columns, .. } => Some(columns.clone()),
+            BoundStatement::Explain { .. } => Some(vec![OutputColumn {
+                name: "QUERY PLAN".into(),
+                ty: SqlType::new(crate::types::DataType::Text),
+            }]),
             BoundStatement::Show { name } => Some(vec![OutputColumn {
                 name: name.clone(),
                 ty: SqlType::new(crate::types::DataType::Text),

@@ -19,12 +19,56 @@ pub struct SortKey {
     pub nulls_first: bool,
 }
 
+/// A physical plan node: the operator and the rows the optimizer expects from it.
 #[derive(Clone, Debug)]
-pub enum Plan {
+pub struct Plan {
+    pub op: Op,
+    /// Estimated output rows (EXPLAIN shows them).
+    pub rows: f64,
+}
+
+impl Plan {
+    pub fn new(op: Op, rows: f64) -> Plan {
+        Plan { op, rows }
+    }
+
+    /// The direct inputs, mutably.
+    pub fn inputs_mut(&mut self) -> Vec<&mut Plan> {
+        match &mut self.op {
+            Op::Scan { .. } | Op::Values { .. } | Op::GenerateSeries { .. } => Vec::new(),
+            Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Aggregate { input, .. }
+            | Op::Distinct { input }
+            | Op::Sort { input, .. }
+            | Op::Limit { input, .. } => vec![input],
+            Op::Join { left, right, .. } => vec![left, right],
+        }
+    }
+
+    /// The direct inputs.
+    pub fn inputs(&self) -> Vec<&Plan> {
+        match &self.op {
+            Op::Scan { .. } | Op::Values { .. } | Op::GenerateSeries { .. } => Vec::new(),
+            Op::Filter { input, .. }
+            | Op::Project { input, .. }
+            | Op::Aggregate { input, .. }
+            | Op::Distinct { input }
+            | Op::Sort { input, .. }
+            | Op::Limit { input, .. } => vec![input],
+            Op::Join { left, right, .. } => vec![left, right],
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Op {
     /// All columns of a table (plus a row-id column when `row_ids`), rows the snapshot
     /// sees that pass `filter`.
     Scan {
         table: Arc<TableEntry>,
+        /// The name the query knows the table by (EXPLAIN).
+        alias: String,
         filter: Option<Expr>,
         row_ids: bool,
         /// Table columns the plan reads (`None`: all). Unread columns stay empty vectors,

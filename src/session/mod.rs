@@ -40,6 +40,7 @@ use crate::exec::context::{CancelFlag, ExecContext};
 use crate::exec::scan::decode_row_id;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self, BoxedOperator};
+use crate::plan::physical::Op;
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
 use crate::sql::binder::Binder;
 use crate::sql::parse;
@@ -132,18 +133,22 @@ impl RowStream {
 
     fn from_rows(columns: Vec<OutputColumn>, rows: Vec<Vec<Value>>, ctx: ExecContext) -> RowStream {
         let types = columns.iter().map(|c| c.ty).collect::<Vec<_>>();
-        let plan = Plan::Values {
-            rows: rows
-                .into_iter()
-                .map(|r| {
-                    r.into_iter()
-                        .zip(&types)
-                        .map(|(v, t)| crate::sql::expr::Expr::literal(v, *t))
-                        .collect()
-                })
-                .collect(),
-            types,
-        };
+        let n = rows.len() as f64;
+        let plan = Plan::new(
+            Op::Values {
+                rows: rows
+                    .into_iter()
+                    .map(|r| {
+                        r.into_iter()
+                            .zip(&types)
+                            .map(|(v, t)| crate::sql::expr::Expr::literal(v, *t))
+                            .collect()
+                    })
+                    .collect(),
+                types,
+            },
+            n,
+        );
         RowStream {
             op: exec::build(&plan),
             ctx,
@@ -598,6 +603,27 @@ impl Session {
                     finished: false,
                 })))
             }
+            BoundStatement::Explain {
+                plan,
+                analyze,
+                options,
+            } => {
+                let actuals = if *analyze {
+                    let measured: exec::instrument::Actuals = Default::default();
+                    *measured.lock() = vec![Default::default(); count_nodes(plan)];
+                    let mut op = exec::build_instrumented(plan, &measured);
+                    while op.next(&ctx)?.is_some() {}
+                    Some(measured.lock().clone())
+                } else {
+                    None
+                };
+                let lines = crate::plan::explain::render(plan, actuals.as_deref(), *options);
+                let rows = lines.into_iter().map(|l| vec![Value::Text(l)]).collect();
+                let columns = stmt.output_columns().unwrap_or_default();
+                Ok(Outcome::Rows(Box::new(RowStream::from_rows(
+                    columns, rows, ctx,
+                ))))
+            }
             BoundStatement::Insert { table, source } => {
                 let n = self.run_insert(table, source, &ctx, txn)?;
                 Ok(Outcome::Done {
@@ -618,12 +644,16 @@ impl Session {
             }
             BoundStatement::Truncate { tables } => {
                 for t in tables {
-                    let scan = Plan::Scan {
-                        table: t.clone(),
-                        filter: None,
-                        row_ids: true,
-                        needed: None,
-                    };
+                    let scan = Plan::new(
+                        Op::Scan {
+                            table: t.clone(),
+                            alias: t.name.clone(),
+                            filter: None,
+                            row_ids: true,
+                            needed: None,
+                        },
+                        0.0,
+                    );
                     self.run_delete(t, &scan, &ctx, txn)?;
                 }
                 Ok(Outcome::Done {
@@ -918,4 +948,9 @@ impl Drop for Session {
         // A client that disconnects mid-transaction rolls it back.
         self.rollback();
     }
+}
+
+/// Nodes of a physical plan (EXPLAIN ANALYZE measures each).
+fn count_nodes(plan: &Plan) -> usize {
+    1 + plan.inputs().into_iter().map(count_nodes).sum::<usize>()
 }

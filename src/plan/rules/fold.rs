@@ -155,7 +155,7 @@ fn is_bool_literal(e: &Expr, b: bool) -> bool {
 }
 
 /// Operators and functions that return NULL whenever an input is NULL.
-fn is_strict(e: &Expr) -> bool {
+pub fn is_strict(e: &Expr) -> bool {
     match e {
         Expr::Negate { .. }
         | Expr::Binary { .. }

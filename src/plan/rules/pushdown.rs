@@ -1,38 +1,370 @@
-//! Predicate pushdown: a filter moves below the operators it can pass, down to the scan,
-//! where it narrows the selection vector before any column is copied.
+//! Predicate pushdown: every WHERE conjunct moves as far down as it can go.
 //!
-//! A `Filter` directly over a `Get` becomes the scan's filter (after any filter the scan
-//! already has, so conjuncts keep their order and the first failing row's error is the
-//! one PostgreSQL reports).
+//! Conjuncts travel down from the filter that holds them:
+//! - into a scan, where they narrow the selection vector before any column is copied;
+//! - through a join to the side whose columns they read (both sides of an inner join:
+//!   into its condition, where equalities become hash keys — this is what turns a comma
+//!   list with WHERE equalities into hash joins); a join's own condition sends its
+//!   one-sided conjuncts down the same way where the join kind allows;
+//! - through a projection (a derived table, a view) by substituting the projected
+//!   expressions, unless one is volatile or holds a subquery;
+//! - through an aggregation when they read only its group keys (HAVING → WHERE);
+//! - through DISTINCT and ORDER BY; never through LIMIT.
+//!
+//! On the way, outer joins a filter makes pointless become inner ones: a conjunct that
+//! cannot be true when the nullable side's columns are NULL (`b.y > 3` over `a LEFT
+//! JOIN b`) removes every NULL-extended row, so the join is inner (PostgreSQL's
+//! reduce_outer_joins). Conjuncts keep their order where they meet, so the first
+//! failing row's error is the same.
 
-use crate::plan::logical::LogicalPlan;
-use crate::sql::expr::Expr;
+use std::collections::{BTreeSet, HashMap};
 
-/// Pushes every filter of `plan` as far down as it goes.
+use super::fold::is_strict;
+use crate::plan::logical::{ColumnId, JoinKind, LogicalPlan, RelId};
+use crate::sql::expr::{Expr, Func};
+use crate::types::Value;
+
+/// Pushes every filter of `plan` (and of the subqueries in its expressions) down.
 pub fn push_filters(plan: &mut LogicalPlan) {
-    plan.walk_mut_post(&mut |node| {
-        let LogicalPlan::Filter { input, predicate } = node else {
-            return;
-        };
-        if let LogicalPlan::Get { filter, .. } = input.as_mut() {
-            let taken = std::mem::replace(predicate, Expr::literal_bool(true));
-            *filter = Some(match filter.take() {
-                None => taken,
-                Some(existing) => {
-                    let mut all = existing.conjuncts();
-                    all.extend(taken.conjuncts());
-                    Expr::And(all)
+    let taken = take(plan);
+    *plan = push(taken, Vec::new());
+}
+
+fn take(plan: &mut LogicalPlan) -> LogicalPlan {
+    std::mem::replace(
+        plan,
+        LogicalPlan::Values {
+            rel: 0,
+            rows: Vec::new(),
+            types: Vec::new(),
+        },
+    )
+}
+
+fn push_into_subqueries(e: &mut Expr) {
+    if let Expr::Subquery(sub) = e {
+        push_filters(&mut sub.plan);
+    }
+    e.children_mut(&mut push_into_subqueries);
+}
+
+/// Places `preds` (conjuncts over `plan`'s output) as low in `plan` as they can go.
+fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
+    plan.exprs_mut(&mut push_into_subqueries);
+    let mut preds = preds;
+    for p in preds.iter_mut() {
+        push_into_subqueries(p);
+    }
+    match plan {
+        LogicalPlan::Filter { input, predicate } => {
+            let mut all = predicate.conjuncts();
+            all.extend(preds);
+            all.retain(|c| !is_true(c));
+            push(*input, all)
+        }
+        LogicalPlan::Get {
+            rel,
+            table,
+            alias,
+            columns,
+            row_id,
+            filter,
+        } => {
+            let mut all = filter.map(Expr::conjuncts).unwrap_or_default();
+            all.extend(preds);
+            LogicalPlan::Get {
+                rel,
+                table,
+                alias,
+                columns,
+                row_id,
+                filter: Expr::and_all(all),
+            }
+        }
+        LogicalPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            mark,
+        } => push_join(*left, *right, kind, on, mark, preds),
+        LogicalPlan::Project { input, rel, exprs } => {
+            let mut down = Vec::new();
+            let mut keep = Vec::new();
+            for p in preds {
+                match substitute(&p, rel, &exprs) {
+                    Some(s) => down.push(s),
+                    None => keep.push(p),
                 }
-            });
-            let get = std::mem::replace(
-                input.as_mut(),
-                LogicalPlan::Values {
-                    rel: 0,
-                    rows: Vec::new(),
-                    types: Vec::new(),
+            }
+            let input = push(*input, down);
+            wrap(
+                LogicalPlan::Project {
+                    input: Box::new(input),
+                    rel,
+                    exprs,
                 },
-            );
-            *node = get;
+                keep,
+            )
+        }
+        LogicalPlan::Aggregate {
+            input,
+            rel,
+            group_by,
+            aggs,
+        } => {
+            let mut down = Vec::new();
+            let mut keep = Vec::new();
+            for p in preds {
+                // Only conjuncts over the group keys: substituting an aggregate's
+                // column would read a value the input does not have.
+                let mut reads_agg = false;
+                p.column_refs(&mut |id, _| {
+                    if id.rel == rel && id.col as usize >= group_by.len() {
+                        reads_agg = true;
+                    }
+                });
+                let substituted = if reads_agg || group_by.is_empty() {
+                    None
+                } else {
+                    substitute(&p, rel, &group_by)
+                };
+                match substituted {
+                    Some(s) => down.push(s),
+                    None => keep.push(p),
+                }
+            }
+            let input = push(*input, down);
+            wrap(
+                LogicalPlan::Aggregate {
+                    input: Box::new(input),
+                    rel,
+                    group_by,
+                    aggs,
+                },
+                keep,
+            )
+        }
+        LogicalPlan::Distinct { input } => LogicalPlan::Distinct {
+            input: Box::new(push(*input, preds)),
+        },
+        LogicalPlan::Sort { input, keys } => LogicalPlan::Sort {
+            input: Box::new(push(*input, preds)),
+            keys,
+        },
+        LogicalPlan::Limit {
+            input,
+            limit,
+            offset,
+        } => wrap(
+            LogicalPlan::Limit {
+                input: Box::new(push(*input, Vec::new())),
+                limit,
+                offset,
+            },
+            preds,
+        ),
+        leaf @ (LogicalPlan::Values { .. } | LogicalPlan::Series { .. }) => wrap(leaf, preds),
+    }
+}
+
+fn push_join(
+    left: LogicalPlan,
+    right: LogicalPlan,
+    kind: JoinKind,
+    on: Expr,
+    mark: Option<ColumnId>,
+    preds: Vec<Expr>,
+) -> LogicalPlan {
+    let mut lrels = BTreeSet::new();
+    left.defined_rels(&mut lrels);
+    let mut rrels = BTreeSet::new();
+    right.defined_rels(&mut rrels);
+    let kind = simplify_outer_join(kind, &preds, &lrels, &rrels);
+    let mut to_left = Vec::new();
+    let mut to_right = Vec::new();
+    let mut to_on = Vec::new();
+    let mut keep = Vec::new();
+    use JoinKind as K;
+    // The join's own condition first: its one-sided conjuncts go to the side whose
+    // rows they only filter.
+    for c in on.conjuncts() {
+        if is_true(&c) {
+            continue;
+        }
+        let (l, r) = sides(&c, &lrels, &rrels);
+        let pushable = !is_volatile(&c);
+        match (l, r) {
+            (true, false) if pushable && matches!(kind, K::Inner | K::Semi | K::Right) => {
+                to_left.push(c)
+            }
+            (false, true)
+                if pushable
+                    && matches!(
+                        kind,
+                        K::Inner | K::Left | K::Semi | K::Anti | K::AntiNullAware | K::Single
+                    ) =>
+            {
+                to_right.push(c)
+            }
+            _ => to_on.push(c),
+        }
+    }
+    for p in preds {
+        let (l, r) = sides(&p, &lrels, &rrels);
+        match (l, r) {
+            (true, false)
+                if matches!(
+                    kind,
+                    K::Inner | K::Left | K::Semi | K::Anti | K::AntiNullAware | K::Single
+                ) =>
+            {
+                to_left.push(p)
+            }
+            (false, true) if matches!(kind, K::Inner | K::Right) => to_right.push(p),
+            (true, true) if kind == K::Inner => to_on.push(p),
+            (false, false) if kind == K::Inner => to_left.push(p),
+            _ => keep.push(p),
+        }
+    }
+    let left = push(left, to_left);
+    let right = push(right, to_right);
+    let join = LogicalPlan::Join {
+        left: Box::new(left),
+        right: Box::new(right),
+        kind,
+        on: Expr::and_all(to_on).unwrap_or_else(|| Expr::literal_bool(true)),
+        mark,
+    };
+    wrap(join, keep)
+}
+
+/// Which sides of a join an expression reads (outer references and constants read
+/// neither).
+fn sides(e: &Expr, lrels: &BTreeSet<RelId>, rrels: &BTreeSet<RelId>) -> (bool, bool) {
+    let mut used = BTreeSet::new();
+    e.used_rels(&mut used);
+    (
+        used.iter().any(|r| lrels.contains(r)),
+        used.iter().any(|r| rrels.contains(r)),
+    )
+}
+
+/// The join kind once the filter above it (`preds`) has removed every row it can.
+fn simplify_outer_join(
+    kind: JoinKind,
+    preds: &[Expr],
+    lrels: &BTreeSet<RelId>,
+    rrels: &BTreeSet<RelId>,
+) -> JoinKind {
+    let rejects = |rels: &BTreeSet<RelId>| preds.iter().any(|p| null_rejecting(p, rels));
+    match kind {
+        JoinKind::Left if rejects(rrels) => JoinKind::Inner,
+        JoinKind::Right if rejects(lrels) => JoinKind::Inner,
+        JoinKind::Full => match (rejects(lrels), rejects(rrels)) {
+            (true, true) => JoinKind::Inner,
+            (true, false) => JoinKind::Left,
+            (false, true) => JoinKind::Right,
+            (false, false) => JoinKind::Full,
+        },
+        other => other,
+    }
+}
+
+/// Whether a WHERE conjunct is NULL or false whenever every column of `rels` is NULL.
+pub fn null_rejecting(e: &Expr, rels: &BTreeSet<RelId>) -> bool {
+    match e {
+        Expr::And(list) => list.iter().any(|c| null_rejecting(c, rels)),
+        Expr::Or(list) => !list.is_empty() && list.iter().all(|c| null_rejecting(c, rels)),
+        Expr::IsNull {
+            expr,
+            negated: true,
+        } => strict_in(expr, rels),
+        Expr::IsBool {
+            expr,
+            value: true,
+            negated: false,
+        } => strict_in(expr, rels),
+        _ => strict_in(e, rels),
+    }
+}
+
+/// Whether `e` is NULL whenever the columns of `rels` are.
+fn strict_in(e: &Expr, rels: &BTreeSet<RelId>) -> bool {
+    match e {
+        Expr::ColumnRef { id, .. } => rels.contains(&id.rel),
+        _ if is_strict(e) => {
+            let mut found = false;
+            e.children(&mut |c| found |= strict_in(c, rels));
+            found
+        }
+        _ => false,
+    }
+}
+
+/// `p` over a projection's output rewritten over its input, if every column it reads
+/// is an expression safe to evaluate lower (not volatile, no subquery).
+fn substitute(p: &Expr, rel: RelId, exprs: &[Expr]) -> Option<Expr> {
+    let mut map: HashMap<u32, &Expr> = HashMap::new();
+    let mut ok = true;
+    p.column_refs(&mut |id, _| {
+        if id.rel == rel {
+            match exprs.get(id.col as usize) {
+                Some(e) if !is_volatile(e) && !e.has_subquery() => {
+                    map.insert(id.col, e);
+                }
+                _ => ok = false,
+            }
         }
     });
+    if !ok || p.has_subquery() && !map.is_empty() {
+        return None;
+    }
+    let mut out = p.clone();
+    replace_refs(&mut out, rel, &map);
+    Some(out)
+}
+
+fn replace_refs(e: &mut Expr, rel: RelId, map: &HashMap<u32, &Expr>) {
+    if let Expr::ColumnRef { id, .. } = e
+        && id.rel == rel
+        && let Some(x) = map.get(&id.col)
+    {
+        *e = (*x).clone();
+        return;
+    }
+    e.children_mut(&mut |c| replace_refs(c, rel, map));
+}
+
+/// Whether evaluating `e` twice could give two answers (random()).
+pub fn is_volatile(e: &Expr) -> bool {
+    e.any(&|x| {
+        matches!(
+            x,
+            Expr::Func {
+                func: Func::Random,
+                ..
+            }
+        )
+    })
+}
+
+fn is_true(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Literal {
+            value: Value::Bool(true),
+            ..
+        }
+    )
+}
+
+fn wrap(plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
+    match Expr::and_all(preds) {
+        None => plan,
+        Some(predicate) => LogicalPlan::Filter {
+            input: Box::new(plan),
+            predicate,
+        },
+    }
 }

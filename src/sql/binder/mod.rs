@@ -167,8 +167,8 @@ impl<'a> Binder<'a> {
 
     /// Optimizes a logical plan and lowers it to the operators that run it; the result
     /// produces exactly the plan's output columns.
-    pub(super) fn finish_plan(&self, mut plan: LogicalPlan) -> Result<Plan> {
-        crate::plan::rules::optimize(&mut plan, self.fmt)?;
+    pub(super) fn finish_plan(&mut self, mut plan: LogicalPlan) -> Result<Plan> {
+        crate::plan::rules::optimize(&mut plan, self.fmt, &mut self.next_rel)?;
         Lowerer::new().lower_root(&plan)
     }
 
@@ -194,6 +194,13 @@ impl<'a> Binder<'a> {
                 let plan = self.finish_plan(plan)?;
                 Ok(BoundStatement::Query { plan, columns })
             }
+            A::Statement::Explain {
+                analyze,
+                statement,
+                format,
+                options,
+                ..
+            } => self.bind_explain(*analyze, statement, format.as_ref(), options.as_deref()),
             A::Statement::Insert(insert) => self.bind_insert(insert),
             A::Statement::Update(update) => self.bind_update(update),
             A::Statement::Delete(delete) => self.bind_delete(delete),

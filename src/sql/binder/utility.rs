@@ -87,4 +87,76 @@ impl Binder<'_> {
             other => Err(Error::feature_not_supported(format!("statement {other}"))),
         }
     }
+
+    /// `EXPLAIN [ANALYZE] [(option, …)] query`.
+    pub(super) fn bind_explain(
+        &mut self,
+        analyze: bool,
+        statement: &A::Statement,
+        format: Option<&A::AnalyzeFormatKind>,
+        options: Option<&[A::UtilityOption]>,
+    ) -> Result<BoundStatement> {
+        use crate::plan::explain::{ExplainFormat, ExplainOptions};
+        let mut analyze = analyze;
+        let mut opts = ExplainOptions {
+            format: ExplainFormat::Text,
+            costs: true,
+        };
+        let format_of = |f: &A::AnalyzeFormat| match f {
+            A::AnalyzeFormat::TEXT => Ok(ExplainFormat::Text),
+            A::AnalyzeFormat::JSON => Ok(ExplainFormat::Json),
+            other => Err(Error::feature_not_supported(format!(
+                "EXPLAIN format {other}"
+            ))),
+        };
+        if let Some(A::AnalyzeFormatKind::Keyword(f) | A::AnalyzeFormatKind::Assignment(f)) = format
+        {
+            opts.format = format_of(f)?;
+        }
+        for o in options.unwrap_or(&[]) {
+            let name = ident_name(&o.name);
+            let flag = match &o.arg {
+                None => true,
+                Some(e) => match setting_text(e)?.to_lowercase().as_str() {
+                    "true" | "on" | "1" => true,
+                    "false" | "off" | "0" => false,
+                    other => {
+                        if name == "format" {
+                            opts.format = match other {
+                                "text" => ExplainFormat::Text,
+                                "json" => ExplainFormat::Json,
+                                _ => {
+                                    return Err(Error::feature_not_supported(format!(
+                                        "EXPLAIN format {other}"
+                                    )));
+                                }
+                            };
+                            continue;
+                        }
+                        return Err(Error::syntax(format!("{name} requires a Boolean value")));
+                    }
+                },
+            };
+            match name.as_str() {
+                "analyze" => analyze = flag,
+                "costs" => opts.costs = flag,
+                "verbose" | "buffers" | "timing" | "summary" | "settings" | "wal" => {}
+                other => {
+                    return Err(Error::syntax(format!(
+                        "unrecognized EXPLAIN option \"{other}\""
+                    )));
+                }
+            }
+        }
+        let A::Statement::Query(q) = statement else {
+            return Err(Error::feature_not_supported("EXPLAIN of this statement"));
+        };
+        let (plan, _) = self.bind_query(q)?;
+        let plan = self.finish_plan(plan)?;
+        Ok(BoundStatement::Explain {
+            plan,
+            analyze,
+            options: opts,
+        })
+    }
 }

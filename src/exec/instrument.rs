@@ -1,0 +1,69 @@
+//! EXPLAIN ANALYZE's measurements: an operator wrapped to count the rows it returns and
+//! the time from its first call to its first row and to its end.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+use super::context::ExecContext;
+use super::vector::Batch;
+use super::{BoxedOperator, Operator};
+use crate::error::Result;
+use crate::plan::explain::NodeActuals;
+
+/// Measurements of every node of a plan, by pre-order index.
+pub type Actuals = Arc<Mutex<Vec<NodeActuals>>>;
+
+pub struct Instrumented {
+    inner: BoxedOperator,
+    actuals: Actuals,
+    index: usize,
+    started: Option<Instant>,
+    seen_row: bool,
+    done: bool,
+}
+
+impl Instrumented {
+    pub fn new(inner: BoxedOperator, actuals: Actuals, index: usize) -> Instrumented {
+        Instrumented {
+            inner,
+            actuals,
+            index,
+            started: None,
+            seen_row: false,
+            done: false,
+        }
+    }
+}
+
+impl Operator for Instrumented {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        let started = *self.started.get_or_insert_with(Instant::now);
+        let out = self.inner.next(ctx)?;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut all = self.actuals.lock();
+        if let Some(a) = all.get_mut(self.index) {
+            a.loops = 1;
+            a.total_ms = ms;
+            match &out {
+                Some(b) => {
+                    let rows = b.live_rows() as u64;
+                    a.rows += rows;
+                    if rows > 0 && !self.seen_row {
+                        self.seen_row = true;
+                        a.first_ms = ms;
+                    }
+                }
+                None if !self.done => {
+                    self.done = true;
+                    if !self.seen_row {
+                        a.first_ms = ms;
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(out)
+    }
+}
