@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::subplan::SubResult;
+use super::vector::Batch;
 use crate::error::{Error, Result};
 use crate::storage::mvcc::{Snapshot, SnapshotPin};
 use crate::types::Value;
@@ -54,6 +55,10 @@ pub struct ExecContext {
     /// Rows of the subplans that read nothing of the outer row, by subplan id: each
     /// runs once per statement.
     pub subplan_results: parking_lot::Mutex<HashMap<usize, Arc<SubResult>>>,
+    /// Rows of the materialized WITH queries, by id (computed by their first scan).
+    pub ctes: parking_lot::Mutex<HashMap<u32, Arc<Vec<Batch>>>>,
+    /// The current work table of each running recursive CTE, by id.
+    pub worktables: parking_lot::Mutex<HashMap<u32, Arc<Vec<Batch>>>>,
 }
 
 impl ExecContext {

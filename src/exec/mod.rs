@@ -7,6 +7,7 @@
 
 pub mod aggregate;
 pub mod context;
+pub mod cte;
 pub mod date_functions;
 pub mod expr;
 pub mod functions;
@@ -15,6 +16,7 @@ pub mod join;
 pub mod keys;
 pub mod ops;
 pub mod scan;
+pub mod setop;
 pub mod sort;
 pub mod string_functions;
 pub mod subplan;
@@ -134,6 +136,41 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             limit.clone(),
             offset.clone(),
         )),
+        Op::Append { inputs } => Box::new(setop::AppendOp::new(
+            inputs.iter().map(|i| build_with(i, inst)).collect(),
+        )),
+        Op::SetOp {
+            kind,
+            all,
+            left,
+            right,
+        } => Box::new(setop::SetOpOp::new(
+            *kind,
+            *all,
+            build_with(left, inst),
+            build_with(right, inst),
+        )),
+        Op::CteScan { id, plan, .. } => Box::new(cte::CteScanOp::new(*id, plan.clone())),
+        Op::WorkTableScan { id, .. } => Box::new(cte::WorkTableScanOp::new(*id)),
+        Op::RecursiveUnion {
+            id,
+            anchor,
+            recursive,
+            all,
+            ..
+        } => {
+            let anchor = build_with(anchor, inst);
+            // The recursive term is built afresh for every step, unmeasured.
+            if let Some((_, next)) = inst {
+                *next += count_nodes(recursive);
+            }
+            Box::new(cte::RecursiveUnionOp::new(
+                *id,
+                anchor,
+                std::sync::Arc::new((**recursive).clone()),
+                *all,
+            ))
+        }
         Op::Join {
             left,
             right,
@@ -156,6 +193,11 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             },
         )),
     }
+}
+
+/// Nodes of a physical plan, as EXPLAIN numbers them.
+pub fn count_nodes(plan: &Plan) -> usize {
+    1 + plan.inputs().into_iter().map(count_nodes).sum::<usize>()
 }
 
 /// Runs a plan to completion, returning its batches with dense columns.

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use super::logical::{ColumnId, JoinKind, LogicalPlan};
+use super::logical::{ColumnId, JoinKind, LogicalPlan, SetOpKind};
 use crate::sql::expr::{BinaryOp, Expr, SubqueryKind};
 use crate::types::Value;
 
@@ -156,7 +156,38 @@ pub fn estimate(plan: &LogicalPlan) -> Estimate {
             let rows = (inner.rows * 0.5).max(1.0);
             Estimate { rows, ..inner }.cap()
         }
-        LogicalPlan::Sort { input, .. } => estimate(input),
+        LogicalPlan::Sort { input, .. } | LogicalPlan::With { input, .. } => estimate(input),
+        LogicalPlan::SetOp {
+            kind,
+            all,
+            left,
+            right,
+            ..
+        } => {
+            let (l, r) = (estimate(left).rows, estimate(right).rows);
+            let rows = match (kind, all) {
+                (SetOpKind::Union, true) => l + r,
+                (SetOpKind::Union, false) => (l + r) * 0.5,
+                (SetOpKind::Intersect, _) => l.min(r) * 0.5,
+                (SetOpKind::Except, _) => l * 0.5,
+            };
+            Estimate {
+                rows: rows.max(1.0),
+                ..Estimate::default()
+            }
+        }
+        LogicalPlan::CteScan { .. } => Estimate {
+            rows: 1000.0,
+            ..Estimate::default()
+        },
+        LogicalPlan::RecursiveCte { anchor, .. } => Estimate {
+            rows: estimate(anchor).rows * 10.0,
+            ..Estimate::default()
+        },
+        LogicalPlan::WorkTable { .. } => Estimate {
+            rows: 100.0,
+            ..Estimate::default()
+        },
         LogicalPlan::Limit { input, limit, .. } => {
             let mut est = estimate(input);
             if let Some(Expr::Literal { value, .. }) = limit

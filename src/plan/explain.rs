@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use super::logical::JoinKind;
+use super::logical::{JoinKind, SetOpKind};
 use super::physical::{Op, Plan};
 use crate::sql::expr::{BinaryOp, Expr, SubPlan, SubqueryKind};
 use crate::types::Value;
@@ -51,6 +51,8 @@ struct Node {
     actual: Option<NodeActuals>,
     children: Vec<Node>,
     subplans: Vec<(usize, Node)>,
+    /// The subplans are a CTE's plan (shown as "CTE name").
+    cte: bool,
 }
 
 /// Renders `plan`: one text line per element (TEXT), or one JSON document.
@@ -89,6 +91,7 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
         actual,
         children: Vec::new(),
         subplans: Vec::new(),
+        cte: false,
     };
     let mut exprs: Vec<&Expr> = Vec::new();
     match &plan.op {
@@ -175,6 +178,31 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.kind = "Limit";
             node.name = "Limit".into();
         }
+        Op::Append { .. } => {
+            node.kind = "Append";
+            node.name = "Append".into();
+        }
+        Op::SetOp { kind, all, .. } => {
+            node.kind = "SetOp";
+            let what = match kind {
+                SetOpKind::Intersect => "Intersect",
+                SetOpKind::Except => "Except",
+                SetOpKind::Union => "Union",
+            };
+            node.name = format!("HashSetOp {what}{}", if *all { " All" } else { "" });
+        }
+        Op::CteScan { name, .. } => {
+            node.kind = "CTE Scan";
+            node.name = format!("CTE Scan on {name}");
+        }
+        Op::RecursiveUnion { .. } => {
+            node.kind = "Recursive Union";
+            node.name = "Recursive Union".into();
+        }
+        Op::WorkTableScan { name, .. } => {
+            node.kind = "WorkTable Scan";
+            node.name = format!("WorkTable Scan on {name}");
+        }
         Op::Join {
             kind,
             left_keys,
@@ -220,6 +248,12 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
         }
     }
     let inputs = plan.inputs();
+    if let Op::CteScan { id, plan: cte, .. } = &plan.op {
+        let mut inner = 0;
+        node.subplans
+            .push((*id as usize, describe(cte, None, &mut inner)));
+        node.cte = true;
+    }
     let hashed_join = matches!(&plan.op, Op::Join { left_keys, .. } if !left_keys.is_empty());
     for (i, input) in inputs.into_iter().enumerate() {
         let child = describe(input, actuals, index);
@@ -234,6 +268,7 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
                 actual: child.actual,
                 children: vec![child],
                 subplans: Vec::new(),
+                cte: false,
             });
         } else {
             node.children.push(child);
@@ -279,7 +314,11 @@ fn text(node: &Node, depth: usize, root: bool, options: ExplainOptions, lines: &
         lines.push(format!("{pad}{k}: {v}"));
     }
     for (n, sub) in &node.subplans {
-        lines.push(format!("{pad}SubPlan {n}"));
+        if node.cte {
+            lines.push(format!("{pad}CTE"));
+        } else {
+            lines.push(format!("{pad}SubPlan {n}"));
+        }
         let mut inner = Vec::new();
         text(sub, 1, false, options, &mut inner);
         for l in inner {

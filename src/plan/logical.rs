@@ -12,7 +12,8 @@
 //! | `Project` | `rel`, one column per expression | them |
 //! | `Aggregate` | `rel`: group keys `0..g`, then aggregates `g..` | them |
 //! | `Join` | nothing (`Mark` defines its mark column) | left ++ right (semi/anti: left; mark: left ++ mark) |
-//! | `Filter`, `Sort`, `Limit`, `Distinct` | nothing | their input's |
+//! | `SetOp`, `CteScan`, `RecursiveCte`, `WorkTable` | `rel`, columns `0..n` | them |
+//! | `Filter`, `Sort`, `Limit`, `Distinct`, `With` | nothing | their input's |
 //!
 //! A subquery inside an expression ([`crate::sql::expr::Subquery`]) holds its own logical
 //! plan; a [`ColumnId`] in it that no node of that plan defines is an *outer reference*
@@ -101,6 +102,22 @@ impl JoinKind {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOpKind {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// A WITH query that runs once and is read by every reference ([`LogicalPlan::With`]).
+#[derive(Clone, Debug)]
+pub struct CteDef {
+    /// Unique in the statement; the scans of this CTE name it.
+    pub id: u32,
+    pub name: String,
+    pub plan: LogicalPlan,
+}
+
 /// One ORDER BY key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SortExpr {
@@ -170,6 +187,46 @@ pub enum LogicalPlan {
         input: Box<LogicalPlan>,
         limit: Option<Expr>,
         offset: Option<Expr>,
+    },
+    /// UNION / INTERSECT / EXCEPT [ALL] of two inputs whose columns have the same
+    /// types (`types`); defines `rel`.
+    SetOp {
+        kind: SetOpKind,
+        all: bool,
+        left: Box<LogicalPlan>,
+        right: Box<LogicalPlan>,
+        rel: RelId,
+        types: Vec<SqlType>,
+    },
+    /// WITH queries that are materialized (read by `CteScan`s in `input`).
+    With {
+        ctes: Vec<CteDef>,
+        input: Box<LogicalPlan>,
+    },
+    /// The rows of a materialized WITH query; defines `rel`.
+    CteScan {
+        rel: RelId,
+        id: u32,
+        name: String,
+        types: Vec<SqlType>,
+    },
+    /// WITH RECURSIVE: `anchor UNION [ALL] recursive`, where `recursive` reads the rows
+    /// the previous step produced through a `WorkTable`; defines `rel`.
+    RecursiveCte {
+        rel: RelId,
+        id: u32,
+        name: String,
+        anchor: Box<LogicalPlan>,
+        recursive: Box<LogicalPlan>,
+        all: bool,
+        types: Vec<SqlType>,
+    },
+    /// Inside a recursive CTE's recursive term: the previous step's rows.
+    WorkTable {
+        rel: RelId,
+        id: u32,
+        name: String,
+        types: Vec<SqlType>,
     },
 }
 
@@ -263,15 +320,38 @@ impl LogicalPlan {
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Distinct { input }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Limit { input, .. } => input.output(),
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::With { input, .. } => input.output(),
+            LogicalPlan::SetOp { rel, types, .. }
+            | LogicalPlan::CteScan { rel, types, .. }
+            | LogicalPlan::RecursiveCte { rel, types, .. }
+            | LogicalPlan::WorkTable { rel, types, .. } => types
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| OutCol {
+                    id: ColumnId::new(*rel, i as u32),
+                    ty,
+                })
+                .collect(),
         }
     }
 
-    /// The direct inputs.
+    /// The direct inputs (for WITH: the WITH queries, then the query).
     pub fn inputs(&self) -> Vec<&LogicalPlan> {
         match self {
-            LogicalPlan::Get { .. } | LogicalPlan::Values { .. } | LogicalPlan::Series { .. } => {
-                Vec::new()
+            LogicalPlan::Get { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::Series { .. }
+            | LogicalPlan::CteScan { .. }
+            | LogicalPlan::WorkTable { .. } => Vec::new(),
+            LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+            LogicalPlan::RecursiveCte {
+                anchor, recursive, ..
+            } => vec![anchor, recursive],
+            LogicalPlan::With { ctes, input } => {
+                let mut v: Vec<&LogicalPlan> = ctes.iter().map(|c| &c.plan).collect();
+                v.push(input);
+                v
             }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
@@ -286,8 +366,19 @@ impl LogicalPlan {
     /// The direct inputs, mutably.
     pub fn inputs_mut(&mut self) -> Vec<&mut LogicalPlan> {
         match self {
-            LogicalPlan::Get { .. } | LogicalPlan::Values { .. } | LogicalPlan::Series { .. } => {
-                Vec::new()
+            LogicalPlan::Get { .. }
+            | LogicalPlan::Values { .. }
+            | LogicalPlan::Series { .. }
+            | LogicalPlan::CteScan { .. }
+            | LogicalPlan::WorkTable { .. } => Vec::new(),
+            LogicalPlan::SetOp { left, right, .. } => vec![left, right],
+            LogicalPlan::RecursiveCte {
+                anchor, recursive, ..
+            } => vec![anchor, recursive],
+            LogicalPlan::With { ctes, input } => {
+                let mut v: Vec<&mut LogicalPlan> = ctes.iter_mut().map(|c| &mut c.plan).collect();
+                v.push(input);
+                v
             }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Project { input, .. }
@@ -312,7 +403,12 @@ impl LogicalPlan {
                 aggs.iter().filter_map(|a| a.arg.as_ref()).for_each(f);
             }
             LogicalPlan::Join { on, .. } => f(on),
-            LogicalPlan::Distinct { .. } => {}
+            LogicalPlan::Distinct { .. }
+            | LogicalPlan::SetOp { .. }
+            | LogicalPlan::With { .. }
+            | LogicalPlan::CteScan { .. }
+            | LogicalPlan::RecursiveCte { .. }
+            | LogicalPlan::WorkTable { .. } => {}
             LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| f(&k.expr)),
             LogicalPlan::Limit { limit, offset, .. } => {
                 limit.iter().chain(offset.iter()).for_each(f)
@@ -333,7 +429,12 @@ impl LogicalPlan {
                 aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(f);
             }
             LogicalPlan::Join { on, .. } => f(on),
-            LogicalPlan::Distinct { .. } => {}
+            LogicalPlan::Distinct { .. }
+            | LogicalPlan::SetOp { .. }
+            | LogicalPlan::With { .. }
+            | LogicalPlan::CteScan { .. }
+            | LogicalPlan::RecursiveCte { .. }
+            | LogicalPlan::WorkTable { .. } => {}
             LogicalPlan::Sort { keys, .. } => keys.iter_mut().for_each(|k| f(&mut k.expr)),
             LogicalPlan::Limit { limit, offset, .. } => {
                 limit.iter_mut().chain(offset.iter_mut()).for_each(f)
@@ -381,7 +482,11 @@ impl LogicalPlan {
             | LogicalPlan::Values { rel, .. }
             | LogicalPlan::Series { rel, .. }
             | LogicalPlan::Project { rel, .. }
-            | LogicalPlan::Aggregate { rel, .. } => {
+            | LogicalPlan::Aggregate { rel, .. }
+            | LogicalPlan::SetOp { rel, .. }
+            | LogicalPlan::CteScan { rel, .. }
+            | LogicalPlan::RecursiveCte { rel, .. }
+            | LogicalPlan::WorkTable { rel, .. } => {
                 out.insert(*rel);
             }
             LogicalPlan::Join { mark, .. } => {
@@ -392,7 +497,8 @@ impl LogicalPlan {
             LogicalPlan::Filter { .. }
             | LogicalPlan::Distinct { .. }
             | LogicalPlan::Sort { .. }
-            | LogicalPlan::Limit { .. } => {}
+            | LogicalPlan::Limit { .. }
+            | LogicalPlan::With { .. } => {}
         }
     }
 

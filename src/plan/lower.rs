@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use super::SortKey;
 use super::cardinality::estimate;
-use super::logical::{ColumnId, JoinKind, LogicalPlan, OutCol, RelId};
+use super::logical::{ColumnId, JoinKind, LogicalPlan, OutCol, RelId, SetOpKind};
 use super::physical::{Op, Plan};
 use crate::error::{Error, Result};
 use crate::sql::expr::{BinaryOp, Expr, SubPlan, Subquery, SubqueryKind};
@@ -39,6 +39,11 @@ fn fill_estimates(plan: &mut Plan) {
     if plan.rows < 0.0 {
         plan.rows = first.unwrap_or(1.0);
     }
+}
+
+/// The layout of a node that defines `rel` with columns `0..n` in order.
+fn dense(rel: RelId, n: usize) -> Layout {
+    Layout::dense((0..n).map(|i| ColumnId::new(rel, i as u32)))
 }
 
 /// A physical node whose estimate the caller fills in.
@@ -83,6 +88,8 @@ pub struct Lowerer {
     next_subplan: usize,
     /// The name each scanned relation is known by, so that EXPLAIN shows `o.id`.
     aliases: HashMap<RelId, String>,
+    /// The lowered plans of the materialized WITH queries, by id.
+    ctes: HashMap<u32, Arc<Plan>>,
 }
 
 impl Lowerer {
@@ -290,6 +297,92 @@ impl Lowerer {
                 ))
             }
             LogicalPlan::Sort { .. } => self.lower_sort(plan, None),
+            LogicalPlan::SetOp {
+                kind,
+                all,
+                left,
+                right,
+                rel,
+                types,
+            } => {
+                let l = self.lower_exact(left)?;
+                let r = self.lower_exact(right)?;
+                let layout = dense(*rel, types.len());
+                let op = match (kind, all) {
+                    (SetOpKind::Union, true) => Op::Append { inputs: vec![l, r] },
+                    (SetOpKind::Union, false) => Op::Distinct {
+                        input: Box::new(node(Op::Append { inputs: vec![l, r] })),
+                    },
+                    (kind, all) => Op::SetOp {
+                        kind: *kind,
+                        all: *all,
+                        left: Box::new(l),
+                        right: Box::new(r),
+                    },
+                };
+                Ok((node(op), layout))
+            }
+            LogicalPlan::With { ctes, input } => {
+                for c in ctes {
+                    let mut p = self.lower_exact(&c.plan)?;
+                    fill_estimates(&mut p);
+                    self.ctes.insert(c.id, Arc::new(p));
+                }
+                self.lower(input)
+            }
+            LogicalPlan::CteScan {
+                rel,
+                id,
+                name,
+                types,
+            } => {
+                let plan =
+                    self.ctes.get(id).cloned().ok_or_else(|| {
+                        Error::internal(format!("WITH query {name} was not planned"))
+                    })?;
+                Ok((
+                    node(Op::CteScan {
+                        id: *id,
+                        name: name.clone(),
+                        plan,
+                    }),
+                    dense(*rel, types.len()),
+                ))
+            }
+            LogicalPlan::RecursiveCte {
+                rel,
+                id,
+                name,
+                anchor,
+                recursive,
+                all,
+                types,
+            } => {
+                let anchor = self.lower_exact(anchor)?;
+                let recursive = self.lower_exact(recursive)?;
+                Ok((
+                    node(Op::RecursiveUnion {
+                        id: *id,
+                        name: name.clone(),
+                        anchor: Box::new(anchor),
+                        recursive: Box::new(recursive),
+                        all: *all,
+                    }),
+                    dense(*rel, types.len()),
+                ))
+            }
+            LogicalPlan::WorkTable {
+                rel,
+                id,
+                name,
+                types,
+            } => Ok((
+                node(Op::WorkTableScan {
+                    id: *id,
+                    name: name.clone(),
+                }),
+                dense(*rel, types.len()),
+            )),
             LogicalPlan::Limit {
                 input,
                 limit,

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::catalog::TableEntry;
-use crate::plan::logical::JoinKind;
+use crate::plan::logical::{JoinKind, SetOpKind};
 use crate::sql::expr::{AggCall, Expr};
 use crate::types::{DataType, SqlType};
 
@@ -42,7 +42,12 @@ impl Plan {
             | Op::Distinct { input }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. } => vec![input],
-            Op::Join { left, right, .. } => vec![left, right],
+            Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
+            Op::Append { inputs } => inputs.iter_mut().collect(),
+            Op::RecursiveUnion {
+                anchor, recursive, ..
+            } => vec![anchor, recursive],
+            Op::CteScan { .. } | Op::WorkTableScan { .. } => Vec::new(),
         }
     }
 
@@ -56,7 +61,13 @@ impl Plan {
             | Op::Distinct { input }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. } => vec![input],
-            Op::Join { left, right, .. } => vec![left, right],
+            Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
+            Op::Append { inputs } => inputs.iter().collect(),
+            Op::RecursiveUnion {
+                anchor, recursive, ..
+            } => vec![anchor, recursive],
+            // A CTE's plan runs once for all its scans (EXPLAIN shows it apart).
+            Op::CteScan { .. } | Op::WorkTableScan { .. } => Vec::new(),
         }
     }
 }
@@ -127,6 +138,37 @@ pub enum Op {
         /// Types of each side's positions (None: unused, left empty).
         left_types: Vec<Option<DataType>>,
         right_types: Vec<Option<DataType>>,
+    },
+    /// The rows of every input, one after the other (UNION ALL).
+    Append {
+        inputs: Vec<Plan>,
+    },
+    /// INTERSECT / EXCEPT [ALL] of two inputs of the same columns.
+    SetOp {
+        kind: SetOpKind,
+        all: bool,
+        left: Box<Plan>,
+        right: Box<Plan>,
+    },
+    /// The rows of a WITH query, computed by its first scan and shared by the others.
+    CteScan {
+        id: u32,
+        name: String,
+        plan: Arc<Plan>,
+    },
+    /// WITH RECURSIVE: the anchor's rows, then the recursive term run again and again
+    /// over the previous step's rows until a step adds none.
+    RecursiveUnion {
+        id: u32,
+        name: String,
+        anchor: Box<Plan>,
+        recursive: Box<Plan>,
+        all: bool,
+    },
+    /// The previous step's rows of recursive CTE `id`.
+    WorkTableScan {
+        id: u32,
+        name: String,
     },
 }
 

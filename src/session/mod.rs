@@ -310,6 +310,8 @@ impl Session {
             memory_max: self.settings.query_memory_max,
             outer: Default::default(),
             subplan_results: Default::default(),
+            ctes: Default::default(),
+            worktables: Default::default(),
         }
     }
 
@@ -610,7 +612,7 @@ impl Session {
             } => {
                 let actuals = if *analyze {
                     let measured: exec::instrument::Actuals = Default::default();
-                    *measured.lock() = vec![Default::default(); count_nodes(plan)];
+                    *measured.lock() = vec![Default::default(); exec::count_nodes(plan)];
                     let mut op = exec::build_instrumented(plan, &measured);
                     while op.next(&ctx)?.is_some() {}
                     Some(measured.lock().clone())
@@ -948,9 +950,4 @@ impl Drop for Session {
         // A client that disconnects mid-transaction rolls it back.
         self.rollback();
     }
-}
-
-/// Nodes of a physical plan (EXPLAIN ANALYZE measures each).
-fn count_nodes(plan: &Plan) -> usize {
-    1 + plan.inputs().into_iter().map(count_nodes).sum::<usize>()
 }

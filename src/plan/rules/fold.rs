@@ -44,6 +44,8 @@ fn context(fmt: TextFormat) -> ExecContext {
         memory_max: usize::MAX,
         outer: Default::default(),
         subplan_results: Default::default(),
+        ctes: Default::default(),
+        worktables: Default::default(),
     }
 }
 

@@ -110,5 +110,25 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             prune_node(input, all);
         }
         LogicalPlan::Limit { input, .. } => prune_node(input, need),
+        LogicalPlan::With { ctes, input } => {
+            for c in ctes.iter_mut() {
+                let all = c.plan.output().iter().map(|o| o.id).collect();
+                prune_node(&mut c.plan, all);
+            }
+            prune_node(input, need);
+        }
+        // Set operations compare whole rows; a recursive CTE's steps feed each other.
+        LogicalPlan::SetOp { left, right, .. }
+        | LogicalPlan::RecursiveCte {
+            anchor: left,
+            recursive: right,
+            ..
+        } => {
+            let all = left.output().iter().map(|o| o.id).collect();
+            prune_node(left, all);
+            let all = right.output().iter().map(|o| o.id).collect();
+            prune_node(right, all);
+        }
+        LogicalPlan::CteScan { .. } | LogicalPlan::WorkTable { .. } => {}
     }
 }

@@ -164,7 +164,88 @@ fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
             },
             preds,
         ),
-        leaf @ (LogicalPlan::Values { .. } | LogicalPlan::Series { .. }) => wrap(leaf, preds),
+        leaf @ (LogicalPlan::Values { .. }
+        | LogicalPlan::Series { .. }
+        | LogicalPlan::CteScan { .. }
+        | LogicalPlan::WorkTable { .. }) => wrap(leaf, preds),
+        LogicalPlan::With { ctes, input } => {
+            let ctes = ctes
+                .into_iter()
+                .map(|mut c| {
+                    push_filters(&mut c.plan);
+                    c
+                })
+                .collect();
+            LogicalPlan::With {
+                ctes,
+                input: Box::new(push(*input, preds)),
+            }
+        }
+        LogicalPlan::SetOp {
+            kind,
+            all,
+            left,
+            right,
+            rel,
+            types,
+        } => {
+            // A filter commutes with set operations over whole rows: it goes into both
+            // inputs, rewritten over each one's columns.
+            let refs = |p: &LogicalPlan| -> Vec<Expr> {
+                p.output()
+                    .iter()
+                    .map(|c| Expr::ColumnRef {
+                        id: c.id,
+                        ty: c.ty,
+                        name: String::new(),
+                    })
+                    .collect()
+            };
+            let (lrefs, rrefs) = (refs(&left), refs(&right));
+            let mut to_left = Vec::new();
+            let mut to_right = Vec::new();
+            let mut keep = Vec::new();
+            for p in preds {
+                match (substitute(&p, rel, &lrefs), substitute(&p, rel, &rrefs)) {
+                    (Some(l), Some(r)) if !is_volatile(&p) => {
+                        to_left.push(l);
+                        to_right.push(r);
+                    }
+                    _ => keep.push(p),
+                }
+            }
+            wrap(
+                LogicalPlan::SetOp {
+                    kind,
+                    all,
+                    left: Box::new(push(*left, to_left)),
+                    right: Box::new(push(*right, to_right)),
+                    rel,
+                    types,
+                },
+                keep,
+            )
+        }
+        LogicalPlan::RecursiveCte {
+            rel,
+            id,
+            name,
+            anchor,
+            recursive,
+            all,
+            types,
+        } => wrap(
+            LogicalPlan::RecursiveCte {
+                rel,
+                id,
+                name,
+                anchor: Box::new(push(*anchor, Vec::new())),
+                recursive: Box::new(push(*recursive, Vec::new())),
+                all,
+                types,
+            },
+            preds,
+        ),
     }
 }
 

@@ -68,6 +68,22 @@ impl Binder<'_> {
         }
         let (right, rscope) = self.bind_table_factor(&join.relation)?;
         check_duplicate_aliases(&lscope, &rscope)?;
+        let nullable: &[&LogicalPlan] = match kind {
+            JoinKind::Left => &[&right],
+            JoinKind::Right => &[&left],
+            JoinKind::Full => &[&left, &right],
+            _ => &[],
+        };
+        for side in nullable {
+            if let Some(name) = work_table_name(side) {
+                return Err(Error::new(
+                    "42P19",
+                    format!(
+                        "recursive reference to query \"{name}\" must not appear within an outer join"
+                    ),
+                ));
+            }
+        }
         match constraint {
             A::JoinConstraint::None => {
                 let mut scope = lscope;
@@ -196,6 +212,11 @@ impl Binder<'_> {
                 args: None,
                 ..
             } => {
+                if let [A::ObjectNamePart::Identifier(id)] = name.0.as_slice()
+                    && let Some(cte) = self.cte_reference(&ident_name(id))
+                {
+                    return self.cte_scope(cte?, &ident_name(id), alias.as_ref());
+                }
                 let table = self.table(name)?;
                 let rel = self.new_rel();
                 let qualifier = match alias {
@@ -306,6 +327,39 @@ impl Binder<'_> {
             }
             _ => Err(Error::feature_not_supported("this FROM item")),
         }
+    }
+
+    /// The scope of a FROM reference to a WITH query.
+    fn cte_scope(
+        &mut self,
+        cte: CteRef,
+        name: &str,
+        alias: Option<&A::TableAlias>,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let qualifier = alias.map_or_else(|| name.to_string(), |a| ident_name(&a.name));
+        let names = alias_names(
+            alias,
+            cte.columns.iter().map(|c| c.name.clone()).collect(),
+            &qualifier,
+        )?;
+        let out = cte.plan.output();
+        let scope = Scope {
+            columns: out
+                .iter()
+                .zip(names)
+                .map(|(c, name)| ScopeColumn {
+                    qualifier: Some(qualifier.clone()),
+                    expr: Expr::ColumnRef {
+                        id: c.id,
+                        ty: c.ty,
+                        name: name.clone(),
+                    },
+                    name,
+                    hidden: false,
+                })
+                .collect(),
+        };
+        Ok((cte.plan, scope))
     }
 
     /// A query in FROM (or another nested position): bound as its own query level,

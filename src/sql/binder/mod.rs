@@ -27,7 +27,7 @@ use sqlparser::ast::Spanned;
 
 use crate::catalog::{Catalog, ColumnDef, TableEntry};
 use crate::error::{Error, Result};
-use crate::plan::logical::{ColumnId, JoinKind, LogicalPlan, RelId, SortExpr};
+use crate::plan::logical::{ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr};
 use crate::plan::lower::Lowerer;
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
 use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func, Subquery, SubqueryKind};
@@ -47,6 +47,7 @@ mod names;
 mod position;
 mod scope;
 mod select;
+mod setop;
 mod subquery;
 mod utility;
 
@@ -57,6 +58,7 @@ use names::*;
 use position::*;
 use scope::*;
 use select::*;
+use setop::*;
 use subquery::*;
 use utility::*;
 
@@ -130,6 +132,8 @@ pub struct Binder<'a> {
     /// The next SELECT bound may leave untyped literals in its select list untyped (an
     /// INSERT's source query, whose target columns give them their types).
     unknown_outputs_ok: bool,
+    /// The WITH queries in scope, innermost WITH last.
+    cte_scopes: Vec<Vec<CteBinding>>,
 }
 
 fn is_default_keyword(e: &A::Expr) -> bool {
@@ -156,6 +160,7 @@ impl<'a> Binder<'a> {
             next_rel: 1,
             outer_scopes: Vec::new(),
             unknown_outputs_ok: false,
+            cte_scopes: Vec::new(),
         }
     }
 

@@ -9,9 +9,9 @@
 use super::*;
 
 pub(super) struct SelectParts<'q> {
-    select: &'q A::Select,
-    order_by: Option<&'q A::OrderBy>,
-    limit: Option<&'q A::LimitClause>,
+    pub(super) select: &'q A::Select,
+    pub(super) order_by: Option<&'q A::OrderBy>,
+    pub(super) limit: Option<&'q A::LimitClause>,
 }
 
 pub(super) enum OrderTarget {
@@ -109,33 +109,15 @@ impl Binder<'_> {
         if !matches!(q.body.as_ref(), A::SetExpr::Select(_)) {
             self.unknown_outputs_ok = false;
         }
-        if q.with.is_some() {
-            return Err(Error::feature_not_supported("WITH queries"));
-        }
         if q.fetch.is_some() || !q.locks.is_empty() {
             return Err(Error::feature_not_supported("FETCH and FOR UPDATE clauses"));
         }
-        match q.body.as_ref() {
-            A::SetExpr::Select(select) => self.bind_select(SelectParts {
-                select,
-                order_by: q.order_by.as_ref(),
-                limit: q.limit_clause.as_ref(),
-            }),
-            A::SetExpr::Values(values) => {
-                let (plan, columns) = self.bind_values(values)?;
-                self.finish_plain(plan, columns, q.order_by.as_ref(), q.limit_clause.as_ref())
+        match &q.with {
+            Some(with) => {
+                self.unknown_outputs_ok = false;
+                self.bind_with(with, q)
             }
-            A::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-                self.bind_query(inner)
-            }
-            A::SetExpr::Query(inner) => {
-                let (plan, columns) = self.bind_query(inner)?;
-                self.finish_plain(plan, columns, q.order_by.as_ref(), q.limit_clause.as_ref())
-            }
-            A::SetExpr::SetOperation { op, .. } => {
-                Err(Error::feature_not_supported(format!("{op}")))
-            }
-            _ => Err(Error::feature_not_supported("this form of query")),
+            None => self.bind_query_body(q),
         }
     }
 
@@ -186,6 +168,7 @@ impl Binder<'_> {
         columns: Vec<OutputColumn>,
         order_by: Option<&A::OrderBy>,
         limit: Option<&A::LimitClause>,
+        columns_only: bool,
     ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
         let refs = output_refs(&plan, &columns);
         let scope = Scope {
@@ -206,10 +189,25 @@ impl Binder<'_> {
             let mut keys = Vec::new();
             for item in order_exprs(ob)? {
                 let key = match &item.expr {
-                    A::Expr::Value(v) => match &v.value {
-                        A::Value::Number(n, _) => refs[position_column(n, columns.len())?].clone(),
-                        _ => self.bind_expr(&item.expr, &scope)?,
-                    },
+                    A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
+                        let A::Value::Number(n, _) = &v.value else {
+                            unreachable!()
+                        };
+                        refs[position_column(n, columns.len())?].clone()
+                    }
+                    // A set operation's result can be ordered by its columns only.
+                    A::Expr::Identifier(_) if columns_only => self.bind_expr(&item.expr, &scope)?,
+                    _ if columns_only => {
+                        return Err(Error::feature_not_supported(
+                            "invalid UNION/INTERSECT/EXCEPT ORDER BY clause",
+                        )
+                        .with_detail(
+                            "Only result column names can be used, not expressions or functions.",
+                        )
+                        .with_hint(
+                            "Add the expression/function to every SELECT, or move the UNION into a FROM clause.",
+                        ));
+                    }
                     e => self.bind_expr(e, &scope)?,
                 };
                 keys.push(sort_expr(key, &item.options));
@@ -290,7 +288,10 @@ impl Binder<'_> {
         Ok(items)
     }
 
-    fn bind_select(&mut self, parts: SelectParts) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+    pub(super) fn bind_select(
+        &mut self,
+        parts: SelectParts,
+    ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
         let s = parts.select;
         if s.into.is_some() {
             return Err(Error::feature_not_supported("SELECT INTO"));
