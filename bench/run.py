@@ -8,8 +8,10 @@ Three variants per workload: the plain file, the cache-busted file (a unique com
 every statement), and the floor (the same number of `SELECT 1;`). The CPU time psql
 itself spends on the plain file is reported too: both servers send it the same bytes, so
 it is a floor that no server can go below. One iteration's output
-is compared with PostgreSQL's (sorted unless the query has a total order); writes compare
-a verification query instead. A wrong answer is reported as a failure.
+is compared with PostgreSQL's (sorted unless the query has a total order; a workload may add
+an order_check on kiln's own lines where its ORDER BY has ties); writes compare a
+verification query instead. A wrong answer is reported as a failure, and so is an error
+(a workload kiln refuses, e.g. with 0A000): that workload is not timed, and the others run.
 
 Usage: bench/run.py --kiln "host=127.0.0.1 port=5433 user=bench dbname=bench" \
                     --pg "host=127.0.0.1 port=5432 user=postgres dbname=bench" [--reps 5] [--only a,b]
@@ -73,9 +75,11 @@ def bust(stmt, i):
                      for k, s in enumerate(stmt.split("\n")))
 
 
-def compare(kiln_out, pg_out, ordered):
+def compare(kiln_out, pg_out, ordered, order_check=None):
     a = kiln_out.strip().split("\n")
     b = pg_out.strip().split("\n")
+    if order_check is not None and not order_check(a):
+        return False
     if not ordered:
         a, b = sorted(a), sorted(b)
     return a == b
@@ -94,17 +98,21 @@ def run_workload(w, args, directory):
     # Correctness: one iteration (reads) or one full run plus a verification query (writes).
     outputs = {}
     for label, dsn, is_pg in engines:
-        setup(dsn, w["setup"](), is_pg, directory)
-        if mutates:
-            psql_run(dsn, files["plain"])
-            outputs[label] = psql_output(dsn, w["verify"])
-        else:
-            one = write_file(directory, f"{name}_one.sql", stmts[:1])
-            out_path = os.path.join(directory, f"{name}_{label}.out")
-            psql_run(dsn, one, out_path)
-            with open(out_path) as f:
-                outputs[label] = f.read()
-    correct = compare(outputs["kiln"], outputs["pg"], w.get("ordered", False) and not mutates)
+        try:
+            setup(dsn, w["setup"](), is_pg, directory)
+            if mutates:
+                psql_run(dsn, files["plain"])
+                outputs[label] = psql_output(dsn, w["verify"])
+            else:
+                one = write_file(directory, f"{name}_one.sql", stmts[:1])
+                out_path = os.path.join(directory, f"{name}_{label}.out")
+                psql_run(dsn, one, out_path)
+                with open(out_path) as f:
+                    outputs[label] = f.read()
+        except RuntimeError as e:
+            raise RuntimeError(f"{label}: {e}") from None
+    correct = compare(outputs["kiln"], outputs["pg"], w.get("ordered", False) and not mutates,
+                      None if mutates else w.get("order_check"))
     times = {(label, variant): [] for label, _, _ in engines for variant in files}
     client_cpu = {label: [] for label, _, _ in engines}
     if not mutates:
@@ -139,7 +147,14 @@ def main():
         for w in WORKLOADS:
             if only and w["name"] not in only:
                 continue
-            r = run_workload(w, args, directory)
+            try:
+                r = run_workload(w, args, directory)
+            except RuntimeError as e:
+                # An engine refused the setup or the statement: a failure, not a stop.
+                r = dict(name=w["name"], n=w["n"], correct=False, error=str(e))
+                results.append(r)
+                print(f"{r['name']:<18} FAILED  {r['error'].replace(chr(10), ' | ')[:300]}", flush=True)
+                continue
             results.append(r)
             m = r["med"]
             print(f"{r['name']:<18} kiln {m[('kiln', 'plain')]:9.1f} ms  pg {m[('pg', 'plain')]:9.1f} ms  "
@@ -155,6 +170,9 @@ def main():
           "| floor kiln ms | floor PG ms | psql CPU ms (kiln run / PG run) | same answer |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
+        if "error" in r:
+            print(f"| {r['name']} | {r['n']} | — | — | — | — | — | — | — | — | — | FAILED |")
+            continue
         m = r["med"]
         print(f"| {r['name']} | {r['n']} | {m[('kiln', 'plain')]:.0f} | {m[('pg', 'plain')]:.0f} | "
               f"{m[('kiln', 'plain')] / m[('pg', 'plain')]:.2f} | {m[('kiln', 'busted')]:.0f} | {m[('pg', 'busted')]:.0f} | "

@@ -1,9 +1,13 @@
-"""The batch workloads of WORKLOADS.md that kiln's first issue supports, exactly.
+"""The batch workloads of WORKLOADS.md, exactly.
 
 Each workload: setup SQL (not timed), a statement generator (iteration -> SQL), the
-iteration count, whether its output has a total order, and for writes a verification
-query whose answer must match PostgreSQL's after one timed run.
+iteration count, whether its output has a total order (`ordered`; otherwise it is
+compared as a sorted multiset, plus an optional `order_check` of kiln's lines where the
+ORDER BY has ties), and for writes a verification query whose answer must match
+PostgreSQL's after one timed run.
 """
+
+import datetime
 
 REGIONS = ["North", "South", "East", "West"]
 
@@ -62,6 +66,52 @@ def numeric_sales(n=5000):
         rows_sql("sales", ["id", "region", "product", "quantity", "amount"], rows)
 
 
+def bench_data_ab():
+    """bench_data_a: ids 0..1999, bench_data_b: ids 1000..2999, rows as in bench_data."""
+    out = []
+    for table, ids in (("bench_data_a", range(0, 2000)), ("bench_data_b", range(1000, 3000))):
+        rows = [(str(i), q(f"cat_{i % 100}"), str((i * 7919) % 10007)) for i in ids]
+        out += [f"DROP TABLE IF EXISTS {table};",
+                f"CREATE TABLE {table} (id INT, category TEXT, value INT);"] + \
+            rows_sql(table, ["id", "category", "value"], rows)
+    return out
+
+
+def customers_orders():
+    customers = [(str(i), q(f"customer_{i}"), q(REGIONS[i % 4])) for i in range(500)]
+    start = datetime.date(2024, 1, 1)
+    orders = [(str(i), str((i * 7) % 500), str(1 + (i * 37) % 1000),
+               q((start + datetime.timedelta(days=i % 365)).isoformat())) for i in range(2000)]
+    return ["DROP TABLE IF EXISTS customers;",
+            "CREATE TABLE customers (id INT, name TEXT, region TEXT);"] + \
+        rows_sql("customers", ["id", "name", "region"], customers) + \
+        ["DROP TABLE IF EXISTS orders;",
+         "CREATE TABLE orders (id INT, customer_id INT, amount INT, created DATE);"] + \
+        rows_sql("orders", ["id", "customer_id", "amount", "created"], orders)
+
+
+def star_schema(n=50000):
+    # regions.id = 0..3 and products.id = 0..24, the values sales' keys take.
+    regions = [(str(i), q(REGIONS[i])) for i in range(4)]
+    products = [(str(i), q(f"prod_{i}")) for i in range(25)]
+    sales = [(str(i), str(i % 4), str((i * 7) % 25), str(10 + (i * 17) % 990)) for i in range(n)]
+    return ["DROP TABLE IF EXISTS regions;", "CREATE TABLE regions (id INT, name TEXT);"] + \
+        rows_sql("regions", ["id", "name"], regions) + \
+        ["DROP TABLE IF EXISTS products;", "CREATE TABLE products (id INT, name TEXT);"] + \
+        rows_sql("products", ["id", "name"], products) + \
+        ["DROP TABLE IF EXISTS sales;", "CREATE TABLE sales (id INT, region_id INT, product_id INT, revenue INT);"] + \
+        rows_sql("sales", ["id", "region_id", "product_id", "revenue"], sales)
+
+
+def nonincreasing(column):
+    """An order check for output sorted on a key with ties (psql -A -t lines, '|'-separated):
+    the rows are compared sorted, and this checks kiln's order on the key column itself."""
+    def check(lines):
+        keys = [int(line.split("|")[column]) for line in lines if line]
+        return all(a >= b for a, b in zip(keys, keys[1:]))
+    return check
+
+
 def insert_stmt(i):
     return f"INSERT INTO bench_data (id, category, value) VALUES ({i}, 'cat_{i % 100}', {(i * 7919) % 10007});"
 
@@ -111,4 +161,39 @@ WORKLOADS = [
                         "FROM wide_bench GROUP BY region, product;"),
     dict(name="large_sort", setup=wide_bench, n=10, ordered=True,
          stmt=lambda i: "SELECT * FROM wide_bench ORDER BY revenue DESC;"),
+    # Multi-table workloads (joins, subqueries, CTEs, set operations, windows).
+    # Without ordered=True the output is compared as a sorted multiset; that is sound for
+    # these: bench_data's values are distinct ((id*7919) % 10007, 7919 and 10007 coprime,
+    # id < 10007), so ROW_NUMBER over value DESC has no ties; wide_bench's revenues are
+    # distinct too (100003 is prime, id < 100003), and RANK is tie-proof anyway.
+    dict(name="join", setup=customers_orders, n=50,
+         stmt=lambda i: "SELECT c.name, o.amount, o.created FROM customers c JOIN orders o ON c.id = o.customer_id;"),
+    dict(name="window_functions", setup=bench_data, n=20,
+         stmt=lambda i: "SELECT *, ROW_NUMBER() OVER (PARTITION BY category ORDER BY value DESC) FROM bench_data;"),
+    dict(name="subquery", setup=customers_orders, n=50,
+         stmt=lambda i: "SELECT * FROM orders WHERE customer_id IN (SELECT id FROM customers WHERE region = 'West');"),
+    # Every category has 49 or 50 rows with value > 50: ORDER BY COUNT(*) DESC has ties, so
+    # rows are compared sorted and the count column is checked to be non-increasing.
+    dict(name="cte", setup=bench_data, n=200, order_check=nonincreasing(1),
+         stmt=lambda i: "WITH filtered AS (SELECT * FROM bench_data WHERE value > 50) "
+                        "SELECT category, COUNT(*) FROM filtered GROUP BY category ORDER BY COUNT(*) DESC;"),
+    dict(name="set_ops", setup=bench_data_ab, n=50,
+         stmt=lambda i: "SELECT id, category, value FROM bench_data_a UNION SELECT id, category, value FROM bench_data_b;"),
+    dict(name="window_rank", setup=wide_bench, n=5,
+         stmt=lambda i: "SELECT *, RANK() OVER (PARTITION BY region ORDER BY revenue DESC) FROM wide_bench;"),
+    # The outer query has no ORDER BY: the 100 rows are a set (revenues are distinct, so
+    # which 100 is deterministic), compared sorted.
+    dict(name="subquery_pipeline", setup=wide_bench, n=20,
+         stmt=lambda i: "SELECT * FROM (SELECT * FROM wide_bench WHERE region = 'North' ORDER BY revenue DESC LIMIT 100) sub;"),
+    # The four regions' totals are distinct: a total order.
+    dict(name="cte_pipeline", setup=wide_bench, n=20, ordered=True,
+         stmt=lambda i: "WITH summary AS (SELECT region, SUM(revenue) AS total FROM wide_bench GROUP BY region) "
+                        "SELECT * FROM summary ORDER BY total DESC LIMIT 5;"),
+    dict(name="multi_join", setup=star_schema, n=5,
+         stmt=lambda i: "SELECT r.name, p.name, SUM(s.revenue) FROM sales s JOIN regions r ON s.region_id = r.id "
+                        "JOIN products p ON s.product_id = p.id GROUP BY r.name, p.name;"),
+    dict(name="cte_star", setup=star_schema, n=5, ordered=True,
+         stmt=lambda i: "WITH joined AS (SELECT r.name AS region, p.name AS product, s.revenue FROM sales s "
+                        "JOIN regions r ON s.region_id = r.id JOIN products p ON s.product_id = p.id) "
+                        "SELECT region, SUM(revenue) AS total FROM joined GROUP BY region ORDER BY total DESC;"),
 ]

@@ -108,6 +108,37 @@ struct Accumulator {
     distinct: Option<DistinctValues>,
 }
 
+/// One aggregate over one group, fed a batch of rows at a time: what a window
+/// aggregate accumulates over a frame.
+pub struct SingleAgg {
+    state: State,
+    ty: SqlType,
+    arg_ty: DataType,
+}
+
+impl SingleAgg {
+    pub fn new(call: &AggCall) -> Result<SingleAgg> {
+        let mut state = new_state(call)?;
+        state.grow(1);
+        Ok(SingleAgg {
+            state,
+            ty: call.ty,
+            arg_ty: call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty),
+        })
+    }
+
+    /// Adds `rows` rows (their argument values in `arg`; none for `count(*)`).
+    pub fn update(&mut self, arg: Option<&Vector>, rows: usize) -> Result<()> {
+        let groups = vec![0u32; rows];
+        self.state.update(&groups, arg, self.arg_ty)
+    }
+
+    /// The aggregate's value over the rows added so far.
+    pub fn value(&self) -> Result<Value> {
+        Ok(self.state.finish(self.ty, 1)?.value(0, self.ty.ty))
+    }
+}
+
 fn new_state(call: &AggCall) -> Result<State> {
     let arg_ty = call.arg.as_ref().map(|a| a.ty().ty);
     Ok(match (call.func, arg_ty) {

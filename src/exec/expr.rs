@@ -111,7 +111,7 @@ pub fn eval(expr: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Resul
         Expr::Func { func, args, ty } => {
             super::functions::eval_function(*func, args, *ty, batch, sel, ctx)
         }
-        Expr::Agg { .. } => Err(Error::internal(
+        Expr::Agg { .. } | Expr::Window { .. } => Err(Error::internal(
             "aggregate reference outside an aggregation",
         )),
     }

@@ -21,6 +21,7 @@ pub mod sort;
 pub mod string_functions;
 pub mod subplan;
 pub mod vector;
+pub mod window;
 
 use context::ExecContext;
 use vector::Batch;
@@ -135,6 +136,15 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             build_with(input, inst),
             limit.clone(),
             offset.clone(),
+        )),
+        Op::Window {
+            input,
+            calls,
+            input_types,
+        } => Box::new(window::WindowOp::new(
+            build_with(input, inst),
+            calls.clone(),
+            input_types.clone(),
         )),
         Op::Append { inputs } => Box::new(setop::AppendOp::new(
             inputs.iter().map(|i| build_with(i, inst)).collect(),

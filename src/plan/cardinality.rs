@@ -156,7 +156,9 @@ pub fn estimate(plan: &LogicalPlan) -> Estimate {
             let rows = (inner.rows * 0.5).max(1.0);
             Estimate { rows, ..inner }.cap()
         }
-        LogicalPlan::Sort { input, .. } | LogicalPlan::With { input, .. } => estimate(input),
+        LogicalPlan::Sort { input, .. }
+        | LogicalPlan::With { input, .. }
+        | LogicalPlan::Window { input, .. } => estimate(input),
         LogicalPlan::SetOp {
             kind,
             all,

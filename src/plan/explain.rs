@@ -178,6 +178,14 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.kind = "Limit";
             node.name = "Limit".into();
         }
+        Op::Window { calls, .. } => {
+            node.kind = "WindowAgg";
+            node.name = "WindowAgg".into();
+            for c in calls {
+                exprs.extend(c.args.iter());
+                exprs.extend(c.filter.iter());
+            }
+        }
         Op::Append { .. } => {
             node.kind = "Append";
             node.name = "Append".into();
@@ -525,6 +533,7 @@ fn show_inner(e: &Expr) -> String {
             args.iter().map(show_inner).collect::<Vec<_>>().join(", ")
         ),
         Expr::Agg { index, .. } => format!("agg{index}"),
+        Expr::Window { index, .. } => format!("window{index}"),
         Expr::Subquery(_) => "(subquery)".into(),
         Expr::SubPlan(sp) => show_subplan(sp),
     }

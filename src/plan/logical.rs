@@ -11,6 +11,7 @@
 //! | `Values`, `Series` | `rel`, columns `0..n` | them |
 //! | `Project` | `rel`, one column per expression | them |
 //! | `Aggregate` | `rel`: group keys `0..g`, then aggregates `g..` | them |
+//! | `Window` | `rel`: one column per window function | the input's, then them |
 //! | `Join` | nothing (`Mark` defines its mark column) | left ++ right (semi/anti: left; mark: left ++ mark) |
 //! | `SetOp`, `CteScan`, `RecursiveCte`, `WorkTable` | `rel`, columns `0..n` | them |
 //! | `Filter`, `Sort`, `Limit`, `Distinct`, `With` | nothing | their input's |
@@ -28,7 +29,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::catalog::TableEntry;
-use crate::sql::expr::{AggCall, Expr};
+use crate::sql::expr::{AggCall, Expr, WindowCall};
 use crate::types::{DataType, SqlType};
 
 pub type RelId = u32;
@@ -166,6 +167,12 @@ pub enum LogicalPlan {
         rel: RelId,
         group_by: Vec<Expr>,
         aggs: Vec<AggCall>,
+    },
+    /// Window functions over the input: its columns, then one per call (`rel`).
+    Window {
+        input: Box<LogicalPlan>,
+        rel: RelId,
+        calls: Vec<WindowCall>,
     },
     Join {
         left: Box<LogicalPlan>,
@@ -322,6 +329,14 @@ impl LogicalPlan {
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::With { input, .. } => input.output(),
+            LogicalPlan::Window { input, rel, calls } => {
+                let mut out = input.output();
+                out.extend(calls.iter().enumerate().map(|(i, c)| OutCol {
+                    id: ColumnId::new(*rel, i as u32),
+                    ty: c.ty,
+                }));
+                out
+            }
             LogicalPlan::SetOp { rel, types, .. }
             | LogicalPlan::CteScan { rel, types, .. }
             | LogicalPlan::RecursiveCte { rel, types, .. }
@@ -358,7 +373,8 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Distinct { input }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Limit { input, .. } => vec![input],
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::Window { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
         }
     }
@@ -385,7 +401,8 @@ impl LogicalPlan {
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Distinct { input }
             | LogicalPlan::Sort { input, .. }
-            | LogicalPlan::Limit { input, .. } => vec![input],
+            | LogicalPlan::Limit { input, .. }
+            | LogicalPlan::Window { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
         }
     }
@@ -403,6 +420,7 @@ impl LogicalPlan {
                 aggs.iter().filter_map(|a| a.arg.as_ref()).for_each(f);
             }
             LogicalPlan::Join { on, .. } => f(on),
+            LogicalPlan::Window { calls, .. } => calls.iter().for_each(|c| c.exprs(f)),
             LogicalPlan::Distinct { .. }
             | LogicalPlan::SetOp { .. }
             | LogicalPlan::With { .. }
@@ -429,6 +447,7 @@ impl LogicalPlan {
                 aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(f);
             }
             LogicalPlan::Join { on, .. } => f(on),
+            LogicalPlan::Window { calls, .. } => calls.iter_mut().for_each(|c| c.exprs_mut(f)),
             LogicalPlan::Distinct { .. }
             | LogicalPlan::SetOp { .. }
             | LogicalPlan::With { .. }
@@ -483,6 +502,7 @@ impl LogicalPlan {
             | LogicalPlan::Series { rel, .. }
             | LogicalPlan::Project { rel, .. }
             | LogicalPlan::Aggregate { rel, .. }
+            | LogicalPlan::Window { rel, .. }
             | LogicalPlan::SetOp { rel, .. }
             | LogicalPlan::CteScan { rel, .. }
             | LogicalPlan::RecursiveCte { rel, .. }

@@ -297,6 +297,41 @@ impl Lowerer {
                 ))
             }
             LogicalPlan::Sort { .. } => self.lower_sort(plan, None),
+            LogicalPlan::Window { input, rel, calls } => {
+                let (child, layout) = self.lower(input)?;
+                let mut lowered = Vec::with_capacity(calls.len());
+                for c in calls {
+                    let mut call = c.clone();
+                    let mut failure = None;
+                    call.exprs_mut(&mut |e| {
+                        if failure.is_none() {
+                            match self.expr(e, &layout) {
+                                Ok(x) => *e = x,
+                                Err(err) => failure = Some(err),
+                            }
+                        }
+                    });
+                    if let Some(err) = failure {
+                        return Err(err);
+                    }
+                    lowered.push(call);
+                }
+                let input_types = position_types(&layout, &input.output());
+                let mut out = layout.clone();
+                for i in 0..calls.len() {
+                    out.map
+                        .insert(ColumnId::new(*rel, i as u32), layout.width + i);
+                }
+                out.width = layout.width + calls.len();
+                Ok((
+                    node(Op::Window {
+                        input: Box::new(child),
+                        calls: lowered,
+                        input_types,
+                    }),
+                    out,
+                ))
+            }
             LogicalPlan::SetOp {
                 kind,
                 all,

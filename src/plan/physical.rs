@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::catalog::TableEntry;
 use crate::plan::logical::{JoinKind, SetOpKind};
-use crate::sql::expr::{AggCall, Expr};
+use crate::sql::expr::{AggCall, Expr, WindowCall};
 use crate::types::{DataType, SqlType};
 
 #[derive(Clone, Debug)]
@@ -41,7 +41,8 @@ impl Plan {
             | Op::Aggregate { input, .. }
             | Op::Distinct { input }
             | Op::Sort { input, .. }
-            | Op::Limit { input, .. } => vec![input],
+            | Op::Limit { input, .. }
+            | Op::Window { input, .. } => vec![input],
             Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
             Op::Append { inputs } => inputs.iter_mut().collect(),
             Op::RecursiveUnion {
@@ -60,7 +61,8 @@ impl Plan {
             | Op::Aggregate { input, .. }
             | Op::Distinct { input }
             | Op::Sort { input, .. }
-            | Op::Limit { input, .. } => vec![input],
+            | Op::Limit { input, .. }
+            | Op::Window { input, .. } => vec![input],
             Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
             Op::Append { inputs } => inputs.iter().collect(),
             Op::RecursiveUnion {
@@ -138,6 +140,14 @@ pub enum Op {
         /// Types of each side's positions (None: unused, left empty).
         left_types: Vec<Option<DataType>>,
         right_types: Vec<Option<DataType>>,
+    },
+    /// Window functions: the input's positions, then one per call. Calls that share
+    /// their PARTITION BY and ORDER BY share one sort.
+    Window {
+        input: Box<Plan>,
+        calls: Vec<WindowCall>,
+        /// Types of the input's positions (None: unused).
+        input_types: Vec<Option<DataType>>,
     },
     /// The rows of every input, one after the other (UNION ALL).
     Append {

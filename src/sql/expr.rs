@@ -145,6 +145,121 @@ pub struct AggCall {
     pub ty: SqlType,
 }
 
+/// Window functions (aggregates over a window are [`WindowFunc::Agg`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    /// ntile(buckets)
+    Ntile,
+    /// lag(value [, offset [, default]])
+    Lag,
+    /// lead(value [, offset [, default]])
+    Lead,
+    FirstValue,
+    LastValue,
+    /// nth_value(value, n)
+    NthValue,
+    Agg(AggFunc),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameUnits {
+    Rows,
+    Range,
+    Groups,
+}
+
+/// One end of a window frame.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    /// `offset PRECEDING` (rows or groups back; for RANGE a distance in the key's units).
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameExclude {
+    NoOthers,
+    CurrentRow,
+    Group,
+    Ties,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    pub units: FrameUnits,
+    pub start: FrameBound,
+    pub end: FrameBound,
+    pub exclude: FrameExclude,
+}
+
+impl Frame {
+    /// PostgreSQL's default: RANGE UNBOUNDED PRECEDING AND CURRENT ROW.
+    pub fn default_frame() -> Frame {
+        Frame {
+            units: FrameUnits::Range,
+            start: FrameBound::UnboundedPreceding,
+            end: FrameBound::CurrentRow,
+            exclude: FrameExclude::NoOthers,
+        }
+    }
+}
+
+/// One ORDER BY key of a window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowOrder {
+    pub expr: Expr,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+/// A window function call: the function, its arguments and its window.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowCall {
+    pub func: WindowFunc,
+    pub args: Vec<Expr>,
+    /// `FILTER (WHERE …)` of a window aggregate.
+    pub filter: Option<Expr>,
+    pub partition_by: Vec<Expr>,
+    pub order_by: Vec<WindowOrder>,
+    pub frame: Frame,
+    pub ty: SqlType,
+}
+
+impl WindowCall {
+    /// Calls `f` on every expression of the call.
+    pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        self.args.iter_mut().for_each(&mut *f);
+        self.filter.iter_mut().for_each(&mut *f);
+        self.partition_by.iter_mut().for_each(&mut *f);
+        self.order_by.iter_mut().for_each(|o| f(&mut o.expr));
+        for b in [&mut self.frame.start, &mut self.frame.end] {
+            if let FrameBound::Preceding(e) | FrameBound::Following(e) = b {
+                f(e);
+            }
+        }
+    }
+
+    pub fn exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        self.args.iter().for_each(&mut *f);
+        self.filter.iter().for_each(&mut *f);
+        self.partition_by.iter().for_each(&mut *f);
+        self.order_by.iter().for_each(|o| f(&o.expr));
+        for b in [&self.frame.start, &self.frame.end] {
+            if let FrameBound::Preceding(e) | FrameBound::Following(e) = b {
+                f(e);
+            }
+        }
+    }
+}
+
 /// What a subquery expression asks of its rows.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SubqueryKind {
@@ -297,6 +412,11 @@ pub enum Expr {
         index: usize,
         ty: SqlType,
     },
+    /// A window function's result while binding; replaced by a column reference.
+    Window {
+        index: usize,
+        ty: SqlType,
+    },
 }
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
@@ -313,7 +433,8 @@ impl Expr {
             | Expr::Binary { ty, .. }
             | Expr::Case { ty, .. }
             | Expr::Func { ty, .. }
-            | Expr::Agg { ty, .. } => *ty,
+            | Expr::Agg { ty, .. }
+            | Expr::Window { ty, .. } => *ty,
             Expr::Cast { to, .. } => *to,
             Expr::Subquery(s) => s.ty,
             Expr::SubPlan(s) => s.ty,
@@ -344,7 +465,8 @@ impl Expr {
             | Expr::OuterParam { .. }
             | Expr::Literal { .. }
             | Expr::Param { .. }
-            | Expr::Agg { .. } => {}
+            | Expr::Agg { .. }
+            | Expr::Window { .. } => {}
             Expr::Subquery(s) => match &mut s.kind {
                 SubqueryKind::Scalar | SubqueryKind::Exists => {}
                 SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
@@ -395,7 +517,8 @@ impl Expr {
             | Expr::OuterParam { .. }
             | Expr::Literal { .. }
             | Expr::Param { .. }
-            | Expr::Agg { .. } => {}
+            | Expr::Agg { .. }
+            | Expr::Window { .. } => {}
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::Scalar | SubqueryKind::Exists => {}
                 SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {

@@ -167,11 +167,103 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     check_expression_depth(sql)?;
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
+    let text = blank_frame_exclusions(sql);
     let statements = parser
-        .try_with_sql(sql)
+        .try_with_sql(&text)
         .and_then(|mut p| p.parse_statements())
         .map_err(|e| syntax_error(sql, e))?;
     Ok(statements)
+}
+
+/// A window frame's `EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`, found in the
+/// tokens of a window definition: sqlparser does not parse it, so [`parse`] blanks it
+/// out (spaces, so every position stays) and the binder reads it back from the text.
+pub fn frame_exclusions(sql: &str) -> Vec<(usize, usize, &'static str)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    let word = |i: usize| match tokens.get(i).map(|t| &t.token) {
+        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    };
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let mut out = Vec::new();
+    for (n, &i) in significant.iter().enumerate() {
+        if word(i).as_deref() != Some("EXCLUDE") {
+            continue;
+        }
+        let next = |k: usize| significant.get(n + k).and_then(|&j| word(j));
+        let (kind, len) = match (next(1).as_deref(), next(2).as_deref()) {
+            (Some("CURRENT"), Some("ROW")) => ("current row", 3),
+            (Some("GROUP"), _) => ("group", 2),
+            (Some("TIES"), _) => ("ties", 2),
+            (Some("NO"), Some("OTHERS")) => ("no others", 3),
+            _ => continue,
+        };
+        let closes = significant
+            .get(n + len)
+            .is_some_and(|&j| tokens[j].token == Token::RParen);
+        let last = significant[n + len - 1];
+        if let (true, Some(start), Some(end)) = (
+            closes,
+            byte_offset(sql, tokens[i].span.start),
+            byte_offset(sql, tokens[last].span.end),
+        ) {
+            out.push((start, end, kind));
+        }
+    }
+    out
+}
+
+/// The byte offsets of every (unquoted) keyword `word` in `sql`.
+pub fn keyword_offsets(sql: &str, word: &str) -> Vec<usize> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    tokens
+        .iter()
+        .filter(|t| {
+            matches!(&t.token, Token::Word(w)
+                if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
+        })
+        .filter_map(|t| byte_offset(sql, t.span.start))
+        .collect()
+}
+
+fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
+    let found = frame_exclusions(sql);
+    if found.is_empty() {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let mut text = sql.to_string();
+    for (start, end, _) in found {
+        text.replace_range(start..end, &" ".repeat(end - start));
+    }
+    std::borrow::Cow::Owned(text)
+}
+
+/// The byte offset of a tokenizer location (1-based line and column in characters).
+pub fn byte_offset(sql: &str, at: sqlparser::tokenizer::Location) -> Option<usize> {
+    let mut line = 1u64;
+    let mut col = 1u64;
+    for (i, c) in sql.char_indices() {
+        if line == at.line && col == at.column {
+            return Some(i);
+        }
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    (line == at.line && col == at.column).then_some(sql.len())
 }
 
 /// Turns sqlparser's "Expected: X, found: Y at Line: L, Column: C" into PostgreSQL's

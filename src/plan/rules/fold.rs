@@ -191,7 +191,8 @@ pub fn is_strict(e: &Expr) -> bool {
         | Expr::IsDistinct { .. }
         | Expr::InList { .. }
         | Expr::Case { .. }
-        | Expr::Agg { .. } => false,
+        | Expr::Agg { .. }
+        | Expr::Window { .. } => false,
     }
 }
 
@@ -211,7 +212,8 @@ fn is_immutable(e: &Expr) -> bool {
         | Expr::Subquery(_)
         | Expr::SubPlan(_)
         | Expr::Param { .. }
-        | Expr::Agg { .. } => false,
+        | Expr::Agg { .. }
+        | Expr::Window { .. } => false,
         Expr::Func { func, .. } => !matches!(
             func,
             // Stable in PostgreSQL (concat formats its arguments with the session's
@@ -420,6 +422,7 @@ pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
             | Expr::SubPlan(_)
             | Expr::Param { .. }
             | Expr::Agg { .. }
+            | Expr::Window { .. }
     ) {
         return Ok(());
     }

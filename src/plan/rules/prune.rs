@@ -110,6 +110,12 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             prune_node(input, all);
         }
         LogicalPlan::Limit { input, .. } => prune_node(input, need),
+        LogicalPlan::Window { input, calls, .. } => {
+            for c in calls.iter() {
+                c.exprs(&mut |e| mark(e, &mut need));
+            }
+            prune_node(input, need);
+        }
         LogicalPlan::With { ctes, input } => {
             for c in ctes.iter_mut() {
                 let all = c.plan.output().iter().map(|o| o.id).collect();

@@ -145,6 +145,16 @@ fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
                 keep,
             )
         }
+        // A filter above window functions stays there: rows it removes still count
+        // in the windows.
+        LogicalPlan::Window { input, rel, calls } => wrap(
+            LogicalPlan::Window {
+                input: Box::new(push(*input, Vec::new())),
+                rel,
+                calls,
+            },
+            preds,
+        ),
         LogicalPlan::Distinct { input } => LogicalPlan::Distinct {
             input: Box::new(push(*input, preds)),
         },

@@ -198,15 +198,44 @@ impl Binder<'_> {
         if !self.agg_allowed {
             return Err(Error::grouping("aggregate functions are not allowed here"));
         }
+        let saved = std::mem::replace(&mut self.in_agg_args, true);
+        let call = self.agg_call(func, name, args, distinct, star, scope, false);
+        self.in_agg_args = saved;
+        let call = call?;
+        let ty = call.ty;
+        let index = match self.aggs.iter().position(|a| *a == call) {
+            Some(i) => i,
+            None => {
+                self.aggs.push(call);
+                self.aggs.len() - 1
+            }
+        };
+        Ok(Expr::Agg { index, ty })
+    }
+
+    /// An aggregate call, typed: its argument bound (with aggregates inside it allowed
+    /// only for a window aggregate, `nested_ok`) and its result type.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn agg_call(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        args: &[&A::Expr],
+        distinct: bool,
+        star: bool,
+        scope: &Scope,
+        nested_ok: bool,
+    ) -> Result<AggCall> {
         let (func, arg) = match (func, star, args) {
             (AggFunc::Count, true, []) => (AggFunc::CountStar, None),
             (_, false, [a]) => {
-                // Aggregates cannot nest.
-                self.agg_allowed = false;
+                // Aggregates cannot nest (a window aggregate may hold plain ones).
+                let saved = self.agg_allowed;
+                self.agg_allowed = nested_ok && saved;
                 let bound = self.bind_expr(a, scope);
-                self.agg_allowed = true;
+                self.agg_allowed = saved;
                 let bound = bound?;
-                if reads_only_outer_columns(&bound, scope) {
+                if !nested_ok && reads_only_outer_columns(&bound, scope) {
                     // PostgreSQL evaluates such an aggregate in the outer query.
                     return Err(Error::feature_not_supported(
                         "aggregate functions over columns of an outer query",
@@ -262,19 +291,11 @@ impl Binder<'_> {
                 )));
             }
         };
-        let call = AggCall {
+        Ok(AggCall {
             func,
             arg,
             distinct,
             ty,
-        };
-        let index = match self.aggs.iter().position(|a| *a == call) {
-            Some(i) => i,
-            None => {
-                self.aggs.push(call);
-                self.aggs.len() - 1
-            }
-        };
-        Ok(Expr::Agg { index, ty })
+        })
     }
 }

@@ -98,13 +98,8 @@ pub(super) fn unsupported_builtin(e: Error, name: &str) -> Error {
 impl Binder<'_> {
     pub(super) fn bind_function(&mut self, f: &A::Function, scope: &Scope) -> Result<Expr> {
         let name = object_name(&f.name)?;
-        if f.over.is_some() {
-            return Err(Error::feature_not_supported("window functions"));
-        }
-        if f.filter.is_some() || !f.within_group.is_empty() {
-            return Err(Error::feature_not_supported(
-                "aggregate FILTER and WITHIN GROUP",
-            ));
+        if !f.within_group.is_empty() {
+            return Err(Error::feature_not_supported("WITHIN GROUP"));
         }
         let (args, distinct, star) = match &f.args {
             A::FunctionArguments::None => (vec![], false, false),
@@ -133,6 +128,25 @@ impl Binder<'_> {
                 (args, distinct, star)
             }
         };
+        if let Some(over) = &f.over {
+            return self.bind_window(f, over, &name, &args, distinct, star, scope);
+        }
+        if let Some(window) = window_func(&name) {
+            let _ = window;
+            return Err(Error::new(
+                "42809",
+                format!("window function {name} requires an OVER clause"),
+            ));
+        }
+        if f.filter.is_some() && agg_func(&name).is_none() {
+            return Err(Error::new(
+                "42809",
+                format!("FILTER specified, but {name} is not an aggregate function"),
+            ));
+        }
+        if f.filter.is_some() {
+            return Err(Error::feature_not_supported("aggregate FILTER"));
+        }
         if let Some(agg) = agg_func(&name) {
             return self.bind_aggregate(agg, &name, &args, distinct, star, scope);
         }

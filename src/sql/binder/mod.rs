@@ -30,7 +30,10 @@ use crate::error::{Error, Result};
 use crate::plan::logical::{ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr};
 use crate::plan::lower::Lowerer;
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
-use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Func, Subquery, SubqueryKind};
+use crate::sql::expr::{
+    AggCall, AggFunc, BinaryOp, Expr, Frame, FrameBound, FrameExclude, FrameUnits, Func, Subquery,
+    SubqueryKind, WindowCall, WindowFunc, WindowOrder,
+};
 use crate::storage::mvcc::Snapshot;
 use crate::types::cast::{self, cast_value};
 use crate::types::text::TextFormat;
@@ -50,6 +53,7 @@ mod select;
 mod setop;
 mod subquery;
 mod utility;
+mod window;
 
 use aggregate::*;
 use coerce::*;
@@ -61,6 +65,7 @@ use select::*;
 use setop::*;
 use subquery::*;
 use utility::*;
+use window::*;
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
 
@@ -134,6 +139,15 @@ pub struct Binder<'a> {
     unknown_outputs_ok: bool,
     /// The WITH queries in scope, innermost WITH last.
     cte_scopes: Vec<Vec<CteBinding>>,
+    /// The window function calls of the query level being bound.
+    windows: Vec<WindowCall>,
+    /// The clause where window functions are not allowed (None: they are).
+    window_forbidden: Option<&'static str>,
+    /// Binding a window function's arguments / an aggregate's argument.
+    in_window_args: bool,
+    in_agg_args: bool,
+    /// The WINDOW clause of the SELECT being bound.
+    named_windows: Vec<A::NamedWindowDefinition>,
 }
 
 fn is_default_keyword(e: &A::Expr) -> bool {
@@ -161,6 +175,11 @@ impl<'a> Binder<'a> {
             outer_scopes: Vec::new(),
             unknown_outputs_ok: false,
             cte_scopes: Vec::new(),
+            windows: Vec::new(),
+            window_forbidden: Some("this context"),
+            in_window_args: false,
+            in_agg_args: false,
+            named_windows: Vec::new(),
         }
     }
 

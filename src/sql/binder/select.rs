@@ -68,6 +68,17 @@ pub(super) fn output_name_match(columns: &[OutputColumn], name: &str) -> Option<
     found.map(Ok)
 }
 
+/// Replaces window placeholders by the window node's columns.
+fn replace_windows(e: &mut Expr, refs: &[Expr]) {
+    if let Expr::Window { index, .. } = e
+        && let Some(r) = refs.get(*index)
+    {
+        *e = r.clone();
+        return;
+    }
+    e.children_mut(&mut |c| replace_windows(c, refs));
+}
+
 /// References to the output columns of `plan`, named as `columns` name them.
 pub(super) fn output_refs(plan: &LogicalPlan, columns: &[OutputColumn]) -> Vec<Expr> {
     plan.output()
@@ -89,6 +100,11 @@ type SelectItem<'s> = (Option<&'s A::Expr>, String, Option<usize>);
 pub(super) struct LevelState {
     aggs: Vec<AggCall>,
     agg_allowed: bool,
+    windows: Vec<WindowCall>,
+    window_forbidden: Option<&'static str>,
+    in_window_args: bool,
+    in_agg_args: bool,
+    named_windows: Vec<A::NamedWindowDefinition>,
 }
 
 impl Binder<'_> {
@@ -97,12 +113,22 @@ impl Binder<'_> {
         LevelState {
             aggs: std::mem::take(&mut self.aggs),
             agg_allowed: std::mem::replace(&mut self.agg_allowed, false),
+            windows: std::mem::take(&mut self.windows),
+            window_forbidden: self.window_forbidden.replace("this context"),
+            in_window_args: std::mem::replace(&mut self.in_window_args, false),
+            in_agg_args: std::mem::replace(&mut self.in_agg_args, false),
+            named_windows: std::mem::take(&mut self.named_windows),
         }
     }
 
     pub(super) fn leave_query_level(&mut self, saved: LevelState) {
         self.aggs = saved.aggs;
         self.agg_allowed = saved.agg_allowed;
+        self.windows = saved.windows;
+        self.window_forbidden = saved.window_forbidden;
+        self.in_window_args = saved.in_window_args;
+        self.in_agg_args = saved.in_agg_args;
+        self.named_windows = saved.named_windows;
     }
 
     pub fn bind_query(&mut self, q: &A::Query) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
@@ -296,8 +322,8 @@ impl Binder<'_> {
         if s.into.is_some() {
             return Err(Error::feature_not_supported("SELECT INTO"));
         }
-        if !s.named_window.is_empty() || s.qualify.is_some() {
-            return Err(Error::feature_not_supported("window clauses"));
+        if s.qualify.is_some() {
+            return Err(Error::feature_not_supported("QUALIFY"));
         }
         let keep_unknown = std::mem::take(&mut self.unknown_outputs_ok) && s.distinct.is_none();
         let (mut plan, scope) = self.bind_from(&s.from)?;
@@ -314,9 +340,13 @@ impl Binder<'_> {
         };
 
         // Bind select items, HAVING and ORDER BY with aggregates allowed; decide afterwards
-        // whether this is an aggregate query.
+        // whether this is an aggregate query. Window functions: select list and ORDER
+        // BY only.
         self.aggs.clear();
         self.agg_allowed = true;
+        self.windows.clear();
+        self.named_windows = s.named_window.clone();
+        self.window_forbidden = None;
         let mut outputs: Vec<Expr> = Vec::with_capacity(items.len());
         let mut columns: Vec<OutputColumn> = Vec::with_capacity(items.len());
         for (ast, name, wildcard) in &items {
@@ -339,7 +369,9 @@ impl Binder<'_> {
         // WHERE after the select list, in PostgreSQL's order (transformSelectStmt), so
         // the first error reported is the same.
         self.agg_allowed = false;
+        self.window_forbidden = Some("WHERE");
         let filter = self.bind_where(s.selection.as_ref(), &scope)?;
+        self.window_forbidden = None;
         self.agg_allowed = true;
         if let Some(f) = filter {
             if f.any(&|e| matches!(e, Expr::Agg { .. })) {
@@ -352,6 +384,7 @@ impl Binder<'_> {
                 predicate: f,
             };
         }
+        self.window_forbidden = Some("HAVING");
         let having = match &s.having {
             Some(h) => {
                 let b = self.bind_expr(h, &scope)?;
@@ -360,6 +393,7 @@ impl Binder<'_> {
             }
             None => None,
         };
+        self.window_forbidden = None;
         // ORDER BY items: output position, output name, or an expression.
         let mut order_items: Vec<(OrderTarget, A::OrderByOptions)> = Vec::new();
         if let Some(ob) = parts.order_by {
@@ -392,6 +426,7 @@ impl Binder<'_> {
             }
         }
         self.agg_allowed = false;
+        self.window_forbidden = Some("GROUP BY");
 
         let is_aggregate = !group_exprs.is_empty() || !self.aggs.is_empty() || having.is_some();
         if is_aggregate {
@@ -439,6 +474,22 @@ impl Binder<'_> {
                     *e = grouping.rewrite(e.clone())?;
                 }
             }
+            let mut windows = std::mem::take(&mut self.windows);
+            for call in windows.iter_mut() {
+                let mut failure = None;
+                call.exprs_mut(&mut |x| {
+                    if failure.is_none() {
+                        match grouping.rewrite(x.clone()) {
+                            Ok(r) => *x = r,
+                            Err(err) => failure = Some(err),
+                        }
+                    }
+                });
+                if let Some(err) = failure {
+                    return Err(err);
+                }
+            }
+            self.windows = windows;
             plan = LogicalPlan::Aggregate {
                 input: Box::new(plan),
                 rel: grouping.rel,
@@ -453,6 +504,35 @@ impl Binder<'_> {
             }
         } else {
             self.aggs.clear();
+        }
+
+        self.window_forbidden = Some("this context");
+        // Window functions over the (grouped) rows.
+        if !self.windows.is_empty() {
+            let calls = std::mem::take(&mut self.windows);
+            let wrel = self.new_rel();
+            let refs: Vec<Expr> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| Expr::ColumnRef {
+                    id: ColumnId::new(wrel, i as u32),
+                    ty: c.ty,
+                    name: String::new(),
+                })
+                .collect();
+            for e in outputs.iter_mut() {
+                replace_windows(e, &refs);
+            }
+            for (target, _) in order_items.iter_mut() {
+                if let OrderTarget::Expr(e) = target {
+                    replace_windows(e, &refs);
+                }
+            }
+            plan = LogicalPlan::Window {
+                input: Box::new(plan),
+                rel: wrel,
+                calls,
+            };
         }
 
         // Projection with hidden sort keys.
