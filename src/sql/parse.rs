@@ -236,13 +236,59 @@ pub fn keyword_offsets(sql: &str, word: &str) -> Vec<usize> {
         .collect()
 }
 
+/// `BETWEEN SYMMETRIC` / `BETWEEN ASYMMETRIC`: sqlparser reads neither word, so
+/// [`parse`] blanks it out and the binder finds it in the text between BETWEEN's
+/// operands. Returns the byte ranges of the words and whether each is SYMMETRIC.
+pub fn between_modifiers(sql: &str) -> Vec<(usize, usize, bool)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    let significant: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is_word = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut out = Vec::new();
+    for pair in significant.windows(2) {
+        let symmetric = is_word(&pair[1].token, "SYMMETRIC");
+        if is_word(&pair[0].token, "BETWEEN")
+            && (symmetric || is_word(&pair[1].token, "ASYMMETRIC"))
+            && let (Some(start), Some(end)) = (
+                byte_offset(sql, pair[1].span.start),
+                byte_offset(sql, pair[1].span.end),
+            )
+        {
+            out.push((start, end, symmetric));
+        }
+    }
+    out
+}
+
+/// Whether `word` (ASCII) occurs in `text`, in any case: a cheap test before
+/// tokenizing a statement again.
+fn mentions(text: &str, word: &str) -> bool {
+    let w = word.as_bytes();
+    text.as_bytes()
+        .windows(w.len())
+        .any(|win| win.eq_ignore_ascii_case(w))
+}
+
 fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
-    let found = frame_exclusions(sql);
-    if found.is_empty() {
+    if !mentions(sql, "exclude") && !mentions(sql, "symmetric") {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let mut ranges: Vec<(usize, usize)> = frame_exclusions(sql)
+        .into_iter()
+        .map(|(s, e, _)| (s, e))
+        .collect();
+    ranges.extend(between_modifiers(sql).into_iter().map(|(s, e, _)| (s, e)));
+    if ranges.is_empty() {
         return std::borrow::Cow::Borrowed(sql);
     }
     let mut text = sql.to_string();
-    for (start, end, _) in found {
+    for (start, end) in ranges {
         text.replace_range(start..end, &" ".repeat(end - start));
     }
     std::borrow::Cow::Owned(text)

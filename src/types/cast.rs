@@ -138,7 +138,10 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             if to.ty.is_string() {
                 return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
             }
-            text::parse_value(&s, to.ty, fmt)?
+            match crate::types::interval_range_of(to) {
+                Some(range) => Value::Interval(datetime::parse_interval_range(&s, range)?),
+                None => text::parse_value(&s, to.ty, fmt)?,
+            }
         }
         other if to.ty.is_string() => {
             let s = match &other {
@@ -238,13 +241,19 @@ fn apply_typmod(value: Value, to: SqlType) -> Result<Value> {
             Some(p) => Ok(Value::Timestamptz(datetime::round_timestamp(*t, p)?)),
             None => Ok(value),
         },
-        (Value::Interval(iv), DataType::Interval) => match datetime_precision(to) {
-            Some(p) => Ok(Value::Interval(datetime::Interval {
-                micros: datetime::round_micros(iv.micros, p),
-                ..*iv
-            })),
-            None => Ok(value),
-        },
+        (Value::Interval(iv), DataType::Interval) => {
+            let iv = match crate::types::interval_range_of(to) {
+                Some(range) => datetime::truncate_interval(*iv, range),
+                None => *iv,
+            };
+            match datetime_precision(to) {
+                Some(p) => Ok(Value::Interval(datetime::Interval {
+                    micros: datetime::round_micros(iv.micros, p),
+                    ..iv
+                })),
+                None => Ok(Value::Interval(iv)),
+            }
+        }
         _ => Ok(value),
     }
 }

@@ -585,6 +585,66 @@ pub fn parse_interval(text: &str) -> Result<Interval> {
     input::interval_in(text)
 }
 
+/// The field bits of an interval typmod's range (PostgreSQL's INTERVAL_MASK).
+pub mod interval_range {
+    pub const MONTH: i32 = 1 << 1;
+    pub const YEAR: i32 = 1 << 2;
+    pub const DAY: i32 = 1 << 3;
+    pub const HOUR: i32 = 1 << 10;
+    pub const MINUTE: i32 = 1 << 11;
+    pub const SECOND: i32 = 1 << 12;
+    pub const FULL: i32 = 0x7FFF;
+}
+
+/// An interval read under a field qualifier's `range` (typmod bits): a bare number is
+/// the qualifier's last field, and the result is truncated to it.
+pub fn parse_interval_range(text: &str, range: i32) -> Result<Interval> {
+    use input::Unit;
+    use interval_range as R;
+    let unit = match range {
+        R::YEAR => Some(Unit::Year),
+        x if x == R::MONTH || x == R::YEAR | R::MONTH => Some(Unit::Month),
+        R::DAY => Some(Unit::Day),
+        x if x == R::HOUR || x == R::DAY | R::HOUR => Some(Unit::Hour),
+        x if x == R::MINUTE || x == R::HOUR | R::MINUTE || x == R::DAY | R::HOUR | R::MINUTE => {
+            Some(Unit::Minute)
+        }
+        _ => None,
+    };
+    let iv = input::interval_in_range(text, unit)?;
+    Ok(truncate_interval(iv, range))
+}
+
+/// AdjustIntervalForTypmod's field truncation: what lies below the qualifier's last
+/// field is dropped.
+pub fn truncate_interval(iv: Interval, range: i32) -> Interval {
+    use interval_range as R;
+    match range {
+        R::YEAR => Interval {
+            months: (iv.months / 12) * 12,
+            days: 0,
+            micros: 0,
+        },
+        x if x == R::MONTH || x == R::YEAR | R::MONTH => Interval {
+            days: 0,
+            micros: 0,
+            ..iv
+        },
+        R::DAY => Interval { micros: 0, ..iv },
+        x if x == R::HOUR || x == R::DAY | R::HOUR => Interval {
+            micros: (iv.micros / USECS_PER_HOUR) * USECS_PER_HOUR,
+            ..iv
+        },
+        x if x == R::MINUTE || x == R::HOUR | R::MINUTE || x == R::DAY | R::HOUR | R::MINUTE => {
+            Interval {
+                micros: (iv.micros / USECS_PER_MINUTE) * USECS_PER_MINUTE,
+                ..iv
+            }
+        }
+        _ => iv,
+    }
+}
+
 /// `timestamp + interval` (PostgreSQL's timestamp_pl_interval): months first (the day
 /// clamped to the new month's length), then days, then time; an infinite timestamp
 /// stays as it is.

@@ -70,10 +70,33 @@ impl SqlType {
             DataType::Timestamptz if self.typmod >= 0 => {
                 format!("timestamp({}) with time zone", self.typmod)
             }
-            DataType::Interval => match datetime_precision(*self) {
-                Some(p) => format!("interval({p})"),
-                None => self.ty.name().to_string(),
-            },
+            DataType::Interval => {
+                let fields = interval_range_of(*self).map(|r| {
+                    use datetime::interval_range as R;
+                    let name = |b: i32| match b {
+                        R::YEAR => "year",
+                        R::MONTH => "month",
+                        R::DAY => "day",
+                        R::HOUR => "hour",
+                        R::MINUTE => "minute",
+                        _ => "second",
+                    };
+                    let bits: Vec<i32> = [R::YEAR, R::MONTH, R::DAY, R::HOUR, R::MINUTE, R::SECOND]
+                        .into_iter()
+                        .filter(|b| r & b != 0)
+                        .collect();
+                    match bits.as_slice() {
+                        [one] => format!(" {}", name(*one)),
+                        [first, .., last] => format!(" {} to {}", name(*first), name(*last)),
+                        [] => String::new(),
+                    }
+                });
+                let fields = fields.unwrap_or_default();
+                match datetime_precision(*self) {
+                    Some(p) => format!("interval{fields}({p})"),
+                    None => format!("interval{fields}"),
+                }
+            }
             _ => self.ty.name().to_string(),
         }
     }
@@ -98,6 +121,41 @@ fn interval_typmod(p: Option<u64>) -> i32 {
     match p {
         Some(p) => (INTERVAL_FULL_RANGE << 16) | seconds_precision(Some(p)),
         None => -1,
+    }
+}
+
+/// The field range of an interval typmod with a field qualifier (None: all fields).
+pub fn interval_range_of(ty: SqlType) -> Option<i32> {
+    if ty.ty != DataType::Interval || ty.typmod < 0 {
+        return None;
+    }
+    let range = (ty.typmod >> 16) & 0x7FFF;
+    (range != INTERVAL_FULL_RANGE).then_some(range)
+}
+
+/// An interval typmod for a field qualifier and a seconds precision.
+pub fn interval_qualified_typmod(range: i32, precision: Option<u64>) -> i32 {
+    (range << 16) | precision.map_or(0xFFFF, |p| p.min(MAX_SECONDS_PRECISION as u64) as i32)
+}
+
+/// The typmod range bits of an interval field qualifier.
+pub fn interval_fields_range(f: &sqlparser::ast::IntervalFields) -> i32 {
+    use datetime::interval_range as R;
+    use sqlparser::ast::IntervalFields as F;
+    match f {
+        F::Year => R::YEAR,
+        F::Month => R::MONTH,
+        F::Day => R::DAY,
+        F::Hour => R::HOUR,
+        F::Minute => R::MINUTE,
+        F::Second => R::SECOND,
+        F::YearToMonth => R::YEAR | R::MONTH,
+        F::DayToHour => R::DAY | R::HOUR,
+        F::DayToMinute => R::DAY | R::HOUR | R::MINUTE,
+        F::DayToSecond => R::DAY | R::HOUR | R::MINUTE | R::SECOND,
+        F::HourToMinute => R::HOUR | R::MINUTE,
+        F::HourToSecond => R::HOUR | R::MINUTE | R::SECOND,
+        F::MinuteToSecond => R::MINUTE | R::SECOND,
     }
 }
 
@@ -283,8 +341,12 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
             SqlType::with_typmod(DataType::Timestamptz, seconds_precision(*p))
         }
         A::Interval {
-            fields: Some(_), ..
-        } => return Err(Error::feature_not_supported("INTERVAL field qualifiers")),
+            fields: Some(f),
+            precision,
+        } => SqlType::with_typmod(
+            DataType::Interval,
+            interval_qualified_typmod(interval_fields_range(f), *precision),
+        ),
         A::Interval {
             fields: None,
             precision,

@@ -65,6 +65,64 @@ pub(super) fn unknown_operand_type(op: BinaryOp, other: DataType) -> Option<Data
 /// PostgreSQL's UNION/CASE type resolution for a set of expressions.
 /// Whether an expression reads a column (or an aggregate of one): PostgreSQL's
 /// contain_vars_of_level(expr, 0).
+impl Binder<'_> {
+    /// Whether `x BETWEEN … low` was written `BETWEEN SYMMETRIC` (the word is read from
+    /// the text: see `sql::parse::between_modifiers`).
+    fn between_symmetric(&self, x: &A::Expr, low: &A::Expr) -> bool {
+        let (Some(from), Some(to)) = (
+            crate::sql::parse::byte_offset(self.text, x.span().end),
+            crate::sql::parse::byte_offset(self.text, low.span().start),
+        ) else {
+            return false;
+        };
+        crate::sql::parse::between_modifiers(self.text)
+            .into_iter()
+            .any(|(s, _, symmetric)| symmetric && s >= from && s < to)
+    }
+}
+
+/// The typmod range of `INTERVAL 'x' <fields>` (None without a qualifier).
+fn interval_qualifier(iv: &A::Interval) -> Result<Option<i32>> {
+    use crate::types::datetime::interval_range as R;
+    let bit = |f: &A::DateTimeField| -> Result<i32> {
+        Ok(match f {
+            A::DateTimeField::Year => R::YEAR,
+            A::DateTimeField::Month => R::MONTH,
+            A::DateTimeField::Day => R::DAY,
+            A::DateTimeField::Hour => R::HOUR,
+            A::DateTimeField::Minute => R::MINUTE,
+            A::DateTimeField::Second => R::SECOND,
+            other => {
+                return Err(Error::syntax(format!(
+                    "syntax error at or near \"{other}\""
+                )));
+            }
+        })
+    };
+    let Some(lead) = &iv.leading_field else {
+        return Ok(None);
+    };
+    let first = bit(lead)?;
+    let range = match &iv.last_field {
+        None => first,
+        Some(last) => {
+            let last = bit(last)?;
+            // Every field from the first to the last (YEAR TO MONTH, DAY TO SECOND …).
+            let order = [R::YEAR, R::MONTH, R::DAY, R::HOUR, R::MINUTE, R::SECOND];
+            let a = order.iter().position(|&b| b == first).unwrap_or(0);
+            let b = order
+                .iter()
+                .position(|&b| b == last)
+                .unwrap_or(order.len() - 1);
+            if b <= a {
+                return Err(Error::syntax("syntax error in interval qualifier"));
+            }
+            order[a..=b].iter().fold(0, |m, b| m | b)
+        }
+    };
+    Ok(Some(range))
+}
+
 pub(super) fn mentions_columns(e: &Expr) -> bool {
     let mut found = matches!(
         e,
@@ -295,6 +353,7 @@ impl Binder<'_> {
                 low,
                 high,
             } => {
+                let symmetric = self.between_symmetric(expr, low);
                 let x = self.bind_expr(expr, scope)?;
                 let lo = self.bind_expr(low, scope)?;
                 let hi = self.bind_expr(high, scope)?;
@@ -303,12 +362,25 @@ impl Binder<'_> {
                 } else {
                     (BinaryOp::GtEq, BinaryOp::LtEq)
                 };
-                let a = self.bind_binary(ge, x.clone(), lo)?;
-                let b = self.bind_binary(le, x, hi)?;
+                let range = |b: &mut Self, lo: Expr, hi: Expr| -> Result<Expr> {
+                    let a = b.bind_binary(ge, x.clone(), lo)?;
+                    let c = b.bind_binary(le, x.clone(), hi)?;
+                    Ok(if *negated {
+                        Expr::Or(vec![a, c])
+                    } else {
+                        Expr::And(vec![a, c])
+                    })
+                };
+                if !symmetric {
+                    return range(self, lo, hi);
+                }
+                // BETWEEN SYMMETRIC: either order of the bounds.
+                let one = range(self, lo.clone(), hi.clone())?;
+                let two = range(self, hi, lo)?;
                 Ok(if *negated {
-                    Expr::Or(vec![a, b])
+                    Expr::And(vec![one, two])
                 } else {
-                    Expr::And(vec![a, b])
+                    Expr::Or(vec![one, two])
                 })
             }
             A::Expr::Like {
@@ -354,11 +426,18 @@ impl Binder<'_> {
                 self.explicit_cast(Expr::literal(Value::Text(text), UNKNOWN), to)
             }
             A::Expr::Interval(iv) => {
-                if iv.leading_field.is_some() || iv.last_field.is_some() {
-                    return Err(Error::feature_not_supported("INTERVAL field qualifiers"));
-                }
+                let to = match interval_qualifier(iv)? {
+                    Some(range) => SqlType::with_typmod(
+                        DataType::Interval,
+                        crate::types::interval_qualified_typmod(
+                            range,
+                            iv.fractional_seconds_precision,
+                        ),
+                    ),
+                    None => SqlType::new(DataType::Interval),
+                };
                 let inner = self.bind_expr(&iv.value, scope)?;
-                self.explicit_cast(inner, SqlType::new(DataType::Interval))
+                self.explicit_cast(inner, to)
             }
             A::Expr::Case {
                 operand,

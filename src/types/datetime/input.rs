@@ -1847,12 +1847,15 @@ fn interval_time(s: &str) -> Dt<i64> {
 
 /// Decodes the fields of an interval, right to left (DecodeInterval, IntervalStyle
 /// postgres).
-fn decode_interval(f: &Fields) -> Dt<ItmIn> {
+fn decode_interval(f: &Fields, range: Option<Unit>) -> Dt<ItmIn> {
     let mut itm = ItmIn::default();
     let mut fmask = 0u32;
     let mut is_before = false;
-    // The unit of the number to the left.
-    let mut unit = PendingUnit::Default;
+    // The unit of the number to the left (a field qualifier names the rightmost one).
+    let mut unit = match range {
+        Some(u) => PendingUnit::Unit(u),
+        None => PendingUnit::Default,
+    };
     for i in (0..f.count).rev() {
         let field = f.get(i);
         let tmask = match f.shape(i) {
@@ -2117,7 +2120,13 @@ fn decode_iso8601_interval(text: &str) -> Dt<ItmIn> {
 /// An interval from `text`, as PostgreSQL's `interval_in` reads it (IntervalStyle
 /// postgres, no field restriction).
 pub fn interval_in(text: &str) -> Result<Interval> {
-    let decoded = tokenize(text, INTERVAL_BUF).and_then(|f| decode_interval(&f));
+    interval_in_range(text, None)
+}
+
+/// An interval whose field qualifier makes a bare number mean `unit` (`'90'` read as
+/// `interval day` is 90 days).
+pub fn interval_in_range(text: &str, unit: Option<Unit>) -> Result<Interval> {
+    let decoded = tokenize(text, INTERVAL_BUF).and_then(|f| decode_interval(&f, unit));
     let decoded = match decoded {
         Err(DtErr::BadFormat) => decode_iso8601_interval(text),
         other => other,
