@@ -111,6 +111,7 @@ pub fn eval(expr: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Resul
         Expr::Func { func, args, ty } => {
             super::functions::eval_function(*func, args, *ty, batch, sel, ctx)
         }
+        Expr::Unused { ty } => Ok(Vector::with_capacity(ty.ty, 0)),
         Expr::Agg { .. } | Expr::Window { .. } => Err(Error::internal(
             "aggregate reference outside an aggregation",
         )),

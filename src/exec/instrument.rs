@@ -1,5 +1,6 @@
 //! EXPLAIN ANALYZE's measurements: an operator wrapped to count the rows it returns and
-//! the time from its first call to its first row and to its end.
+//! the time spent inside it (its inputs included, its parent's work between calls not)
+//! until its first row and in all — as PostgreSQL's "actual time".
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,7 +20,7 @@ pub struct Instrumented {
     inner: BoxedOperator,
     actuals: Actuals,
     index: usize,
-    started: Option<Instant>,
+    spent: std::time::Duration,
     seen_row: bool,
     done: bool,
 }
@@ -30,7 +31,7 @@ impl Instrumented {
             inner,
             actuals,
             index,
-            started: None,
+            spent: std::time::Duration::ZERO,
             seen_row: false,
             done: false,
         }
@@ -39,9 +40,11 @@ impl Instrumented {
 
 impl Operator for Instrumented {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
-        let started = *self.started.get_or_insert_with(Instant::now);
-        let out = self.inner.next(ctx)?;
-        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let started = Instant::now();
+        let out = self.inner.next(ctx);
+        self.spent += started.elapsed();
+        let out = out?;
+        let ms = self.spent.as_secs_f64() * 1000.0;
         let mut all = self.actuals.lock();
         if let Some(a) = all.get_mut(self.index) {
             a.loops = 1;

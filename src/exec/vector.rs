@@ -232,15 +232,38 @@ impl Vector {
         }
     }
 
+    /// A vector of `rows` NULLs.
+    pub fn nulls(ty: DataType, rows: usize) -> Vector {
+        let data = match ty {
+            DataType::Bool => Data::Bool(vec![false; rows]),
+            DataType::Int2 => Data::I16(vec![0; rows]),
+            DataType::Int4 | DataType::Date => Data::I32(vec![0; rows]),
+            DataType::Int8 | DataType::Timestamp | DataType::Timestamptz => {
+                Data::I64(vec![0; rows])
+            }
+            DataType::Float4 => Data::F32(vec![0.0; rows]),
+            DataType::Float8 => Data::F64(vec![0.0; rows]),
+            DataType::Numeric => Data::Num(vec![Numeric::ZERO; rows]),
+            DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
+                Data::Text(TextVec {
+                    offsets: vec![0; rows + 1],
+                    data: Vec::new(),
+                })
+            }
+            DataType::Interval => Data::Interval(vec![Interval::default(); rows]),
+        };
+        Vector {
+            data,
+            nulls: Some(vec![true; rows]),
+        }
+    }
+
     /// A vector of `rows` copies of `value`.
     pub fn repeat(value: &Value, ty: DataType, rows: usize) -> Vector {
-        let mut v = Vector::with_capacity(ty, rows);
         if value.is_null() {
-            for _ in 0..rows {
-                v.push_null();
-            }
-            return v;
+            return Vector::nulls(ty, rows);
         }
+        let mut v = Vector::with_capacity(ty, rows);
         match (&mut v.data, value) {
             (Data::Bool(d), Value::Bool(x)) => d.resize(rows, *x),
             (Data::I16(d), Value::Int2(x)) => d.resize(rows, *x),

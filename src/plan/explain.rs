@@ -534,6 +534,7 @@ fn show_inner(e: &Expr) -> String {
         ),
         Expr::Agg { index, .. } => format!("agg{index}"),
         Expr::Window { index, .. } => format!("window{index}"),
+        Expr::Unused { .. } => "(unused)".into(),
         Expr::Subquery(_) => "(subquery)".into(),
         Expr::SubPlan(sp) => show_subplan(sp),
     }

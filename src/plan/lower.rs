@@ -220,10 +220,12 @@ impl Lowerer {
             LogicalPlan::Project { input, rel, exprs } => {
                 let (child, layout) = self.lower(input)?;
                 // Forwarding only: no operator, just new names for the same positions.
-                let forwarded: Option<Vec<usize>> = exprs
+                // (An unused column has no position at all.)
+                let forwarded: Option<Vec<Option<usize>>> = exprs
                     .iter()
                     .map(|e| match e {
-                        Expr::ColumnRef { id, .. } => layout.map.get(id).copied(),
+                        Expr::ColumnRef { id, .. } => layout.map.get(id).copied().map(Some),
+                        Expr::Unused { .. } => Some(None),
                         _ => None,
                     })
                     .collect();
@@ -233,7 +235,9 @@ impl Lowerer {
                         map: HashMap::new(),
                     };
                     for (i, p) in positions.into_iter().enumerate() {
-                        out.map.insert(ColumnId::new(*rel, i as u32), p);
+                        if let Some(p) = p {
+                            out.map.insert(ColumnId::new(*rel, i as u32), p);
+                        }
                     }
                     return Ok((child, out));
                 }

@@ -417,6 +417,11 @@ pub enum Expr {
         index: usize,
         ty: SqlType,
     },
+    /// A projected column no parent reads (left by column pruning): never computed,
+    /// its vector stays empty.
+    Unused {
+        ty: SqlType,
+    },
 }
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
@@ -434,7 +439,8 @@ impl Expr {
             | Expr::Case { ty, .. }
             | Expr::Func { ty, .. }
             | Expr::Agg { ty, .. }
-            | Expr::Window { ty, .. } => *ty,
+            | Expr::Window { ty, .. }
+            | Expr::Unused { ty } => *ty,
             Expr::Cast { to, .. } => *to,
             Expr::Subquery(s) => s.ty,
             Expr::SubPlan(s) => s.ty,
@@ -466,7 +472,8 @@ impl Expr {
             | Expr::Literal { .. }
             | Expr::Param { .. }
             | Expr::Agg { .. }
-            | Expr::Window { .. } => {}
+            | Expr::Window { .. }
+            | Expr::Unused { .. } => {}
             Expr::Subquery(s) => match &mut s.kind {
                 SubqueryKind::Scalar | SubqueryKind::Exists => {}
                 SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
@@ -518,7 +525,8 @@ impl Expr {
             | Expr::Literal { .. }
             | Expr::Param { .. }
             | Expr::Agg { .. }
-            | Expr::Window { .. } => {}
+            | Expr::Window { .. }
+            | Expr::Unused { .. } => {}
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::Scalar | SubqueryKind::Exists => {}
                 SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {

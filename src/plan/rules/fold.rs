@@ -192,7 +192,8 @@ pub fn is_strict(e: &Expr) -> bool {
         | Expr::InList { .. }
         | Expr::Case { .. }
         | Expr::Agg { .. }
-        | Expr::Window { .. } => false,
+        | Expr::Window { .. }
+        | Expr::Unused { .. } => false,
     }
 }
 
@@ -213,7 +214,8 @@ fn is_immutable(e: &Expr) -> bool {
         | Expr::SubPlan(_)
         | Expr::Param { .. }
         | Expr::Agg { .. }
-        | Expr::Window { .. } => false,
+        | Expr::Window { .. }
+        | Expr::Unused { .. } => false,
         Expr::Func { func, .. } => !matches!(
             func,
             // Stable in PostgreSQL (concat formats its arguments with the session's
@@ -423,6 +425,7 @@ pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
             | Expr::Param { .. }
             | Expr::Agg { .. }
             | Expr::Window { .. }
+            | Expr::Unused { .. }
     ) {
         return Ok(());
     }

@@ -3,7 +3,8 @@
 //! Walks the plan top-down carrying the set of [`ColumnId`]s the parent needs. A scan
 //! keeps only the table columns needed (its own filter's included), so unread columns
 //! are never copied out of storage. A projection keeps its relation's numbering: an
-//! expression no parent reads becomes a NULL constant instead of being removed, so no
+//! expression no parent reads becomes [`Expr::Unused`] (never computed) instead of being
+//! removed, so no
 //! column id changes. DISTINCT compares whole rows, so it needs every input column.
 //! Subqueries are pruned on their own: a scalar subquery needs its one column, an
 //! `ANY`/`ALL` subquery the columns its comparisons read, an `EXISTS` none at all (its
@@ -13,7 +14,6 @@ use std::collections::HashSet;
 
 use crate::plan::logical::{ColumnId, LogicalPlan};
 use crate::sql::expr::{Expr, SubqueryKind};
-use crate::types::Value;
 
 /// Prunes `plan`, whose every output column is needed.
 pub fn prune(plan: &mut LogicalPlan) {
@@ -70,11 +70,8 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             for (i, e) in exprs.iter_mut().enumerate() {
                 if need.contains(&ColumnId::new(*rel, i as u32)) {
                     mark(e, &mut child);
-                } else if !matches!(e, Expr::Literal { .. }) {
-                    *e = Expr::Literal {
-                        value: Value::Null,
-                        ty: e.ty(),
-                    };
+                } else {
+                    *e = Expr::Unused { ty: e.ty() };
                 }
             }
             prune_node(input, child);

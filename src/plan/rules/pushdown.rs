@@ -51,7 +51,10 @@ fn push_into_subqueries(e: &mut Expr) {
 /// Places `preds` (conjuncts over `plan`'s output) as low in `plan` as they can go.
 fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
     plan.exprs_mut(&mut push_into_subqueries);
-    let mut preds = preds;
+    let mut preds: Vec<Expr> = preds
+        .into_iter()
+        .flat_map(|p| factor_or(p).conjuncts())
+        .collect();
     for p in preds.iter_mut() {
         push_into_subqueries(p);
     }
@@ -303,6 +306,18 @@ fn push_join(
     }
     for p in preds {
         let (l, r) = sides(&p, &lrels, &rrels);
+        if (l, r) == (true, true) && kind == K::Inner {
+            // An OR across both sides still restricts each side on its own:
+            // `(a.x = 1 AND b.y = 2) OR (a.x = 3 AND b.y = 4)` lets through only the
+            // `a` rows with `a.x = 1 OR a.x = 3` (PostgreSQL's
+            // extract_restriction_or_clauses).
+            if let Some(d) = side_restriction(&p, &lrels, &rrels) {
+                to_left.push(d);
+            }
+            if let Some(d) = side_restriction(&p, &rrels, &lrels) {
+                to_right.push(d);
+            }
+        }
         match (l, r) {
             (true, false)
                 if matches!(
@@ -328,6 +343,68 @@ fn push_join(
         mark,
     };
     wrap(join, keep)
+}
+
+/// `(A AND B) OR (A AND C)` as `A AND (B OR C)`: conjuncts every arm of an OR shares
+/// are taken out of it, so they can be pushed down or become join keys on their own
+/// (PostgreSQL's find_duplicate_ors). An arm left with nothing makes the OR true.
+pub fn factor_or(e: Expr) -> Expr {
+    let Expr::Or(arms) = e else {
+        return e;
+    };
+    let arms: Vec<Vec<Expr>> = arms.into_iter().map(|a| factor_or(a).conjuncts()).collect();
+    let Some(first) = arms.first() else {
+        return Expr::Or(Vec::new());
+    };
+    let common: Vec<Expr> = first
+        .iter()
+        .filter(|c| !is_volatile(c) && arms.iter().all(|arm| arm.contains(c)))
+        .cloned()
+        .collect();
+    if common.is_empty() {
+        return Expr::Or(arms.into_iter().map(and_of).collect());
+    }
+    let rest: Vec<Vec<Expr>> = arms
+        .into_iter()
+        .map(|arm| arm.into_iter().filter(|c| !common.contains(c)).collect())
+        .collect();
+    let mut out = common;
+    if rest.iter().all(|arm: &Vec<Expr>| !arm.is_empty()) {
+        out.push(Expr::Or(rest.into_iter().map(and_of).collect()));
+    }
+    Expr::And(out)
+}
+
+fn and_of(mut list: Vec<Expr>) -> Expr {
+    match list.len() {
+        1 => list.remove(0),
+        _ => Expr::And(list),
+    }
+}
+
+/// From an OR over both sides of a join: the OR of each arm's conjuncts that read only
+/// `side`, when every arm has some (None otherwise).
+fn side_restriction(e: &Expr, side: &BTreeSet<RelId>, other: &BTreeSet<RelId>) -> Option<Expr> {
+    let Expr::Or(arms) = e else {
+        return None;
+    };
+    let mut out = Vec::with_capacity(arms.len());
+    for arm in arms {
+        let own: Vec<Expr> = arm
+            .clone()
+            .conjuncts()
+            .into_iter()
+            .filter(|c| {
+                let (s, o) = sides(c, side, other);
+                s && !o && !is_volatile(c) && !c.has_subquery()
+            })
+            .collect();
+        if own.is_empty() {
+            return None;
+        }
+        out.push(and_of(own));
+    }
+    Some(Expr::Or(out))
 }
 
 /// Which sides of a join an expression reads (outer references and constants read
