@@ -49,10 +49,20 @@ pub struct ColumnDef {
     pub default: Option<Expr>,
 }
 
+/// What a view is: its query, kept as SQL text and bound anew where it is used.
+#[derive(Clone, Debug)]
+pub struct ViewDef {
+    pub sql: String,
+    /// The relations its query reads (DROP of one of them must cascade or fail).
+    pub depends_on: Vec<String>,
+}
+
 pub struct TableEntry {
     pub oid: u32,
     pub name: String,
     pub columns: Vec<ColumnDef>,
+    /// Set for a view (its storage then stays empty).
+    pub view: Option<ViewDef>,
     pub storage: Arc<Table>,
     /// The transaction that created this version of the table.
     xmin: TxnId,
@@ -152,6 +162,18 @@ impl Catalog {
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
+        self.create_relation(name, columns, None, txn, snapshot)
+    }
+
+    /// Creates table or view `name` (tables and views share one namespace).
+    pub fn create_relation(
+        &self,
+        name: &str,
+        columns: Vec<ColumnDef>,
+        view: Option<ViewDef>,
+        txn: TxnId,
+        snapshot: &Snapshot,
+    ) -> Result<Arc<TableEntry>> {
         if self.table(name, snapshot).is_some() {
             return Err(Error::duplicate_table(name));
         }
@@ -160,6 +182,7 @@ impl Catalog {
             oid: self.next_oid.fetch_add(1, Ordering::Relaxed),
             name: name.to_string(),
             columns,
+            view,
             storage: Arc::new(Table::new(types)),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
@@ -183,6 +206,21 @@ impl Catalog {
         let entry = self.table(name, snapshot)?;
         entry.xmax.store(txn, Ordering::Release);
         Some(entry)
+    }
+
+    /// The views `snapshot` sees that read relation `name`.
+    pub fn dependents(&self, name: &str, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        tables
+            .values()
+            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .filter(|t| {
+                t.view
+                    .as_ref()
+                    .is_some_and(|v| v.depends_on.iter().any(|d| d == name))
+            })
+            .cloned()
+            .collect()
     }
 
     /// Rollback of CREATE TABLE: the version was never visible to anyone else.

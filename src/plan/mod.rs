@@ -73,9 +73,27 @@ pub enum BoundStatement {
         columns: Vec<ColumnDef>,
         if_not_exists: bool,
     },
+    /// CREATE [OR REPLACE] VIEW.
+    CreateView {
+        name: String,
+        columns: Vec<ColumnDef>,
+        view: crate::catalog::ViewDef,
+        or_replace: bool,
+    },
+    /// CREATE TABLE … AS / SELECT INTO: a new table filled from `source`.
+    CreateTableAs {
+        name: String,
+        columns: Vec<ColumnDef>,
+        source: Option<Plan>,
+        if_not_exists: bool,
+    },
+    /// DROP TABLE / DROP VIEW.
     DropTable {
         names: Vec<String>,
         if_exists: bool,
+        /// DROP VIEW (else DROP TABLE).
+        views: bool,
+        cascade: bool,
     },
     Transaction(TransactionOp),
     Set {
@@ -111,6 +129,8 @@ impl BoundStatement {
             | BoundStatement::Delete { .. }
             | BoundStatement::Truncate { .. }
             | BoundStatement::CreateTable { .. }
+            | BoundStatement::CreateView { .. }
+            | BoundStatement::CreateTableAs { .. }
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::Query { .. }
             | BoundStatement::Explain { .. }

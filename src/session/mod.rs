@@ -686,31 +686,47 @@ impl Session {
                     tag: "CREATE TABLE".into(),
                 })
             }
-            BoundStatement::DropTable { names, if_exists } => {
-                for name in names {
-                    if self.db.catalog.table(name, &ctx.snapshot).is_none() {
-                        if *if_exists {
-                            self.notices.push((
-                                "NOTICE".into(),
-                                "00000".into(),
-                                format!("table \"{name}\" does not exist, skipping"),
-                            ));
-                            continue;
-                        }
-                        return Err(Error::new(
-                            "42P01",
-                            format!("table \"{name}\" does not exist"),
-                        ));
-                    }
+            BoundStatement::DropTable {
+                names,
+                if_exists,
+                views,
+                cascade,
+            } => self.drop_relations(names, *if_exists, *views, *cascade, &ctx, txn),
+            BoundStatement::CreateView {
+                name,
+                columns,
+                view,
+                or_replace,
+            } => self.create_view(name, columns, view, *or_replace, &ctx, txn),
+            BoundStatement::CreateTableAs {
+                name,
+                columns,
+                source,
+                if_not_exists,
+            } => {
+                if self.db.catalog.table(name, &ctx.snapshot).is_some() && *if_not_exists {
+                    self.notices.push((
+                        "NOTICE".into(),
+                        "42P07".into(),
+                        format!("relation \"{name}\" already exists, skipping"),
+                    ));
+                    return Ok(Outcome::Done {
+                        tag: "CREATE TABLE AS".into(),
+                    });
                 }
-                for name in names {
-                    if let Some(entry) = self.db.catalog.drop_table(name, txn, &ctx.snapshot) {
-                        self.undo.push(Undo::DropTable(entry));
+                let entry =
+                    self.db
+                        .catalog
+                        .create_table(name, columns.clone(), txn, &ctx.snapshot)?;
+                self.undo.push(Undo::CreateTable(entry.clone()));
+                let tag = match source {
+                    Some(plan) => {
+                        let n = self.run_insert(&entry, plan, &ctx, txn)?;
+                        format!("SELECT {n}")
                     }
-                }
-                Ok(Outcome::Done {
-                    tag: "DROP TABLE".into(),
-                })
+                    None => "CREATE TABLE AS".into(),
+                };
+                Ok(Outcome::Done { tag })
             }
             BoundStatement::Transaction(_)
             | BoundStatement::Set { .. }
@@ -718,6 +734,156 @@ impl Session {
             | BoundStatement::NoOp { .. }
             | BoundStatement::Deallocate { .. } => Err(Error::internal("statement handled above")),
         }
+    }
+
+    /// DROP TABLE / DROP VIEW: refuses while views read what it drops (2BP01), or with
+    /// CASCADE drops them too.
+    fn drop_relations(
+        &mut self,
+        names: &[String],
+        if_exists: bool,
+        views: bool,
+        cascade: bool,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        let kind = if views { "view" } else { "table" };
+        let mut targets: Vec<Arc<TableEntry>> = Vec::new();
+        for name in names {
+            match self.db.catalog.table(name, &ctx.snapshot) {
+                None if if_exists => self.notices.push((
+                    "NOTICE".into(),
+                    "00000".into(),
+                    format!("{kind} \"{name}\" does not exist, skipping"),
+                )),
+                None => {
+                    return Err(Error::new(
+                        "42P01",
+                        format!("{kind} \"{name}\" does not exist"),
+                    ));
+                }
+                Some(e) if e.view.is_some() != views => {
+                    let (cmd, what) = if e.view.is_some() {
+                        ("VIEW", "view")
+                    } else {
+                        ("TABLE", "table")
+                    };
+                    return Err(Error::new("42809", format!("\"{name}\" is not a {kind}"))
+                        .with_hint(format!("Use DROP {cmd} to remove a {what}.")));
+                }
+                Some(e) => targets.push(e),
+            }
+        }
+        let mut dropping = targets.clone();
+        let mut cascaded: Vec<Arc<TableEntry>> = Vec::new();
+        let mut blocked: Vec<String> = Vec::new();
+        let mut queue = targets.clone();
+        while let Some(t) = queue.pop() {
+            for d in self.db.catalog.dependents(&t.name, &ctx.snapshot) {
+                if dropping.iter().any(|x| Arc::ptr_eq(x, &d)) {
+                    continue;
+                }
+                let what = if t.view.is_some() { "view" } else { "table" };
+                blocked.push(format!("view {} depends on {what} {}", d.name, t.name));
+                dropping.push(d.clone());
+                cascaded.push(d.clone());
+                queue.push(d);
+            }
+        }
+        if !cascaded.is_empty() && !cascade {
+            let first = &targets[0];
+            return Err(Error::new(
+                "2BP01",
+                format!(
+                    "cannot drop {kind} {} because other objects depend on it",
+                    first.name
+                ),
+            )
+            .with_detail(blocked.join("\n"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        match cascaded.len() {
+            0 => {}
+            1 => self.notices.push((
+                "NOTICE".into(),
+                "00000".into(),
+                format!("drop cascades to view {}", cascaded[0].name),
+            )),
+            n => self.notices.push((
+                "NOTICE".into(),
+                "00000".into(),
+                format!("drop cascades to {n} other objects"),
+            )),
+        }
+        for entry in dropping {
+            if let Some(e) = self.db.catalog.drop_table(&entry.name, txn, &ctx.snapshot) {
+                self.undo.push(Undo::DropTable(e));
+            }
+        }
+        Ok(Outcome::Done {
+            tag: if views { "DROP VIEW" } else { "DROP TABLE" }.into(),
+        })
+    }
+
+    /// CREATE [OR REPLACE] VIEW: a replacement keeps every column, name and type, and
+    /// may only add columns at the end (42P16).
+    fn create_view(
+        &mut self,
+        name: &str,
+        columns: &[crate::catalog::ColumnDef],
+        view: &crate::catalog::ViewDef,
+        or_replace: bool,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        if let Some(old) = self.db.catalog.table(name, &ctx.snapshot) {
+            if !or_replace {
+                return Err(Error::duplicate_table(name));
+            }
+            if old.view.is_none() {
+                return Err(Error::new("42809", format!("\"{name}\" is not a view")));
+            }
+            if columns.len() < old.columns.len() {
+                return Err(Error::new("42P16", "cannot drop columns from view"));
+            }
+            for (o, n) in old.columns.iter().zip(columns) {
+                if o.name != n.name {
+                    return Err(Error::new(
+                        "42P16",
+                        format!(
+                            "cannot change name of view column \"{}\" to \"{}\"",
+                            o.name, n.name
+                        ),
+                    )
+                    .with_hint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead."));
+                }
+                if o.ty != n.ty {
+                    return Err(Error::new(
+                        "42P16",
+                        format!(
+                            "cannot change data type of view column \"{}\" from {} to {}",
+                            o.name,
+                            o.ty.display_name(),
+                            n.ty.display_name()
+                        ),
+                    ));
+                }
+            }
+            if let Some(e) = self.db.catalog.drop_table(name, txn, &ctx.snapshot) {
+                self.undo.push(Undo::DropTable(e));
+            }
+        }
+        let entry = self.db.catalog.create_relation(
+            name,
+            columns.to_vec(),
+            Some(view.clone()),
+            txn,
+            &ctx.snapshot,
+        )?;
+        self.undo.push(Undo::CreateTable(entry));
+        Ok(Outcome::Done {
+            tag: "CREATE VIEW".into(),
+        })
     }
 
     /// SAVEPOINT, ROLLBACK TO SAVEPOINT and RELEASE: a savepoint is a position in the

@@ -275,8 +275,74 @@ fn mentions(text: &str, word: &str) -> bool {
         .any(|win| win.eq_ignore_ascii_case(w))
 }
 
+/// `CREATE TABLE name (a, b) AS …`: the column names of a CREATE TABLE AS, which
+/// sqlparser cannot read (it wants types). Returns the byte range of the parenthesized
+/// list and the names; [`parse`] blanks the list out and the binder reads it back.
+pub fn ctas_column_names(sql: &str) -> Option<(usize, usize, Vec<String>)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let word = |i: usize, w: &str| {
+        matches!(sig.get(i).map(|t| &t.token), Some(Token::Word(x))
+            if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+    };
+    if !word(0, "CREATE") {
+        return None;
+    }
+    // CREATE [TEMP | TEMPORARY | UNLOGGED] TABLE [IF NOT EXISTS] name [. name] (
+    let mut i = 1;
+    while word(i, "TEMP") || word(i, "TEMPORARY") || word(i, "UNLOGGED") {
+        i += 1;
+    }
+    if !word(i, "TABLE") {
+        return None;
+    }
+    i += 1;
+    if word(i, "IF") && word(i + 1, "NOT") && word(i + 2, "EXISTS") {
+        i += 3;
+    }
+    i += 1;
+    while sig.get(i).map(|t| &t.token) == Some(&Token::Period) {
+        i += 2;
+    }
+    if sig.get(i).map(|t| &t.token) != Some(&Token::LParen) {
+        return None;
+    }
+    let open = i;
+    let mut names = Vec::new();
+    i += 1;
+    loop {
+        match sig.get(i).map(|t| &t.token) {
+            Some(Token::Word(w)) => names.push(match w.quote_style {
+                Some(_) => w.value.clone(),
+                None => w.value.to_lowercase(),
+            }),
+            _ => return None,
+        }
+        i += 1;
+        match sig.get(i).map(|t| &t.token) {
+            Some(Token::Comma) => i += 1,
+            Some(Token::RParen) => break,
+            _ => return None,
+        }
+    }
+    if !word(i + 1, "AS") {
+        return None;
+    }
+    let start = byte_offset(sql, sig[open].span.start)?;
+    let end = byte_offset(sql, sig[i].span.end)?;
+    Some((start, end, names))
+}
+
 fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
-    if !mentions(sql, "exclude") && !mentions(sql, "symmetric") {
+    let ctas = mentions(sql, "create") && mentions(sql, " as");
+    if !mentions(sql, "exclude") && !mentions(sql, "symmetric") && !ctas {
         return std::borrow::Cow::Borrowed(sql);
     }
     let mut ranges: Vec<(usize, usize)> = frame_exclusions(sql)
@@ -284,6 +350,9 @@ fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
         .map(|(s, e, _)| (s, e))
         .collect();
     ranges.extend(between_modifiers(sql).into_iter().map(|(s, e, _)| (s, e)));
+    if ctas && let Some((s, e, _)) = ctas_column_names(sql) {
+        ranges.push((s, e));
+    }
     if ranges.is_empty() {
         return std::borrow::Cow::Borrowed(sql);
     }

@@ -1,11 +1,25 @@
-//! CREATE TABLE.
+//! CREATE TABLE, CREATE TABLE … AS / SELECT INTO, and CREATE VIEW.
+//!
+//! A view keeps its query as SQL text; every query that reads the view binds that text
+//! anew as a derived table (so it sees the tables as they are then), which is also what
+//! lets a DROP of a table a view reads refuse (`2BP01`) or cascade.
 
 use super::*;
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &A::CreateTable) -> Result<BoundStatement> {
-        if ct.query.is_some() {
-            return Err(Error::feature_not_supported("CREATE TABLE … AS"));
+        if let Some(q) = &ct.query {
+            let mut names: Vec<String> = ct.columns.iter().map(|c| ident_name(&c.name)).collect();
+            if names.is_empty()
+                && let Some((_, _, listed)) = crate::sql::parse::ctas_column_names(self.text)
+            {
+                names = listed;
+            }
+            let with_data = ct.with_data.is_none_or(|w| w.data);
+            if ct.temporary {
+                return Err(Error::feature_not_supported("temporary tables"));
+            }
+            return self.bind_create_table_as(&ct.name, &names, q, ct.if_not_exists, with_data);
         }
         if !ct.constraints.is_empty() {
             return Err(Error::feature_not_supported("table constraints"));
@@ -36,7 +50,7 @@ impl Binder<'_> {
                     A::ColumnOption::NotNull => def.not_null = true,
                     A::ColumnOption::Default(e) => {
                         let b = self.bind_expr(e, &Scope::default())?;
-                        if b.any(&|x| matches!(x, Expr::Column { .. })) {
+                        if b.any(&|x| matches!(x, Expr::ColumnRef { .. })) {
                             return Err(Error::new(
                                 "0A000",
                                 "cannot use column reference in DEFAULT expression",
@@ -60,5 +74,170 @@ impl Binder<'_> {
         })
     }
 
-    // ----- expressions ---------------------------------------------------------------
+    /// `CREATE TABLE name [(columns)] AS query` (`with_data` false: WITH NO DATA).
+    pub(super) fn bind_create_table_as(
+        &mut self,
+        name: &A::ObjectName,
+        names: &[String],
+        q: &A::Query,
+        if_not_exists: bool,
+        with_data: bool,
+    ) -> Result<BoundStatement> {
+        let name = object_name(name)?;
+        let (plan, outputs) = self.bind_query(q)?;
+        let columns = self.new_columns(&outputs, names, "CREATE TABLE AS")?;
+        let plan = self.cast_outputs(
+            plan,
+            &outputs,
+            &columns.iter().map(|c| c.ty).collect::<Vec<_>>(),
+        )?;
+        let source = if with_data {
+            Some(self.finish_plan(plan)?)
+        } else {
+            None
+        };
+        Ok(BoundStatement::CreateTableAs {
+            name,
+            columns,
+            source,
+            if_not_exists,
+        })
+    }
+
+    /// `SELECT … INTO name FROM …`: CREATE TABLE AS without the INTO.
+    pub(super) fn bind_select_into(&mut self, q: &A::Query) -> Result<BoundStatement> {
+        let into = select_into(q).ok_or_else(|| Error::internal("SELECT INTO without INTO"))?;
+        let target = match into.targets.as_slice() {
+            [A::Expr::Identifier(id)] => A::ObjectName::from(vec![id.clone()]),
+            [A::Expr::CompoundIdentifier(ids)] => A::ObjectName::from(ids.clone()),
+            _ => return Err(Error::syntax("syntax error in SELECT INTO")),
+        };
+        if into.temporary {
+            return Err(Error::feature_not_supported("temporary tables"));
+        }
+        let mut query = q.clone();
+        if let A::SetExpr::Select(s) = query.body.as_mut() {
+            s.into = None;
+        }
+        self.bind_create_table_as(&target, &[], &query, false, true)
+    }
+
+    /// The columns of a table or view made from a query's outputs, renamed by `names`.
+    fn new_columns(
+        &mut self,
+        outputs: &[OutputColumn],
+        names: &[String],
+        what: &str,
+    ) -> Result<Vec<ColumnDef>> {
+        if names.len() > outputs.len() {
+            return Err(Error::syntax(format!(
+                "{what} specifies more column names than columns"
+            )));
+        }
+        let mut columns: Vec<ColumnDef> = Vec::with_capacity(outputs.len());
+        for (i, o) in outputs.iter().enumerate() {
+            let name = names.get(i).cloned().unwrap_or_else(|| o.name.clone());
+            if columns.iter().any(|c| c.name == name) {
+                return Err(Error::new(
+                    "42701",
+                    format!("column \"{name}\" specified more than once"),
+                ));
+            }
+            let ty = if o.ty.ty == DataType::Unknown {
+                TEXT
+            } else {
+                o.ty
+            };
+            columns.push(ColumnDef {
+                name,
+                ty,
+                not_null: false,
+                default: None,
+            });
+        }
+        Ok(columns)
+    }
+
+    pub(super) fn bind_create_view(&mut self, cv: &A::CreateView) -> Result<BoundStatement> {
+        if cv.materialized {
+            return Err(Error::feature_not_supported("materialized views"));
+        }
+        let name = object_name(&cv.name)?;
+        let before = self.tables.len();
+        let (_, outputs) = self.bind_subquery_block(&cv.query)?;
+        let names: Vec<String> = cv.columns.iter().map(|c| ident_name(&c.name)).collect();
+        let columns = self.new_columns(&outputs, &names, "CREATE VIEW")?;
+        let mut depends_on: Vec<String> = Vec::new();
+        for t in &self.tables[before..] {
+            if !depends_on.contains(&t.name) {
+                depends_on.push(t.name.clone());
+            }
+        }
+        // The stored query renames its outputs to the view's column names.
+        Ok(BoundStatement::CreateView {
+            name,
+            columns,
+            view: crate::catalog::ViewDef {
+                sql: cv.query.to_string(),
+                depends_on,
+            },
+            or_replace: cv.or_replace,
+        })
+    }
+
+    /// Binds a reference to view `entry` in FROM as a derived table: its query is bound
+    /// on its own (no outer query, no WITH of the query that reads it).
+    pub(super) fn bind_view(
+        &mut self,
+        entry: &TableEntry,
+    ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        let Some(view) = &entry.view else {
+            return Err(Error::internal("not a view"));
+        };
+        if self.view_depth >= VIEW_DEPTH_MAX {
+            return Err(Error::new(
+                "42P17",
+                format!(
+                    "infinite recursion detected in rules for relation \"{}\"",
+                    entry.name
+                ),
+            ));
+        }
+        let statements = crate::sql::parse::parse(&view.sql)?;
+        let Some(A::Statement::Query(q)) = statements.first() else {
+            return Err(Error::internal("view without a query"));
+        };
+        let outer = std::mem::take(&mut self.outer_scopes);
+        let ctes = std::mem::take(&mut self.cte_scopes);
+        let text = std::mem::take(&mut self.text);
+        self.view_depth += 1;
+        let bound = self.bind_subquery_block(q);
+        self.view_depth -= 1;
+        self.text = text;
+        self.outer_scopes = outer;
+        self.cte_scopes = ctes;
+        let (plan, outputs) = bound?;
+        let columns: Vec<OutputColumn> = outputs
+            .iter()
+            .zip(&entry.columns)
+            .map(|(o, c)| OutputColumn {
+                name: c.name.clone(),
+                ty: o.ty,
+            })
+            .collect();
+        let types: Vec<SqlType> = entry.columns.iter().map(|c| c.ty).collect();
+        let plan = self.cast_outputs(plan, &outputs, &types)?;
+        Ok((plan, columns))
+    }
+}
+
+/// Views reading views nest at most this deep.
+const VIEW_DEPTH_MAX: usize = 64;
+
+/// The INTO clause of `SELECT … INTO t`.
+pub(super) fn select_into(q: &A::Query) -> Option<&A::SelectInto> {
+    match q.body.as_ref() {
+        A::SetExpr::Select(s) => s.into.as_ref(),
+        _ => None,
+    }
 }

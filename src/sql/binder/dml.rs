@@ -17,6 +17,12 @@ impl Binder<'_> {
             }
         };
         let table = self.table(name)?;
+        if table.view.is_some() {
+            return Err(Error::feature_not_supported(format!(
+                "INSERT into view \"{}\"",
+                table.name
+            )));
+        }
         // Target columns, in the order the statement lists them.
         let targets: Vec<usize> = if insert.columns.is_empty() {
             (0..table.columns.len()).collect()
@@ -294,6 +300,9 @@ impl Binder<'_> {
 /// The table an UPDATE or DELETE writes, as a scan that also reads row ids.
 fn dml_target(plan: LogicalPlan, what: &str) -> Result<(Arc<TableEntry>, LogicalPlan)> {
     match plan {
+        LogicalPlan::Get { table, .. } if table.view.is_some() => Err(
+            Error::feature_not_supported(format!("{what} view \"{}\"", table.name)),
+        ),
         LogicalPlan::Get {
             rel,
             table,

@@ -218,6 +218,35 @@ impl Binder<'_> {
                     return self.cte_scope(cte?, &ident_name(id), alias.as_ref());
                 }
                 let table = self.table(name)?;
+                if table.view.is_some() {
+                    let (plan, columns) = self.bind_view(&table)?;
+                    let qualifier = alias
+                        .as_ref()
+                        .map_or_else(|| table.name.clone(), |a| ident_name(&a.name));
+                    let names = alias_names(
+                        alias.as_ref(),
+                        columns.iter().map(|c| c.name.clone()).collect(),
+                        &qualifier,
+                    )?;
+                    let scope = Scope {
+                        columns: plan
+                            .output()
+                            .iter()
+                            .zip(names)
+                            .map(|(c, name)| ScopeColumn {
+                                qualifier: Some(qualifier.clone()),
+                                expr: Expr::ColumnRef {
+                                    id: c.id,
+                                    ty: c.ty,
+                                    name: name.clone(),
+                                },
+                                name,
+                                hidden: false,
+                            })
+                            .collect(),
+                    };
+                    return Ok((plan, scope));
+                }
                 let rel = self.new_rel();
                 let qualifier = match alias {
                     Some(a) => ident_name(&a.name),

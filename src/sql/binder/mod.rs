@@ -38,6 +38,7 @@ use crate::storage::mvcc::Snapshot;
 use crate::types::cast::{self, cast_value};
 use crate::types::text::TextFormat;
 use crate::types::{DataType, Numeric, SqlType, Value, type_from_ast};
+use ddl::select_into;
 
 mod aggregate;
 mod coerce;
@@ -148,6 +149,8 @@ pub struct Binder<'a> {
     in_agg_args: bool,
     /// The WINDOW clause of the SELECT being bound.
     named_windows: Vec<A::NamedWindowDefinition>,
+    /// How deep in views the binder is.
+    view_depth: usize,
 }
 
 fn is_default_keyword(e: &A::Expr) -> bool {
@@ -180,6 +183,7 @@ impl<'a> Binder<'a> {
             in_window_args: false,
             in_agg_args: false,
             named_windows: Vec::new(),
+            view_depth: 0,
         }
     }
 
@@ -213,6 +217,7 @@ impl<'a> Binder<'a> {
 
     pub(super) fn bind_statement_inner(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
         match stmt {
+            A::Statement::Query(q) if select_into(q).is_some() => self.bind_select_into(q),
             A::Statement::Query(q) => {
                 let (plan, columns) = self.bind_query(q)?;
                 let plan = self.finish_plan(plan)?;
@@ -229,6 +234,7 @@ impl<'a> Binder<'a> {
             A::Statement::Update(update) => self.bind_update(update),
             A::Statement::Delete(delete) => self.bind_delete(delete),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
+            A::Statement::CreateView(cv) => self.bind_create_view(cv),
             A::Statement::Drop {
                 object_type,
                 if_exists,
@@ -236,22 +242,32 @@ impl<'a> Binder<'a> {
                 cascade,
                 ..
             } => {
-                if *object_type != A::ObjectType::Table {
-                    return Err(Error::feature_not_supported(format!("DROP {object_type}")));
-                }
-                if *cascade {
-                    return Err(Error::feature_not_supported("DROP TABLE … CASCADE"));
-                }
+                let views = match object_type {
+                    A::ObjectType::Table => false,
+                    A::ObjectType::View => true,
+                    other => {
+                        return Err(Error::feature_not_supported(format!("DROP {other}")));
+                    }
+                };
                 let names = names.iter().map(object_name).collect::<Result<_>>()?;
                 Ok(BoundStatement::DropTable {
                     names,
                     if_exists: *if_exists,
+                    views,
+                    cascade: *cascade,
                 })
             }
             A::Statement::Truncate(t) => {
                 let mut tables = Vec::new();
                 for target in &t.table_names {
-                    tables.push(self.table(&target.name)?);
+                    let t = self.table(&target.name)?;
+                    if t.view.is_some() {
+                        return Err(Error::new(
+                            "42809",
+                            format!("\"{}\" is not a table", t.name),
+                        ));
+                    }
+                    tables.push(t);
                 }
                 Ok(BoundStatement::Truncate { tables })
             }
@@ -320,6 +336,7 @@ impl<'a> Binder<'a> {
         }
     }
 
+    /// The relation `name` (a table or a view), remembered for revalidation.
     pub(super) fn table(&mut self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
         let schema = match name.0.as_slice() {
             [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
