@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use super::agg_stats::General;
 use super::context::ExecContext;
 use super::expr::{cmp_f64, compare_rows, eval, replay_exprs};
 use super::keys;
@@ -96,16 +97,25 @@ enum State {
         max: bool,
         ty: DataType,
     },
+    /// The other aggregates ([`super::agg_stats`]), one state per group.
+    General {
+        states: Vec<General>,
+        empty: General,
+        func: AggFunc,
+    },
 }
 
-/// For each group: the encoded distinct argument values seen, and the values themselves.
-type DistinctValues = (Vec<FastMap<Box<[u8]>, ()>>, Vec<Vector>);
+/// The rows an ORDER BY / DISTINCT aggregate gathers, per group: the encoded argument
+/// values seen (DISTINCT), and the columns `[arg, extra…, order keys…]`.
+struct Gathered {
+    seen: Vec<FastMap<Box<[u8]>, ()>>,
+    rows: Vec<Vec<Vector>>,
+}
 
 struct Accumulator {
     call: AggCall,
     state: State,
-    /// For DISTINCT: the distinct argument values seen per group.
-    distinct: Option<DistinctValues>,
+    gathered: Option<Gathered>,
 }
 
 /// One aggregate over one group, fed a batch of rows at a time: what a window
@@ -127,10 +137,11 @@ impl SingleAgg {
         })
     }
 
-    /// Adds `rows` rows (their argument values in `arg`; none for `count(*)`).
-    pub fn update(&mut self, arg: Option<&Vector>, rows: usize) -> Result<()> {
+    /// Adds `rows` rows (their argument values in `arg`, none for `count(*)`; further
+    /// arguments in `extra`).
+    pub fn update(&mut self, arg: Option<&Vector>, extra: &[Vector], rows: usize) -> Result<()> {
         let groups = vec![0u32; rows];
-        self.state.update(&groups, arg, self.arg_ty)
+        self.state.update(&groups, arg, extra, self.arg_ty)
     }
 
     /// The aggregate's value over the rows added so far.
@@ -206,7 +217,14 @@ fn new_state(call: &AggCall) -> Result<State> {
                 },
             }
         }
-        _ => return Err(Error::internal("aggregate without a state")),
+        (func, arg) => match General::new(func, arg.unwrap_or(DataType::Int8)) {
+            Some(empty) => State::General {
+                states: Vec::new(),
+                empty,
+                func,
+            },
+            None => return Err(Error::internal("aggregate without a state")),
+        },
     })
 }
 
@@ -287,13 +305,27 @@ impl State {
                 seen.resize(groups, false);
             }
             State::MinMaxAny { best, .. } => best.resize(groups, Value::Null),
+            State::General { states, empty, .. } => states.resize(groups, empty.clone()),
         }
     }
 
-    /// Folds `arg` (None for COUNT(*)) into the states of `group_ids`.
-    fn update(&mut self, group_ids: &[u32], arg: Option<&Vector>, arg_ty: DataType) -> Result<()> {
+    /// Folds `arg` (None for COUNT(*)) and the further arguments `extra` into the
+    /// states of `group_ids`.
+    fn update(
+        &mut self,
+        group_ids: &[u32],
+        arg: Option<&Vector>,
+        extra: &[Vector],
+        arg_ty: DataType,
+    ) -> Result<()> {
         let live = |i: usize| arg.is_none_or(|a| !a.is_null(i));
         match self {
+            State::General { states, .. } => {
+                let a = arg.ok_or_else(|| Error::internal("aggregate without argument"))?;
+                for (i, &g) in group_ids.iter().enumerate() {
+                    states[g as usize].update(a, extra, i, arg_ty)?;
+                }
+            }
             State::Count(c) => {
                 for (i, &g) in group_ids.iter().enumerate() {
                     if live(i) {
@@ -587,6 +619,7 @@ impl State {
                     (true, _) => Value::Float8(best[g]),
                 },
                 State::MinMaxAny { best, .. } => best[g].clone(),
+                State::General { states, func, .. } => states[g].finish(*func, ty)?,
             };
             out.push_value(&v);
         }
@@ -632,7 +665,10 @@ impl AggregateOp {
         let accs = aggs
             .into_iter()
             .map(|call| Accumulator {
-                distinct: call.distinct.then(|| (Vec::new(), Vec::new())),
+                gathered: call.gathers().then(|| Gathered {
+                    seen: Vec::new(),
+                    rows: Vec::new(),
+                }),
                 state: State::Count(vec![]),
                 call,
             })
@@ -706,31 +742,56 @@ impl AggregateOp {
         ids
     }
 
-    /// The batch's group keys and each aggregate's argument.
+    /// The batch's group keys, and for each aggregate its arguments, its order keys
+    /// and which rows its FILTER keeps (None: all).
     #[allow(clippy::type_complexity)]
     fn evaluate_inputs(
         &self,
         b: &Batch,
         sel: &[u32],
         ctx: &ExecContext,
-    ) -> Result<(Vec<Vector>, Vec<Option<Vector>>)> {
+    ) -> Result<(Vec<Vector>, Vec<AccInput>)> {
         let keys = self
             .group_by
             .iter()
             .map(|g| eval(g, b, sel, ctx))
             .collect::<Result<Vec<_>>>()?;
-        let args = self
-            .accs
-            .iter()
-            .map(|acc| {
-                acc.call
-                    .arg
-                    .as_ref()
-                    .map(|a| eval(a, b, sel, ctx))
-                    .transpose()
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok((keys, args))
+        let mut inputs = Vec::with_capacity(self.accs.len());
+        for acc in &self.accs {
+            let call = &acc.call;
+            let keep = match &call.filter {
+                Some(f) => {
+                    let v = eval(f, b, sel, ctx)?;
+                    let Data::Bool(bits) = &v.data else {
+                        return Err(Error::internal("FILTER on non-boolean"));
+                    };
+                    Some(
+                        (0..sel.len())
+                            .filter(|&i| bits[i] && !v.is_null(i))
+                            .map(|i| i as u32)
+                            .collect::<Vec<u32>>(),
+                    )
+                }
+                None => None,
+            };
+            let eval_all = |es: &[&Expr]| -> Result<Vec<Vector>> {
+                es.iter().map(|e| eval(e, b, sel, ctx)).collect()
+            };
+            let arg = call
+                .arg
+                .as_ref()
+                .map(|a| eval(a, b, sel, ctx))
+                .transpose()?;
+            let extra = eval_all(&call.extra.iter().collect::<Vec<_>>())?;
+            let order = eval_all(&call.order_by.iter().map(|o| &o.expr).collect::<Vec<_>>())?;
+            inputs.push(AccInput {
+                arg,
+                extra,
+                order,
+                keep,
+            });
+        }
+        Ok((keys, inputs))
     }
 
     fn consume(&mut self, ctx: &ExecContext) -> Result<()> {
@@ -740,17 +801,15 @@ impl AggregateOp {
         while let Some(b) = self.input.next(ctx)? {
             let sel = b.selection();
             let evaluated = self.evaluate_inputs(&b, &sel, ctx);
-            let (keys, args) = match evaluated {
+            let (keys, inputs) = match evaluated {
                 Ok(inputs) => inputs,
                 Err(e) => {
                     // Raise the error of the first failing row, as PostgreSQL (row at a
                     // time: group keys, then each aggregate's argument) would.
-                    let exprs: Vec<Expr> = self
-                        .group_by
-                        .iter()
-                        .chain(self.accs.iter().filter_map(|a| a.call.arg.as_ref()))
-                        .cloned()
-                        .collect();
+                    let mut exprs: Vec<Expr> = self.group_by.clone();
+                    for a in &self.accs {
+                        a.call.exprs(&mut |x| exprs.push(x.clone()));
+                    }
                     return Err(replay_exprs(&exprs, &b, &sel, ctx, e)?.error);
                 }
             };
@@ -762,36 +821,23 @@ impl AggregateOp {
                 let key_bytes: usize = keys.iter().map(|k| k.heap_bytes() / k.len().max(1)).sum();
                 ctx.charge_memory(new_groups * (key_bytes + 48 + 32 * self.accs.len()))?;
             }
-            for (acc, arg) in self.accs.iter_mut().zip(args) {
+            for (acc, input) in self.accs.iter_mut().zip(inputs) {
                 let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
-                match &mut acc.distinct {
+                // FILTER: only the rows it keeps.
+                let (ids, input) = match &input.keep {
+                    None => (std::borrow::Cow::Borrowed(&ids), input),
+                    Some(keep) => (
+                        std::borrow::Cow::Owned(keep.iter().map(|&i| ids[i as usize]).collect()),
+                        input.select(keep),
+                    ),
+                };
+                match &mut acc.gathered {
                     None => {
                         acc.state.grow(self.groups);
-                        acc.state.update(&ids, arg.as_ref(), arg_ty)?;
+                        acc.state
+                            .update(&ids, input.arg.as_ref(), &input.extra, arg_ty)?;
                     }
-                    Some((seen, values)) => {
-                        let a = arg
-                            .as_ref()
-                            .ok_or_else(|| Error::internal("DISTINCT without argument"))?;
-                        while seen.len() < self.groups {
-                            seen.push(FastMap::default());
-                            values.push(Vector::with_capacity(arg_ty, 0));
-                        }
-                        let mut key = Vec::new();
-                        for (i, &g) in ids.iter().enumerate() {
-                            if a.is_null(i) {
-                                continue;
-                            }
-                            key.clear();
-                            keys::encode(a, i, &mut key);
-                            let set = &mut seen[g as usize];
-                            if !set.contains_key(key.as_slice()) {
-                                ctx.charge_memory(key.len() * 2 + 48)?;
-                                set.insert(key.clone().into_boxed_slice(), ());
-                                values[g as usize].push_from(a, i);
-                            }
-                        }
-                    }
+                    Some(g) => gather(g, &acc.call, &ids, &input, self.groups, ctx)?,
                 }
             }
         }
@@ -801,20 +847,20 @@ impl AggregateOp {
         }
         for acc in self.accs.iter_mut() {
             acc.state.grow(self.groups);
-            if let Some((_, values)) = &mut acc.distinct {
+            if let Some(g) = &mut acc.gathered {
                 let arg_ty = acc.call.arg.as_ref().map_or(DataType::Int8, |a| a.ty().ty);
-                // PostgreSQL feeds a DISTINCT aggregate its values in sorted order; a
-                // floating-point sum depends on that order.
-                for v in values.iter_mut() {
-                    match &mut v.data {
-                        Data::F64(x) => x.sort_by(|a, b| cmp_f64(*a, *b)),
-                        Data::F32(x) => x.sort_by(|a, b| cmp_f64(*a as f64, *b as f64)),
-                        _ => {}
-                    }
-                }
-                for (g, v) in values.iter().enumerate() {
-                    let ids = vec![g as u32; v.len()];
-                    acc.state.update(&ids, Some(v), arg_ty)?;
+                for (group, cols) in g.rows.iter().enumerate() {
+                    let Some(first) = cols.first() else { continue };
+                    let order = gathered_order(&acc.call, cols);
+                    let sorted: Vec<Vector> = cols.iter().map(|c| c.gather(&order)).collect();
+                    let n_extra = acc.call.extra.len();
+                    let (arg, extra) = if acc.call.arg.is_some() {
+                        (Some(&sorted[0]), &sorted[1..1 + n_extra])
+                    } else {
+                        (None, &sorted[0..n_extra])
+                    };
+                    let ids = vec![group as u32; first.len()];
+                    acc.state.update(&ids, arg, extra, arg_ty)?;
                 }
             }
         }
@@ -825,6 +871,145 @@ impl AggregateOp {
         self.output = Some(Batch::new(columns, self.groups));
         Ok(())
     }
+}
+
+/// One aggregate's inputs for a batch.
+struct AccInput {
+    arg: Option<Vector>,
+    extra: Vec<Vector>,
+    order: Vec<Vector>,
+    /// The rows its FILTER keeps (None: all).
+    keep: Option<Vec<u32>>,
+}
+
+impl AccInput {
+    /// Only rows `keep`.
+    fn select(&self, keep: &[u32]) -> AccInput {
+        AccInput {
+            arg: self.arg.as_ref().map(|a| a.gather(keep)),
+            extra: self.extra.iter().map(|e| e.gather(keep)).collect(),
+            order: self.order.iter().map(|o| o.gather(keep)).collect(),
+            keep: None,
+        }
+    }
+}
+
+/// Keeps a batch's rows for an ORDER BY / DISTINCT aggregate, per group (DISTINCT: each
+/// distinct argument once, NULLs skipped).
+fn gather(
+    g: &mut Gathered,
+    call: &AggCall,
+    ids: &[u32],
+    input: &AccInput,
+    groups: usize,
+    ctx: &ExecContext,
+) -> Result<()> {
+    let cols: Vec<&Vector> = input
+        .arg
+        .iter()
+        .chain(input.extra.iter())
+        .chain(input.order.iter())
+        .collect();
+    while g.rows.len() < groups {
+        g.seen.push(FastMap::default());
+        g.rows.push(
+            cols.iter()
+                .map(|c| Vector::with_capacity(vector_type(c), 0))
+                .collect(),
+        );
+    }
+    let mut key = Vec::new();
+    for (i, &grp) in ids.iter().enumerate() {
+        let grp = grp as usize;
+        if call.distinct {
+            let Some(a) = &input.arg else { continue };
+            if a.is_null(i) {
+                continue;
+            }
+            key.clear();
+            keys::encode(a, i, &mut key);
+            for e in &input.extra {
+                keys::encode(e, i, &mut key);
+            }
+            if g.seen[grp].contains_key(key.as_slice()) {
+                continue;
+            }
+            ctx.charge_memory(key.len() * 2 + 48)?;
+            g.seen[grp].insert(key.clone().into_boxed_slice(), ());
+        } else {
+            ctx.charge_memory(16 * cols.len())?;
+        }
+        for (out, c) in g.rows[grp].iter_mut().zip(&cols) {
+            out.push_from(c, i);
+        }
+    }
+    Ok(())
+}
+
+/// The physical kind of a vector, as a type that makes vectors of that kind.
+fn vector_type(v: &Vector) -> DataType {
+    match &v.data {
+        Data::Bool(_) => DataType::Bool,
+        Data::I16(_) => DataType::Int2,
+        Data::I32(_) => DataType::Int4,
+        Data::I64(_) => DataType::Int8,
+        Data::F32(_) => DataType::Float4,
+        Data::F64(_) => DataType::Float8,
+        Data::Num(_) => DataType::Numeric,
+        Data::Text(_) => DataType::Text,
+        Data::Interval(_) => DataType::Interval,
+    }
+}
+
+/// The order a group's gathered rows are fed in: the call's ORDER BY, or for DISTINCT
+/// the argument's (PostgreSQL feeds DISTINCT values sorted; a float sum depends on it).
+fn gathered_order(call: &AggCall, cols: &[Vector]) -> Vec<u32> {
+    let n = cols.first().map_or(0, |c| c.len());
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let first_key = usize::from(call.arg.is_some()) + call.extra.len();
+    let keys: Vec<(&Vector, bool, bool)> = if call.order_by.is_empty() {
+        cols.first()
+            .map(|c| (c, false, false))
+            .into_iter()
+            .collect()
+    } else {
+        call.order_by
+            .iter()
+            .enumerate()
+            .map(|(k, o)| (&cols[first_key + k], o.desc, o.nulls_first))
+            .collect()
+    };
+    order.sort_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        for (v, desc, nulls_first) in &keys {
+            let c = match (v.is_null(a), v.is_null(b)) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => {
+                    if *nulls_first {
+                        std::cmp::Ordering::Less
+                    } else {
+                        std::cmp::Ordering::Greater
+                    }
+                }
+                (false, true) => {
+                    if *nulls_first {
+                        std::cmp::Ordering::Greater
+                    } else {
+                        std::cmp::Ordering::Less
+                    }
+                }
+                (false, false) => {
+                    let c = compare_rows(&v.data, a, &v.data, b);
+                    if *desc { c.reverse() } else { c }
+                }
+            };
+            if c != std::cmp::Ordering::Equal {
+                return c;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+    order
 }
 
 impl Operator for AggregateOp {

@@ -1019,7 +1019,7 @@ fn binary(
     Ok(Vector { data, nulls })
 }
 
-fn scale_interval(iv: &Interval, f: f64) -> Interval {
+pub fn scale_interval(iv: &Interval, f: f64) -> Interval {
     let months = iv.months as f64 * f;
     let whole_months = months.trunc();
     let days = iv.days as f64 * f + (months - whole_months) * 30.0;

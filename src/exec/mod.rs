@@ -5,6 +5,7 @@
 //! batches. Operators that must see all input first (aggregate, sort) gather it into
 //! column vectors once, then emit slices of at most [`vector::BATCH_ROWS_MAX`] rows.
 
+pub mod agg_stats;
 pub mod aggregate;
 pub mod context;
 pub mod cte;

@@ -405,10 +405,8 @@ fn compute_call(
                 None => None,
             };
             let agg_call = AggCall {
-                func,
-                arg: call.args.first().cloned(),
-                distinct: false,
-                ty: call.ty,
+                extra: call.args.iter().skip(1).cloned().collect(),
+                ..AggCall::simple(func, call.args.first().cloned(), call.ty)
             };
             let arg = args.first();
             let feed = |agg: &mut SingleAgg, rows: &[u32]| -> Result<()> {
@@ -420,7 +418,8 @@ fn compute_call(
                     return Ok(());
                 }
                 let part = arg.map(|a| a.gather(&rows));
-                agg.update(part.as_ref(), rows.len())
+                let extra: Vec<Vector> = args.iter().skip(1).map(|e| e.gather(&rows)).collect();
+                agg.update(part.as_ref(), &extra, rows.len())
             };
             if frames.grows() {
                 // One accumulator per partition, fed as the frame's end moves on.

@@ -142,7 +142,11 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
                 node.details.push(("Group Key", list(group_by)));
             }
             exprs.extend(group_by.iter());
-            exprs.extend(aggs.iter().filter_map(|a| a.arg.as_ref()));
+            for a in aggs {
+                exprs.extend(a.arg.iter());
+                exprs.extend(a.extra.iter());
+                exprs.extend(a.filter.iter());
+            }
         }
         Op::Distinct { .. } => {
             node.kind = "Aggregate";

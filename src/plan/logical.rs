@@ -417,7 +417,7 @@ impl LogicalPlan {
             LogicalPlan::Project { exprs, .. } => exprs.iter().for_each(f),
             LogicalPlan::Aggregate { group_by, aggs, .. } => {
                 group_by.iter().for_each(&mut *f);
-                aggs.iter().filter_map(|a| a.arg.as_ref()).for_each(f);
+                aggs.iter().for_each(|a| a.exprs(f));
             }
             LogicalPlan::Join { on, .. } => f(on),
             LogicalPlan::Window { calls, .. } => calls.iter().for_each(|c| c.exprs(f)),
@@ -444,7 +444,7 @@ impl LogicalPlan {
             LogicalPlan::Project { exprs, .. } => exprs.iter_mut().for_each(f),
             LogicalPlan::Aggregate { group_by, aggs, .. } => {
                 group_by.iter_mut().for_each(&mut *f);
-                aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(f);
+                aggs.iter_mut().for_each(|a| a.exprs_mut(f));
             }
             LogicalPlan::Join { on, .. } => f(on),
             LogicalPlan::Window { calls, .. } => calls.iter_mut().for_each(|c| c.exprs_mut(f)),

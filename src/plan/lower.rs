@@ -268,7 +268,18 @@ impl Lowerer {
                 let mut lowered = Vec::with_capacity(aggs.len());
                 for a in aggs {
                     let mut call = a.clone();
-                    call.arg = a.arg.as_ref().map(|x| self.expr(x, &layout)).transpose()?;
+                    let mut failure = None;
+                    call.exprs_mut(&mut |x| {
+                        if failure.is_none() {
+                            match self.expr(x, &layout) {
+                                Ok(l) => *x = l,
+                                Err(err) => failure = Some(err),
+                            }
+                        }
+                    });
+                    if let Some(err) = failure {
+                        return Err(err);
+                    }
                     lowered.push(call);
                 }
                 let out = Layout::dense(

@@ -135,14 +135,86 @@ pub enum AggFunc {
     Avg,
     Min,
     Max,
+    /// bool_and and every.
+    BoolAnd,
+    BoolOr,
+    /// string_agg(value, delimiter).
+    StringAgg,
+    /// var_pop / var_samp (= variance) / stddev_pop / stddev_samp (= stddev).
+    VarPop,
+    VarSamp,
+    StddevPop,
+    StddevSamp,
+    /// The two-variable statistics, over (Y, X): corr(Y, X), covar_pop(Y, X), …
+    Corr,
+    CovarPop,
+    CovarSamp,
+    RegrCount,
+    RegrSxx,
+    RegrSyy,
+    RegrSxy,
+    RegrAvgX,
+    RegrAvgY,
+    RegrR2,
+    RegrSlope,
+    RegrIntercept,
+    /// Ordered-set aggregates: `f(direct) WITHIN GROUP (ORDER BY value)`; the value is
+    /// `arg`, the direct argument (the fraction) `extra[0]`.
+    PercentileCont,
+    PercentileDisc,
+    Mode,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AggCall {
     pub func: AggFunc,
+    /// The (first) argument; None for count(*).
     pub arg: Option<Expr>,
+    /// Further arguments (string_agg's delimiter, the X of a regression, a
+    /// percentile's fraction).
+    pub extra: Vec<Expr>,
     pub distinct: bool,
+    /// `FILTER (WHERE …)`: only rows where it is true are aggregated.
+    pub filter: Option<Expr>,
+    /// `ORDER BY` inside the call (or WITHIN GROUP): the rows are fed in this order.
+    pub order_by: Vec<WindowOrder>,
     pub ty: SqlType,
+}
+
+impl AggCall {
+    /// A plain call: one argument (or none for count(*)), nothing else.
+    pub fn simple(func: AggFunc, arg: Option<Expr>, ty: SqlType) -> AggCall {
+        AggCall {
+            func,
+            arg,
+            extra: Vec::new(),
+            distinct: false,
+            filter: None,
+            order_by: Vec::new(),
+            ty,
+        }
+    }
+
+    /// Calls `f` on every expression of the call.
+    pub fn exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        self.arg.iter().for_each(&mut *f);
+        self.extra.iter().for_each(&mut *f);
+        self.filter.iter().for_each(&mut *f);
+        self.order_by.iter().for_each(|o| f(&o.expr));
+    }
+
+    pub fn exprs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        self.arg.iter_mut().for_each(&mut *f);
+        self.extra.iter_mut().for_each(&mut *f);
+        self.filter.iter_mut().for_each(&mut *f);
+        self.order_by.iter_mut().for_each(|o| f(&mut o.expr));
+    }
+
+    /// Whether the rows are gathered per group and fed sorted (ORDER BY, DISTINCT and
+    /// the ordered-set aggregates), rather than folded in as they come.
+    pub fn gathers(&self) -> bool {
+        self.distinct || !self.order_by.is_empty()
+    }
 }
 
 /// Window functions (aggregates over a window are [`WindowFunc::Agg`]).

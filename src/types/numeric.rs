@@ -727,6 +727,27 @@ impl Numeric {
         Numeric::from_big(rounded, rscale as u32)
     }
 
+    /// The square root rounded to `rscale` digits (PostgreSQL's sqrt_var).
+    pub fn sqrt_to_scale(&self, rscale: i32) -> Result<Numeric> {
+        if self.signum() < 0 {
+            return Err(Error::new(
+                "2201F",
+                "cannot take square root of a negative number",
+            ));
+        }
+        let rscale = rscale.clamp(0, DISPLAY_SCALE_MAX);
+        let (m, s) = self.wide();
+        let e = 2 * (rscale as i64 + 1) - s as i64;
+        let radicand = if e >= 0 {
+            shift_big(&m, e as u32)
+        } else {
+            m / pow10_big((-e) as u32)
+        };
+        let root = radicand.sqrt();
+        let rounded = (root + BigInt::from(5u8)) / BigInt::from(10u8);
+        Numeric::from_big(rounded, rscale as u32)
+    }
+
     /// Coerces to `numeric(precision, scale)`: round, then check the integer digits fit.
     pub fn apply_typmod(&self, precision: i32, scale: i32) -> Result<Numeric> {
         let rounded = self.round(scale)?;

@@ -85,8 +85,7 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             let mut child = HashSet::new();
             group_by.iter().for_each(|g| mark(g, &mut child));
             aggs.iter()
-                .filter_map(|a| a.arg.as_ref())
-                .for_each(|a| mark(a, &mut child));
+                .for_each(|a| a.exprs(&mut |e| mark(e, &mut child)));
             prune_node(input, child);
         }
         LogicalPlan::Join {

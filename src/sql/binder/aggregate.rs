@@ -9,8 +9,46 @@ pub(super) fn agg_func(name: &str) -> Option<AggFunc> {
         "avg" => AggFunc::Avg,
         "min" => AggFunc::Min,
         "max" => AggFunc::Max,
+        "bool_and" | "every" => AggFunc::BoolAnd,
+        "bool_or" => AggFunc::BoolOr,
+        "string_agg" => AggFunc::StringAgg,
+        "var_pop" => AggFunc::VarPop,
+        "var_samp" | "variance" => AggFunc::VarSamp,
+        "stddev_pop" => AggFunc::StddevPop,
+        "stddev_samp" | "stddev" => AggFunc::StddevSamp,
+        "corr" => AggFunc::Corr,
+        "covar_pop" => AggFunc::CovarPop,
+        "covar_samp" => AggFunc::CovarSamp,
+        "regr_count" => AggFunc::RegrCount,
+        "regr_sxx" => AggFunc::RegrSxx,
+        "regr_syy" => AggFunc::RegrSyy,
+        "regr_sxy" => AggFunc::RegrSxy,
+        "regr_avgx" => AggFunc::RegrAvgX,
+        "regr_avgy" => AggFunc::RegrAvgY,
+        "regr_r2" => AggFunc::RegrR2,
+        "regr_slope" => AggFunc::RegrSlope,
+        "regr_intercept" => AggFunc::RegrIntercept,
+        "percentile_cont" => AggFunc::PercentileCont,
+        "percentile_disc" => AggFunc::PercentileDisc,
+        "mode" => AggFunc::Mode,
         _ => return None,
     })
+}
+
+/// Ordered-set aggregates: written `f(direct args) WITHIN GROUP (ORDER BY value)`.
+fn ordered_set(func: AggFunc) -> bool {
+    matches!(
+        func,
+        AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode
+    )
+}
+
+/// The clauses of an aggregate call besides its arguments.
+#[derive(Default, Clone, Copy)]
+pub(super) struct AggClauses<'a> {
+    pub(super) filter: Option<&'a A::Expr>,
+    pub(super) order_by: &'a [A::OrderByExpr],
+    pub(super) within_group: &'a [A::OrderByExpr],
 }
 
 /// Whether `e` reads columns, all of them from enclosing queries (not through a
@@ -186,6 +224,7 @@ impl<'g> Grouping<'g> {
 }
 
 impl Binder<'_> {
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn bind_aggregate(
         &mut self,
         func: AggFunc,
@@ -194,12 +233,13 @@ impl Binder<'_> {
         distinct: bool,
         star: bool,
         scope: &Scope,
+        clauses: AggClauses,
     ) -> Result<Expr> {
         if !self.agg_allowed {
             return Err(Error::grouping("aggregate functions are not allowed here"));
         }
         let saved = std::mem::replace(&mut self.in_agg_args, true);
-        let call = self.agg_call(func, name, args, distinct, star, scope, false);
+        let call = self.agg_call(func, name, args, distinct, star, scope, false, clauses);
         self.in_agg_args = saved;
         let call = call?;
         let ty = call.ty;
@@ -213,8 +253,17 @@ impl Binder<'_> {
         Ok(Expr::Agg { index, ty })
     }
 
-    /// An aggregate call, typed: its argument bound (with aggregates inside it allowed
-    /// only for a window aggregate, `nested_ok`) and its result type.
+    /// Binds an expression inside an aggregate call (aggregates inside it allowed only
+    /// for a window aggregate, `nested_ok`).
+    fn agg_operand(&mut self, e: &A::Expr, scope: &Scope, nested_ok: bool) -> Result<Expr> {
+        let saved = self.agg_allowed;
+        self.agg_allowed = nested_ok && saved;
+        let bound = self.bind_expr(e, scope);
+        self.agg_allowed = saved;
+        bound
+    }
+
+    /// An aggregate call, typed: its arguments bound and its result type.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn agg_call(
         &mut self,
@@ -225,24 +274,262 @@ impl Binder<'_> {
         star: bool,
         scope: &Scope,
         nested_ok: bool,
+        clauses: AggClauses,
     ) -> Result<AggCall> {
-        let (func, arg) = match (func, star, args) {
-            (AggFunc::Count, true, []) => (AggFunc::CountStar, None),
-            (_, false, [a]) => {
-                // Aggregates cannot nest (a window aggregate may hold plain ones).
-                let saved = self.agg_allowed;
-                self.agg_allowed = nested_ok && saved;
-                let bound = self.bind_expr(a, scope);
+        if ordered_set(func) == clauses.within_group.is_empty() {
+            return Err(Error::new(
+                "42809",
+                if ordered_set(func) {
+                    format!("WITHIN GROUP is required for ordered-set aggregate {name}")
+                } else {
+                    format!(
+                        "{name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP"
+                    )
+                },
+            ));
+        }
+        if ordered_set(func) {
+            return self.ordered_set_call(func, name, args, scope, nested_ok, clauses);
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.agg_operand(a, scope, nested_ok)?);
+        }
+        if !nested_ok
+            && let Some(first) = bound.first()
+            && reads_only_outer_columns(first, scope)
+        {
+            // PostgreSQL evaluates such an aggregate in the outer query.
+            return Err(Error::feature_not_supported(
+                "aggregate functions over columns of an outer query",
+            ));
+        }
+        let filter = match clauses.filter {
+            Some(f) => {
+                let saved = std::mem::replace(&mut self.agg_allowed, false);
+                let b = self.bind_expr(f, scope);
                 self.agg_allowed = saved;
-                let bound = bound?;
-                if !nested_ok && reads_only_outer_columns(&bound, scope) {
-                    // PostgreSQL evaluates such an aggregate in the outer query.
-                    return Err(Error::feature_not_supported(
-                        "aggregate functions over columns of an outer query",
-                    ));
-                }
-                (func, Some(bound))
+                let b = b.map_err(|e| {
+                    if e.code == "42803" && e.message == "aggregate functions are not allowed here"
+                    {
+                        Error::grouping("aggregate functions are not allowed in FILTER")
+                    } else {
+                        e
+                    }
+                })?;
+                Some(self.require_bool(b, "FILTER")?)
             }
+            None => None,
+        };
+        let mut order_by = Vec::with_capacity(clauses.order_by.len());
+        for o in clauses.order_by {
+            let e = self.agg_operand(&o.expr, scope, nested_ok)?;
+            let e = if e.ty().ty == DataType::Unknown {
+                self.coerce(e, TEXT)?
+            } else {
+                e
+            };
+            let desc = matches!(o.options.sort, Some(A::OrderBySort::Desc));
+            order_by.push(WindowOrder {
+                expr: e,
+                desc,
+                nulls_first: o.options.nulls_first.unwrap_or(desc),
+            });
+        }
+        let mut call = match func {
+            AggFunc::Count
+            | AggFunc::CountStar
+            | AggFunc::Sum
+            | AggFunc::Avg
+            | AggFunc::Min
+            | AggFunc::Max => self.basic_agg(func, name, bound, star)?,
+            _ if star => {
+                return Err(Error::syntax(format!(
+                    "{name}(*) specified, but {name} is not an aggregate function"
+                )));
+            }
+            _ => self.stat_agg(func, name, bound)?,
+        };
+        if distinct && order_by.iter().any(|o| call.arg.as_ref() != Some(&o.expr)) {
+            return Err(Error::new(
+                "42P10",
+                "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+            ));
+        }
+        call.distinct = distinct;
+        call.filter = filter;
+        call.order_by = order_by;
+        Ok(call)
+    }
+
+    /// `f(direct) WITHIN GROUP (ORDER BY value)`.
+    fn ordered_set_call(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        args: &[&A::Expr],
+        scope: &Scope,
+        nested_ok: bool,
+        clauses: AggClauses,
+    ) -> Result<AggCall> {
+        let [o] = clauses.within_group else {
+            return Err(Error::feature_not_supported(format!(
+                "{name} with several WITHIN GROUP keys"
+            )));
+        };
+        let value = self.agg_operand(&o.expr, scope, nested_ok)?;
+        let value = if value.ty().ty == DataType::Unknown {
+            self.coerce(value, TEXT)?
+        } else {
+            value
+        };
+        let desc = matches!(o.options.sort, Some(A::OrderBySort::Desc));
+        let mut direct = Vec::new();
+        for a in args {
+            direct.push(self.agg_operand(a, scope, nested_ok)?);
+        }
+        let types: Vec<String> = direct.iter().map(|d| d.ty().display_name()).collect();
+        let missing = || {
+            Error::undefined_function(format!(
+                "function {name}({}) does not exist",
+                types.join(", ")
+            ))
+        };
+        let (value, extra, ty) = match (func, direct.len()) {
+            (AggFunc::Mode, 0) => {
+                let ty = value.ty();
+                (value, Vec::new(), ty)
+            }
+            (AggFunc::PercentileDisc, 1) => {
+                let fraction = self.coerce_assign(direct.remove(0), FLOAT8, name)?;
+                let ty = value.ty();
+                (value, vec![fraction], ty)
+            }
+            (AggFunc::PercentileCont, 1) => {
+                let fraction = self.coerce_assign(direct.remove(0), FLOAT8, name)?;
+                let (value, ty) = match value.ty().ty {
+                    DataType::Interval => {
+                        let ty = value.ty();
+                        (value, ty)
+                    }
+                    t if t.numeric_rank().is_some() => (self.coerce(value, FLOAT8)?, FLOAT8),
+                    _ => return Err(missing()),
+                };
+                (value, vec![fraction], ty)
+            }
+            _ => return Err(missing()),
+        };
+        let order = WindowOrder {
+            expr: value.clone(),
+            desc,
+            nulls_first: o.options.nulls_first.unwrap_or(desc),
+        };
+        Ok(AggCall {
+            extra,
+            order_by: vec![order],
+            ..AggCall::simple(func, Some(value), ty)
+        })
+    }
+
+    /// The statistics and the other aggregates beyond count/sum/avg/min/max.
+    fn stat_agg(&mut self, func: AggFunc, name: &str, mut args: Vec<Expr>) -> Result<AggCall> {
+        let types: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.ty().ty == DataType::Unknown {
+                    "unknown".to_string()
+                } else {
+                    a.ty().display_name()
+                }
+            })
+            .collect();
+        let missing = || {
+            Error::undefined_function(format!(
+                "function {name}({}) does not exist",
+                types.join(", ")
+            ))
+        };
+        let t = |e: &Expr| e.ty().ty;
+        Ok(match func {
+            AggFunc::BoolAnd | AggFunc::BoolOr => {
+                let [a] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                if !matches!(t(a), DataType::Bool | DataType::Unknown) {
+                    return Err(missing());
+                }
+                let a = self.coerce(std::mem::replace(a, Expr::literal_bool(true)), BOOL)?;
+                AggCall::simple(func, Some(a), BOOL)
+            }
+            AggFunc::StringAgg => {
+                let [a, d] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                if !(t(a).is_string() || t(a) == DataType::Unknown)
+                    || !(t(d).is_string() || t(d) == DataType::Unknown)
+                {
+                    return Err(missing());
+                }
+                let a = self.coerce(std::mem::replace(a, Expr::literal_bool(true)), TEXT)?;
+                let d = self.coerce(std::mem::replace(d, Expr::literal_bool(true)), TEXT)?;
+                AggCall {
+                    extra: vec![d],
+                    ..AggCall::simple(func, Some(a), TEXT)
+                }
+            }
+            AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
+                let [a] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                let ty = match t(a) {
+                    DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Numeric => NUMERIC,
+                    DataType::Float4 | DataType::Float8 => FLOAT8,
+                    DataType::Unknown => {
+                        return Err(not_unique(format!(
+                            "function {name}(unknown) is not unique"
+                        )));
+                    }
+                    _ => return Err(missing()),
+                };
+                let a = std::mem::replace(a, Expr::literal_bool(true));
+                AggCall::simple(func, Some(a), ty)
+            }
+            _ => {
+                // The two-variable statistics: (Y, X) as double precision.
+                let [y, x] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                for e in [&*y, &*x] {
+                    if t(e) != DataType::Unknown && t(e).numeric_rank().is_none() {
+                        return Err(missing());
+                    }
+                }
+                let y = self.coerce(std::mem::replace(y, Expr::literal_bool(true)), FLOAT8)?;
+                let x = self.coerce(std::mem::replace(x, Expr::literal_bool(true)), FLOAT8)?;
+                let ty = if func == AggFunc::RegrCount {
+                    INT8
+                } else {
+                    FLOAT8
+                };
+                AggCall {
+                    extra: vec![x],
+                    ..AggCall::simple(func, Some(y), ty)
+                }
+            }
+        })
+    }
+
+    /// count, sum, avg, min and max.
+    fn basic_agg(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        args: Vec<Expr>,
+        star: bool,
+    ) -> Result<AggCall> {
+        let (func, arg) = match (func, star, args.len()) {
+            (AggFunc::Count, true, 0) => (AggFunc::CountStar, None),
+            (_, false, 1) => (func, args.into_iter().next()),
             _ => {
                 return Err(Error::undefined_function(format!(
                     "function {name}() does not exist"
@@ -291,11 +578,6 @@ impl Binder<'_> {
                 )));
             }
         };
-        Ok(AggCall {
-            func,
-            arg,
-            distinct,
-            ty,
-        })
+        Ok(AggCall::simple(func, arg, ty))
     }
 }

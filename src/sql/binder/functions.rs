@@ -98,19 +98,22 @@ pub(super) fn unsupported_builtin(e: Error, name: &str) -> Error {
 impl Binder<'_> {
     pub(super) fn bind_function(&mut self, f: &A::Function, scope: &Scope) -> Result<Expr> {
         let name = object_name(&f.name)?;
-        if !f.within_group.is_empty() {
-            return Err(Error::feature_not_supported("WITHIN GROUP"));
-        }
+        let mut order_by: &[A::OrderByExpr] = &[];
         let (args, distinct, star) = match &f.args {
             A::FunctionArguments::None => (vec![], false, false),
             A::FunctionArguments::Subquery(_) => {
                 return Err(Error::feature_not_supported("subqueries"));
             }
             A::FunctionArguments::List(list) => {
-                if !list.clauses.is_empty() {
-                    return Err(Error::feature_not_supported(
-                        "ORDER BY in function arguments",
-                    ));
+                for clause in &list.clauses {
+                    match clause {
+                        A::FunctionArgumentClause::OrderBy(o) => order_by = o,
+                        other => {
+                            return Err(Error::feature_not_supported(format!(
+                                "function argument clause {other}"
+                            )));
+                        }
+                    }
                 }
                 let distinct = matches!(
                     list.duplicate_treatment,
@@ -144,11 +147,19 @@ impl Binder<'_> {
                 format!("FILTER specified, but {name} is not an aggregate function"),
             ));
         }
-        if f.filter.is_some() {
-            return Err(Error::feature_not_supported("aggregate FILTER"));
-        }
         if let Some(agg) = agg_func(&name) {
-            return self.bind_aggregate(agg, &name, &args, distinct, star, scope);
+            let clauses = AggClauses {
+                filter: f.filter.as_deref(),
+                order_by,
+                within_group: &f.within_group,
+            };
+            return self.bind_aggregate(agg, &name, &args, distinct, star, scope, clauses);
+        }
+        if !order_by.is_empty() || !f.within_group.is_empty() {
+            return Err(Error::new(
+                "42809",
+                format!("ORDER BY specified, but {name} is not an aggregate function"),
+            ));
         }
         if star || distinct {
             return Err(Error::syntax(format!(

@@ -184,8 +184,19 @@ impl Binder<'_> {
         let (args, ty) = match func {
             WindowFunc::Agg(agg) => {
                 // A window aggregate's argument may hold plain aggregates.
-                let call = self.agg_call(agg, name, args, false, star, scope, true)?;
-                (call.arg.into_iter().collect(), call.ty)
+                let call = self.agg_call(
+                    agg,
+                    name,
+                    args,
+                    false,
+                    star,
+                    scope,
+                    true,
+                    AggClauses::default(),
+                )?;
+                let mut all: Vec<Expr> = call.arg.into_iter().collect();
+                all.extend(call.extra);
+                (all, call.ty)
             }
             _ => {
                 if star {
