@@ -101,6 +101,10 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             aggs.clone(),
         )),
         Op::Distinct { input } => Box::new(ops::DistinctOp::new(build_with(input, inst))),
+        Op::DistinctOn { input, keys } => Box::new(ops::DistinctOnOp::new(
+            build_with(input, inst),
+            keys.clone(),
+        )),
         Op::Sort { input, keys, limit } => {
             if let Op::Scan {
                 table,

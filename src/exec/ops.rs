@@ -327,3 +327,52 @@ impl Operator for SeriesOp {
         Ok(Some(Batch::new(vec![Vector::from_data(data)], n)))
     }
 }
+
+/// DISTINCT ON: the first row of each key value, in the order rows arrive.
+pub struct DistinctOnOp {
+    input: BoxedOperator,
+    keys: Vec<Expr>,
+    seen: hashbrown::HashSet<Vec<u8>, foldhash::fast::FixedState>,
+}
+
+impl DistinctOnOp {
+    pub fn new(input: BoxedOperator, keys: Vec<Expr>) -> DistinctOnOp {
+        DistinctOnOp {
+            input,
+            keys,
+            seen: hashbrown::HashSet::with_hasher(foldhash::fast::FixedState::default()),
+        }
+    }
+}
+
+impl Operator for DistinctOnOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        while let Some(b) = self.input.next(ctx)? {
+            let sel = b.selection();
+            let keys = self
+                .keys
+                .iter()
+                .map(|k| super::expr::eval(k, &b, &sel, ctx))
+                .collect::<Result<Vec<_>>>()?;
+            let mut keep = Vec::new();
+            let mut key = Vec::new();
+            for (i, &row) in sel.iter().enumerate() {
+                key.clear();
+                for k in &keys {
+                    super::keys::encode(k, i, &mut key);
+                }
+                if !self.seen.contains(key.as_slice()) {
+                    ctx.charge_memory(key.len() + 32)?;
+                    self.seen.insert(key.clone());
+                    keep.push(row);
+                }
+            }
+            if !keep.is_empty() {
+                let mut out = b;
+                out.sel = Some(keep);
+                return Ok(Some(out));
+            }
+        }
+        Ok(None)
+    }
+}

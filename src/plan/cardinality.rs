@@ -151,6 +151,15 @@ pub fn estimate(plan: &LogicalPlan) -> Estimate {
             on,
             ..
         } => join_estimate(estimate(left), estimate(right), *kind, on).cap(),
+        LogicalPlan::DistinctOn { input, keys } => {
+            let inner = estimate(input);
+            let mut groups = 1.0f64;
+            for k in keys {
+                groups *= inner.ndv_of(k).unwrap_or((inner.rows / 10.0).max(1.0));
+            }
+            let rows = groups.min(inner.rows).max(1.0);
+            Estimate { rows, ..inner }.cap()
+        }
         LogicalPlan::Distinct { input } => {
             let inner = estimate(input);
             let rows = (inner.rows * 0.5).max(1.0);

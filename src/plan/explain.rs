@@ -148,6 +148,11 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
                 exprs.extend(a.filter.iter());
             }
         }
+        Op::DistinctOn { keys, .. } => {
+            node.kind = "Unique";
+            node.name = "Unique".into();
+            node.details.push(("Key", list(keys)));
+        }
         Op::Distinct { .. } => {
             node.kind = "Aggregate";
             node.name = "HashAggregate".into();

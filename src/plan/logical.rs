@@ -186,6 +186,11 @@ pub enum LogicalPlan {
     Distinct {
         input: Box<LogicalPlan>,
     },
+    /// Each `keys` value's first row, in the input's order (DISTINCT ON).
+    DistinctOn {
+        input: Box<LogicalPlan>,
+        keys: Vec<Expr>,
+    },
     Sort {
         input: Box<LogicalPlan>,
         keys: Vec<SortExpr>,
@@ -326,6 +331,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Filter { input, .. }
             | LogicalPlan::Distinct { input }
+            | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::With { input, .. } => input.output(),
@@ -372,6 +378,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Distinct { input }
+            | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Window { input, .. } => vec![input],
@@ -400,6 +407,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { input, .. }
             | LogicalPlan::Aggregate { input, .. }
             | LogicalPlan::Distinct { input }
+            | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
             | LogicalPlan::Window { input, .. } => vec![input],
@@ -421,6 +429,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Join { on, .. } => f(on),
             LogicalPlan::Window { calls, .. } => calls.iter().for_each(|c| c.exprs(f)),
+            LogicalPlan::DistinctOn { keys, .. } => keys.iter().for_each(f),
             LogicalPlan::Distinct { .. }
             | LogicalPlan::SetOp { .. }
             | LogicalPlan::With { .. }
@@ -448,6 +457,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Join { on, .. } => f(on),
             LogicalPlan::Window { calls, .. } => calls.iter_mut().for_each(|c| c.exprs_mut(f)),
+            LogicalPlan::DistinctOn { keys, .. } => keys.iter_mut().for_each(f),
             LogicalPlan::Distinct { .. }
             | LogicalPlan::SetOp { .. }
             | LogicalPlan::With { .. }
@@ -516,6 +526,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Filter { .. }
             | LogicalPlan::Distinct { .. }
+            | LogicalPlan::DistinctOn { .. }
             | LogicalPlan::Sort { .. }
             | LogicalPlan::Limit { .. }
             | LogicalPlan::With { .. } => {}

@@ -301,6 +301,20 @@ impl Lowerer {
                 on,
                 mark,
             } => self.lower_join(left, right, *kind, on, *mark),
+            LogicalPlan::DistinctOn { input, keys } => {
+                let (child, layout) = self.lower(input)?;
+                let keys = keys
+                    .iter()
+                    .map(|k| self.expr(k, &layout))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((
+                    node(Op::DistinctOn {
+                        input: Box::new(child),
+                        keys,
+                    }),
+                    layout,
+                ))
+            }
             LogicalPlan::Distinct { input } => {
                 let child = self.lower_exact(input)?;
                 let layout = Layout::dense(input.output().iter().map(|c| c.id));

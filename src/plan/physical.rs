@@ -40,6 +40,7 @@ impl Plan {
             | Op::Project { input, .. }
             | Op::Aggregate { input, .. }
             | Op::Distinct { input }
+            | Op::DistinctOn { input, .. }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
             | Op::Window { input, .. } => vec![input],
@@ -60,6 +61,7 @@ impl Plan {
             | Op::Project { input, .. }
             | Op::Aggregate { input, .. }
             | Op::Distinct { input }
+            | Op::DistinctOn { input, .. }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
             | Op::Window { input, .. } => vec![input],
@@ -114,6 +116,11 @@ pub enum Op {
     },
     Distinct {
         input: Box<Plan>,
+    },
+    /// The first row of each `keys` value, in the input's order.
+    DistinctOn {
+        input: Box<Plan>,
+        keys: Vec<Expr>,
     },
     /// Sorts on input columns; with `limit`, keeps only the first `limit` rows (top-N).
     Sort {

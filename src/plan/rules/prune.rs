@@ -101,6 +101,12 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             }
             prune_node(input, need);
         }
+        LogicalPlan::DistinctOn { input, keys } => {
+            for k in keys.iter() {
+                mark(k, &mut need);
+            }
+            prune_node(input, need);
+        }
         LogicalPlan::Distinct { input } => {
             let all = input.output().iter().map(|c| c.id).collect();
             prune_node(input, all);

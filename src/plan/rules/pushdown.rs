@@ -158,6 +158,14 @@ fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
             },
             preds,
         ),
+        // Which row of a key survives depends on every row: nothing passes below.
+        LogicalPlan::DistinctOn { input, keys } => wrap(
+            LogicalPlan::DistinctOn {
+                input: Box::new(push(*input, Vec::new())),
+                keys,
+            },
+            preds,
+        ),
         LogicalPlan::Distinct { input } => LogicalPlan::Distinct {
             input: Box::new(push(*input, preds)),
         },

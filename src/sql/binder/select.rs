@@ -425,6 +425,34 @@ impl Binder<'_> {
                 order_items.push((target, item.options.clone()));
             }
         }
+        // DISTINCT ON items, resolved as ORDER BY items are.
+        let mut distinct_on: Vec<OrderTarget> = Vec::new();
+        if let Some(A::Distinct::On(exprs)) = &s.distinct {
+            for e in exprs {
+                let target = match e {
+                    A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
+                        let A::Value::Number(n, _) = &v.value else {
+                            unreachable!()
+                        };
+                        OrderTarget::Output(position_column_named(
+                            n,
+                            outputs.len(),
+                            "SELECT DISTINCT ON",
+                        )?)
+                    }
+                    A::Expr::Identifier(id)
+                        if matches!(output_name_match(&columns, &ident_name(id)), Some(Ok(_))) =>
+                    {
+                        match output_name_match(&columns, &ident_name(id)) {
+                            Some(Ok(i)) => OrderTarget::Output(i),
+                            _ => unreachable!(),
+                        }
+                    }
+                    e => OrderTarget::Expr(self.bind_expr(e, &scope)?),
+                };
+                distinct_on.push(target);
+            }
+        }
         self.agg_allowed = false;
         self.window_forbidden = Some("GROUP BY");
 
@@ -470,6 +498,11 @@ impl Binder<'_> {
             }
             let having = having.map(|h| grouping.rewrite(h)).transpose()?;
             for (target, _) in order_items.iter_mut() {
+                if let OrderTarget::Expr(e) = target {
+                    *e = grouping.rewrite(e.clone())?;
+                }
+            }
+            for target in distinct_on.iter_mut() {
                 if let OrderTarget::Expr(e) = target {
                     *e = grouping.rewrite(e.clone())?;
                 }
@@ -528,6 +561,11 @@ impl Binder<'_> {
                     replace_windows(e, &refs);
                 }
             }
+            for target in distinct_on.iter_mut() {
+                if let OrderTarget::Expr(e) = target {
+                    replace_windows(e, &refs);
+                }
+            }
             plan = LogicalPlan::Window {
                 input: Box::new(plan),
                 rel: wrel,
@@ -539,13 +577,14 @@ impl Binder<'_> {
         let visible = outputs.len();
         let mut key_columns = Vec::new();
         let mut project = outputs;
+        let plain_distinct = matches!(s.distinct, Some(A::Distinct::Distinct));
         for (target, options) in order_items {
             let column = match target {
                 OrderTarget::Output(i) => i,
                 OrderTarget::Expr(e) => match project.iter().position(|p| *p == e) {
                     Some(i) => i,
                     None => {
-                        if s.distinct.is_some() {
+                        if plain_distinct {
                             return Err(Error::new(
                                 "42P10",
                                 "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
@@ -557,6 +596,38 @@ impl Binder<'_> {
                 },
             };
             key_columns.push((column, options));
+        }
+        let mut distinct_columns: Vec<usize> = Vec::new();
+        for target in distinct_on {
+            let column = match target {
+                OrderTarget::Output(i) => i,
+                OrderTarget::Expr(e) => match project.iter().position(|p| *p == e) {
+                    Some(i) => i,
+                    None => {
+                        project.push(e);
+                        project.len() - 1
+                    }
+                },
+            };
+            if !distinct_columns.contains(&column) {
+                distinct_columns.push(column);
+            }
+        }
+        if !distinct_columns.is_empty() && !key_columns.is_empty() {
+            // The leading ORDER BY keys must be the DISTINCT ON expressions.
+            let leading: Vec<usize> = key_columns
+                .iter()
+                .take(distinct_columns.len())
+                .map(|(c, _)| *c)
+                .collect();
+            if leading.len() < distinct_columns.len() && key_columns.len() < distinct_columns.len()
+                || leading.iter().any(|c| !distinct_columns.contains(c))
+            {
+                return Err(Error::new(
+                    "42P10",
+                    "SELECT DISTINCT ON expressions must match initial ORDER BY expressions",
+                ));
+            }
         }
         let prel = self.new_rel();
         let project_types: Vec<SqlType> = project.iter().map(|e| e.ty()).collect();
@@ -577,7 +648,7 @@ impl Binder<'_> {
                     input: Box::new(plan),
                 }
             }
-            Some(A::Distinct::On(_)) => return Err(Error::feature_not_supported("DISTINCT ON")),
+            Some(A::Distinct::On(_)) => {}
         }
         let (limit, offset) = self.bind_limit(parts.limit)?;
         if !key_columns.is_empty() {
@@ -588,6 +659,16 @@ impl Binder<'_> {
             plan = LogicalPlan::Sort {
                 input: Box::new(plan),
                 keys,
+            };
+        }
+        if !distinct_columns.is_empty() {
+            // DISTINCT ON keeps each key's first row in the sorted order.
+            plan = LogicalPlan::DistinctOn {
+                input: Box::new(plan),
+                keys: distinct_columns
+                    .iter()
+                    .map(|&c| projected(c, String::new()))
+                    .collect(),
             };
         }
         if limit.is_some() || offset.is_some() {
