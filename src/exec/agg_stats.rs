@@ -104,7 +104,8 @@ impl General {
             | AggFunc::Sum
             | AggFunc::Avg
             | AggFunc::Min
-            | AggFunc::Max => return None,
+            | AggFunc::Max
+            | AggFunc::Grouping => return None,
         })
     }
 

@@ -163,6 +163,9 @@ pub enum AggFunc {
     PercentileCont,
     PercentileDisc,
     Mode,
+    /// GROUPING(keys…): which keys the current grouping set leaves out, as bits (its
+    /// arguments are `extra`; replaced by constants before the plan runs).
+    Grouping,
 }
 
 #[derive(Clone, Debug, PartialEq)]

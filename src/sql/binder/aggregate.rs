@@ -31,6 +31,7 @@ pub(super) fn agg_func(name: &str) -> Option<AggFunc> {
         "percentile_cont" => AggFunc::PercentileCont,
         "percentile_disc" => AggFunc::PercentileDisc,
         "mode" => AggFunc::Mode,
+        "grouping" => AggFunc::Grouping,
         _ => return None,
     })
 }
@@ -290,6 +291,27 @@ impl Binder<'_> {
         }
         if ordered_set(func) {
             return self.ordered_set_call(func, name, args, scope, nested_ok, clauses);
+        }
+        if func == AggFunc::Grouping {
+            let saved = std::mem::replace(&mut self.agg_allowed, false);
+            let mut extra = Vec::with_capacity(args.len());
+            for a in args {
+                match self.bind_expr(a, scope) {
+                    Ok(e) => extra.push(e),
+                    Err(e) => {
+                        self.agg_allowed = saved;
+                        return Err(e);
+                    }
+                }
+            }
+            self.agg_allowed = saved;
+            if extra.is_empty() || extra.len() > 31 {
+                return Err(Error::syntax("GROUPING must have fewer than 32 arguments"));
+            }
+            return Ok(AggCall {
+                extra,
+                ..AggCall::simple(AggFunc::Grouping, None, INT4)
+            });
         }
         let mut bound = Vec::with_capacity(args.len());
         for a in args {

@@ -47,6 +47,7 @@ mod dml;
 mod expr;
 mod from;
 mod functions;
+mod grouping;
 mod names;
 mod position;
 mod scope;

@@ -458,39 +458,7 @@ impl Binder<'_> {
 
         let is_aggregate = !group_exprs.is_empty() || !self.aggs.is_empty() || having.is_some();
         if is_aggregate {
-            let mut group_by = Vec::with_capacity(group_exprs.len());
-            for g in &group_exprs {
-                let bound = match g {
-                    A::Expr::Value(v) if matches!(v.value, A::Value::Number(..)) => {
-                        let A::Value::Number(n, _) = &v.value else {
-                            unreachable!()
-                        };
-                        let i = position_column_named(n, outputs.len(), "GROUP BY")?;
-                        let e = outputs[i].clone();
-                        if e.any(&|x| matches!(x, Expr::Agg { .. })) {
-                            return Err(Error::grouping(
-                                "aggregate functions are not allowed in GROUP BY",
-                            ));
-                        }
-                        e
-                    }
-                    A::Expr::Identifier(id) => {
-                        let name = ident_name(id);
-                        match self.resolve_column(&scope, None, &name) {
-                            Ok(e) => e,
-                            Err(err) => match output_name_match(&columns, &name) {
-                                Some(Ok(i)) => outputs[i].clone(),
-                                _ => return Err(err),
-                            },
-                        }
-                    }
-                    e => {
-                        self.agg_allowed = false;
-                        self.bind_expr(e, &scope)?
-                    }
-                };
-                group_by.push(bound);
-            }
+            let (group_by, sets) = self.group_by_sets(&group_exprs, &outputs, &columns, &scope)?;
             let aggs = std::mem::take(&mut self.aggs);
             let grouping = Grouping::new(self.new_rel(), &group_by, &scope);
             for e in outputs.iter_mut() {
@@ -523,12 +491,8 @@ impl Binder<'_> {
                 }
             }
             self.windows = windows;
-            plan = LogicalPlan::Aggregate {
-                input: Box::new(plan),
-                rel: grouping.rel,
-                group_by,
-                aggs,
-            };
+            let grouping_rel = grouping.rel;
+            plan = self.grouped_plan(plan, group_by.clone(), sets, aggs, grouping_rel)?;
             if let Some(h) = having {
                 plan = LogicalPlan::Filter {
                     input: Box::new(plan),
