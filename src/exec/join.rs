@@ -300,7 +300,7 @@ impl JoinOp {
             }
         }
         if !left_rows.is_empty() {
-            let pairs = pair_batch(&probe.batch, build, &left_rows, &right_rows);
+            let pairs = pair_batch(&self.spec, &probe.batch, build, &left_rows, &right_rows);
             let keep: Vec<u32> = match &self.spec.residual {
                 Some(cond) => {
                     let sel: Vec<u32> = (0..left_rows.len() as u32).collect();
@@ -376,7 +376,7 @@ impl JoinOp {
                 JoinKind::Semi | JoinKind::Anti | JoinKind::AntiNullAware => {
                     select_rows(probe.batch, rows)
                 }
-                _ => left_with_nulls(&probe.batch, &rows, &self.spec.right_types),
+                _ => left_with_nulls(&self.spec, &probe.batch, &rows),
             };
             self.out.push_back(out);
         }
@@ -398,7 +398,7 @@ impl JoinOp {
                 .map(|t| null_column(*t, chunk.len()))
                 .collect();
             let refs: Vec<u64> = chunk.iter().map(|&r| build.refs[r as usize]).collect();
-            columns.extend(gather_build(build, &refs));
+            columns.extend(gather_build(build, &refs, &self.spec.right_types));
             self.out.push_back(Batch::new(columns, chunk.len()));
         }
     }
@@ -470,17 +470,41 @@ fn encode_key(v: &Vector, i: usize, out: &mut Vec<u8>) {
 }
 
 /// Left columns gathered by row, right columns by build ref.
-fn pair_batch(left: &Batch, build: &Build, left_rows: &[u32], right_rows: &[u32]) -> Batch {
-    let mut columns: Vec<Vector> = left.columns.iter().map(|c| c.gather(left_rows)).collect();
+///
+/// A position no parent reads (its type is `None`) is left empty in every batch the
+/// join emits, whatever its input held: a sort or a hash build above gathers across
+/// batches and needs each position either always filled or always empty.
+fn pair_batch(
+    spec: &JoinSpec,
+    left: &Batch,
+    build: &Build,
+    left_rows: &[u32],
+    right_rows: &[u32],
+) -> Batch {
+    let mut columns = gather_left(spec, left, left_rows);
     let refs: Vec<u64> = right_rows.iter().map(|&r| build.refs[r as usize]).collect();
-    columns.extend(gather_build(build, &refs));
+    columns.extend(gather_build(build, &refs, &spec.right_types));
     Batch::new(columns, left_rows.len())
 }
 
-fn gather_build(build: &Build, refs: &[u64]) -> Vec<Vector> {
+fn gather_left(spec: &JoinSpec, left: &Batch, rows: &[u32]) -> Vec<Vector> {
+    left.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match spec.left_types.get(i) {
+            Some(None) => null_column(None, 0),
+            _ => c.gather(rows),
+        })
+        .collect()
+}
+
+fn gather_build(build: &Build, refs: &[u64], types: &[Option<DataType>]) -> Vec<Vector> {
     let width = build.batches.first().map_or(0, |b| b.columns.len());
     (0..width)
         .map(|c| {
+            if let Some(None) = types.get(c) {
+                return null_column(None, 0);
+            }
             let sources: Vec<&Vector> = build.batches.iter().map(|b| &b.columns[c]).collect();
             Vector::gather_refs(&sources, refs)
         })
@@ -488,9 +512,9 @@ fn gather_build(build: &Build, refs: &[u64]) -> Vec<Vector> {
 }
 
 /// Left rows `rows` with NULLs for every right column.
-fn left_with_nulls(left: &Batch, rows: &[u32], right_types: &[Option<DataType>]) -> Batch {
-    let mut columns: Vec<Vector> = left.columns.iter().map(|c| c.gather(rows)).collect();
-    columns.extend(right_types.iter().map(|t| null_column(*t, rows.len())));
+fn left_with_nulls(spec: &JoinSpec, left: &Batch, rows: &[u32]) -> Batch {
+    let mut columns = gather_left(spec, left, rows);
+    columns.extend(spec.right_types.iter().map(|t| null_column(*t, rows.len())));
     Batch::new(columns, rows.len())
 }
 

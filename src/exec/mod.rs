@@ -7,6 +7,7 @@
 
 pub mod agg_stats;
 pub mod aggregate;
+pub mod apply;
 pub mod context;
 pub mod cte;
 pub mod date_functions;
@@ -150,6 +151,21 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             build_with(input, inst),
             calls.clone(),
             input_types.clone(),
+        )),
+        Op::Apply {
+            left,
+            right,
+            kind,
+            params,
+            condition,
+            right_types,
+        } => Box::new(apply::ApplyOp::new(
+            build_with(left, inst),
+            right.clone(),
+            *kind,
+            params.clone(),
+            condition.clone(),
+            right_types.clone(),
         )),
         Op::Append { inputs } => Box::new(setop::AppendOp::new(
             inputs.iter().map(|i| build_with(i, inst)).collect(),

@@ -195,6 +195,29 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
                 exprs.extend(c.filter.iter());
             }
         }
+        Op::Apply {
+            kind,
+            condition,
+            right,
+            ..
+        } => {
+            node.kind = "Nested Loop";
+            node.join = Some(if *kind == JoinKind::Left {
+                "Left"
+            } else {
+                "Inner"
+            });
+            node.name = if *kind == JoinKind::Left {
+                "Nested Loop Left Join (lateral)".into()
+            } else {
+                "Nested Loop (lateral)".into()
+            };
+            if let Some(c) = condition {
+                node.details.push(("Join Filter", show(c)));
+            }
+            let mut inner = 0;
+            node.subplans.push((0, describe(right, None, &mut inner)));
+        }
         Op::Append { .. } => {
             node.kind = "Append";
             node.name = "Append".into();

@@ -497,6 +497,9 @@ impl Lowerer {
         if mark.is_some() || kind == JoinKind::Mark {
             return Err(Error::feature_not_supported("mark joins"));
         }
+        if super::rules::join_order::is_lateral(left, right) {
+            return self.lower_apply(left, right, kind, on);
+        }
         let (lp, ll) = self.lower(left)?;
         let (rp, rl) = self.lower(right)?;
         let mut left_rels = BTreeSet::new();
@@ -552,6 +555,73 @@ impl Lowerer {
                 right_types,
             }),
             layout,
+        ))
+    }
+
+    /// A LATERAL join: the right input runs once per left row, with the left columns
+    /// it reads in outer-parameter slots.
+    fn lower_apply(
+        &mut self,
+        left: &LogicalPlan,
+        right: &LogicalPlan,
+        kind: JoinKind,
+        on: &Expr,
+    ) -> Result<(Plan, Layout)> {
+        if !matches!(kind, JoinKind::Inner | JoinKind::Left) {
+            return Err(Error::feature_not_supported(format!(
+                "a LATERAL {} join",
+                kind.name()
+            )));
+        }
+        let (lp, ll) = self.lower(left)?;
+        let mut defined = BTreeSet::new();
+        right.defined_rels(&mut defined);
+        let mut free = BTreeMap::new();
+        right.walk(&mut |p| {
+            p.exprs(&mut |e| {
+                e.column_refs(&mut |id, ty| {
+                    if !defined.contains(&id.rel) {
+                        free.insert(id, ty);
+                    }
+                })
+            })
+        });
+        let mut params = Vec::with_capacity(free.len());
+        let mut slots = HashMap::new();
+        for (id, ty) in free {
+            let slot = self.next_slot;
+            self.next_slot += 1;
+            params.push((slot, self.column(id, ty, String::new(), &ll)?));
+            slots.insert(id, slot);
+        }
+        self.outer.push(slots);
+        let lowered = self.lower(right);
+        self.outer.pop();
+        let (mut rp, rl) = lowered?;
+        fill_estimates(&mut rp);
+        let mut combined = ll.clone();
+        for (id, &p) in &rl.map {
+            combined.map.insert(*id, ll.width + p);
+        }
+        combined.width = ll.width + rl.width;
+        let condition = match on {
+            Expr::Literal {
+                value: Value::Bool(true),
+                ..
+            } => None,
+            c => Some(self.expr(c, &combined)?),
+        };
+        let right_types = position_types(&rl, &right.output());
+        Ok((
+            node(Op::Apply {
+                left: Box::new(lp),
+                right: Arc::new(rp),
+                kind,
+                params,
+                condition,
+                right_types,
+            }),
+            combined,
         ))
     }
 

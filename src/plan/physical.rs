@@ -43,7 +43,8 @@ impl Plan {
             | Op::DistinctOn { input, .. }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
-            | Op::Window { input, .. } => vec![input],
+            | Op::Window { input, .. }
+            | Op::Apply { left: input, .. } => vec![input],
             Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
             Op::Append { inputs } => inputs.iter_mut().collect(),
             Op::RecursiveUnion {
@@ -64,7 +65,8 @@ impl Plan {
             | Op::DistinctOn { input, .. }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
-            | Op::Window { input, .. } => vec![input],
+            | Op::Window { input, .. }
+            | Op::Apply { left: input, .. } => vec![input],
             Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
             Op::Append { inputs } => inputs.iter().collect(),
             Op::RecursiveUnion {
@@ -155,6 +157,16 @@ pub enum Op {
         calls: Vec<WindowCall>,
         /// Types of the input's positions (None: unused).
         input_types: Vec<Option<DataType>>,
+    },
+    /// A LATERAL join: `right` runs for each left row, with the outer values it reads
+    /// (`params`, over the left row) in their slots; `condition` filters the pairs.
+    Apply {
+        left: Box<Plan>,
+        right: Arc<Plan>,
+        kind: JoinKind,
+        params: Vec<(usize, Expr)>,
+        condition: Option<Expr>,
+        right_types: Vec<Option<DataType>>,
     },
     /// The rows of every input, one after the other (UNION ALL).
     Append {

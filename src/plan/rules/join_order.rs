@@ -30,8 +30,10 @@ pub fn reorder_joins(plan: &mut LogicalPlan) {
         plan,
         LogicalPlan::Join {
             kind: JoinKind::Inner,
+            left,
+            right,
             ..
-        }
+        } if !is_lateral(left, right)
     ) {
         let mut leaves = Vec::new();
         let mut preds = Vec::new();
@@ -66,6 +68,18 @@ fn take(plan: &mut LogicalPlan) -> LogicalPlan {
     )
 }
 
+/// Whether the right input reads the left's columns (a LATERAL join): then the two
+/// cannot be reordered.
+pub fn is_lateral(left: &LogicalPlan, right: &LogicalPlan) -> bool {
+    let free = right.free_rels();
+    if free.is_empty() {
+        return false;
+    }
+    let mut lrels = BTreeSet::new();
+    left.defined_rels(&mut lrels);
+    free.iter().any(|r| lrels.contains(r))
+}
+
 fn collect(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, preds: &mut Vec<Expr>) {
     match plan {
         LogicalPlan::Join {
@@ -74,7 +88,7 @@ fn collect(plan: LogicalPlan, leaves: &mut Vec<LogicalPlan>, preds: &mut Vec<Exp
             kind: JoinKind::Inner,
             on,
             mark: None,
-        } => {
+        } if !is_lateral(&left, &right) => {
             collect(*left, leaves, preds);
             collect(*right, leaves, preds);
             preds.extend(on.conjuncts().into_iter().filter(|c| !is_true(c)));
@@ -102,7 +116,7 @@ fn mirror_outer_join(plan: &mut LogicalPlan) {
     else {
         return;
     };
-    if !matches!(kind, JoinKind::Left | JoinKind::Right) {
+    if !matches!(kind, JoinKind::Left | JoinKind::Right) || is_lateral(left, right) {
         return;
     }
     let (l, r) = (estimate(left).rows, estimate(right).rows);

@@ -28,6 +28,21 @@ pub fn mark(e: &Expr, need: &mut HashSet<ColumnId>) {
     });
 }
 
+/// Adds the columns of enclosing relations that `plan` reads to `need`.
+fn mark_free(plan: &LogicalPlan, need: &mut HashSet<ColumnId>) {
+    let mut defined = std::collections::BTreeSet::new();
+    plan.defined_rels(&mut defined);
+    plan.walk(&mut |p| {
+        p.exprs(&mut |e| {
+            e.column_refs(&mut |id, _| {
+                if !defined.contains(&id.rel) {
+                    need.insert(id);
+                }
+            })
+        })
+    });
+}
+
 fn prune_subqueries(e: &mut Expr) {
     if let Expr::Subquery(sub) = e {
         let out = sub.plan.output();
@@ -92,7 +107,10 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             left, right, on, ..
         } => {
             mark(on, &mut need);
-            prune_node(left, need.clone());
+            // A LATERAL right input reads left columns of its own.
+            let mut left_need = need.clone();
+            mark_free(right, &mut left_need);
+            prune_node(left, left_need);
             prune_node(right, need);
         }
         LogicalPlan::Sort { input, keys } => {

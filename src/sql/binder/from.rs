@@ -25,7 +25,11 @@ impl Binder<'_> {
         };
         let (mut plan, mut scope) = self.bind_table_with_joins(first)?;
         for twj in rest {
-            let (right, rscope) = self.bind_table_with_joins(twj)?;
+            // A LATERAL item sees the items to its left.
+            let saved = self.from_left.replace(scope.clone());
+            let bound = self.bind_table_with_joins(twj);
+            self.from_left = saved;
+            let (right, rscope) = bound?;
             check_duplicate_aliases(&scope, &rscope)?;
             plan = cross(plan, right);
             scope.columns.extend(rscope.columns);
@@ -66,8 +70,31 @@ impl Binder<'_> {
         {
             return Err(Error::syntax("syntax error at end of input"));
         }
-        let (right, rscope) = self.bind_table_factor(&join.relation)?;
+        let saved = self.from_left.replace(lscope.clone());
+        let bound = self.bind_table_factor(&join.relation);
+        self.from_left = saved;
+        let (right, rscope) = bound?;
         check_duplicate_aliases(&lscope, &rscope)?;
+        if kind == JoinKind::Full || kind == JoinKind::Right {
+            let mut lrels = BTreeSet::new();
+            left.defined_rels(&mut lrels);
+            if right.free_rels().iter().any(|r| lrels.contains(r)) {
+                let what = if kind == JoinKind::Full {
+                    "FULL"
+                } else {
+                    "RIGHT"
+                };
+                return Err(Error::new(
+                    "42601",
+                    format!(
+                        "invalid reference to FROM-clause entry (a {what} JOIN cannot be LATERAL)"
+                    ),
+                )
+                .with_hint(
+                    "The combining JOIN type must be INNER or LEFT for a LATERAL reference.",
+                ));
+            }
+        }
         let nullable: &[&LogicalPlan] = match kind {
             JoinKind::Left => &[&right],
             JoinKind::Right => &[&left],
@@ -293,21 +320,29 @@ impl Binder<'_> {
                 alias,
                 args: Some(args),
                 ..
-            } => self.bind_table_function(name, alias.as_ref(), args),
+            } => self.lateral(|me| me.bind_table_function(name, alias.as_ref(), &args.args)),
+            A::TableFactor::Function {
+                name,
+                args,
+                with_ordinality: false,
+                alias,
+                ..
+            } => self.lateral(|me| me.bind_table_function(name, alias.as_ref(), args)),
             A::TableFactor::Derived {
                 lateral,
                 subquery,
                 alias,
                 ..
             } => {
-                if *lateral {
-                    return Err(Error::feature_not_supported("LATERAL"));
-                }
                 let Some(alias) = alias else {
                     return Err(Error::syntax("subquery in FROM must have an alias")
                         .with_hint("For example, FROM (SELECT ...) [AS] foo."));
                 };
-                let (plan, columns) = self.bind_subquery_block(subquery)?;
+                let (plan, columns) = if *lateral {
+                    self.lateral(|me| me.bind_subquery_block(subquery))?
+                } else {
+                    self.bind_subquery_block(subquery)?
+                };
                 let qualifier = ident_name(&alias.name);
                 let names = alias_names(
                     Some(alias),
@@ -403,11 +438,24 @@ impl Binder<'_> {
         result
     }
 
+    /// Binds a LATERAL FROM item (a LATERAL subquery, a function call): the items to
+    /// its left are visible, as an enclosing query's would be.
+    fn lateral<T>(&mut self, bind: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let Some(left) = self.from_left.take() else {
+            return bind(self);
+        };
+        self.outer_scopes.push(left.clone());
+        let bound = bind(self);
+        self.outer_scopes.pop();
+        self.from_left = Some(left);
+        bound
+    }
+
     fn bind_table_function(
         &mut self,
         name: &A::ObjectName,
         alias: Option<&A::TableAlias>,
-        args: &A::TableFunctionArgs,
+        args: &[A::FunctionArg],
     ) -> Result<(LogicalPlan, Scope)> {
         let fname = object_name(name)?;
         if fname != "generate_series" {
@@ -417,7 +465,7 @@ impl Binder<'_> {
         }
         let empty = Scope::default();
         let mut bound = Vec::new();
-        for a in &args.args {
+        for a in args {
             bound.push(self.bind_function_arg(a, &empty)?);
         }
         if !(2..=3).contains(&bound.len()) {

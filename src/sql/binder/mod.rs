@@ -152,6 +152,8 @@ pub struct Binder<'a> {
     named_windows: Vec<A::NamedWindowDefinition>,
     /// How deep in views the binder is.
     view_depth: usize,
+    /// The scope of the FROM items left of the one being bound (what LATERAL sees).
+    from_left: Option<Scope>,
 }
 
 fn is_default_keyword(e: &A::Expr) -> bool {
@@ -185,6 +187,7 @@ impl<'a> Binder<'a> {
             in_agg_args: false,
             named_windows: Vec::new(),
             view_depth: 0,
+            from_left: None,
         }
     }
 

@@ -105,6 +105,7 @@ pub(super) struct LevelState {
     in_window_args: bool,
     in_agg_args: bool,
     named_windows: Vec<A::NamedWindowDefinition>,
+    from_left: Option<Scope>,
 }
 
 impl Binder<'_> {
@@ -118,6 +119,7 @@ impl Binder<'_> {
             in_window_args: std::mem::replace(&mut self.in_window_args, false),
             in_agg_args: std::mem::replace(&mut self.in_agg_args, false),
             named_windows: std::mem::take(&mut self.named_windows),
+            from_left: self.from_left.take(),
         }
     }
 
@@ -129,6 +131,7 @@ impl Binder<'_> {
         self.in_window_args = saved.in_window_args;
         self.in_agg_args = saved.in_agg_args;
         self.named_windows = saved.named_windows;
+        self.from_left = saved.from_left;
     }
 
     pub fn bind_query(&mut self, q: &A::Query) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
