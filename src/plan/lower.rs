@@ -776,9 +776,9 @@ impl Lowerer {
         left: Vec<Expr>,
     ) -> Result<(Plan, SubqueryKind)> {
         match &sub.kind {
-            SubqueryKind::Scalar | SubqueryKind::Exists => {
-                Ok((self.lower_exact(&sub.plan)?, sub.kind.clone()))
-            }
+            SubqueryKind::Scalar => Ok((self.lower_exact(&sub.plan)?, sub.kind.clone())),
+            // Only the row count matters: the select list was pruned away.
+            SubqueryKind::Exists => Ok((self.lower(&sub.plan)?.0, sub.kind.clone())),
             SubqueryKind::Any { right, op, .. } | SubqueryKind::All { right, op, .. } => {
                 let (plan, layout) = self.lower(&sub.plan)?;
                 let right = right

@@ -698,6 +698,24 @@ impl Expr {
         self.children(&mut |c| c.column_refs(f));
     }
 
+    /// Calls `f` with every column reference node, inside subqueries too, to rewrite it.
+    pub fn column_refs_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Expr::ColumnRef { .. } => return f(self),
+            Expr::Subquery(s) => {
+                s.plan
+                    .walk_mut_pre(&mut |p| p.exprs_mut(&mut |e| e.column_refs_mut(f)));
+                if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } =
+                    &mut s.kind
+                {
+                    right.iter_mut().for_each(|r| r.column_refs_mut(f));
+                }
+            }
+            _ => {}
+        }
+        self.children_mut(&mut |c| c.column_refs_mut(f));
+    }
+
     pub fn literal_bool(b: bool) -> Expr {
         Expr::Literal {
             value: Value::Bool(b),

@@ -307,21 +307,22 @@ fn expose(
     exprs: &mut Vec<Expr>,
     exposed: &mut HashMap<ColumnId, u32>,
 ) {
-    if let Expr::ColumnRef { id, ty, name } = e
-        && below.contains(&id.rel)
-    {
-        let col = *exposed.entry(*id).or_insert_with(|| {
-            exprs.push(Expr::ColumnRef {
-                id: *id,
-                ty: *ty,
-                name: name.clone(),
+    // Inside nested subqueries too: they read the same columns.
+    e.column_refs_mut(&mut |c| {
+        if let Expr::ColumnRef { id, ty, name } = c
+            && below.contains(&id.rel)
+        {
+            let col = *exposed.entry(*id).or_insert_with(|| {
+                exprs.push(Expr::ColumnRef {
+                    id: *id,
+                    ty: *ty,
+                    name: name.clone(),
+                });
+                (exprs.len() - 1) as u32
             });
-            (exprs.len() - 1) as u32
-        });
-        *id = ColumnId::new(rel, col);
-        return;
-    }
-    e.children_mut(&mut |c| expose(c, below, rel, exprs, exposed));
+            *id = ColumnId::new(rel, col);
+        }
+    });
 }
 
 /// Replaces the correlated scalar subqueries in `e` by columns of joins added to

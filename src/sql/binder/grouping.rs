@@ -390,18 +390,11 @@ fn cross(a: &[Vec<usize>], b: &[Vec<usize>]) -> Vec<Vec<usize>> {
 
 /// Renames column references (inside subqueries too) by `map`.
 fn remap_refs(e: &mut Expr, map: &std::collections::HashMap<ColumnId, ColumnId>) {
-    if let Expr::ColumnRef { id, .. } = e
-        && let Some(to) = map.get(id)
-    {
-        *id = *to;
-        return;
-    }
-    if let Expr::Subquery(sub) = e {
-        sub.plan
-            .walk_mut_pre(&mut |p| p.exprs_mut(&mut |x| remap_refs(x, map)));
-        if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &mut sub.kind {
-            right.iter_mut().for_each(|r| remap_refs(r, map));
+    e.column_refs_mut(&mut |c| {
+        if let Expr::ColumnRef { id, .. } = c
+            && let Some(to) = map.get(id)
+        {
+            *id = *to;
         }
-    }
-    e.children_mut(&mut |c| remap_refs(c, map));
+    });
 }

@@ -138,8 +138,13 @@ impl Binder<'_> {
         if !matches!(q.body.as_ref(), A::SetExpr::Select(_)) {
             self.unknown_outputs_ok = false;
         }
-        if q.fetch.is_some() || !q.locks.is_empty() {
-            return Err(Error::feature_not_supported("FETCH and FOR UPDATE clauses"));
+        if !q.locks.is_empty() {
+            return Err(Error::feature_not_supported(
+                "FOR UPDATE and FOR SHARE clauses",
+            ));
+        }
+        if let Some(fetch) = &q.fetch {
+            return self.bind_query(&fetch_as_limit(q, fetch)?);
         }
         match &q.with {
             Some(with) => {
@@ -700,4 +705,32 @@ impl Binder<'_> {
         };
         Ok((bind(l)?, bind(o)?))
     }
+}
+
+/// `FETCH FIRST n ROWS ONLY` is the standard spelling of `LIMIT n` (a missing count is 1).
+fn fetch_as_limit(q: &A::Query, fetch: &A::Fetch) -> Result<A::Query> {
+    if fetch.percent {
+        return Err(Error::syntax("syntax error at or near \"PERCENT\""));
+    }
+    if fetch.with_ties {
+        return Err(Error::feature_not_supported("FETCH FIRST … WITH TIES"));
+    }
+    let offset = match &q.limit_clause {
+        None => None,
+        Some(A::LimitClause::LimitOffset {
+            limit: None,
+            offset,
+            limit_by,
+        }) if limit_by.is_empty() => offset.clone(),
+        Some(_) => return Err(Error::syntax("multiple LIMIT clauses not allowed")),
+    };
+    let one = || A::Expr::value(A::Value::Number("1".into(), false));
+    let mut q = q.clone();
+    q.fetch = None;
+    q.limit_clause = Some(A::LimitClause::LimitOffset {
+        limit: Some(fetch.quantity.clone().unwrap_or_else(one)),
+        offset,
+        limit_by: Vec::new(),
+    });
+    Ok(q)
 }

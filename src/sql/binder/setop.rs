@@ -106,10 +106,12 @@ impl Binder<'_> {
                     ..
                 }
             );
-            if with.recursive && union {
+            // Under WITH RECURSIVE a query that never names itself is an ordinary CTE.
+            let recursive = with.recursive && names_relation(&cte.query, &name);
+            if recursive && union {
                 self.push_cte(binding);
                 self.bind_recursive_cte(cte, &name)?;
-            } else if with.recursive {
+            } else if recursive {
                 self.push_cte(CteBinding {
                     state: CteState::NotUnion,
                     ..binding
@@ -482,6 +484,19 @@ impl Binder<'_> {
             exprs,
         })
     }
+}
+
+/// Whether `query` reads a relation called `name` (unqualified) anywhere inside it.
+fn names_relation(query: &A::Query, name: &str) -> bool {
+    let found = A::visit_relations(query, |rel| {
+        let hit = matches!(rel.0.as_slice(), [part] if part.as_ident().is_some_and(|i| ident_name(i) == name));
+        if hit {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    found.is_break()
 }
 
 /// Whether a plan reads a recursive CTE's work table.
