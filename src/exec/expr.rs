@@ -328,39 +328,184 @@ pub fn replay_exprs(
     })
 }
 
+/// The rows of `sel` for which `pred` is true (NULL and false both reject).
+///
+/// Conjuncts narrow the selection one after another, disjuncts each look only at the
+/// rows no earlier disjunct accepted (the rows `eval` of AND/OR would evaluate them on,
+/// so errors are raised for the same rows). A column compared with constants is tested
+/// in place, without building a vector of results.
 pub fn eval_filter(pred: &Expr, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vec<u32>> {
-    // Fast path: column compared with a constant.
-    if let Expr::Binary {
-        op, left, right, ..
-    } = pred
-        && op.is_comparison()
-        && let (Expr::Column { index, .. }, Expr::Literal { value, .. }) =
-            (left.as_ref(), right.as_ref())
-        && let Some(col) = batch.columns.get(*index)
-        && let Some(out) = filter_column_const(*op, col, value, sel)
-    {
+    if let Some(out) = filter_fast(pred, batch, sel) {
         return Ok(out);
     }
-    if let Expr::And(list) = pred {
-        let mut current: Vec<u32> = sel.to_vec();
-        for p in list {
-            if current.is_empty() {
-                break;
+    match pred {
+        Expr::And(list) => {
+            let mut current: Vec<u32> = sel.to_vec();
+            for p in list {
+                if current.is_empty() {
+                    break;
+                }
+                current = eval_filter(p, batch, &current, ctx)?;
             }
-            current = eval_filter(p, batch, &current, ctx)?;
+            Ok(current)
         }
-        return Ok(current);
+        Expr::Or(list) => {
+            let mut accepted = vec![false; batch.rows];
+            let mut rest: Vec<u32> = sel.to_vec();
+            for p in list {
+                if rest.is_empty() {
+                    break;
+                }
+                let hits = eval_filter(p, batch, &rest, ctx)?;
+                if hits.is_empty() {
+                    continue;
+                }
+                hits.iter().for_each(|&r| accepted[r as usize] = true);
+                rest.retain(|&r| !accepted[r as usize]);
+            }
+            Ok(sel
+                .iter()
+                .copied()
+                .filter(|&r| accepted[r as usize])
+                .collect())
+        }
+        _ => {
+            let v = eval(pred, batch, sel, ctx)?;
+            let Data::Bool(b) = &v.data else {
+                return Err(Error::internal("filter on non-boolean"));
+            };
+            Ok(sel
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| b[*i] && !v.is_null(*i))
+                .map(|(_, &r)| r)
+                .collect())
+        }
     }
-    let v = eval(pred, batch, sel, ctx)?;
-    let Data::Bool(b) = &v.data else {
-        return Err(Error::internal("filter on non-boolean"));
-    };
-    Ok(sel
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| b[*i] && !v.is_null(*i))
-        .map(|(_, &r)| r)
-        .collect())
+}
+
+/// A column of the batch, read as is or (`trim`) as char(n) read as text: without
+/// its trailing blanks.
+fn filter_operand<'a>(e: &Expr, batch: &'a Batch) -> Option<(&'a Vector, bool)> {
+    match e {
+        Expr::Column { index, .. } => batch.columns.get(*index).map(|c| (c, false)),
+        Expr::Cast { expr, to, .. }
+            if matches!(to.ty, DataType::Text | DataType::Varchar)
+                && to.typmod < 0
+                && expr.ty().ty == DataType::Bpchar =>
+        {
+            match expr.as_ref() {
+                Expr::Column { index, .. } => batch.columns.get(*index).map(|c| (c, true)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `s` without its trailing blanks is `k` (char(n) read as text).
+#[inline]
+fn eq_padded(s: &[u8], k: &[u8]) -> bool {
+    s.len() >= k.len()
+        && k.last() != Some(&b' ')
+        && s[..k.len()] == *k
+        && s[k.len()..].iter().all(|&b| b == b' ')
+}
+
+fn trim_blanks(s: &[u8]) -> &[u8] {
+    let end = s.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
+    &s[..end]
+}
+
+/// Filters that test a column against constants in place: `col op constant` and
+/// `col [NOT] IN (constants…)`.
+fn filter_fast(pred: &Expr, batch: &Batch, sel: &[u32]) -> Option<Vec<u32>> {
+    match pred {
+        Expr::Binary {
+            op, left, right, ..
+        } if op.is_comparison() => {
+            let Expr::Literal { value, .. } = right.as_ref() else {
+                return None;
+            };
+            let (col, trim) = filter_operand(left, batch)?;
+            filter_column_const(*op, col, trim, value, sel)
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let (col, trim) = filter_operand(expr, batch)?;
+            let mut consts = Vec::with_capacity(list.len());
+            let mut has_null = false;
+            for item in list {
+                match item {
+                    Expr::Literal {
+                        value: Value::Null, ..
+                    } => has_null = true,
+                    Expr::Literal { value, .. } => consts.push(value),
+                    _ => return None,
+                }
+            }
+            if *negated && has_null {
+                // `x NOT IN (…, NULL)` is never true.
+                return Some(Vec::new());
+            }
+            let live = |i: u32| !col.is_null(i as usize);
+            let keep = |found: bool| found != *negated;
+            let out = match &col.data {
+                Data::Text(t) => {
+                    let mut keys = Vec::with_capacity(consts.len());
+                    for c in &consts {
+                        let Value::Text(c) = c else { return None };
+                        keys.push(c.as_bytes());
+                    }
+                    sel.iter()
+                        .copied()
+                        .filter(|&i| {
+                            let s = t.get(i as usize);
+                            let hit = if trim {
+                                keys.iter().any(|k| eq_padded(s, k))
+                            } else {
+                                keys.contains(&s)
+                            };
+                            live(i) && keep(hit)
+                        })
+                        .collect()
+                }
+                Data::I32(v) => {
+                    let mut keys = Vec::with_capacity(consts.len());
+                    for c in &consts {
+                        let (Value::Int4(c) | Value::Date(c)) = c else {
+                            return None;
+                        };
+                        keys.push(*c);
+                    }
+                    sel.iter()
+                        .copied()
+                        .filter(|&i| live(i) && keep(keys.contains(&v[i as usize])))
+                        .collect()
+                }
+                Data::I64(v) => {
+                    let mut keys = Vec::with_capacity(consts.len());
+                    for c in &consts {
+                        let (Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) = c
+                        else {
+                            return None;
+                        };
+                        keys.push(*c);
+                    }
+                    sel.iter()
+                        .copied()
+                        .filter(|&i| live(i) && keep(keys.contains(&v[i as usize])))
+                        .collect()
+                }
+                _ => return None,
+            };
+            Some(out)
+        }
+        _ => None,
+    }
 }
 
 fn op_matches(op: BinaryOp, o: Ordering) -> bool {
@@ -375,10 +520,36 @@ fn op_matches(op: BinaryOp, o: Ordering) -> bool {
     }
 }
 
-fn filter_column_const(op: BinaryOp, col: &Vector, value: &Value, sel: &[u32]) -> Option<Vec<u32>> {
+fn filter_column_const(
+    op: BinaryOp,
+    col: &Vector,
+    trim: bool,
+    value: &Value,
+    sel: &[u32],
+) -> Option<Vec<u32>> {
     let live = |i: u32| !col.is_null(i as usize);
     let out = match (&col.data, value) {
         (_, Value::Null) => Vec::new(),
+        (Data::Text(t), Value::Text(c)) if trim && matches!(op, BinaryOp::Eq | BinaryOp::NotEq) => {
+            let c = c.as_bytes();
+            let want = op == BinaryOp::Eq;
+            sel.iter()
+                .copied()
+                .filter(|&i| live(i) && eq_padded(t.get(i as usize), c) == want)
+                .collect()
+        }
+        (Data::Text(t), Value::Text(c)) if trim => {
+            let c = c.as_bytes();
+            sel.iter()
+                .copied()
+                .filter(|&i| live(i) && op_matches(op, trim_blanks(t.get(i as usize)).cmp(c)))
+                .collect()
+        }
+        (Data::Num(v), Value::Numeric(c)) => sel
+            .iter()
+            .copied()
+            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp_value(c)))
+            .collect(),
         (Data::I32(v), Value::Int4(c) | Value::Date(c)) => sel
             .iter()
             .copied()
@@ -1072,6 +1243,23 @@ pub fn cast_vector(
         }
         _ => None,
     };
+    // char(n) to text or varchar drops the padding: one copy, no value per row.
+    if let Data::Text(t) = &v.data
+        && from.ty == DataType::Bpchar
+        && matches!(to.ty, DataType::Text | DataType::Varchar)
+        && to.typmod < 0
+    {
+        let mut out = TextVec::with_capacity(n);
+        for i in 0..n {
+            let s = t.get(i);
+            let end = s.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
+            out.push(&s[..end]);
+        }
+        return Ok(Vector {
+            data: Data::Text(out),
+            nulls,
+        });
+    }
     if let (Data::F64(a), DataType::Numeric) = (&v.data, to.ty)
         && to.typmod < 0
     {

@@ -69,4 +69,12 @@ impl Operator for Instrumented {
         }
         Ok(out)
     }
+
+    fn push_key_filter(
+        &mut self,
+        col: usize,
+        filter: &std::sync::Arc<super::keyfilter::KeyFilter>,
+    ) -> bool {
+        self.inner.push_key_filter(col, filter)
+    }
 }

@@ -27,11 +27,13 @@
 //! `kiln.max_query_memory`).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use hashbrown::HashMap;
 
 use super::context::ExecContext;
 use super::expr::{eval, eval_filter};
+use super::keyfilter::KeyFilter;
 use super::keys;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
@@ -50,6 +52,8 @@ type Hasher = foldhash::fast::FixedState;
 /// What the physical plan says about a join.
 pub struct JoinSpec {
     pub kind: JoinKind,
+    /// Hand the build keys to the probe side's scan (see [`super::keyfilter`]).
+    pub key_filter: bool,
     /// Equality keys: `left_keys[i] = right_keys[i]` (empty: a nested loop).
     pub left_keys: Vec<Expr>,
     pub right_keys: Vec<Expr>,
@@ -91,6 +95,8 @@ pub struct JoinOp {
     out: VecDeque<Batch>,
     left_done: bool,
     finished: bool,
+    /// The build keys, published for the probe side's scan.
+    key_filter: Option<Arc<KeyFilter>>,
 }
 
 struct Probe {
@@ -105,7 +111,24 @@ struct Probe {
 }
 
 impl JoinOp {
-    pub fn new(left: BoxedOperator, right: BoxedOperator, spec: JoinSpec) -> JoinOp {
+    pub fn new(mut left: BoxedOperator, right: BoxedOperator, spec: JoinSpec) -> JoinOp {
+        let mut key_filter = None;
+        // Probe rows without a partner are dropped by these kinds only.
+        let drops = matches!(
+            spec.kind,
+            JoinKind::Inner | JoinKind::Semi | JoinKind::Right
+        );
+        if spec.key_filter
+            && drops
+            && matches!(table_for(&spec.right_keys), Table::Int(_) | Table::Int2(_))
+            && let Some(Expr::Column { index, ty, .. }) = spec.left_keys.first()
+            && ty.ty.is_integer()
+        {
+            let f = Arc::new(KeyFilter::default());
+            if left.push_key_filter(*index, &f) {
+                key_filter = Some(f);
+            }
+        }
         JoinOp {
             left,
             right: Some(right),
@@ -115,6 +138,20 @@ impl JoinOp {
             out: VecDeque::new(),
             left_done: false,
             finished: false,
+            key_filter,
+        }
+    }
+
+    /// Publishes the first key of every build row for the probe side's scan.
+    fn publish_keys(&self, table: &Table) {
+        let Some(f) = &self.key_filter else { return };
+        match table {
+            Table::Int(m) => f.publish(m.keys().copied(), m.len()),
+            Table::Int2(m) => {
+                let firsts: hashbrown::HashSet<i64, Hasher> = m.keys().map(|k| k.0).collect();
+                f.publish(firsts.iter().copied(), firsts.len());
+            }
+            _ => {}
         }
     }
 
@@ -189,6 +226,7 @@ impl JoinOp {
             }
             global += n as u32;
         }
+        self.publish_keys(&table);
         let matched = if matches!(self.spec.kind, JoinKind::Right | JoinKind::Full) {
             vec![false; rows]
         } else {
@@ -439,6 +477,27 @@ impl Operator for JoinOp {
                 }
                 None => self.left_done = true,
             }
+        }
+    }
+
+    fn push_key_filter(&mut self, col: usize, filter: &Arc<KeyFilter>) -> bool {
+        // An output row carries its left row's values (NULL-padded rows carry NULL,
+        // which the filter's join drops anyway), so dropping by a left column here is
+        // dropping left rows. Right columns come from the build side, read on this
+        // join's first batch: after the filter's own join has published its keys.
+        let left_width = self.spec.left_types.len();
+        if self.spec.kind == JoinKind::Single {
+            // Its 21000 for a row with two partners must not depend on the filter.
+            return false;
+        }
+        if col < left_width {
+            return self.left.push_key_filter(col, filter);
+        }
+        match (&mut self.right, self.spec.kind) {
+            (Some(right), JoinKind::Inner | JoinKind::Left) => {
+                right.push_key_filter(col - left_width, filter)
+            }
+            _ => false,
         }
     }
 }

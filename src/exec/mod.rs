@@ -15,6 +15,7 @@ pub mod expr;
 pub mod functions;
 pub mod instrument;
 pub mod join;
+pub mod keyfilter;
 pub mod keys;
 pub mod ops;
 pub mod scan;
@@ -25,6 +26,8 @@ pub mod subplan;
 pub mod vector;
 pub mod window;
 
+use std::sync::Arc;
+
 use context::ExecContext;
 use vector::Batch;
 
@@ -34,6 +37,13 @@ use crate::plan::physical::Op;
 
 pub trait Operator: Send {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>>;
+
+    /// Takes a join's key filter on output position `col` down to the scan that
+    /// produces that column (see [`keyfilter`]); false when this operator cannot drop
+    /// rows by it.
+    fn push_key_filter(&mut self, _col: usize, _filter: &Arc<keyfilter::KeyFilter>) -> bool {
+        false
+    }
 }
 
 pub type BoxedOperator = Box<dyn Operator>;
@@ -215,6 +225,9 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             build_with(left, inst),
             build_with(right, inst),
             join::JoinSpec {
+                // Worth testing probe rows against the build keys when most probe rows
+                // are expected to find none.
+                key_filter: right.rows * 2.0 < left.rows,
                 kind: *kind,
                 left_keys: left_keys.clone(),
                 right_keys: right_keys.clone(),

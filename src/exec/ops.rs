@@ -1,9 +1,11 @@
 //! Small streaming operators: filter, project, limit, distinct, VALUES, generate_series.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::context::ExecContext;
 use super::expr::{eval, eval_filter, replay_exprs, replay_filter};
+use super::keyfilter::KeyFilter;
 use super::keys;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
@@ -55,6 +57,10 @@ impl Operator for FilterOp {
         }
         Ok(None)
     }
+
+    fn push_key_filter(&mut self, col: usize, filter: &Arc<KeyFilter>) -> bool {
+        self.input.push_key_filter(col, filter)
+    }
 }
 
 pub struct ProjectOp {
@@ -93,6 +99,13 @@ impl Operator for ProjectOp {
                 self.pending = Some(replayed.error);
                 Ok(Some(self.project(&b, &sel[..replayed.ok], ctx)?))
             }
+        }
+    }
+
+    fn push_key_filter(&mut self, col: usize, filter: &Arc<KeyFilter>) -> bool {
+        match self.exprs.get(col) {
+            Some(Expr::Column { index, .. }) => self.input.push_key_filter(*index, filter),
+            _ => false,
         }
     }
 }
