@@ -1243,6 +1243,27 @@ pub fn cast_vector(
         }
         _ => None,
     };
+    // numeric(p, s) to unconstrained numeric changes nothing.
+    if from.ty == DataType::Numeric && to.ty == DataType::Numeric && to.typmod < 0 {
+        return Ok(v);
+    }
+    if let Data::I32(days) = &v.data
+        && from.ty == DataType::Date
+        && to.ty == DataType::Timestamp
+    {
+        let mut out = Vec::with_capacity(n);
+        for (i, &d) in days.iter().enumerate() {
+            out.push(if v.is_null(i) {
+                0
+            } else {
+                crate::types::datetime::date_to_timestamp(d)?
+            });
+        }
+        return Ok(Vector {
+            data: Data::I64(out),
+            nulls,
+        });
+    }
     // char(n) to text or varchar drops the padding: one copy, no value per row.
     if let Data::Text(t) = &v.data
         && from.ty == DataType::Bpchar

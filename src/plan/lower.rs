@@ -241,11 +241,22 @@ impl Lowerer {
                     }
                     return Ok((child, out));
                 }
-                let exprs = exprs
+                let lowered = exprs
                     .iter()
                     .map(|e| self.expr(e, &layout))
                     .collect::<Result<Vec<_>>>()?;
-                let out = Layout::dense((0..exprs.len()).map(|i| ColumnId::new(*rel, i as u32)));
+                // An unused column keeps its position (left empty) but no column id, so
+                // operators above treat it as unread (see `position_types`).
+                let mut out = Layout {
+                    width: exprs.len(),
+                    map: HashMap::new(),
+                };
+                for (i, e) in exprs.iter().enumerate() {
+                    if !matches!(e, Expr::Unused { .. }) {
+                        out.map.insert(ColumnId::new(*rel, i as u32), i);
+                    }
+                }
+                let exprs = lowered;
                 Ok((
                     node(Op::Project {
                         input: Box::new(child),

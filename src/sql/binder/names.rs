@@ -50,7 +50,7 @@ pub(super) fn figure_name(e: &A::Expr) -> Option<(String, u8)> {
         A::Expr::AtTimeZone { .. } => strong("timezone"),
         A::Expr::Ceil { .. } => strong("ceil"),
         A::Expr::Floor { .. } => strong("floor"),
-        A::Expr::Exists { .. } => strong("exists"),
+        A::Expr::Exists { negated: false, .. } => strong("exists"),
         // A scalar subquery is named after its one column.
         A::Expr::Subquery(q) => Some((query_first_name(q), NAME_STRONG)),
         _ => None,
