@@ -14,7 +14,8 @@ use std::collections::HashMap;
 
 use super::logical::{ColumnId, JoinKind, LogicalPlan, SetOpKind};
 use crate::sql::expr::{BinaryOp, Expr, SubqueryKind};
-use crate::types::Value;
+use crate::types::datetime::USECS_PER_DAY;
+use crate::types::{DataType, Value};
 
 /// PostgreSQL's default for "one value out of many" when nothing is known.
 const DEFAULT_EQ_SEL: f64 = 0.005;
@@ -383,7 +384,14 @@ fn comparison(est: &Estimate, op: BinaryOp, left: &Expr, right: &Expr) -> f64 {
             let Expr::ColumnRef { id, .. } = col else {
                 return DEFAULT_INEQ_SEL;
             };
-            match (est.range.get(id), numeric(value)) {
+            // A date column compared as a timestamp: its statistics count days.
+            let x = match (col.ty().ty, value) {
+                (DataType::Date, Value::Timestamp(t) | Value::Timestamptz(t)) => {
+                    Some(*t as f64 / USECS_PER_DAY as f64)
+                }
+                _ => numeric(value),
+            };
+            match (est.range.get(id), x) {
                 (Some(&(lo, hi)), Some(x)) if hi > lo => {
                     let below = ((x - lo) / (hi - lo)).clamp(0.0, 1.0);
                     match op {

@@ -114,6 +114,12 @@ pub enum BoundStatement {
         analyze: bool,
         options: explain::ExplainOptions,
     },
+    /// ANALYZE / VACUUM: planner statistics recomputed now for `tables`; VACUUM also
+    /// wakes the vacuum thread (which otherwise runs by itself).
+    Analyze {
+        tables: Vec<Arc<TableEntry>>,
+        vacuum: bool,
+    },
     /// Accepted and ignored, with the command tag to answer.
     NoOp {
         tag: String,
@@ -137,6 +143,7 @@ impl BoundStatement {
             | BoundStatement::Transaction(_)
             | BoundStatement::Set { .. }
             | BoundStatement::Show { .. }
+            | BoundStatement::Analyze { .. }
             | BoundStatement::Deallocate { .. }
             | BoundStatement::NoOp { .. } => false,
         }

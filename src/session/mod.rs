@@ -522,6 +522,23 @@ impl Session {
                 ))));
             }
             BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),
+            BoundStatement::Analyze { tables, vacuum } => {
+                if *vacuum && matches!(self.status, TxnStatus::InBlock | TxnStatus::Failed) {
+                    return Err(Error::new(
+                        "25001",
+                        "VACUUM cannot run inside a transaction block",
+                    ));
+                }
+                for t in tables {
+                    t.analyze();
+                }
+                if *vacuum {
+                    self.db.request_vacuum();
+                }
+                return Ok(Outcome::Done {
+                    tag: if *vacuum { "VACUUM" } else { "ANALYZE" }.into(),
+                });
+            }
             BoundStatement::Deallocate { name } => {
                 match name {
                     None => self.prepared.clear(),
@@ -732,6 +749,7 @@ impl Session {
             | BoundStatement::Set { .. }
             | BoundStatement::Show { .. }
             | BoundStatement::NoOp { .. }
+            | BoundStatement::Analyze { .. }
             | BoundStatement::Deallocate { .. } => Err(Error::internal("statement handled above")),
         }
     }

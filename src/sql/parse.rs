@@ -266,6 +266,79 @@ pub fn between_modifiers(sql: &str) -> Vec<(usize, usize, bool)> {
     out
 }
 
+/// The options of a statement-initial `VACUUM` (`(…)`, FULL, FREEZE, VERBOSE,
+/// ANALYZE) or `ANALYZE` (`(…)`, VERBOSE): sqlparser reads few of them, and kiln
+/// treats every VACUUM and ANALYZE alike (statistics now; the vacuum runs by itself),
+/// so [`parse`] blanks them out. Returns their byte ranges.
+pub fn maintenance_options(sql: &str) -> Vec<(usize, usize)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let word = |i: usize| match sig.get(i).map(|t| &t.token) {
+        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let mut blank = |from: usize, to: usize| {
+        if let (Some(a), Some(b)) = (
+            byte_offset(sql, sig[from].span.start),
+            byte_offset(sql, sig[to].span.end),
+        ) {
+            out.push((a, b));
+        }
+    };
+    for i in 0..sig.len() {
+        let starts = i == 0 || sig[i - 1].token == Token::SemiColon;
+        let vacuum = match word(i).as_deref() {
+            Some("VACUUM") if starts => true,
+            Some("ANALYZE") if starts => false,
+            _ => continue,
+        };
+        let mut j = i + 1;
+        if sig.get(j).is_some_and(|t| t.token == Token::LParen) {
+            let mut depth = 0;
+            let mut k = j;
+            while k < sig.len() {
+                match sig[k].token {
+                    Token::LParen => depth += 1,
+                    Token::RParen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Token::SemiColon => break,
+                    _ => {}
+                }
+                k += 1;
+            }
+            if k < sig.len() && sig[k].token == Token::RParen {
+                blank(j, k);
+                j = k + 1;
+            }
+        }
+        while let Some(w) = word(j) {
+            let option = match w.as_str() {
+                "VERBOSE" => true,
+                "FULL" | "FREEZE" | "ANALYZE" | "ANALYSE" => vacuum,
+                _ => false,
+            };
+            if !option {
+                break;
+            }
+            blank(j, j);
+            j += 1;
+        }
+    }
+    out
+}
+
 /// Whether `word` (ASCII) occurs in `text`, in any case: a cheap test before
 /// tokenizing a statement again.
 fn mentions(text: &str, word: &str) -> bool {
@@ -342,7 +415,8 @@ pub fn ctas_column_names(sql: &str) -> Option<(usize, usize, Vec<String>)> {
 
 fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
     let ctas = mentions(sql, "create") && mentions(sql, " as");
-    if !mentions(sql, "exclude") && !mentions(sql, "symmetric") && !ctas {
+    let maintenance = mentions(sql, "vacuum") || mentions(sql, "analyze");
+    if !mentions(sql, "exclude") && !mentions(sql, "symmetric") && !ctas && !maintenance {
         return std::borrow::Cow::Borrowed(sql);
     }
     let mut ranges: Vec<(usize, usize)> = frame_exclusions(sql)
@@ -352,6 +426,9 @@ fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
     ranges.extend(between_modifiers(sql).into_iter().map(|(s, e, _)| (s, e)));
     if ctas && let Some((s, e, _)) = ctas_column_names(sql) {
         ranges.push((s, e));
+    }
+    if maintenance {
+        ranges.extend(maintenance_options(sql));
     }
     if ranges.is_empty() {
         return std::borrow::Cow::Borrowed(sql);

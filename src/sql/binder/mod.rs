@@ -261,6 +261,14 @@ impl<'a> Binder<'a> {
                     cascade: *cascade,
                 })
             }
+            A::Statement::Analyze(a) => Ok(BoundStatement::Analyze {
+                tables: self.maintained_tables(a.table_name.as_ref())?,
+                vacuum: false,
+            }),
+            A::Statement::Vacuum(v) => Ok(BoundStatement::Analyze {
+                tables: self.maintained_tables(v.table_name.as_ref())?,
+                vacuum: true,
+            }),
             A::Statement::Truncate(t) => {
                 let mut tables = Vec::new();
                 for target in &t.table_names {
@@ -341,6 +349,21 @@ impl<'a> Binder<'a> {
     }
 
     /// The relation `name` (a table or a view), remembered for revalidation.
+    /// The tables an ANALYZE or VACUUM names (a view is skipped, as PostgreSQL skips
+    /// it with a warning), or every table this snapshot sees.
+    fn maintained_tables(&mut self, name: Option<&A::ObjectName>) -> Result<Vec<Arc<TableEntry>>> {
+        let tables = match name {
+            Some(n) => vec![self.table(n)?],
+            None => self
+                .catalog
+                .all_tables()
+                .into_iter()
+                .filter(|t| self.catalog.is_current(t, &self.snapshot))
+                .collect(),
+        };
+        Ok(tables.into_iter().filter(|t| t.view.is_none()).collect())
+    }
+
     pub(super) fn table(&mut self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
         let schema = match name.0.as_slice() {
             [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
