@@ -7,7 +7,10 @@ included — for each engine, interleaved (A B A B …), --reps times, and repor
 Three variants per workload: the plain file, the cache-busted file (a unique comment in
 every statement), and the floor (the same number of `SELECT 1;`). The CPU time psql
 itself spends on the plain file is reported too: both servers send it the same bytes, so
-it is a floor that no server can go below. One iteration's output
+it is a floor that no server can go below. For reads, the replay floor is measured as
+TARGETS.md defines it: psql running the plain file against `zero_server.py`, which
+answers every statement at once with the bytes PostgreSQL sent for it; a ratio target
+below floor/PG + 0.03 is read as that. One iteration's output
 is compared with PostgreSQL's (sorted unless the query has a total order; a workload may add
 an order_check on kiln's own lines where its ORDER BY has ties); writes compare a
 verification query instead. A wrong answer is reported as a failure, and so is an error
@@ -19,6 +22,7 @@ Usage: bench/run.py --kiln "host=127.0.0.1 port=5433 user=bench dbname=bench" \
 
 import argparse
 import os
+import socket
 import resource
 import statistics
 import subprocess
@@ -85,6 +89,31 @@ def compare(kiln_out, pg_out, ordered, order_check=None):
     return a == b
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def replay_floor(pg_dsn, stmt, path, reps):
+    """Median seconds of psql running `path` against a server that answers every
+    statement instantly with PostgreSQL's response to `stmt`."""
+    port = free_port()
+    here = os.path.dirname(os.path.abspath(__file__))
+    server = subprocess.Popen([sys.executable, os.path.join(here, "zero_server.py"), "--capture", pg_dsn,
+                               "--sql", stmt, "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = server.stdout.readline()
+        if not line.startswith("zero_server:"):
+            raise RuntimeError("zero_server did not start")
+        dsn = f"host=127.0.0.1 port={port} user=replay dbname=replay"
+        return statistics.median(psql_run(dsn, path) for _ in range(reps))
+    finally:
+        server.kill()
+        server.wait()
+
+
 def run_workload(w, args, directory):
     name, n = w["name"], w["n"]
     stmts = [w["stmt"](i) for i in range(n)]
@@ -127,6 +156,9 @@ def run_workload(w, args, directory):
                 if variant == "plain":
                     client_cpu[label].append(LAST_CLIENT_CPU[0])
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    if not mutates:
+        # After the timed runs, so PostgreSQL holds the setup's data.
+        med[("replay", "floor")] = replay_floor(args.pg, stmts[0], files["plain"], args.reps) * 1000
     for label, v in client_cpu.items():
         med[(label, "client_cpu")] = statistics.median(v) * 1000
     return dict(name=name, n=n, correct=correct, med=med,
@@ -157,9 +189,11 @@ def main():
                 continue
             results.append(r)
             m = r["med"]
+            replay = m.get(("replay", "floor"))
+            floor_text = f"floor {replay / m[('pg', 'plain')]:.2f}  " if replay else ""
             print(f"{r['name']:<18} kiln {m[('kiln', 'plain')]:9.1f} ms  pg {m[('pg', 'plain')]:9.1f} ms  "
                   f"ratio {m[('kiln', 'plain')] / m[('pg', 'plain')]:.2f}  "
-                  f"busted {m[('kiln', 'busted')] / m[('pg', 'busted')]:.2f}  "
+                  f"busted {m[('kiln', 'busted')] / m[('pg', 'busted')]:.2f}  {floor_text}"
                   f"{'ok' if r['correct'] else 'WRONG'}", flush=True)
             if not r["correct"]:
                 print("  kiln:", r["kiln_out"].replace("\n", " | ")[:200])
@@ -167,17 +201,20 @@ def main():
     print(f"load average after: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, {os.getloadavg()[2]:.2f}")
     print()
     print("| workload | iterations | kiln ms | PostgreSQL ms | kiln/PG | kiln ms (busted) | PG ms (busted) | kiln/PG (busted) "
-          "| floor kiln ms | floor PG ms | psql CPU ms (kiln run / PG run) | same answer |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| floor kiln ms | floor PG ms | replay floor ms | replay floor/PG | psql CPU ms (kiln run / PG run) "
+          "| same answer |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         if "error" in r:
-            print(f"| {r['name']} | {r['n']} | — | — | — | — | — | — | — | — | — | FAILED |")
+            print(f"| {r['name']} | {r['n']} | — | — | — | — | — | — | — | — | — | — | — | FAILED |")
             continue
         m = r["med"]
+        replay = m.get(("replay", "floor"))
+        replay_cells = (f"{replay:.0f} | {replay / m[('pg', 'plain')]:.2f}" if replay else "— | —")
         print(f"| {r['name']} | {r['n']} | {m[('kiln', 'plain')]:.0f} | {m[('pg', 'plain')]:.0f} | "
               f"{m[('kiln', 'plain')] / m[('pg', 'plain')]:.2f} | {m[('kiln', 'busted')]:.0f} | {m[('pg', 'busted')]:.0f} | "
               f"{m[('kiln', 'busted')] / m[('pg', 'busted')]:.2f} | {m[('kiln', 'floor')]:.0f} | {m[('pg', 'floor')]:.0f} | "
-              f"{m[('kiln', 'client_cpu')]:.0f} / {m[('pg', 'client_cpu')]:.0f} | "
+              f"{replay_cells} | {m[('kiln', 'client_cpu')]:.0f} / {m[('pg', 'client_cpu')]:.0f} | "
               f"{'yes' if r['correct'] else 'NO'} |")
     if not all(r["correct"] for r in results):
         sys.exit(1)

@@ -356,10 +356,46 @@ fn two_digits(out: &mut Vec<u8>, v: u32) {
     out.push(b'0' + (v % 10) as u8);
 }
 
+/// Days of 1000-01-01 and 9999-12-31 (from 2000-01-01): dates whose ISO text is
+/// exactly `YYYY-MM-DD`.
+const DATE_FOUR_DIGITS_FIRST: i32 = -365_242;
+const DATE_FOUR_DIGITS_LAST: i32 = 2_921_939;
+
+/// Whether a date's year has four digits (AD), so its ISO text is 10 bytes.
+#[inline]
+pub fn date_is_four_digit_year(days: i32) -> bool {
+    (DATE_FOUR_DIGITS_FIRST..=DATE_FOUR_DIGITS_LAST).contains(&days)
+}
+
+/// Writes `YYYY-MM-DD` into `out` (10 bytes) for a date with a four-digit year.
+#[inline]
+pub fn write_iso_date_into(out: &mut [u8], days: i32) {
+    let (year, month, day) = date_to_ymd(days);
+    let (y, m, d) = (year as u32, month as u32, day as u32);
+    let text = [
+        b'0' + (y / 1000) as u8,
+        b'0' + (y / 100 % 10) as u8,
+        b'0' + (y / 10 % 10) as u8,
+        b'0' + (y % 10) as u8,
+        b'-',
+        b'0' + (m / 10) as u8,
+        b'0' + (m % 10) as u8,
+        b'-',
+        b'0' + (d / 10) as u8,
+        b'0' + (d % 10) as u8,
+    ];
+    out[..10].copy_from_slice(&text);
+}
+
 pub fn write_date(out: &mut Vec<u8>, days: i32) {
     match days {
         DATE_NOEND => out.extend_from_slice(b"infinity"),
         DATE_NOBEGIN => out.extend_from_slice(b"-infinity"),
+        _ if date_is_four_digit_year(days) => {
+            let mut text = [0u8; 10];
+            write_iso_date_into(&mut text, days);
+            out.extend_from_slice(&text);
+        }
         _ => {
             let (year, month, day) = date_to_ymd(days);
             write_year(out, if year <= 0 { 1 - year } else { year });
@@ -856,5 +892,33 @@ mod tests {
         assert_eq!(iv_text("-1 days 2 hours"), "-1 days +02:00:00");
         assert_eq!(iv_text("0 seconds"), "00:00:00");
         assert_eq!(iv_text("1.5 days"), "1 day 12:00:00");
+    }
+}
+
+#[cfg(test)]
+mod four_digit_year_tests {
+    use super::*;
+
+    #[test]
+    fn the_four_digit_year_range_matches_the_calendar() {
+        assert_eq!(date_from_ymd(1000, 1, 1), Some(DATE_FOUR_DIGITS_FIRST));
+        assert_eq!(date_from_ymd(9999, 12, 31), Some(DATE_FOUR_DIGITS_LAST));
+        for days in [
+            DATE_FOUR_DIGITS_FIRST - 1,
+            DATE_FOUR_DIGITS_FIRST,
+            0,
+            DATE_FOUR_DIGITS_LAST,
+            DATE_FOUR_DIGITS_LAST + 1,
+        ] {
+            let mut fast = Vec::new();
+            write_date(&mut fast, days);
+            let (y, m, d) = date_to_ymd(days);
+            let slow = if y <= 0 {
+                format!("{:04}-{:02}-{:02} BC", 1 - y, m, d)
+            } else {
+                format!("{:04}-{:02}-{:02}", y, m, d)
+            };
+            assert_eq!(String::from_utf8(fast).unwrap(), slow, "day {days}");
+        }
     }
 }

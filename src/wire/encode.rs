@@ -168,6 +168,8 @@ enum TextColumn<'a> {
     I32(&'a [i32]),
     I64(&'a [i64]),
     Text(&'a TextVec),
+    /// Dates (ISO output, the only DateStyle kiln writes).
+    Date(&'a [i32]),
 }
 
 /// A string shorter than this is copied as one fixed-size word (see `data_rows_columnar`);
@@ -209,7 +211,20 @@ fn text_column(v: &Vector, ty: DataType) -> Option<TextColumn<'_>> {
         (Data::I32(x), DataType::Int4) => Some(TextColumn::I32(x)),
         (Data::I64(x), DataType::Int8) => Some(TextColumn::I64(x)),
         (Data::Text(t), _) => Some(TextColumn::Text(t)),
+        (Data::I32(x), DataType::Date) => Some(TextColumn::Date(x)),
         _ => None,
+    }
+}
+
+/// The text of a date: `YYYY-MM-DD` for years 1000 to 9999, else as `write_date` spells
+/// it (fewer or more year digits, BC, infinities).
+fn date_text_len(days: i32) -> usize {
+    if datetime::date_is_four_digit_year(days) {
+        10
+    } else {
+        let mut tmp = Vec::with_capacity(16);
+        datetime::write_date(&mut tmp, days);
+        tmp.len()
     }
 }
 
@@ -236,6 +251,11 @@ fn text_lengths(col: &TextColumn, rows: &[u32], out: &mut [u32]) {
             for (o, &r) in out.iter_mut().zip(rows) {
                 let r = r as usize;
                 *o = (t.offsets[r + 1] - t.offsets[r]) as u32;
+            }
+        }
+        TextColumn::Date(x) => {
+            for (o, &r) in out.iter_mut().zip(rows) {
+                *o = date_text_len(x[r as usize]) as u32;
             }
         }
     }
@@ -307,6 +327,16 @@ fn data_rows_columnar(out: &mut OutBuf, columns: &[(TextColumn, Option<&[bool]>)
             TextColumn::I64(x) => {
                 cells!(|at, len, r| write_int_into(&mut buf[at..at + len], x[r]))
             }
+            TextColumn::Date(x) => cells!(|at, len, r| {
+                let d = x[r];
+                if len == 10 && datetime::date_is_four_digit_year(d) {
+                    datetime::write_iso_date_into(&mut buf[at..at + 10], d);
+                } else {
+                    let mut tmp = Vec::with_capacity(16);
+                    datetime::write_date(&mut tmp, d);
+                    buf[at..at + len].copy_from_slice(&tmp);
+                }
+            }),
             TextColumn::Text(t) => cells!(|at, len, r| {
                 let start = t.offsets[r];
                 if len > 0 && len < SPILL && start + SPILL <= t.data.len() {
