@@ -533,53 +533,96 @@ fn filter_column_const(
         (Data::Text(t), Value::Text(c)) if trim && matches!(op, BinaryOp::Eq | BinaryOp::NotEq) => {
             let c = c.as_bytes();
             let want = op == BinaryOp::Eq;
-            sel.iter()
-                .copied()
-                .filter(|&i| live(i) && eq_padded(t.get(i as usize), c) == want)
-                .collect()
+            select_rows(sel, |i| live(i) && eq_padded(t.get(i as usize), c) == want)
         }
         (Data::Text(t), Value::Text(c)) if trim => {
             let c = c.as_bytes();
-            sel.iter()
-                .copied()
-                .filter(|&i| live(i) && op_matches(op, trim_blanks(t.get(i as usize)).cmp(c)))
-                .collect()
+            select_rows(sel, |i| {
+                live(i) && op_matches(op, trim_blanks(t.get(i as usize)).cmp(c))
+            })
         }
-        (Data::Num(v), Value::Numeric(c)) => sel
-            .iter()
-            .copied()
-            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp_value(c)))
-            .collect(),
-        (Data::I32(v), Value::Int4(c) | Value::Date(c)) => sel
-            .iter()
-            .copied()
-            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c)))
-            .collect(),
-        (Data::I64(v), Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) => sel
-            .iter()
-            .copied()
-            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c)))
-            .collect(),
-        (Data::I16(v), Value::Int2(c)) => sel
-            .iter()
-            .copied()
-            .filter(|&i| live(i) && op_matches(op, v[i as usize].cmp(c)))
-            .collect(),
-        (Data::F64(v), Value::Float8(c)) => sel
-            .iter()
-            .copied()
-            .filter(|&i| live(i) && op_matches(op, cmp_f64(v[i as usize], *c)))
-            .collect(),
+        (Data::Num(v), Value::Numeric(c)) => select_rows(sel, |i| {
+            live(i) && op_matches(op, v[i as usize].cmp_value(c))
+        }),
+        (Data::I32(v), Value::Int4(c) | Value::Date(c)) => {
+            select_rows(sel, |i| live(i) && op_matches(op, v[i as usize].cmp(c)))
+        }
+        (Data::I64(v), Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) => {
+            select_rows(sel, |i| live(i) && op_matches(op, v[i as usize].cmp(c)))
+        }
+        (Data::I16(v), Value::Int2(c)) => {
+            select_rows(sel, |i| live(i) && op_matches(op, v[i as usize].cmp(c)))
+        }
+        (Data::F64(v), Value::Float8(c)) => select_rows(sel, |i| {
+            live(i) && op_matches(op, cmp_f64(v[i as usize], *c))
+        }),
+        (Data::Text(t), Value::Text(c)) if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) => {
+            let want = op == BinaryOp::Eq;
+            let eq = ShortEq::new(c.as_bytes());
+            select_rows(sel, |i| live(i) && eq.matches(t, i as usize) == want)
+        }
         (Data::Text(t), Value::Text(c)) => {
             let c = c.as_bytes();
-            sel.iter()
-                .copied()
-                .filter(|&i| live(i) && op_matches(op, t.get(i as usize).cmp(c)))
-                .collect()
+            select_rows(sel, |i| live(i) && op_matches(op, t.get(i as usize).cmp(c)))
         }
         _ => return None,
     };
     Some(out)
+}
+
+/// The rows of `sel` for which `keep` holds. Every row is written and the cursor
+/// advances past kept ones only, so the loop has no branch on the outcome.
+#[inline(always)]
+fn select_rows(sel: &[u32], mut keep: impl FnMut(u32) -> bool) -> Vec<u32> {
+    let mut out = vec![0u32; sel.len()];
+    let mut kept = 0;
+    for &i in sel {
+        out[kept] = i;
+        kept += keep(i) as usize;
+    }
+    out.truncate(kept);
+    out
+}
+
+/// Equality of a text column's strings with one constant: lengths first, then, for a
+/// constant of up to 8 bytes, one masked word compare instead of a `memcmp` call.
+struct ShortEq<'a> {
+    needle: &'a [u8],
+    word: u64,
+    mask: u64,
+}
+
+impl<'a> ShortEq<'a> {
+    fn new(needle: &'a [u8]) -> ShortEq<'a> {
+        let mut bytes = [0u8; 8];
+        let n = needle.len().min(8);
+        bytes[..n].copy_from_slice(&needle[..n]);
+        let mask = if n == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        };
+        ShortEq {
+            needle,
+            word: u64::from_le_bytes(bytes),
+            mask,
+        }
+    }
+
+    #[inline]
+    fn matches(&self, t: &TextVec, i: usize) -> bool {
+        let (start, end) = (t.offsets[i], t.offsets[i + 1]);
+        if end - start != self.needle.len() {
+            return false;
+        }
+        if self.needle.len() <= 8
+            && let Some(w) = t.data.get(start..start + 8)
+            && let Ok(w) = <[u8; 8]>::try_from(w)
+        {
+            return u64::from_le_bytes(w) & self.mask == self.word;
+        }
+        t.data[start..end] == *self.needle
+    }
 }
 
 #[inline(never)]
@@ -1312,4 +1355,35 @@ pub fn cast_vector(
         out.push_value(&c);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_equality_agrees_with_slices_at_every_length_and_position() {
+        let strings: [&[u8]; 9] = [
+            b"",
+            b"a",
+            b"North",
+            b"Nort",
+            b"North!",
+            b"12345678",
+            b"123456789",
+            b"1234567",
+            b"N",
+        ];
+        let mut t = TextVec::with_capacity(strings.len());
+        for s in strings {
+            t.push(s);
+        }
+        // The last strings end within 8 bytes of the data's end: the slow path.
+        for needle in strings {
+            let eq = ShortEq::new(needle);
+            for (i, s) in strings.iter().enumerate() {
+                assert_eq!(eq.matches(&t, i), *s == needle, "{s:?} vs {needle:?}");
+            }
+        }
+    }
 }

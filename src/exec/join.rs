@@ -194,6 +194,13 @@ impl JoinOp {
         ];
         let mut has_null_key = false;
         let mut table = table_for(&self.spec.right_keys);
+        // At most one entry per build row: sized once, never rehashed.
+        match &mut table {
+            Table::All => {}
+            Table::Int(m) => m.reserve(rows),
+            Table::Int2(m) => m.reserve(rows),
+            Table::Bytes(m) => m.reserve(rows),
+        }
         let mut global = 0u32;
         let mut scratch = Vec::new();
         for keys in &key_vectors {

@@ -16,6 +16,9 @@
 //! (it is made when the operators are built), so a plan that runs again — a correlated
 //! subplan — starts with a fresh one.
 //!
+//! A scan judges each filter on its first few thousand rows and stops testing one that
+//! keeps nearly all of them (every probe key has a match, so the test is pure cost).
+//!
 //! Only integer keys are filtered: as a bitmap over `[min, max]` when the keys are dense
 //! enough, a hash set otherwise. NULL never joins, so a NULL key is always dropped.
 

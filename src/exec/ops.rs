@@ -1,6 +1,5 @@
 //! Small streaming operators: filter, project, limit, distinct, VALUES, generate_series.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::context::ExecContext;
@@ -183,36 +182,72 @@ impl Operator for LimitOp {
     }
 }
 
+/// DISTINCT (and UNION): passes each row on the first time its key is seen, so rows
+/// stream out as they arrive. Keys live end to end in one arena; the hash table holds
+/// their numbers, so a new row costs no allocation of its own.
 pub struct DistinctOp {
     input: BoxedOperator,
-    seen: HashSet<Box<[u8]>, foldhash::fast::RandomState>,
+    seen: hashbrown::HashTable<u32>,
+    /// Key `i` is `arena[ends[i - 1]..ends[i]]` (from 0 for the first).
+    arena: Vec<u8>,
+    ends: Vec<usize>,
+    hasher: foldhash::fast::FixedState,
 }
 
 impl DistinctOp {
     pub fn new(input: BoxedOperator) -> DistinctOp {
         DistinctOp {
             input,
-            seen: HashSet::default(),
+            seen: hashbrown::HashTable::new(),
+            arena: Vec::new(),
+            ends: Vec::new(),
+            hasher: foldhash::fast::FixedState::default(),
         }
     }
 }
 
+fn arena_key<'a>(arena: &'a [u8], ends: &[usize], i: u32) -> &'a [u8] {
+    let i = i as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    &arena[start..ends[i]]
+}
+
 impl Operator for DistinctOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        use std::hash::BuildHasher;
         let mut key = Vec::new();
         while let Some(b) = self.input.next(ctx)? {
-            let mut kept = Vec::new();
-            for r in b.selection() {
+            let sel = b.selection();
+            let mut kept = Vec::with_capacity(sel.len());
+            let bytes_before = self.arena.len();
+            self.seen.reserve(sel.len(), |&i| {
+                self.hasher.hash_one(arena_key(&self.arena, &self.ends, i))
+            });
+            for r in sel {
                 key.clear();
                 for c in &b.columns {
                     keys::encode(c, r as usize, &mut key);
                 }
-                if !self.seen.contains(key.as_slice()) {
-                    ctx.charge_memory(key.len() + 32)?;
-                    self.seen.insert(key.clone().into_boxed_slice());
-                    kept.push(r);
+                let hash = self.hasher.hash_one(key.as_slice());
+                let (arena, ends) = (&self.arena, &self.ends);
+                if self
+                    .seen
+                    .find(hash, |&i| arena_key(arena, ends, i) == key.as_slice())
+                    .is_some()
+                {
+                    continue;
                 }
+                let number = u32::try_from(self.ends.len())
+                    .map_err(|_| Error::program_limit("too many distinct rows"))?;
+                self.arena.extend_from_slice(&key);
+                self.ends.push(self.arena.len());
+                let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
+                self.seen.insert_unique(hash, number, |&i| {
+                    hasher.hash_one(arena_key(arena, ends, i))
+                });
+                kept.push(r);
             }
+            ctx.charge_memory(self.arena.len() - bytes_before + kept.len() * 16)?;
             if !kept.is_empty() {
                 return Ok(Some(Batch {
                     sel: Some(kept),

@@ -41,8 +41,22 @@ pub struct Scan {
     /// An error held back by a replay of the filter (see `expr::Replayed`).
     pending: Option<Error>,
     /// Join key filters on table columns, tested before `filter` (see `keyfilter`).
-    key_filters: Vec<(usize, Arc<KeyFilter>)>,
+    key_filters: Vec<KeyFilterUse>,
 }
+
+/// A key filter on one column, with the rows it has seen, so that a filter that keeps
+/// nearly every row stops costing a probe per row.
+struct KeyFilterUse {
+    col: usize,
+    filter: Arc<KeyFilter>,
+    tested: usize,
+    kept: usize,
+}
+
+/// A key filter is judged after this many rows, and dropped when it kept more than
+/// [`KEY_FILTER_KEEP_MAX_PERCENT`] percent of them.
+const KEY_FILTER_TRIAL_ROWS: usize = 1024;
+const KEY_FILTER_KEEP_MAX_PERCENT: usize = 90;
 
 /// Encodes a row id as one integer: group in the high half, row in the low half.
 pub fn encode_row_id(group: usize, row: usize) -> i64 {
@@ -156,14 +170,20 @@ impl Operator for Scan {
             self.offset = end;
             visible.clear();
             g.visible_rows(&ctx.snapshot, start, end, &mut visible);
-            for (col, f) in &self.key_filters {
+            for f in &mut self.key_filters {
                 if visible.is_empty() {
                     break;
                 }
-                if let Some(c) = g.columns.get(*col) {
-                    f.retain(c, 0, &mut visible);
+                if let Some(c) = g.columns.get(f.col) {
+                    f.tested += visible.len();
+                    f.filter.retain(c, 0, &mut visible);
+                    f.kept += visible.len();
                 }
             }
+            self.key_filters.retain(|f| {
+                f.tested < KEY_FILTER_TRIAL_ROWS
+                    || f.kept * 100 <= f.tested * KEY_FILTER_KEEP_MAX_PERCENT
+            });
             if visible.is_empty() {
                 continue;
             }
@@ -284,7 +304,12 @@ impl Operator for Scan {
         if col >= self.table.storage.types.len() {
             return false;
         }
-        self.key_filters.push((col, filter.clone()));
+        self.key_filters.push(KeyFilterUse {
+            col,
+            filter: filter.clone(),
+            tested: 0,
+            kept: 0,
+        });
         true
     }
 }

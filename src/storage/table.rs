@@ -97,13 +97,23 @@ impl RowGroup {
 
     /// Appends the visible row indices in `start..end` to `out`.
     pub fn visible_rows(&self, snapshot: &Snapshot, start: usize, end: usize, out: &mut Vec<u32>) {
-        for i in start..end {
-            let xmin = self.xmin[i].load(Ordering::Relaxed);
-            let xmax = self.xmax[i].load(Ordering::Relaxed);
-            if snapshot.is_visible(xmin, xmax) {
-                out.push(i as u32);
-            }
+        // Every row is written and the cursor advances only past visible ones: no
+        // branch on visibility, which is usually the same for long runs but not always.
+        let base = out.len();
+        out.resize(base + (end - start), 0);
+        let slots = &mut out[base..];
+        let mut kept = 0;
+        for (i, (xmin, xmax)) in self.xmin[start..end]
+            .iter()
+            .zip(&self.xmax[start..end])
+            .enumerate()
+        {
+            let visible =
+                snapshot.is_visible(xmin.load(Ordering::Relaxed), xmax.load(Ordering::Relaxed));
+            slots[kept] = (start + i) as u32;
+            kept += visible as usize;
         }
+        out.truncate(base + kept);
     }
 }
 
