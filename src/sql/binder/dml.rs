@@ -290,7 +290,7 @@ impl Binder<'_> {
         };
         // The executor reads the row ids from the last column, where the scan puts them:
         // no projection is needed.
-        let mut plan = plan;
+        let mut plan = self.attach_statement_ctes(plan)?;
         crate::plan::rules::optimize(&mut plan, self.fmt, &mut self.next_rel)?;
         let source = Lowerer::new().lower_loose(&plan)?;
         Ok(BoundStatement::Delete { table, source })

@@ -141,6 +141,9 @@ pub struct Binder<'a> {
     unknown_outputs_ok: bool,
     /// The WITH queries in scope, innermost WITH last.
     cte_scopes: Vec<Vec<CteBinding>>,
+    /// The depth of `cte_scopes` holding a DML statement's WITH queries, until they
+    /// are attached to its row source (`setop::bind_dml_with`).
+    statement_ctes: Option<usize>,
     /// The window function calls of the query level being bound.
     windows: Vec<WindowCall>,
     /// The clause where window functions are not allowed (None: they are).
@@ -181,6 +184,7 @@ impl<'a> Binder<'a> {
             outer_scopes: Vec::new(),
             unknown_outputs_ok: false,
             cte_scopes: Vec::new(),
+            statement_ctes: None,
             windows: Vec::new(),
             window_forbidden: Some("this context"),
             in_window_args: false,
@@ -199,7 +203,8 @@ impl<'a> Binder<'a> {
 
     /// Optimizes a logical plan and lowers it to the operators that run it; the result
     /// produces exactly the plan's output columns.
-    pub(super) fn finish_plan(&mut self, mut plan: LogicalPlan) -> Result<Plan> {
+    pub(super) fn finish_plan(&mut self, plan: LogicalPlan) -> Result<Plan> {
+        let mut plan = self.attach_statement_ctes(plan)?;
         crate::plan::rules::optimize(&mut plan, self.fmt, &mut self.next_rel)?;
         Lowerer::new().lower_root(&plan)
     }
@@ -222,6 +227,11 @@ impl<'a> Binder<'a> {
     pub(super) fn bind_statement_inner(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
         match stmt {
             A::Statement::Query(q) if select_into(q).is_some() => self.bind_select_into(q),
+            A::Statement::Query(q) if dml_body(q).is_some() => match (&q.with, dml_body(q)) {
+                (Some(with), Some(stmt)) => self.bind_dml_with(with, stmt),
+                (None, Some(stmt)) => self.bind_statement_inner(stmt),
+                _ => Err(Error::internal("DML body vanished")),
+            },
             A::Statement::Query(q) => {
                 let (plan, columns) = self.bind_query(q)?;
                 let plan = self.finish_plan(plan)?;
@@ -389,4 +399,16 @@ impl<'a> Binder<'a> {
     }
 
     // ----- queries -------------------------------------------------------------------
+}
+
+/// The INSERT, UPDATE or DELETE a query wraps (`WITH … DELETE …`), when that is all
+/// it is.
+fn dml_body(q: &A::Query) -> Option<&A::Statement> {
+    if q.order_by.is_some() || q.limit_clause.is_some() {
+        return None;
+    }
+    match q.body.as_ref() {
+        A::SetExpr::Insert(s) | A::SetExpr::Update(s) | A::SetExpr::Delete(s) => Some(s),
+        _ => None,
+    }
 }

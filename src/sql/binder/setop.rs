@@ -67,6 +67,46 @@ impl Binder<'_> {
         with: &A::With,
         q: &A::Query,
     ) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        self.bind_cte_list(with)?;
+        self.bind_query_body(q)
+    }
+
+    /// `WITH … INSERT / UPDATE / DELETE`: the WITH queries are in scope for the whole
+    /// statement and attach to the plan that produces its rows when that plan is
+    /// finished ([`Binder::attach_statement_ctes`]).
+    pub(super) fn bind_dml_with(
+        &mut self,
+        with: &A::With,
+        stmt: &A::Statement,
+    ) -> Result<BoundStatement> {
+        self.cte_scopes.push(Vec::new());
+        let depth = self.cte_scopes.len();
+        self.statement_ctes = Some(depth);
+        let result = self.bind_cte_list(with).and_then(|()| match stmt {
+            A::Statement::Insert(insert) => self.bind_insert(insert),
+            A::Statement::Update(update) => self.bind_update(update),
+            A::Statement::Delete(delete) => self.bind_delete(delete),
+            _ => Err(Error::feature_not_supported("this statement after WITH")),
+        });
+        // Left unattached on an error (or a plan that never read them).
+        if self.statement_ctes.take().is_some() && self.cte_scopes.len() == depth {
+            self.cte_scopes.pop();
+        }
+        result
+    }
+
+    /// Wraps a DML statement's row source in its WITH queries (see `bind_dml_with`);
+    /// any other plan is returned as it is.
+    pub(super) fn attach_statement_ctes(&mut self, plan: LogicalPlan) -> Result<LogicalPlan> {
+        if self.statement_ctes.is_none() || self.statement_ctes != Some(self.cte_scopes.len()) {
+            return Ok(plan);
+        }
+        self.statement_ctes = None;
+        let bindings = self.cte_scopes.pop().unwrap_or_default();
+        attach_ctes(plan, bindings)
+    }
+
+    fn bind_cte_list(&mut self, with: &A::With) -> Result<()> {
         for cte in &with.cte_tables {
             let name = ident_name(&cte.alias.name);
             let duplicate = self
@@ -133,7 +173,7 @@ impl Binder<'_> {
                 self.push_cte(binding);
             }
         }
-        self.bind_query_body(q)
+        Ok(())
     }
 
     fn push_cte(&mut self, binding: CteBinding) {
@@ -370,6 +410,9 @@ impl Binder<'_> {
                     true,
                 )
             }
+            A::SetExpr::Insert(_) | A::SetExpr::Update(_) | A::SetExpr::Delete(_) => Err(
+                Error::feature_not_supported("INSERT, UPDATE or DELETE in WITH"),
+            ),
             _ => Err(Error::feature_not_supported("this form of query")),
         }
     }
