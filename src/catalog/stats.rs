@@ -2,9 +2,9 @@
 //! values, the fraction of NULLs and (for ordered numeric types) the smallest and largest
 //! value — what the optimizer's cardinality estimates read.
 //!
-//! Statistics come from a sample of at most [`SAMPLE_ROWS_MAX`] rows spread evenly over
-//! the table's row groups (every live version, regardless of snapshot: an estimate, not
-//! an answer). The distinct count of the whole table is estimated from the sample with
+//! Statistics come from a sample of about [`SAMPLE_ROWS_MAX`] rows picked by a hash of
+//! their position in the table (every live version, regardless of snapshot: an
+//! estimate, not an answer). The distinct count of the whole table is estimated from the sample with
 //! the Haas–Stokes "Duj1" estimator, as PostgreSQL's ANALYZE does:
 //! `n·d / (n − f1 + f1·n / N)` for `d` distinct values in a sample of `n` of `N` rows,
 //! `f1` of them seen once.
@@ -67,7 +67,7 @@ pub fn compute(table: &Table) -> TableStats {
             let row = global + i;
             let alive = g.xmax[i].load(Ordering::Relaxed) == TXN_NONE;
             live += usize::from(alive);
-            if !alive || !row.is_multiple_of(step) {
+            if !alive || !in_sample(row, step) {
                 continue;
             }
             sampled += 1;
@@ -121,6 +121,22 @@ pub fn compute(table: &Table) -> TableStats {
         rows: live as f64,
         columns,
     }
+}
+
+/// Whether row `row` (numbered across the table) is among the sampled one in `step`.
+/// Rows are picked by a hash of their number, not every `step`-th: data that repeats
+/// with a period sharing a factor with `step` (a column cycling through four values,
+/// sampled every second row) would otherwise show only some of its values.
+fn in_sample(row: usize, step: usize) -> bool {
+    if step <= 1 {
+        return true;
+    }
+    // SplitMix64's finalizer: every bit of the row number moves every output bit.
+    let mut x = (row as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    x.is_multiple_of(step as u64)
 }
 
 /// A value as a number, for range estimates (None for types without a numeric order).

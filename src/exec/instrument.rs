@@ -18,6 +18,22 @@ pub type Actuals = Arc<Mutex<Vec<NodeActuals>>>;
 
 pub struct Instrumented {
     inner: BoxedOperator,
+    meter: Meter,
+}
+
+impl Instrumented {
+    pub fn new(inner: BoxedOperator, actuals: Actuals, index: usize) -> Instrumented {
+        Instrumented {
+            inner,
+            meter: Meter::new(actuals, index),
+        }
+    }
+}
+
+/// The measurements of one node: fed each call's duration and result by whoever runs
+/// the node ([`Instrumented`], or an operator that drives a child itself, such as a
+/// sort reading its table directly).
+pub struct Meter {
     actuals: Actuals,
     index: usize,
     spent: std::time::Duration,
@@ -25,10 +41,9 @@ pub struct Instrumented {
     done: bool,
 }
 
-impl Instrumented {
-    pub fn new(inner: BoxedOperator, actuals: Actuals, index: usize) -> Instrumented {
-        Instrumented {
-            inner,
+impl Meter {
+    pub fn new(actuals: Actuals, index: usize) -> Meter {
+        Meter {
             actuals,
             index,
             spent: std::time::Duration::ZERO,
@@ -36,20 +51,16 @@ impl Instrumented {
             done: false,
         }
     }
-}
 
-impl Operator for Instrumented {
-    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
-        let started = Instant::now();
-        let out = self.inner.next(ctx);
+    /// Records one call that started at `started` and returned `out`.
+    pub fn record(&mut self, started: Instant, out: &Option<Batch>) {
         self.spent += started.elapsed();
-        let out = out?;
         let ms = self.spent.as_secs_f64() * 1000.0;
         let mut all = self.actuals.lock();
         if let Some(a) = all.get_mut(self.index) {
             a.loops = 1;
             a.total_ms = ms;
-            match &out {
+            match out {
                 Some(b) => {
                     let rows = b.live_rows() as u64;
                     a.rows += rows;
@@ -67,6 +78,14 @@ impl Operator for Instrumented {
                 None => {}
             }
         }
+    }
+}
+
+impl Operator for Instrumented {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        let started = Instant::now();
+        let out = self.inner.next(ctx)?;
+        self.meter.record(started, &out);
         Ok(out)
     }
 

@@ -126,16 +126,19 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             } = &input.op
                 && sort::late_pays_off(table.columns.len(), needed.as_deref(), keys)
             {
-                // The sort reads the table itself: the scan node has no operator.
-                if let Some((_, next)) = inst {
+                // The sort reads the table itself: the scan node has no operator of its
+                // own, so the sort measures it.
+                let meter = inst.as_mut().map(|(actuals, next)| {
                     *next += 1;
-                }
+                    instrument::Meter::new(actuals.clone(), *next - 1)
+                });
                 return Box::new(sort::SortOp::over_table(
                     table.clone(),
                     filter.clone(),
                     needed.clone(),
                     keys.clone(),
                     limit.clone(),
+                    meter,
                 ));
             }
             Box::new(sort::SortOp::new(

@@ -34,8 +34,11 @@ use std::cmp::Ordering;
 
 use std::sync::Arc;
 
+use std::time::Instant;
+
 use super::context::ExecContext;
 use super::expr::compare_rows;
+use super::instrument::Meter;
 use super::ops::eval_count;
 use super::scan::Scan;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
@@ -61,6 +64,8 @@ enum Source {
         scan: Box<Scan>,
         output: Option<Vec<bool>>,
         types: Vec<DataType>,
+        /// EXPLAIN ANALYZE's measurements of the scan.
+        meter: Option<Meter>,
     },
 }
 
@@ -260,12 +265,14 @@ impl SortOp {
     }
 
     /// A sort over `table` that materializes its output columns late (see [`Source`]).
+    /// `meter`, for EXPLAIN ANALYZE, measures the table's scan.
     pub fn over_table(
         table: Arc<TableEntry>,
         filter: Option<Expr>,
         output: Option<Vec<bool>>,
         keys: Vec<SortKey>,
         limit: Option<Expr>,
+        meter: Option<Meter>,
     ) -> SortOp {
         let columns = table.columns.len();
         let mut read = vec![false; columns];
@@ -284,6 +291,7 @@ impl SortOp {
                 scan,
                 output,
                 types,
+                meter,
             },
             keys,
             limit,
@@ -293,6 +301,16 @@ impl SortOp {
     fn next_input(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         match &mut self.source {
             Source::Operator(op) => op.next(ctx),
+            Source::Table {
+                scan,
+                meter: Some(meter),
+                ..
+            } => {
+                let started = Instant::now();
+                let out = scan.next(ctx)?;
+                meter.record(started, &out);
+                Ok(out)
+            }
             Source::Table { scan, .. } => scan.next(ctx),
         }
     }
@@ -560,6 +578,7 @@ impl Operator for SortOp {
                 scan,
                 output,
                 types,
+                ..
             } => {
                 // Refs into the key batches name row ids (`group << 32 | row`), which
                 // are refs into the table's row groups.

@@ -158,13 +158,18 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.name = "HashAggregate".into();
             node.details.push(("Group Key", "all columns".into()));
         }
-        Op::Sort { keys, limit, .. } => {
+        Op::Sort { keys, limit, input } => {
             node.kind = "Sort";
             node.name = "Sort".into();
+            let labels = output_labels(input);
             let shown: Vec<String> = keys
                 .iter()
                 .map(|k| {
-                    let mut s = format!("${}", k.column + 1);
+                    let mut s = labels
+                        .get(k.column)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| format!("${}", k.column + 1));
                     if k.desc {
                         s.push_str(" DESC");
                     }
@@ -442,6 +447,33 @@ fn list(exprs: &[Expr]) -> String {
 }
 
 /// An expression as a condition line shows it: parenthesized, as PostgreSQL does.
+/// How EXPLAIN names each output column of `plan` (`None` where it has no better name
+/// than its position): table columns as `alias.column`, projections as their
+/// expressions.
+fn output_labels(plan: &Plan) -> Vec<Option<String>> {
+    match &plan.op {
+        Op::Scan { table, alias, .. } => table
+            .columns
+            .iter()
+            .map(|c| Some(format!("{alias}.{}", c.name)))
+            .collect(),
+        Op::Project { exprs, .. } => exprs.iter().map(|e| Some(show_inner(e))).collect(),
+        Op::Filter { input, .. } | Op::Sort { input, .. } | Op::Limit { input, .. } => {
+            output_labels(input)
+        }
+        Op::Join {
+            left, right, kind, ..
+        } => {
+            let mut labels = output_labels(left);
+            if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                labels.extend(output_labels(right));
+            }
+            labels
+        }
+        _ => Vec::new(),
+    }
+}
+
 fn show(e: &Expr) -> String {
     let s = show_inner(e);
     if s.starts_with('(') {
