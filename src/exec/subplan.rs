@@ -34,16 +34,18 @@ pub struct SubResult {
 pub fn eval_subplan(sp: &SubPlan, batch: &Batch, sel: &[u32], ctx: &ExecContext) -> Result<Vector> {
     let n = sel.len();
     let left: Vec<Vector> = match &sp.kind {
-        SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => left
+        SubqueryKind::Any { left, .. }
+        | SubqueryKind::All { left, .. }
+        | SubqueryKind::Row { left, .. } => left
             .iter()
             .map(|l| eval(l, batch, sel, ctx))
             .collect::<Result<_>>()?,
         SubqueryKind::Scalar | SubqueryKind::Exists => Vec::new(),
     };
     let left_types: Vec<DataType> = match &sp.kind {
-        SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
-            left.iter().map(|l| l.ty().ty).collect()
-        }
+        SubqueryKind::Any { left, .. }
+        | SubqueryKind::All { left, .. }
+        | SubqueryKind::Row { left, .. } => left.iter().map(|l| l.ty().ty).collect(),
         SubqueryKind::Scalar | SubqueryKind::Exists => Vec::new(),
     };
     let mut out = Vector::with_capacity(sp.ty.ty, n);
@@ -87,7 +89,7 @@ pub fn eval_subplan(sp: &SubPlan, batch: &Batch, sel: &[u32], ctx: &ExecContext)
         }
         let limit = match sp.kind {
             SubqueryKind::Exists => Some(1),
-            SubqueryKind::Scalar => Some(2),
+            SubqueryKind::Scalar | SubqueryKind::Row { .. } => Some(2),
             SubqueryKind::Any { .. } | SubqueryKind::All { .. } => None,
         };
         let result = SubResult {
@@ -133,7 +135,7 @@ fn uncorrelated(sp: &SubPlan, ctx: &ExecContext) -> Result<Arc<SubResult>> {
     }
     let limit = match sp.kind {
         SubqueryKind::Exists => Some(1),
-        SubqueryKind::Scalar => Some(2),
+        SubqueryKind::Scalar | SubqueryKind::Row { .. } => Some(2),
         SubqueryKind::Any { .. } | SubqueryKind::All { .. } => None,
     };
     let batches = run(sp, ctx, limit)?;
@@ -167,6 +169,64 @@ fn uncorrelated(sp: &SubPlan, ctx: &ExecContext) -> Result<Arc<SubResult>> {
     Ok(result)
 }
 
+/// `(lefts…) op (row 0 of b)`, three-valued: `=` is the AND of the columns' equalities,
+/// `<>` the OR of their inequalities; an ordering compares the first pair that is not
+/// equal (NULL when a pair before it is unknown), and all pairs equal satisfy `<=`/`>=`.
+fn row_compare(
+    op: BinaryOp,
+    left: &[Expr],
+    lefts: &[Value],
+    right: &[Expr],
+    b: &Batch,
+    ctx: &ExecContext,
+) -> Result<Value> {
+    let pair = |k: usize, op: BinaryOp| -> Result<Option<bool>> {
+        let rv = eval(&right[k], b, &[0], ctx)?;
+        let lv = Vector::repeat(&lefts[k], left[k].ty().ty, 1);
+        let cmp = compare(op, lv, rv, left[k].ty(), right[k].ty(), ctx)?;
+        Ok(match &cmp.data {
+            _ if cmp.is_null(0) => None,
+            Data::Bool(bits) => Some(bits[0]),
+            _ => return Err(Error::internal("comparison did not give booleans")),
+        })
+    };
+    let to_value = |v: Option<bool>| v.map_or(Value::Null, Value::Bool);
+    match op {
+        BinaryOp::Eq | BinaryOp::NotEq => {
+            // `=`: false wins, else NULL, else true; `<>`: true wins, else NULL, else false.
+            let decisive = op == BinaryOp::NotEq;
+            let mut unknown = false;
+            for k in 0..right.len() {
+                match pair(k, op)? {
+                    Some(v) if v == decisive => return Ok(Value::Bool(decisive)),
+                    Some(_) => {}
+                    None => unknown = true,
+                }
+            }
+            Ok(if unknown {
+                Value::Null
+            } else {
+                Value::Bool(!decisive)
+            })
+        }
+        _ => {
+            let strict = match op {
+                BinaryOp::LtEq => BinaryOp::Lt,
+                BinaryOp::GtEq => BinaryOp::Gt,
+                other => other,
+            };
+            for k in 0..right.len() {
+                match pair(k, BinaryOp::Eq)? {
+                    None => return Ok(Value::Null),
+                    Some(true) => {}
+                    Some(false) => return Ok(to_value(pair(k, strict)?)),
+                }
+            }
+            Ok(Value::Bool(matches!(op, BinaryOp::LtEq | BinaryOp::GtEq)))
+        }
+    }
+}
+
 /// The subplan's value for one outer row, given its rows and the row's left operands.
 fn answer(sp: &SubPlan, result: &SubResult, lefts: &[Value], ctx: &ExecContext) -> Result<Value> {
     let rows: usize = result.batches.iter().map(|b| b.rows).sum();
@@ -183,6 +243,18 @@ fn answer(sp: &SubPlan, result: &SubResult, lefts: &[Value], ctx: &ExecContext) 
                 Some(b) => b.columns[0].value(0, sp.ty.ty),
                 None => Value::Null,
             })
+        }
+        SubqueryKind::Row { left, right, op } => {
+            if rows > 1 {
+                return Err(Error::new(
+                    "21000",
+                    "more than one row returned by a subquery used as an expression",
+                ));
+            }
+            let Some(b) = result.batches.iter().find(|b| b.rows > 0) else {
+                return Ok(Value::Null);
+            };
+            row_compare(*op, left, lefts, right, b, ctx)
         }
         SubqueryKind::Any { left, right, op } | SubqueryKind::All { left, right, op } => {
             let any = matches!(sp.kind, SubqueryKind::Any { .. });

@@ -348,7 +348,7 @@ pub fn selectivity(est: &Estimate, e: &Expr) -> f64 {
         }
         Expr::Subquery(s) => match s.kind {
             SubqueryKind::Exists | SubqueryKind::Any { .. } | SubqueryKind::All { .. } => 0.5,
-            SubqueryKind::Scalar => DEFAULT_INEQ_SEL,
+            SubqueryKind::Scalar | SubqueryKind::Row { .. } => DEFAULT_INEQ_SEL,
         },
         _ => DEFAULT_INEQ_SEL,
     };

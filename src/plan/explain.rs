@@ -609,15 +609,20 @@ fn show_subplan(sp: &SubPlan) -> String {
     match &sp.kind {
         SubqueryKind::Scalar => format!("(SubPlan {n})"),
         SubqueryKind::Exists => format!("(EXISTS SubPlan {n})"),
-        SubqueryKind::Any { left, op, .. } | SubqueryKind::All { left, op, .. } => {
-            let quant = if matches!(sp.kind, SubqueryKind::Any { .. }) {
-                "ANY"
-            } else {
-                "ALL"
+        SubqueryKind::Any { left, op, .. }
+        | SubqueryKind::All { left, op, .. }
+        | SubqueryKind::Row { left, op, .. } => {
+            let quant = match sp.kind {
+                SubqueryKind::Any { .. } => "ANY ",
+                SubqueryKind::All { .. } => "ALL ",
+                _ => "",
             };
-            let hashed = sp.params.is_empty() && *op == BinaryOp::Eq && left.len() == 1;
+            let hashed = sp.params.is_empty()
+                && *op == BinaryOp::Eq
+                && left.len() == 1
+                && matches!(sp.kind, SubqueryKind::Any { .. });
             format!(
-                "({} {} {quant} ({}SubPlan {n}))",
+                "({} {} {quant}({}SubPlan {n}))",
                 list(left),
                 op.symbol(),
                 if hashed { "hashed " } else { "" }

@@ -747,7 +747,10 @@ impl Lowerer {
         };
         sub.plan
             .walk(&mut |p| p.exprs(&mut |e| e.column_refs(&mut note)));
-        if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &sub.kind {
+        if let SubqueryKind::Any { right, .. }
+        | SubqueryKind::All { right, .. }
+        | SubqueryKind::Row { right, .. } = &sub.kind
+        {
             right.iter().for_each(|r| r.column_refs(&mut note));
         }
         let mut params = Vec::with_capacity(free.len());
@@ -759,7 +762,9 @@ impl Lowerer {
             slots.insert(id, slot);
         }
         let kind_left = match &sub.kind {
-            SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => left
+            SubqueryKind::Any { left, .. }
+            | SubqueryKind::All { left, .. }
+            | SubqueryKind::Row { left, .. } => left
                 .iter()
                 .map(|l| self.expr(l, layout))
                 .collect::<Result<Vec<_>>>()?,
@@ -790,24 +795,19 @@ impl Lowerer {
             SubqueryKind::Scalar => Ok((self.lower_exact(&sub.plan)?, sub.kind.clone())),
             // Only the row count matters: the select list was pruned away.
             SubqueryKind::Exists => Ok((self.lower(&sub.plan)?.0, sub.kind.clone())),
-            SubqueryKind::Any { right, op, .. } | SubqueryKind::All { right, op, .. } => {
+            SubqueryKind::Any { right, op, .. }
+            | SubqueryKind::All { right, op, .. }
+            | SubqueryKind::Row { right, op, .. } => {
                 let (plan, layout) = self.lower(&sub.plan)?;
                 let right = right
                     .iter()
                     .map(|r| self.expr(r, &layout))
                     .collect::<Result<Vec<_>>>()?;
-                let kind = if matches!(sub.kind, SubqueryKind::Any { .. }) {
-                    SubqueryKind::Any {
-                        left,
-                        right,
-                        op: *op,
-                    }
-                } else {
-                    SubqueryKind::All {
-                        left,
-                        right,
-                        op: *op,
-                    }
+                let op = *op;
+                let kind = match sub.kind {
+                    SubqueryKind::Any { .. } => SubqueryKind::Any { left, right, op },
+                    SubqueryKind::All { .. } => SubqueryKind::All { left, right, op },
+                    _ => SubqueryKind::Row { left, right, op },
                 };
                 Ok((plan, kind))
             }

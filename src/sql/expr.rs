@@ -356,6 +356,14 @@ pub enum SubqueryKind {
         right: Vec<Expr>,
         op: BinaryOp,
     },
+    /// `(l1, …) op (subquery)`: the row comparison with the subquery's one row (NULL
+    /// without rows, `21000` with more than one); `<`, `<=`, `>`, `>=` compare the
+    /// columns in order, as for row constructors.
+    Row {
+        left: Vec<Expr>,
+        right: Vec<Expr>,
+        op: BinaryOp,
+    },
 }
 
 /// A subquery inside an expression of a logical plan.
@@ -551,9 +559,9 @@ impl Expr {
             | Expr::Unused { .. } => {}
             Expr::Subquery(s) => match &mut s.kind {
                 SubqueryKind::Scalar | SubqueryKind::Exists => {}
-                SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
-                    left.iter_mut().for_each(f)
-                }
+                SubqueryKind::Any { left, .. }
+                | SubqueryKind::All { left, .. }
+                | SubqueryKind::Row { left, .. } => left.iter_mut().for_each(f),
             },
             // A subplan's outer expressions are its parameters and `left` operands; its
             // plan is already lowered.
@@ -604,9 +612,9 @@ impl Expr {
             | Expr::Unused { .. } => {}
             Expr::Subquery(s) => match &s.kind {
                 SubqueryKind::Scalar | SubqueryKind::Exists => {}
-                SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
-                    left.iter().for_each(f)
-                }
+                SubqueryKind::Any { left, .. }
+                | SubqueryKind::All { left, .. }
+                | SubqueryKind::Row { left, .. } => left.iter().for_each(f),
             },
             Expr::SubPlan(p) => {
                 for (_, e) in &p.params {
@@ -614,9 +622,9 @@ impl Expr {
                 }
                 match &p.kind {
                     SubqueryKind::Scalar | SubqueryKind::Exists => {}
-                    SubqueryKind::Any { left, .. } | SubqueryKind::All { left, .. } => {
-                        left.iter().for_each(f)
-                    }
+                    SubqueryKind::Any { left, .. }
+                    | SubqueryKind::All { left, .. }
+                    | SubqueryKind::Row { left, .. } => left.iter().for_each(f),
                 }
             }
             Expr::Negate { expr, .. }
@@ -674,7 +682,10 @@ impl Expr {
             }
             Expr::Subquery(s) => {
                 s.plan.used_rels(out);
-                if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &s.kind {
+                if let SubqueryKind::Any { right, .. }
+                | SubqueryKind::All { right, .. }
+                | SubqueryKind::Row { right, .. } = &s.kind
+                {
                     right.iter().for_each(|r| r.used_rels(out));
                 }
             }
@@ -689,7 +700,10 @@ impl Expr {
             Expr::ColumnRef { id, ty, .. } => f(*id, *ty),
             Expr::Subquery(s) => {
                 s.plan.walk(&mut |p| p.exprs(&mut |e| e.column_refs(f)));
-                if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } = &s.kind {
+                if let SubqueryKind::Any { right, .. }
+                | SubqueryKind::All { right, .. }
+                | SubqueryKind::Row { right, .. } = &s.kind
+                {
                     right.iter().for_each(|r| r.column_refs(f));
                 }
             }
@@ -705,8 +719,9 @@ impl Expr {
             Expr::Subquery(s) => {
                 s.plan
                     .walk_mut_pre(&mut |p| p.exprs_mut(&mut |e| e.column_refs_mut(f)));
-                if let SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } =
-                    &mut s.kind
+                if let SubqueryKind::Any { right, .. }
+                | SubqueryKind::All { right, .. }
+                | SubqueryKind::Row { right, .. } = &mut s.kind
                 {
                     right.iter_mut().for_each(|r| r.column_refs_mut(f));
                 }

@@ -164,7 +164,7 @@ fn semi_join(input: &mut Box<LogicalPlan>, c: Expr, ids: &mut RelIds) -> Option<
                 negated: true,
             });
         }
-        SubqueryKind::Scalar => {
+        SubqueryKind::Scalar | SubqueryKind::Row { .. } => {
             let plan = rebuild(core, condition);
             return Some(restore(Box::new(Subquery { kind: sk, plan, ty }), negated));
         }

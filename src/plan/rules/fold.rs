@@ -392,8 +392,9 @@ fn fold_ordered(e: &mut Expr, ctx: &ExecContext) -> Result<bool> {
 pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
     if let Expr::Subquery(sub) = e {
         fold_plan_with(&mut sub.plan, ctx)?;
-        if let SubqueryKind::Any { left, right, .. } | SubqueryKind::All { left, right, .. } =
-            &mut sub.kind
+        if let SubqueryKind::Any { left, right, .. }
+        | SubqueryKind::All { left, right, .. }
+        | SubqueryKind::Row { left, right, .. } = &mut sub.kind
         {
             for x in left.iter_mut().chain(right.iter_mut()) {
                 fold(x, ctx)?;

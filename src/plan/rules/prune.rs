@@ -49,7 +49,9 @@ fn prune_subqueries(e: &mut Expr) {
         let need: HashSet<ColumnId> = match &sub.kind {
             SubqueryKind::Scalar => out.first().map(|c| c.id).into_iter().collect(),
             SubqueryKind::Exists => HashSet::new(),
-            SubqueryKind::Any { right, .. } | SubqueryKind::All { right, .. } => {
+            SubqueryKind::Any { right, .. }
+            | SubqueryKind::All { right, .. }
+            | SubqueryKind::Row { right, .. } => {
                 let mut n = HashSet::new();
                 right.iter().for_each(|r| mark(r, &mut n));
                 n

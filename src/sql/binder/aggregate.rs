@@ -169,7 +169,9 @@ impl<'g> Grouping<'g> {
         };
         sub.plan.walk_mut_pre(&mut |node| node.exprs_mut(&mut fix));
         match &mut sub.kind {
-            SubqueryKind::Any { left, right, .. } | SubqueryKind::All { left, right, .. } => {
+            SubqueryKind::Any { left, right, .. }
+            | SubqueryKind::All { left, right, .. }
+            | SubqueryKind::Row { left, right, .. } => {
                 for x in right.iter_mut() {
                     fix(x);
                 }

@@ -276,6 +276,9 @@ impl Binder<'_> {
                     (A::Expr::Tuple(l), A::Expr::Tuple(r)) => {
                         self.bind_row_comparison(l, op, r, scope)
                     }
+                    (A::Expr::Tuple(_), A::Expr::Subquery(q)) => {
+                        self.bind_row_subquery(left, op, q, scope)
+                    }
                     _ => Err(Error::feature_not_supported(
                         "comparing a row with a value or subquery",
                     )),

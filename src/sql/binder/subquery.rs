@@ -67,6 +67,34 @@ impl Binder<'_> {
         all: bool,
         scope: &Scope,
     ) -> Result<Expr> {
+        let quantifier = if all {
+            Quantifier::All
+        } else {
+            Quantifier::Any
+        };
+        self.bind_subquery_comparison(left, op, q, quantifier, scope)
+    }
+
+    /// `(a, b, …) op (q)`: a row compared with a subquery's single row.
+    pub(super) fn bind_row_subquery(
+        &mut self,
+        left: &A::Expr,
+        op: &A::BinaryOperator,
+        q: &A::Query,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let op = comparison_op(op)?;
+        self.bind_subquery_comparison(left, op, q, Quantifier::Row, scope)
+    }
+
+    fn bind_subquery_comparison(
+        &mut self,
+        left: &A::Expr,
+        op: BinaryOp,
+        q: &A::Query,
+        quantifier: Quantifier,
+        scope: &Scope,
+    ) -> Result<Expr> {
         let lefts = match strip_nested(left) {
             A::Expr::Tuple(items) => items
                 .iter()
@@ -81,7 +109,10 @@ impl Binder<'_> {
         if columns.len() < lefts.len() {
             return Err(Error::syntax("subquery has too few columns"));
         }
-        if lefts.len() > 1 && !matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
+        if lefts.len() > 1
+            && quantifier != Quantifier::Row
+            && !matches!(op, BinaryOp::Eq | BinaryOp::NotEq)
+        {
             return Err(Error::feature_not_supported(
                 "row comparisons other than = and <> with a subquery",
             ));
@@ -95,10 +126,10 @@ impl Binder<'_> {
             left.push(l);
             right.push(r);
         }
-        let kind = if all {
-            SubqueryKind::All { left, right, op }
-        } else {
-            SubqueryKind::Any { left, right, op }
+        let kind = match quantifier {
+            Quantifier::Any => SubqueryKind::Any { left, right, op },
+            Quantifier::All => SubqueryKind::All { left, right, op },
+            Quantifier::Row => SubqueryKind::Row { left, right, op },
         };
         Ok(Expr::Subquery(Box::new(Subquery {
             kind,
@@ -178,6 +209,14 @@ impl Binder<'_> {
             }
         }
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quantifier {
+    Any,
+    All,
+    /// No quantifier: the subquery is one row.
+    Row,
 }
 
 /// The comparison a quantified operator (`= ANY`, `< ALL` …) uses.
