@@ -2,17 +2,22 @@
 //!
 //! The life of a statement, layer by layer (see `docs/architecture.md` for the map):
 //!
-//! 1. [`wire`] reads a message from the client's socket (a thread per connection) and
-//!    hands the SQL text to the connection's [`session`].
-//! 2. [`sql::parse`] parses it with sqlparser's PostgreSQL dialect.
+//! 1. [`wire::connection`] reads a message from the client's socket, on the
+//!    connection's own thread, and hands the SQL text to the connection's [`session`].
+//! 2. The session parses it with [`sql::parse`] (sqlparser's PostgreSQL dialect).
 //! 3. [`sql::binder`] resolves names against the [`catalog`], types every expression by
-//!    PostgreSQL's rules and builds a [`plan::Plan`].
-//! 4. [`session`] runs it inside the session's transaction: it takes a snapshot (and the
-//!    writer lock for writes) from [`storage::mvcc`] and builds [`exec`] operators.
-//! 5. [`exec`] operators pull batches of column vectors from [`storage`] tables through
-//!    filters, aggregation and sorting.
-//! 6. [`wire::encode`] writes each batch's rows straight into the connection's output
-//!    buffer, which is flushed every ~64 KB and at the end of the response.
+//!    PostgreSQL's rules and builds a logical plan ([`plan::logical`]).
+//! 4. Still in the binder, the optimizer rules ([`plan::rules`]) rewrite the logical plan
+//!    and [`plan::lower`] turns it into a physical plan ([`plan::physical`]); the result
+//!    is a [`plan::BoundStatement`].
+//! 5. [`session`] runs it inside the session's transaction: it takes a snapshot (after
+//!    the writer lock, for writes) from [`storage::mvcc`], binds again if a table the
+//!    statement names has changed, and builds operators with [`exec::build`].
+//! 6. For a query, the connection pulls batches of column vectors from those operators
+//!    (which read [`storage`] tables) through a [`session::RowStream`], and
+//!    [`wire::encode`] writes each batch's rows straight into the output buffer. The
+//!    buffer goes to the socket once it holds 2 KB, then 8, 32 and 64 KB (64 KB from then
+//!    on), and at the end of the response.
 
 #![forbid(unsafe_code)]
 

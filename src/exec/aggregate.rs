@@ -1,11 +1,43 @@
-//! Hash aggregation: GROUP BY with COUNT, SUM, AVG, MIN, MAX (and their DISTINCT forms).
+//! Hash aggregation: GROUP BY and the aggregate calls computed over each group.
 //!
-//! For each input batch: evaluate the group keys, map every row to a dense group id
-//! (a hash table specialised for one integer key, and a general one keyed on encoded
-//! bytes), evaluate each aggregate's argument, then update per-group states in one typed
-//! loop per aggregate. States are columnar (`Vec<i64>` of counts, `Vec<i128>` of sums …),
-//! so an update is an indexed add, not a call through a trait object. Result types are
-//! PostgreSQL's: `sum(int4)` is bigint, `sum(int8)` and `avg(int)` are numeric.
+//! The operator reads all of its input, then emits one row per group — exactly one
+//! without GROUP BY, even over no rows — in slices of at most [`BATCH_ROWS_MAX`] rows.
+//!
+//! For each input batch it evaluates the group keys and maps every row to a dense group
+//! id with one of three groupers:
+//! - no GROUP BY: every row is group 0;
+//! - one `int2`, `int4`, `int8` or `date` key: a hash map from the value as an `i64`,
+//!   with one extra group for NULL;
+//! - anything else: a hash map from the row's keys encoded as bytes ([`super::keys`]:
+//!   equal SQL values encode equal, NULLs group together).
+//!
+//! The first row of a group supplies the group's key values in the output. Each
+//! aggregate then evaluates its FILTER (only the rows it keeps go on) and its arguments,
+//! and updates its per-group states in one typed loop. States are columnar (`Vec<i64>`
+//! of counts, `Vec<i128>` of sums …), so an update is an indexed add, not a call through
+//! a trait object; count, sum, avg, min and max have such states of their own, and the
+//! other aggregates keep one [`General`] state per group ([`super::agg_stats`]). Result
+//! types are PostgreSQL's: `sum(int4)` is bigint, `sum(int8)` and `avg(int)` are numeric.
+//!
+//! An aggregate with DISTINCT or ORDER BY — the ordered-set aggregates too, whose
+//! `WITHIN GROUP (ORDER BY …)` is their ORDER BY — does not fold rows in as they come.
+//! It gathers, per group, the columns of its argument, further arguments and order keys
+//! (with DISTINCT, one row per distinct value of the arguments, compared as encoded
+//! bytes, and none whose argument is NULL). Once the input is read it sorts each group's
+//! rows — by the ORDER BY, or for DISTINCT by the argument, as PostgreSQL feeds them —
+//! and folds them in that order.
+//!
+//! Grouping sets never reach this operator: the binder makes one aggregation per set
+//! (`sql::binder::grouping`), and `GROUPING()` is a constant of each.
+//!
+//! Memory is charged to the statement's budget (`53200` past `kiln.max_query_memory`):
+//! an estimate for each new group (its key bytes, a hash table entry and 32 bytes per
+//! aggregate), and each row gathered (with DISTINCT, each distinct key kept). When a
+//! batch's inputs fail to evaluate, the batch is replayed row by row to raise the first
+//! failing row's error, as PostgreSQL's row-at-a-time evaluation would.
+//!
+//! [`SingleAgg`] is one aggregate's state for a single group, fed batch by batch: what a
+//! window aggregate accumulates over a frame.
 
 use std::collections::HashMap;
 

@@ -479,7 +479,19 @@ fn syntax_error(sql: &str, err: ParserError) -> Error {
         .find("found: ")
         .map(|i| &text[i + "found: ".len()..])
         .map(|f| f.rsplit_once(" at Line: ").map_or(f, |(tok, _)| tok));
+    // sqlparser does not know WITH RECURSIVE's SEARCH and CYCLE clauses, which
+    // PostgreSQL accepts right after a WITH query's parenthesis.
+    let after_paren = position.is_some_and(|p| {
+        let before: String = sql.chars().take(p.saturating_sub(1) as usize).collect();
+        before.trim_end().ends_with(')')
+    });
     let mut error = match found {
+        Some(tok)
+            if after_paren
+                && (tok.eq_ignore_ascii_case("SEARCH") || tok.eq_ignore_ascii_case("CYCLE")) =>
+        {
+            Error::feature_not_supported("SEARCH or CYCLE in WITH RECURSIVE")
+        }
         Some("EOF") => Error::syntax("syntax error at end of input"),
         Some(tok) => Error::syntax(format!(
             "syntax error at or near \"{}\"",

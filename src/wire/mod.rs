@@ -8,8 +8,10 @@
 //! - [`server`]: the listener, one thread per connection.
 //!
 //! Output is batched: DataRows are encoded straight from column vectors into the
-//! connection's buffer, which is written when it passes [`codec::FLUSH_BYTES`] and at the
-//! end of each response — one syscall per ~64 KB, never one per row.
+//! connection's buffer. A result's first write goes out at 2 KB, each later one at four
+//! times the size of the one before up to [`codec::FLUSH_BYTES`] (64 KB), and the rest at
+//! the end of the response: the client starts early, a long result leaves in 64 KB
+//! writes, never one per row.
 
 pub mod codec;
 pub mod connection;

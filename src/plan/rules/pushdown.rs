@@ -1,7 +1,8 @@
 //! Predicate pushdown: every WHERE conjunct moves as far down as it can go.
 //!
 //! Conjuncts travel down from the filter that holds them:
-//! - into a scan, where they narrow the selection vector before any column is copied;
+//! - into a scan, where they narrow the selection vector before the columns they do
+//!   not read are copied;
 //! - through a join to the side whose columns they read (both sides of an inner join:
 //!   into its condition, where equalities become hash keys — this is what turns a comma
 //!   list with WHERE equalities into hash joins); a join's own condition sends its
@@ -9,13 +10,33 @@
 //! - through a projection (a derived table, a view) by substituting the projected
 //!   expressions, unless one is volatile or holds a subquery;
 //! - through an aggregation when they read only its group keys (HAVING → WHERE);
-//! - through DISTINCT and ORDER BY; never through LIMIT.
+//! - into both branches of UNION, INTERSECT and EXCEPT (with or without ALL), each
+//!   copy rewritten over that branch's columns: a filter over whole rows commutes with
+//!   every set operation. A volatile conjunct, or one holding a subquery, stays above;
+//! - through DISTINCT, ORDER BY and a `With` node (to the query its CTEs serve).
+//!
+//! They stop above LIMIT, window functions (a removed row still counts in the windows),
+//! DISTINCT ON (which row of a key survives depends on every row), a recursive CTE,
+//! VALUES, generate_series, a CTE scan and a work table. The filters inside a CTE's
+//! query, a recursive CTE's terms and subqueries in expressions are pushed within those
+//! plans.
+//!
+//! Each conjunct arriving at a node is first factored ([`factor_or`]): conjuncts every
+//! arm of an OR shares come out of it, `(a AND b) OR (a AND c)` → `a AND (b OR c)`, so
+//! `a` is pushed or becomes a join key on its own. An OR left over both sides of an inner
+//! join also restricts each side: when every arm has conjuncts over one side, their OR
+//! is pushed to that side as well (the join keeps the whole OR), as PostgreSQL's
+//! extract_restriction_or_clauses does.
 //!
 //! On the way, outer joins a filter makes pointless become inner ones: a conjunct that
 //! cannot be true when the nullable side's columns are NULL (`b.y > 3` over `a LEFT
 //! JOIN b`) removes every NULL-extended row, so the join is inner (PostgreSQL's
 //! reduce_outer_joins). Conjuncts keep their order where they meet, so the first
 //! failing row's error is the same.
+//!
+//! Join key filters ([`crate::exec::keyfilter`]) are not this rule's: a hash join
+//! builds them at execution time from its build side's keys and hands them to the probe
+//! side's scan, which tests them before the filter this rule pushed into it.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -1,23 +1,51 @@
-//! The binder: sqlparser AST → typed expressions and plans.
+//! The binder: sqlparser AST → a [`BoundStatement`] whose queries are typed,
+//! name-resolved plans.
 //!
-//! It follows PostgreSQL's analysis step: names resolve against the FROM clause (one
-//! table, a table function, or nothing), literals without a type (`'abc'`, `NULL`,
-//! parameters without a declared type) take the type their context asks for, operators
-//! resolve by PostgreSQL's category rules (`int4 + int8 → int8`, `int + numeric →
-//! numeric`, `date + int → date` …), and a SELECT with aggregates or GROUP BY is checked
-//! so that every column outside an aggregate is grouped (`42803`).
+//! It follows PostgreSQL's analysis step: names resolve against the scopes of the FROM
+//! clause and of the enclosing queries ([`scope`]), literals without a type (`'abc'`,
+//! `NULL`, parameters without a declared type) take the type their context asks for,
+//! operators resolve by PostgreSQL's category rules (`int4 + int8 → int8`, `int +
+//! numeric → numeric`, `date + int → date` …), and a SELECT with aggregates or GROUP BY
+//! is checked so that every column outside an aggregate is grouped (`42803`).
 //!
 //! Queries become *logical* plans ([`crate::plan::logical`]) whose column references
-//! name a relation and a column; the optimizer ([`crate::plan::rules`]) rewrites them
-//! and the physical planner ([`crate::plan::lower`]) turns them into the operators the
-//! bound statement runs. A SELECT becomes, bottom-up:
-//! `FROM items (joined) → Filter(WHERE) → Aggregate → Filter(HAVING) →
-//! Project(outputs + hidden sort keys) → Distinct → Sort → Limit → Project(outputs)`.
+//! name a relation and a column (relation numbers from [`Binder::new_rel`], unique in
+//! the statement). A SELECT becomes, bottom-up:
+//! `FROM items (joined) → Filter(WHERE) → Aggregate → Filter(HAVING) → Window →
+//! Project(outputs + hidden sort keys) → Distinct → Sort → DistinctOn → Limit →
+//! Project(outputs)`. When a statement's plan is complete, `finish_plan` runs the
+//! optimizer rules over it ([`crate::plan::rules::optimize`]) and lowers it to a
+//! physical plan ([`crate::plan::lower`], [`crate::plan::physical`]); a DELETE lowers its
+//! row source with `lower_loose` instead, so the row ids stay its last column. So a
+//! bound statement holds physical plans.
 //!
-//! The binder is split by concern: [`scope`] (names), [`from`] (FROM items and joins),
-//! [`select`] (query blocks), [`dml`], [`ddl`], [`expr`] (operators), [`coerce`]
-//! (casts and common types), [`functions`], [`aggregate`], [`names`] (output column
-//! names), [`position`] (error positions) and [`utility`] (SET/SHOW).
+//! `WITH … INSERT/UPDATE/DELETE` binds its WITH queries first, in a scope that lasts the
+//! whole statement (`setop::bind_dml_with`). Just before the plan that produces the
+//! statement's rows is optimized, they are attached to it as any WITH is — inlined when
+//! read once and not MATERIALIZED, else a `With` node (`attach_statement_ctes`).
+//!
+//! This file holds the [`Binder`] and the dispatch of every statement kind (the
+//! transaction statements, DROP, TRUNCATE, ANALYZE/VACUUM, SHOW and DEALLOCATE are bound
+//! here); the rest is split by concern:
+//! - [`aggregate`]: aggregate calls (DISTINCT, ORDER BY, FILTER, ordered-set `WITHIN
+//!   GROUP`) and the rewrite of expressions over a grouped input;
+//! - [`coerce`]: implicit and explicit casts, and the common type of several expressions;
+//! - [`ddl`]: CREATE TABLE, CREATE TABLE … AS / SELECT INTO, CREATE VIEW;
+//! - [`dml`]: INSERT, UPDATE and DELETE;
+//! - [`expr`]: expressions — column names, literals, operators, CASE, LIKE, IN lists;
+//! - [`from`]: FROM items (tables, views, derived tables, VALUES, table functions,
+//!   LATERAL) and joins;
+//! - [`functions`]: scalar function calls — overloads, argument coercion, result types;
+//! - [`grouping`]: GROUP BY, GROUPING SETS / ROLLUP / CUBE and GROUPING();
+//! - [`names`]: output column names (PostgreSQL's FigureColname);
+//! - [`position`]: error positions from sqlparser's spans;
+//! - [`scope`]: the columns a query level makes visible and how a name resolves;
+//! - [`select`]: query blocks — SELECT, VALUES, ORDER BY, LIMIT;
+//! - [`setop`]: UNION / INTERSECT / EXCEPT, WITH and WITH RECURSIVE, WITH before DML;
+//! - [`subquery`]: subqueries in expressions (scalar, EXISTS, IN, ANY/ALL) and row
+//!   comparisons;
+//! - [`utility`]: SET and RESET (setting names and values) and EXPLAIN's options;
+//! - [`window`]: window function calls and the WINDOW clause.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -3,8 +3,9 @@
 //! Clauses are bound in PostgreSQL's order (transformSelectStmt: select list, WHERE,
 //! HAVING, ORDER BY, GROUP BY), so of two errors in different clauses the same one is
 //! reported. The plan, bottom-up:
-//! `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Project(outputs + hidden sort
-//! keys) → Distinct → Sort → Limit → Project(outputs)`.
+//! `FROM → Filter(WHERE) → Aggregate → Filter(HAVING) → Window → Project(outputs +
+//! hidden sort keys) → Distinct → Sort → DistinctOn → Limit → Project(outputs)`
+//! (DISTINCT ON keeps the first row of each key in the sorted order).
 
 use super::*;
 

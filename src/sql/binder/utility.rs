@@ -1,4 +1,5 @@
-//! SET, SHOW, RESET and the names and values of settings.
+//! SET and RESET, and the names and values of settings (SHOW, bound in `mod.rs`,
+//! reads them through these).
 
 use super::*;
 
