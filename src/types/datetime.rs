@@ -367,11 +367,39 @@ pub fn date_is_four_digit_year(days: i32) -> bool {
     (DATE_FOUR_DIGITS_FIRST..=DATE_FOUR_DIGITS_LAST).contains(&days)
 }
 
+/// Year, month and day of a date with a four-digit year, by Neri and Schneider's
+/// calendar algorithm ("Euclidean affine functions and their application to calendar
+/// algorithms", 2022): a handful of multiplications and shifts, no divisions by
+/// variables. Agrees with [`date_to_ymd`] on the whole four-digit range (tested).
+#[inline]
+fn four_digit_ymd(days: i32) -> (u32, u32, u32) {
+    // Shift so that every date of interest is a positive count of days from a March 1st
+    // 400·SHIFT years before the Unix epoch.
+    const SHIFT: u32 = 82;
+    const K: u32 = 719_468 + 146_097 * SHIFT;
+    const L: u32 = 400 * SHIFT;
+    const UNIX_FROM_2000: i32 = 10_957;
+    let n = (days + UNIX_FROM_2000) as u32 + K;
+    let n1 = 4 * n + 3;
+    let century = n1 / 146_097;
+    let nc = n1 % 146_097 / 4;
+    let n2 = 4 * nc + 3;
+    let p2 = 2_939_745u64 * n2 as u64;
+    let year_of_century = (p2 >> 32) as u32;
+    let day_of_year = (p2 as u32) / 2_939_745 / 4;
+    let n3 = 2141 * day_of_year + 197_913;
+    let month = n3 >> 16;
+    let day = (n3 & 0xffff) / 2141 + 1;
+    let january_or_february = day_of_year >= 306;
+    let year = 100 * century + year_of_century - L + january_or_february as u32;
+    let month = if january_or_february { month - 12 } else { month };
+    (year, month, day)
+}
+
 /// Writes `YYYY-MM-DD` into `out` (10 bytes) for a date with a four-digit year.
 #[inline]
 pub fn write_iso_date_into(out: &mut [u8], days: i32) {
-    let (year, month, day) = date_to_ymd(days);
-    let (y, m, d) = (year as u32, month as u32, day as u32);
+    let (y, m, d) = four_digit_ymd(days);
     let text = [
         b'0' + (y / 1000) as u8,
         b'0' + (y / 100 % 10) as u8,
@@ -903,6 +931,10 @@ mod four_digit_year_tests {
     fn the_four_digit_year_range_matches_the_calendar() {
         assert_eq!(date_from_ymd(1000, 1, 1), Some(DATE_FOUR_DIGITS_FIRST));
         assert_eq!(date_from_ymd(9999, 12, 31), Some(DATE_FOUR_DIGITS_LAST));
+        for days in DATE_FOUR_DIGITS_FIRST..=DATE_FOUR_DIGITS_LAST {
+            let (y, m, d) = date_to_ymd(days);
+            assert_eq!(four_digit_ymd(days), (y as u32, m as u32, d as u32), "day {days}");
+        }
         for days in [
             DATE_FOUR_DIGITS_FIRST - 1,
             DATE_FOUR_DIGITS_FIRST,
