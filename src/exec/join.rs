@@ -99,6 +99,9 @@ pub struct JoinOp {
     key_filter: Option<Arc<KeyFilter>>,
 }
 
+/// Build rows a hash table is sized for up front (see `read_build`).
+const BUILD_RESERVE_ROWS_MAX: usize = 1 << 16;
+
 struct Probe {
     batch: Batch,
     /// Per left row: its first candidate build row (`NONE`: none).
@@ -116,7 +119,11 @@ impl JoinOp {
         // Probe rows without a partner are dropped by these kinds only.
         let drops = matches!(
             spec.kind,
-            JoinKind::Inner | JoinKind::Semi | JoinKind::Right
+            JoinKind::Inner
+                | JoinKind::Semi
+                | JoinKind::Right
+                | JoinKind::RightSemi
+                | JoinKind::RightAnti
         );
         if spec.key_filter
             && drops
@@ -194,12 +201,15 @@ impl JoinOp {
         ];
         let mut has_null_key = false;
         let mut table = table_for(&self.spec.right_keys);
-        // At most one entry per build row: sized once, never rehashed.
+        // At most one entry per build row: a small build is sized once, never rehashed.
+        // A large one grows as it fills: its keys may repeat, and a table sized for
+        // every row would spread the distinct ones over far more memory.
+        let room = rows.min(BUILD_RESERVE_ROWS_MAX);
         match &mut table {
             Table::All => {}
-            Table::Int(m) => m.reserve(rows),
-            Table::Int2(m) => m.reserve(rows),
-            Table::Bytes(m) => m.reserve(rows),
+            Table::Int(m) => m.reserve(room),
+            Table::Int2(m) => m.reserve(room),
+            Table::Bytes(m) => m.reserve(room),
         }
         let mut global = 0u32;
         let mut scratch = Vec::new();
@@ -234,7 +244,10 @@ impl JoinOp {
             global += n as u32;
         }
         self.publish_keys(&table);
-        let matched = if matches!(self.spec.kind, JoinKind::Right | JoinKind::Full) {
+        let matched = if matches!(
+            self.spec.kind,
+            JoinKind::Right | JoinKind::Full | JoinKind::RightSemi | JoinKind::RightAnti
+        ) {
             vec![false; rows]
         } else {
             Vec::new()
@@ -316,8 +329,28 @@ impl JoinOp {
                 self.spec.kind,
                 JoinKind::Semi | JoinKind::Anti | JoinKind::AntiNullAware
             );
+        // Right semi/anti joins without a residual mark every build row of a matching
+        // chain; a chain whose head is marked was marked whole before.
+        let mark_only = self.spec.residual.is_none()
+            && matches!(self.spec.kind, JoinKind::RightSemi | JoinKind::RightAnti);
         while probe.row < probe.batch.rows && left_rows.len() < PAIRS_CHUNK_MAX {
             let r = probe.row;
+            if mark_only {
+                let mut cursor = probe.heads[r];
+                if cursor != NONE && !build.matched[cursor as usize] {
+                    while cursor != NONE {
+                        build.matched[cursor as usize] = true;
+                        cursor = if all {
+                            if cursor + 1 < total { cursor + 1 } else { NONE }
+                        } else {
+                            build.next[cursor as usize]
+                        };
+                    }
+                }
+                probe.row += 1;
+                probe.cursor = probe.heads.get(probe.row).copied().unwrap_or(NONE);
+                continue;
+            }
             if existence_only {
                 if probe.heads[r] != NONE {
                     probe.matches[r] = 1;
@@ -375,7 +408,12 @@ impl JoinOp {
                         self.out.push_back(select_rows(pairs, keep));
                     }
                 }
-                JoinKind::Semi | JoinKind::Anti | JoinKind::AntiNullAware | JoinKind::Mark => {}
+                JoinKind::Semi
+                | JoinKind::Anti
+                | JoinKind::AntiNullAware
+                | JoinKind::Mark
+                | JoinKind::RightSemi
+                | JoinKind::RightAnti => {}
             }
         }
         if probe.row < probe.batch.rows {
@@ -414,7 +452,11 @@ impl JoinOp {
                         .collect()
                 }
             }
-            JoinKind::Inner | JoinKind::Right | JoinKind::Mark => Vec::new(),
+            JoinKind::Inner
+            | JoinKind::Right
+            | JoinKind::Mark
+            | JoinKind::RightSemi
+            | JoinKind::RightAnti => Vec::new(),
         };
         if !rows.is_empty() {
             let out = match self.spec.kind {
@@ -428,20 +470,27 @@ impl JoinOp {
         Ok(false)
     }
 
-    /// Right/full joins: the build rows no left row matched, with NULLs on the left.
+    /// Right/full joins: the build rows no left row matched, with NULLs on the left;
+    /// right semi/anti joins: the build rows some left row matched / none did, alone.
     fn unmatched_build(&mut self) {
         let Some(build) = &self.build else { return };
-        if !matches!(self.spec.kind, JoinKind::Right | JoinKind::Full) {
-            return;
-        }
-        let rows: Vec<u32> = positions(&build.matched, |m| !*m);
+        let want_matched = match self.spec.kind {
+            JoinKind::Right | JoinKind::Full | JoinKind::RightAnti => false,
+            JoinKind::RightSemi => true,
+            _ => return,
+        };
+        let pad_left = self.spec.kind.emits_left();
+        let rows: Vec<u32> = positions(&build.matched, |m| *m == want_matched);
         for chunk in rows.chunks(BATCH_ROWS_MAX) {
-            let mut columns: Vec<Vector> = self
-                .spec
-                .left_types
-                .iter()
-                .map(|t| null_column(*t, chunk.len()))
-                .collect();
+            let mut columns: Vec<Vector> = if pad_left {
+                self.spec
+                    .left_types
+                    .iter()
+                    .map(|t| null_column(*t, chunk.len()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let refs: Vec<u64> = chunk.iter().map(|&r| build.refs[r as usize]).collect();
             columns.extend(gather_build(build, &refs, &self.spec.right_types));
             self.out.push_back(Batch::new(columns, chunk.len()));
@@ -493,8 +542,12 @@ impl Operator for JoinOp {
         // dropping left rows. Right columns come from the build side, read on this
         // join's first batch: after the filter's own join has published its keys.
         let left_width = self.spec.left_types.len();
-        if self.spec.kind == JoinKind::Single {
-            // Its 21000 for a row with two partners must not depend on the filter.
+        if matches!(
+            self.spec.kind,
+            // Single: its 21000 for a row with two partners must not depend on the
+            // filter. Right semi/anti: the output columns are the build side's.
+            JoinKind::Single | JoinKind::RightSemi | JoinKind::RightAnti
+        ) {
             return false;
         }
         if col < left_width {

@@ -225,14 +225,18 @@ pub fn join_estimate(l: Estimate, r: Estimate, kind: JoinKind, on: &Expr) -> Est
         JoinKind::Anti | JoinKind::AntiNullAware => {
             (l.rows * (1.0 - (r.rows * sel).min(1.0))).max(1.0)
         }
+        JoinKind::RightSemi => (r.rows * (l.rows * sel).min(1.0)).max(1.0),
+        JoinKind::RightAnti => (r.rows * (1.0 - (l.rows * sel).min(1.0))).max(1.0),
     };
     let mut est = Estimate {
         rows,
         ..Estimate::default()
     };
-    est.ndv.extend(l.ndv);
-    est.range.extend(l.range);
-    if kind.emits_right() {
+    if kind.emits_left() {
+        est.ndv.extend(l.ndv);
+        est.range.extend(l.range);
+    }
+    if kind.emits_right() || !kind.emits_left() {
         est.ndv.extend(r.ndv);
         est.range.extend(r.range);
     }

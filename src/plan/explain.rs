@@ -263,6 +263,8 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
                 JoinKind::Full => "Full",
                 JoinKind::Semi | JoinKind::Mark => "Semi",
                 JoinKind::Anti | JoinKind::AntiNullAware => "Anti",
+                JoinKind::RightSemi => "Right Semi",
+                JoinKind::RightAnti => "Right Anti",
             };
             node.join = Some(join);
             node.kind = if hashed { "Hash Join" } else { "Nested Loop" };
@@ -464,8 +466,12 @@ fn output_labels(plan: &Plan) -> Vec<Option<String>> {
         Op::Join {
             left, right, kind, ..
         } => {
-            let mut labels = output_labels(left);
-            if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+            let mut labels = if kind.emits_left() {
+                output_labels(left)
+            } else {
+                Vec::new()
+            };
+            if kind.emits_right() || !kind.emits_left() {
                 labels.extend(output_labels(right));
             }
             labels

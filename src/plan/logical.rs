@@ -73,6 +73,11 @@ pub enum JoinKind {
     /// A left join that fails with `21000` when a left row has two matches (a scalar
     /// subquery turned into a join).
     Single,
+    /// Right rows with at least one match: a semi join with its inputs swapped, so the
+    /// hash table holds the smaller side (physical plans only; see `lower_join`).
+    RightSemi,
+    /// Right rows without a match: an anti join with its inputs swapped (physical only).
+    RightAnti,
 }
 
 impl JoinKind {
@@ -84,8 +89,19 @@ impl JoinKind {
             | JoinKind::Right
             | JoinKind::Full
             | JoinKind::Single => true,
-            JoinKind::Semi | JoinKind::Anti | JoinKind::AntiNullAware | JoinKind::Mark => false,
+            JoinKind::Semi
+            | JoinKind::Anti
+            | JoinKind::AntiNullAware
+            | JoinKind::Mark
+            | JoinKind::RightSemi
+            | JoinKind::RightAnti => false,
         }
+    }
+
+    /// Whether the output carries the left side's columns (all kinds but the swapped
+    /// semi and anti joins, whose output is their right input's rows).
+    pub fn emits_left(self) -> bool {
+        !matches!(self, JoinKind::RightSemi | JoinKind::RightAnti)
     }
 
     pub fn name(self) -> &'static str {
@@ -99,6 +115,8 @@ impl JoinKind {
             JoinKind::AntiNullAware => "Anti (null-aware)",
             JoinKind::Mark => "Mark",
             JoinKind::Single => "Single",
+            JoinKind::RightSemi => "Right Semi",
+            JoinKind::RightAnti => "Right Anti",
         }
     }
 }
@@ -320,8 +338,12 @@ impl LogicalPlan {
                 mark,
                 ..
             } => {
-                let mut out = left.output();
-                if kind.emits_right() {
+                let mut out = if kind.emits_left() {
+                    left.output()
+                } else {
+                    Vec::new()
+                };
+                if kind.emits_right() || !kind.emits_left() {
                     out.extend(right.output());
                 }
                 if let Some(m) = mark {

@@ -547,12 +547,48 @@ impl Lowerer {
             combined.map.insert(*id, ll.width + p);
         }
         combined.width = ll.width + rl.width;
-        let residual = match Expr::and_all(residual) {
-            Some(r) => Some(self.expr(&r, &combined)?),
+        let residual_expr = Expr::and_all(residual);
+        let residual = match &residual_expr {
+            Some(r) => Some(self.expr(r, &combined)?),
             None => None,
         };
         let left_types = position_types(&ll, &left.output());
         let right_types = position_types(&rl, &right.output());
+        if matches!(kind, JoinKind::Semi | JoinKind::Anti)
+            && !left_keys.is_empty()
+            && estimate(left).rows * 2.0 < estimate(right).rows
+        {
+            // The left side is the small one: build the hash table on it and probe with
+            // the right side, marking the build rows that match (a right semi or anti
+            // join). The output is still the left side's rows, now the build side's.
+            let mut swapped = rl.clone();
+            for (id, &p) in &ll.map {
+                swapped.map.insert(*id, rl.width + p);
+            }
+            swapped.width = rl.width + ll.width;
+            let residual = match &residual_expr {
+                Some(r) => Some(self.expr(r, &swapped)?),
+                None => None,
+            };
+            let kind = if kind == JoinKind::Semi {
+                JoinKind::RightSemi
+            } else {
+                JoinKind::RightAnti
+            };
+            return Ok((
+                node(Op::Join {
+                    left: Box::new(rp),
+                    right: Box::new(lp),
+                    kind,
+                    left_keys: right_keys,
+                    right_keys: left_keys,
+                    residual,
+                    left_types: right_types,
+                    right_types: left_types,
+                }),
+                ll,
+            ));
+        }
         let layout = if kind.emits_right() { combined } else { ll };
         Ok((
             node(Op::Join {

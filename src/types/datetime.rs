@@ -392,7 +392,11 @@ fn four_digit_ymd(days: i32) -> (u32, u32, u32) {
     let day = (n3 & 0xffff) / 2141 + 1;
     let january_or_february = day_of_year >= 306;
     let year = 100 * century + year_of_century - L + january_or_february as u32;
-    let month = if january_or_february { month - 12 } else { month };
+    let month = if january_or_february {
+        month - 12
+    } else {
+        month
+    };
     (year, month, day)
 }
 
@@ -933,7 +937,11 @@ mod four_digit_year_tests {
         assert_eq!(date_from_ymd(9999, 12, 31), Some(DATE_FOUR_DIGITS_LAST));
         for days in DATE_FOUR_DIGITS_FIRST..=DATE_FOUR_DIGITS_LAST {
             let (y, m, d) = date_to_ymd(days);
-            assert_eq!(four_digit_ymd(days), (y as u32, m as u32, d as u32), "day {days}");
+            assert_eq!(
+                four_digit_ymd(days),
+                (y as u32, m as u32, d as u32),
+                "day {days}"
+            );
         }
         for days in [
             DATE_FOUR_DIGITS_FIRST - 1,
