@@ -21,7 +21,9 @@
 //! DuckDB plans it). An outer row without partners reads the aggregate's value over no
 //! rows — `count` is 0, not NULL — through a marker column that is NULL exactly then.
 //! A scalar subquery without aggregate becomes a *single* join: a left join that fails
-//! with `21000` when an outer row has two partners.
+//! with `21000` when an outer row has two partners. A correlated EXISTS used as a value
+//! (in the select list, or compared) is `count(*) > 0` over the subquery's rows, and
+//! that count decorrelates as above.
 //!
 //! Whatever does not match these shapes stays a subquery and runs as a subplan
 //! (`exec::subplan`), which is correct for every shape, only slower.
@@ -30,10 +32,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::RelIds;
 use crate::plan::logical::{ColumnId, JoinKind, LogicalPlan, RelId};
-use crate::sql::expr::{AggFunc, BinaryOp, Expr, Subquery, SubqueryKind};
+use crate::sql::expr::{AggCall, AggFunc, BinaryOp, Expr, Subquery, SubqueryKind};
 use crate::types::{DataType, SqlType, Value};
 
 const BOOL: SqlType = SqlType::new(DataType::Bool);
+const INT8: SqlType = SqlType::new(DataType::Int8);
 
 /// Decorrelates every subquery of `plan` that it can.
 pub fn decorrelate(plan: &mut LogicalPlan, ids: &mut RelIds) {
@@ -52,12 +55,14 @@ pub fn decorrelate(plan: &mut LogicalPlan, ids: &mut RelIds) {
                 }
             }
             for c in keep.iter_mut() {
+                exists_as_count(c, input, ids);
                 pull_scalars(c, input, ids);
             }
             *predicate = Expr::and_all(keep).unwrap_or_else(|| Expr::literal_bool(true));
         }
         LogicalPlan::Project { input, exprs, .. } => {
             for e in exprs.iter_mut() {
+                exists_as_count(e, input, ids);
                 pull_scalars(e, input, ids);
             }
         }
@@ -327,6 +332,82 @@ fn expose(
 
 /// Replaces the correlated scalar subqueries in `e` by columns of joins added to
 /// `input`.
+/// A correlated EXISTS that is not a conjunct of WHERE (in the select list, compared,
+/// negated inside an expression) becomes `count(*) > 0` over the subquery's rows when
+/// that count decorrelates into a left join on equality keys ([`aggregate_join`]);
+/// otherwise it stays as it was. Only where `pull_scalars` reaches: the subquery is
+/// evaluated for every row there, so joining it in evaluates nothing PostgreSQL would
+/// skip.
+fn exists_as_count(e: &mut Expr, input: &mut Box<LogicalPlan>, ids: &mut RelIds) {
+    if let Expr::Subquery(sub) = e
+        && matches!(sub.kind, SubqueryKind::Exists)
+    {
+        let outer = defined(input);
+        if !plan_reads(&sub.plan, &outer) {
+            return;
+        }
+        // Only the number of rows matters: the select list goes.
+        let rows = match take(&mut sub.plan) {
+            LogicalPlan::Project { input, .. } => *input,
+            other => other,
+        };
+        let arel = ids.fresh();
+        let prel = ids.fresh();
+        let mut counted = Box::new(Subquery {
+            kind: SubqueryKind::Scalar,
+            ty: INT8,
+            plan: LogicalPlan::Project {
+                input: Box::new(LogicalPlan::Aggregate {
+                    input: Box::new(rows),
+                    rel: arel,
+                    group_by: Vec::new(),
+                    aggs: vec![AggCall::simple(AggFunc::CountStar, None, INT8)],
+                }),
+                rel: prel,
+                exprs: vec![Expr::ColumnRef {
+                    id: ColumnId::new(arel, 0),
+                    ty: INT8,
+                    name: "count".into(),
+                }],
+            },
+        });
+        match aggregate_join(&mut counted, input, &outer, ids) {
+            Some(count) => {
+                *e = Expr::Binary {
+                    op: BinaryOp::Gt,
+                    left: Box::new(count),
+                    right: Box::new(Expr::Literal {
+                        value: Value::Int8(0),
+                        ty: INT8,
+                    }),
+                    ty: BOOL,
+                };
+            }
+            None => {
+                if let LogicalPlan::Project { input: agg, .. } = take(&mut counted.plan)
+                    && let LogicalPlan::Aggregate { input: rows, .. } = *agg
+                {
+                    sub.plan = *rows;
+                }
+            }
+        }
+        return;
+    }
+    if matches!(
+        e,
+        Expr::Case { .. }
+            | Expr::And(_)
+            | Expr::Or(_)
+            | Expr::Func {
+                func: crate::sql::expr::Func::Coalesce,
+                ..
+            }
+    ) {
+        return;
+    }
+    e.children_mut(&mut |c| exists_as_count(c, input, ids));
+}
+
 fn pull_scalars(e: &mut Expr, input: &mut Box<LogicalPlan>, ids: &mut RelIds) {
     if let Expr::Subquery(sub) = e
         && matches!(sub.kind, SubqueryKind::Scalar)
