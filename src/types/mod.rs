@@ -386,6 +386,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 }
             }
         }
+        A::Array(_) => return Err(Error::feature_not_supported("array types")),
         other => {
             return Err(Error::undefined_object(format!(
                 "type \"{}\" does not exist",

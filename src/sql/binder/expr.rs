@@ -525,7 +525,7 @@ impl Binder<'_> {
                 self.bind_scalar_function(name, vec![arg])
             }
             A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
-            A::Expr::Array(_) => Err(Error::feature_not_supported("arrays")),
+            A::Expr::Array(_) => Err(Error::feature_not_supported("ARRAY[…] (array types)")),
             A::Expr::AnyOp {
                 left,
                 compare_op,
