@@ -379,7 +379,8 @@ fn four_digit_ymd(days: i32) -> (u32, u32, u32) {
     const K: u32 = 719_468 + 146_097 * SHIFT;
     const L: u32 = 400 * SHIFT;
     const UNIX_FROM_2000: i32 = 10_957;
-    let n = (days + UNIX_FROM_2000) as u32 + K;
+    // Positive for every date from 1000 on: no wrapping.
+    let n = (days + UNIX_FROM_2000 + K as i32) as u32;
     let n1 = 4 * n + 3;
     let century = n1 / 146_097;
     let nc = n1 % 146_097 / 4;
