@@ -167,12 +167,77 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     check_expression_depth(sql)?;
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
-    let text = blank_frame_exclusions(sql);
-    let statements = parser
+    let mut text = blank_frame_exclusions(sql);
+    // `EXPLAIN (SELECT …)`: sqlparser reads the parenthesis as an options list. The
+    // keyword is blanked (positions stay), the query parsed, and EXPLAIN put back.
+    let explain = explain_of_parenthesized_query(&text);
+    if let Some(range) = explain.clone() {
+        text.to_mut()
+            .replace_range(range.clone(), &" ".repeat(range.len()));
+    }
+    let mut statements = parser
         .try_with_sql(&text)
         .and_then(|mut p| p.parse_statements())
         .map_err(|e| syntax_error(sql, e))?;
+    if explain.is_some()
+        && let Some(first) = statements.first_mut()
+    {
+        let statement = std::mem::replace(
+            first,
+            Statement::Commit {
+                chain: false,
+                end: false,
+                modifier: None,
+            },
+        );
+        *first = Statement::Explain {
+            describe_alias: sqlparser::ast::DescribeAlias::Explain,
+            analyze: false,
+            verbose: false,
+            query_plan: false,
+            estimate: false,
+            statement: Box::new(statement),
+            format: None,
+            options: None,
+        };
+    }
     Ok(statements)
+}
+
+/// The byte range of the EXPLAIN keyword when the text starts `EXPLAIN (SELECT`,
+/// `EXPLAIN (WITH`, `EXPLAIN (VALUES`, `EXPLAIN (TABLE` or `EXPLAIN ((`: a
+/// parenthesized query, not an options list.
+fn explain_of_parenthesized_query(sql: &str) -> Option<std::ops::Range<usize>> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let start = sql.len() - sql.trim_start().len();
+    let head = sql.get(start..start + 7)?;
+    if !head.eq_ignore_ascii_case("explain") {
+        return None;
+    }
+    let dialect = PostgreSqlDialect {};
+    // Only the first few tokens matter.
+    let prefix_end = sql
+        .char_indices()
+        .map(|(i, _)| i)
+        .find(|&i| i >= start + 200)
+        .unwrap_or(sql.len());
+    let tokens = Tokenizer::new(&dialect, &sql[..prefix_end])
+        .tokenize()
+        .ok()?;
+    let mut significant = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_)));
+    let _explain = significant.next()?;
+    if !matches!(significant.next()?, Token::LParen) {
+        return None;
+    }
+    let query = match significant.next()? {
+        Token::LParen => true,
+        Token::Word(w) if w.quote_style.is_none() => matches!(
+            w.value.to_ascii_uppercase().as_str(),
+            "SELECT" | "WITH" | "VALUES" | "TABLE"
+        ),
+        _ => false,
+    };
+    query.then_some(start..start + 7)
 }
 
 /// A window frame's `EXCLUDE CURRENT ROW | GROUP | TIES | NO OTHERS`, found in the
