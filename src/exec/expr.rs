@@ -474,31 +474,18 @@ fn filter_fast(pred: &Expr, batch: &Batch, sel: &[u32]) -> Option<Vec<u32>> {
                         .collect()
                 }
                 Data::I32(v) => {
-                    let mut keys = Vec::with_capacity(consts.len());
-                    for c in &consts {
-                        let (Value::Int4(c) | Value::Date(c)) = c else {
-                            return None;
-                        };
-                        keys.push(*c);
-                    }
-                    sel.iter()
-                        .copied()
-                        .filter(|&i| live(i) && keep(keys.contains(&v[i as usize])))
-                        .collect()
+                    let keys = constants_as(&consts, |c| match c {
+                        Value::Int4(c) | Value::Date(c) => Some(*c),
+                        _ => None,
+                    })?;
+                    select_rows(sel, |i| live(i) && keep(keys.contains(&v[i as usize])))
                 }
                 Data::I64(v) => {
-                    let mut keys = Vec::with_capacity(consts.len());
-                    for c in &consts {
-                        let (Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c)) = c
-                        else {
-                            return None;
-                        };
-                        keys.push(*c);
-                    }
-                    sel.iter()
-                        .copied()
-                        .filter(|&i| live(i) && keep(keys.contains(&v[i as usize])))
-                        .collect()
+                    let keys = constants_as(&consts, |c| match c {
+                        Value::Int8(c) | Value::Timestamp(c) | Value::Timestamptz(c) => Some(*c),
+                        _ => None,
+                    })?;
+                    select_rows(sel, |i| live(i) && keep(keys.contains(&v[i as usize])))
                 }
                 _ => return None,
             };
@@ -506,6 +493,11 @@ fn filter_fast(pred: &Expr, batch: &Batch, sel: &[u32]) -> Option<Vec<u32>> {
         }
         _ => None,
     }
+}
+
+/// An IN list's constants as one physical kind (`None` if one is of another).
+fn constants_as<T>(consts: &[&Value], pick: impl Fn(&Value) -> Option<T>) -> Option<Vec<T>> {
+    consts.iter().map(|c| pick(c)).collect()
 }
 
 fn op_matches(op: BinaryOp, o: Ordering) -> bool {

@@ -58,6 +58,21 @@ struct KeyFilterUse {
 const KEY_FILTER_TRIAL_ROWS: usize = 1024;
 const KEY_FILTER_KEEP_MAX_PERCENT: usize = 90;
 
+/// The group's columns: those `take` names copied by `copy`, the others empty (column
+/// positions never change).
+fn copy_columns(
+    g: &RowGroup,
+    take: impl Fn(usize) -> bool,
+    copy: impl Fn(&Vector) -> Vector,
+    empty: impl Fn(usize) -> Vector,
+) -> Vec<Vector> {
+    g.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| if take(i) { copy(c) } else { empty(i) })
+        .collect()
+}
+
 /// Encodes a row id as one integer: group in the high half, row in the low half.
 pub fn encode_row_id(group: usize, row: usize) -> i64 {
     ((group as i64) << 32) | row as i64
@@ -194,18 +209,8 @@ impl Operator for Scan {
             let wanted = |i: usize| needed.is_none_or(|n| n.get(i).copied().unwrap_or(true));
             let Some(early) = self.filter_columns.as_deref() else {
                 // Everything copied up front (row ids, or a filter with subqueries).
-                let mut columns: Vec<Vector> = g
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        if wanted(i) {
-                            c.slice(start, end)
-                        } else {
-                            empty(i)
-                        }
-                    })
-                    .collect();
+                let mut columns: Vec<Vector> =
+                    copy_columns(&g, wanted, |c| c.slice(start, end), empty);
                 if self.row_ids {
                     let ids = (start..end).map(|r| encode_row_id(self.group, r)).collect();
                     columns.push(Vector::from_data(Data::I64(ids)));
@@ -226,35 +231,13 @@ impl Operator for Scan {
             // Few visible rows (a key filter dropped most): gather them, else slice.
             let sparse = visible.len() * 2 < count;
             let (batch, sel) = if sparse {
-                let columns = g
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        if reads(i) {
-                            c.gather(&visible)
-                        } else {
-                            empty(i)
-                        }
-                    })
-                    .collect();
+                let columns = copy_columns(&g, reads, |c| c.gather(&visible), empty);
                 (
                     Batch::new(columns, visible.len()),
                     (0..visible.len() as u32).collect(),
                 )
             } else {
-                let columns = g
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        if reads(i) {
-                            c.slice(start, end)
-                        } else {
-                            empty(i)
-                        }
-                    })
-                    .collect();
+                let columns = copy_columns(&g, reads, |c| c.slice(start, end), empty);
                 let sel = visible.iter().map(|&r| r - start as u32).collect();
                 (Batch::new(columns, count), sel)
             };

@@ -393,7 +393,17 @@ fn exists_as_count(e: &mut Expr, input: &mut Box<LogicalPlan>, ids: &mut RelIds)
         }
         return;
     }
-    if matches!(
+    if arms_may_be_skipped(e) {
+        return;
+    }
+    e.children_mut(&mut |c| exists_as_count(c, input, ids));
+}
+
+/// Whether some operands of `e` may go unevaluated for a row (CASE, AND, OR,
+/// COALESCE): a subquery there must stay a subquery, since a join would evaluate it
+/// for every row, and raise what PostgreSQL would skip.
+fn arms_may_be_skipped(e: &Expr) -> bool {
+    matches!(
         e,
         Expr::Case { .. }
             | Expr::And(_)
@@ -402,10 +412,7 @@ fn exists_as_count(e: &mut Expr, input: &mut Box<LogicalPlan>, ids: &mut RelIds)
                 func: crate::sql::expr::Func::Coalesce,
                 ..
             }
-    ) {
-        return;
-    }
-    e.children_mut(&mut |c| exists_as_count(c, input, ids));
+    )
 }
 
 fn pull_scalars(e: &mut Expr, input: &mut Box<LogicalPlan>, ids: &mut RelIds) {
@@ -420,18 +427,7 @@ fn pull_scalars(e: &mut Expr, input: &mut Box<LogicalPlan>, ids: &mut RelIds) {
         }
         return;
     }
-    // Only where the subquery is always evaluated: under CASE, AND, OR or COALESCE it
-    // may be skipped for a row, and a join would evaluate it anyway.
-    if matches!(
-        e,
-        Expr::Case { .. }
-            | Expr::And(_)
-            | Expr::Or(_)
-            | Expr::Func {
-                func: crate::sql::expr::Func::Coalesce,
-                ..
-            }
-    ) {
+    if arms_may_be_skipped(e) {
         return;
     }
     e.children_mut(&mut |c| pull_scalars(c, input, ids));
