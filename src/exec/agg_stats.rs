@@ -44,6 +44,11 @@ pub enum General {
         syy: f64,
         sxy: f64,
     },
+    /// array_agg: the elements so far, in the stored form (`types::array`).
+    Array {
+        count: usize,
+        elems: Vec<u8>,
+    },
     /// The values of an ordered-set aggregate, in order, and its fraction.
     Values {
         values: Vec<Value>,
@@ -60,6 +65,10 @@ impl General {
                 and: func == AggFunc::BoolAnd,
             },
             AggFunc::StringAgg => General::Str(None),
+            AggFunc::ArrayAgg => General::Array {
+                count: 0,
+                elems: Vec::new(),
+            },
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
                 if matches!(arg_ty, DataType::Float4 | DataType::Float8) {
                     General::VarFloat {
@@ -138,6 +147,19 @@ impl General {
                         s.push_str(&v);
                     }
                 }
+            }
+            General::Array { count, elems } => {
+                if *count >= crate::types::array::MAX_ELEMENTS {
+                    return Err(Error::new(
+                        "54000",
+                        format!(
+                            "array size exceeds the maximum allowed ({})",
+                            crate::types::array::MAX_ELEMENTS
+                        ),
+                    ));
+                }
+                *count += 1;
+                crate::types::array::push_value(elems, &arg.value(i, ty));
             }
             General::VarFloat { n, sx, sxx } => {
                 let Some(x) = float_at(arg, i) else {
@@ -241,6 +263,16 @@ impl General {
         Ok(match self {
             General::Bool { value, .. } => value.map_or(Value::Null, Value::Bool),
             General::Str(s) => s.clone().map_or(Value::Null, Value::Text),
+            General::Array { count, elems } => {
+                if *count == 0 {
+                    return Ok(Value::Null);
+                }
+                let elem = ty.ty.elem().unwrap_or(DataType::Unknown);
+                let mut bytes = Vec::with_capacity(elems.len() + 9);
+                crate::types::array::Builder::one_dim(&mut bytes, *count);
+                bytes.extend_from_slice(elems);
+                Value::Array(Box::new(crate::types::array::Array { elem, bytes }))
+            }
             General::VarFloat { n, sxx, .. } => {
                 let (samp, root) = variance_kind(func);
                 if *n == 0.0 || (samp && *n <= 1.0) {

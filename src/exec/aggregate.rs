@@ -990,6 +990,7 @@ fn vector_type(v: &Vector) -> DataType {
         Data::Num(_) => DataType::Numeric,
         Data::Text(_) => DataType::Text,
         Data::Interval(_) => DataType::Interval,
+        Data::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Text),
     }
 }
 

@@ -36,6 +36,9 @@ pub fn compare_rows(a: &Data, i: usize, b: &Data, j: usize) -> Ordering {
         (Data::Num(x), Data::Num(y)) => x[i].cmp_value(&y[j]),
         (Data::Text(x), Data::Text(y)) => x.get(i).cmp(y.get(j)),
         (Data::Interval(x), Data::Interval(y)) => x[i].cmp(&y[j]),
+        (Data::Array(x), Data::Array(y)) => {
+            crate::types::array::compare(x.blobs.get(i), y.blobs.get(j), x.elem)
+        }
         _ => Ordering::Equal,
     }
 }

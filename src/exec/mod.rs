@@ -8,6 +8,7 @@
 pub mod agg_stats;
 pub mod aggregate;
 pub mod apply;
+pub mod array_functions;
 pub mod context;
 pub mod cte;
 pub mod date_functions;
@@ -91,7 +92,12 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             needed.clone(),
         )),
         Op::Values { rows, types } => Box::new(ops::ValuesOp::new(rows.clone(), types.clone())),
-        Op::GenerateSeries { args, ty } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
+        Op::GenerateSeries {
+            func: crate::plan::logical::TableFunc::GenerateSeries,
+            args,
+            ty,
+        } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
+        Op::GenerateSeries { args, ty, .. } => Box::new(ops::UnnestOp::new(args.clone(), *ty)),
         Op::Filter { input, predicate } => Box::new(ops::FilterOp {
             input: build_with(input, inst),
             predicate: predicate.clone(),

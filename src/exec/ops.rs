@@ -376,6 +376,56 @@ impl Operator for SeriesOp {
     }
 }
 
+/// `unnest(array)` in FROM: the array's elements, a batch at a time.
+pub struct UnnestOp {
+    args: Vec<Expr>,
+    ty: SqlType,
+    /// The array's elements once evaluated, and how many were emitted.
+    elements: Option<Vec<Value>>,
+    next: usize,
+}
+
+impl UnnestOp {
+    pub fn new(args: Vec<Expr>, ty: SqlType) -> UnnestOp {
+        UnnestOp {
+            args,
+            ty,
+            elements: None,
+            next: 0,
+        }
+    }
+}
+
+impl Operator for UnnestOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        ctx.check_interrupt()?;
+        if self.elements.is_none() {
+            let Some(arg) = self.args.first() else {
+                return Ok(None);
+            };
+            let values = match eval_constant(arg, ctx)? {
+                Value::Array(a) => crate::types::array::View::new(&a.bytes, a.elem).values(),
+                _ => Vec::new(),
+            };
+            self.elements = Some(values);
+        }
+        let Some(values) = &self.elements else {
+            return Ok(None);
+        };
+        if self.next >= values.len() {
+            return Ok(None);
+        }
+        let end = values.len().min(self.next + BATCH_ROWS_MAX);
+        let mut v = Vector::with_capacity(self.ty.ty, end - self.next);
+        for x in &values[self.next..end] {
+            v.push_value(x);
+        }
+        let n = end - self.next;
+        self.next = end;
+        Ok(Some(Batch::new(vec![v], n)))
+    }
+}
+
 /// DISTINCT ON: the first row of each key value, in the order rows arrive.
 pub struct DistinctOnOp {
     input: BoxedOperator,

@@ -61,6 +61,13 @@ impl TextVec {
     }
 }
 
+/// Arrays of a column: row `i`'s stored form (see `types::array`) is `blobs.get(i)`.
+#[derive(Clone, Debug)]
+pub struct ArrayVec {
+    pub elem: DataType,
+    pub blobs: TextVec,
+}
+
 #[derive(Clone, Debug)]
 pub enum Data {
     Bool(Vec<bool>),
@@ -75,6 +82,8 @@ pub enum Data {
     /// text, varchar, char(n) and unknown
     Text(TextVec),
     Interval(Vec<Interval>),
+    /// arrays of any element type
+    Array(ArrayVec),
 }
 
 #[derive(Clone, Debug)]
@@ -95,6 +104,10 @@ macro_rules! each_data {
             Data::Num($v) => $body,
             Data::Interval($v) => $body,
             Data::Text($t) => $tbody,
+            Data::Array(a) => {
+                let $t = &a.blobs;
+                $tbody
+            }
         }
     };
 }
@@ -115,6 +128,10 @@ impl Vector {
                 Data::Text(TextVec::with_capacity(rows))
             }
             DataType::Interval => Data::Interval(Vec::with_capacity(rows)),
+            DataType::Array(elem) => Data::Array(ArrayVec {
+                elem: *elem,
+                blobs: TextVec::with_capacity(rows),
+            }),
         };
         Vector { data, nulls: None }
     }
@@ -175,8 +192,22 @@ impl Vector {
             Data::Num(v) => v.push(Numeric::ZERO),
             Data::Text(t) => t.push(b""),
             Data::Interval(v) => v.push(Interval::default()),
+            Data::Array(a) => a.blobs.push(b""),
         }
         self.push_valid_flag(true);
+    }
+
+    /// Appends the bytes of a string or a stored array.
+    pub fn push_blob(&mut self, bytes: &[u8]) {
+        match &mut self.data {
+            Data::Text(t) => t.push(bytes),
+            Data::Array(a) => a.blobs.push(bytes),
+            _ => {
+                debug_assert!(false, "push_blob on a fixed-width vector");
+                return self.push_null();
+            }
+        }
+        self.push_valid_flag(false);
     }
 
     /// Appends a value whose physical kind matches this vector (the binder guarantees it).
@@ -195,6 +226,7 @@ impl Vector {
             (Data::Num(v), Value::Numeric(x)) => v.push(x.clone()),
             (Data::Text(t), Value::Text(x)) => t.push(x.as_bytes()),
             (Data::Interval(v), Value::Interval(x)) => v.push(*x),
+            (Data::Array(a), Value::Array(x)) => a.blobs.push(&x.bytes),
             // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
             _ => {
                 debug_assert!(false, "vector kind mismatch: {:?}", value);
@@ -229,6 +261,10 @@ impl Vector {
             Data::Num(v) => Value::Numeric(v[i].clone()),
             Data::Text(t) => Value::Text(t.get_str(i).to_string()),
             Data::Interval(v) => Value::Interval(v[i]),
+            Data::Array(a) => Value::Array(Box::new(crate::types::array::Array {
+                elem: a.elem,
+                bytes: a.blobs.get(i).to_vec(),
+            })),
         }
     }
 
@@ -251,6 +287,13 @@ impl Vector {
                 })
             }
             DataType::Interval => Data::Interval(vec![Interval::default(); rows]),
+            DataType::Array(elem) => Data::Array(ArrayVec {
+                elem: *elem,
+                blobs: TextVec {
+                    offsets: vec![0; rows + 1],
+                    data: Vec::new(),
+                },
+            }),
         };
         Vector {
             data,
@@ -299,13 +342,11 @@ impl Vector {
             Data::F64(v) => Data::F64(sel.iter().map(|&i| v[i as usize]).collect()),
             Data::Num(v) => Data::Num(sel.iter().map(|&i| v[i as usize].clone()).collect()),
             Data::Interval(v) => Data::Interval(sel.iter().map(|&i| v[i as usize]).collect()),
-            Data::Text(t) => {
-                let mut out = TextVec::with_capacity(sel.len());
-                for &i in sel {
-                    out.push(t.get(i as usize));
-                }
-                Data::Text(out)
-            }
+            Data::Text(t) => Data::Text(gather_text(t, sel)),
+            Data::Array(a) => Data::Array(ArrayVec {
+                elem: a.elem,
+                blobs: gather_text(&a.blobs, sel),
+            }),
         };
         let nulls = self
             .nulls
@@ -354,6 +395,25 @@ impl Vector {
             Data::F64(_) => typed!(F64, |x: &f64| *x),
             Data::Num(_) => typed!(Num, |x: &Numeric| x.clone()),
             Data::Interval(_) => typed!(Interval, |x: &Interval| *x),
+            Data::Array(a) => {
+                let empty = TextVec::default();
+                let parts: Vec<&TextVec> = sources
+                    .iter()
+                    .map(|s| match &s.data {
+                        Data::Array(t) => &t.blobs,
+                        _ => &empty,
+                    })
+                    .collect();
+                let mut out = TextVec::with_capacity(refs.len());
+                for &r in refs {
+                    let (s, i) = split(r);
+                    out.push(parts[s].get(i));
+                }
+                Data::Array(ArrayVec {
+                    elem: a.elem,
+                    blobs: out,
+                })
+            }
             Data::Text(_) => {
                 let empty = TextVec::default();
                 let parts: Vec<&TextVec> = sources
@@ -421,12 +481,11 @@ impl Vector {
             Data::F64(v) => Data::F64(v[start..end].to_vec()),
             Data::Num(v) => Data::Num(v[start..end].to_vec()),
             Data::Interval(v) => Data::Interval(v[start..end].to_vec()),
-            Data::Text(t) => {
-                let base = t.offsets[start];
-                let offsets = t.offsets[start..=end].iter().map(|o| o - base).collect();
-                let data = t.data[base..t.offsets[end]].to_vec();
-                Data::Text(TextVec { offsets, data })
-            }
+            Data::Text(t) => Data::Text(slice_text(t, start, end)),
+            Data::Array(a) => Data::Array(ArrayVec {
+                elem: a.elem,
+                blobs: slice_text(&a.blobs, start, end),
+            }),
         };
         let nulls = self.nulls.as_ref().and_then(|n| {
             let part = &n[start..end];
@@ -450,6 +509,7 @@ impl Vector {
             (Data::Num(a), Data::Num(b)) => a.push(b[i].clone()),
             (Data::Interval(a), Data::Interval(b)) => a.push(b[i]),
             (Data::Text(a), Data::Text(b)) => a.push(b.get(i)),
+            (Data::Array(a), Data::Array(b)) => a.blobs.push(b.blobs.get(i)),
             _ => {
                 debug_assert!(false, "push_from kind mismatch");
                 return self.push_null();
@@ -470,11 +530,8 @@ impl Vector {
             (Data::F64(a), Data::F64(b)) => a.extend_from_slice(b),
             (Data::Num(a), Data::Num(b)) => a.extend_from_slice(b),
             (Data::Interval(a), Data::Interval(b)) => a.extend_from_slice(b),
-            (Data::Text(a), Data::Text(b)) => {
-                let base = a.data.len();
-                a.data.extend_from_slice(&b.data);
-                a.offsets.extend(b.offsets[1..].iter().map(|o| o + base));
-            }
+            (Data::Text(a), Data::Text(b)) => extend_text(a, b),
+            (Data::Array(a), Data::Array(b)) => extend_text(&mut a.blobs, &b.blobs),
             _ => {
                 debug_assert!(false, "extend_from kind mismatch");
                 for _ in 0..other.len() {
@@ -500,6 +557,27 @@ impl Vector {
         let data = each_data!(&self.data, v => std::mem::size_of_val(v.as_slice()), t => t.data.len() + t.offsets.len() * 8);
         data + self.nulls.as_ref().map_or(0, |n| n.len())
     }
+}
+
+fn gather_text(t: &TextVec, sel: &[u32]) -> TextVec {
+    let mut out = TextVec::with_capacity(sel.len());
+    for &i in sel {
+        out.push(t.get(i as usize));
+    }
+    out
+}
+
+fn slice_text(t: &TextVec, start: usize, end: usize) -> TextVec {
+    let base = t.offsets[start];
+    let offsets = t.offsets[start..=end].iter().map(|o| o - base).collect();
+    let data = t.data[base..t.offsets[end]].to_vec();
+    TextVec { offsets, data }
+}
+
+fn extend_text(a: &mut TextVec, b: &TextVec) {
+    let base = a.data.len();
+    a.data.extend_from_slice(&b.data);
+    a.offsets.extend(b.offsets[1..].iter().map(|o| o + base));
 }
 
 /// A set of columns with the same number of physical rows, and the live ones among them.

@@ -78,6 +78,24 @@ pub fn estimate(plan: &LogicalPlan) -> Estimate {
             rows: rows.len() as f64,
             ..Estimate::default()
         },
+        LogicalPlan::Series {
+            func: crate::plan::logical::TableFunc::Unnest,
+            args,
+            ..
+        } => {
+            // PostgreSQL's guess for a set-returning function, unless the array is known.
+            let rows = match args.first() {
+                Some(Expr::Literal {
+                    value: crate::types::Value::Array(a),
+                    ..
+                }) => crate::types::array::View::new(&a.bytes, a.elem).len() as f64,
+                _ => 100.0,
+            };
+            Estimate {
+                rows,
+                ..Estimate::default()
+            }
+        }
         LogicalPlan::Series { args, .. } => {
             let int = |e: &Expr| match e {
                 Expr::Literal { value, .. } => value.as_i64(),

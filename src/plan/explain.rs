@@ -117,9 +117,9 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.kind = "Values Scan";
             node.name = "Values Scan".into();
         }
-        Op::GenerateSeries { .. } => {
+        Op::GenerateSeries { func, .. } => {
             node.kind = "Function Scan";
-            node.name = "Function Scan on generate_series".into();
+            node.name = format!("Function Scan on {}", func.name());
         }
         Op::Filter { predicate, .. } => {
             node.kind = "Result";

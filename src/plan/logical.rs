@@ -145,6 +145,23 @@ pub struct SortExpr {
     pub nulls_first: bool,
 }
 
+/// The set-returning functions kiln runs in FROM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFunc {
+    GenerateSeries,
+    /// The elements of one array, in storage order.
+    Unnest,
+}
+
+impl TableFunc {
+    pub fn name(self) -> &'static str {
+        match self {
+            TableFunc::GenerateSeries => "generate_series",
+            TableFunc::Unnest => "unnest",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum LogicalPlan {
     /// Rows of a table the statement's snapshot sees, passing `filter`.
@@ -165,9 +182,11 @@ pub enum LogicalPlan {
         rows: Vec<Vec<Expr>>,
         types: Vec<SqlType>,
     },
-    /// `generate_series(start, stop [, step])` over integers.
+    /// A set-returning function in FROM: `generate_series(start, stop [, step])` over
+    /// integers, `unnest(array)`. Its arguments may read a LATERAL outer row.
     Series {
         rel: RelId,
+        func: TableFunc,
         args: Vec<Expr>,
         ty: SqlType,
     },

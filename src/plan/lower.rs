@@ -195,14 +195,23 @@ impl Lowerer {
                     layout,
                 ))
             }
-            LogicalPlan::Series { rel, args, ty } => {
+            LogicalPlan::Series {
+                rel,
+                func,
+                args,
+                ty,
+            } => {
                 let empty = Layout::default();
                 let args = args
                     .iter()
                     .map(|e| self.expr(e, &empty))
                     .collect::<Result<_>>()?;
                 Ok((
-                    node(Op::GenerateSeries { args, ty: *ty }),
+                    node(Op::GenerateSeries {
+                        func: *func,
+                        args,
+                        ty: *ty,
+                    }),
                     Layout::dense(std::iter::once(ColumnId::new(*rel, 0))),
                 ))
             }
@@ -903,6 +912,8 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Timestamptz => 6,
         DataType::Interval => 7,
         DataType::Bool => 8,
+        // Array keys write each element as its type's class does (types::array::write_key).
+        DataType::Array(elem) => 16 + key_class(*elem)?,
         DataType::Unknown => return None,
     })
 }

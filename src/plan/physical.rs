@@ -97,8 +97,9 @@ pub enum Op {
         rows: Vec<Vec<Expr>>,
         types: Vec<SqlType>,
     },
-    /// `generate_series(start, stop [, step])` over integers.
+    /// A set-returning function in FROM (`generate_series`, `unnest`).
     GenerateSeries {
+        func: crate::plan::logical::TableFunc,
         args: Vec<Expr>,
         ty: SqlType,
     },

@@ -125,6 +125,48 @@ pub enum Func {
     Age,
     /// `x AT TIME ZONE zone` / timezone(zone, x), args [zone, x].
     Timezone,
+    /// `ARRAY[e1, …]`: args are the elements (arrays make one more dimension).
+    ArrayBuild,
+    /// `x op ANY (array)`, args [x, array].
+    ArrayAny(BinaryOp),
+    /// `x op ALL (array)`, args [x, array].
+    ArrayAll(BinaryOp),
+    /// `a[i][j]…`, args [a, i, j, …].
+    ArraySubscript,
+    /// `a[lo:hi]`, args [a, lo?, hi?] (which bounds were written: the flags).
+    ArraySlice {
+        lower: bool,
+        upper: bool,
+    },
+    /// array_length(a, dim).
+    ArrayLength,
+    /// array_lower(a, dim).
+    ArrayLower,
+    /// array_upper(a, dim).
+    ArrayUpper,
+    ArrayNdims,
+    ArrayDims,
+    Cardinality,
+    /// array_to_string(a, delimiter [, null_string]).
+    ArrayToString,
+    /// string_to_array(s, delimiter [, null_string]).
+    StringToArray,
+    /// array_append(a, x) and `a || x`.
+    ArrayAppend,
+    /// array_prepend(x, a) and `x || a`.
+    ArrayPrepend,
+    /// array_cat(a, b) and `a || b`.
+    ArrayCat,
+    /// array_position(a, x): the first subscript holding `x` (IS NOT DISTINCT FROM).
+    ArrayPosition,
+    /// array_remove(a, x).
+    ArrayRemove,
+    /// `a @> b`
+    ArrayContains,
+    /// `a <@ b`
+    ArrayContained,
+    /// `a && b`
+    ArrayOverlap,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +205,8 @@ pub enum AggFunc {
     PercentileCont,
     PercentileDisc,
     Mode,
+    /// array_agg(value): the values in input order (or the call's ORDER BY).
+    ArrayAgg,
     /// GROUPING(keys…): which keys the current grouping set leaves out, as bits (its
     /// arguments are `extra`; replaced by constants before the plan runs).
     Grouping,

@@ -3,6 +3,7 @@
 //! `cast_value` is the scalar definition; the executor's vector casts either call it per
 //! element or use a specialised loop with identical results.
 
+use super::array;
 use super::datetime::{self, USECS_PER_DAY};
 use super::numeric::Numeric;
 use super::text::{self, TextFormat};
@@ -16,6 +17,7 @@ pub fn can_cast(from: DataType, to: DataType) -> bool {
         return true;
     }
     match (from, to) {
+        (Array(a), Array(b)) => can_cast(*a, *b),
         (a, b) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => true,
         (Int4, Bool) | (Bool, Int4) => true,
         (Date, Timestamp | Timestamptz)
@@ -33,6 +35,9 @@ pub fn is_implicit(from: DataType, to: DataType) -> bool {
     }
     if let (Some(a), Some(b)) = (from.numeric_rank(), to.numeric_rank()) {
         return a < b;
+    }
+    if let (Array(a), Array(b)) = (from, to) {
+        return is_implicit(*a, *b);
     }
     matches!(
         (from, to),
@@ -54,6 +59,9 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
     }
     if to.is_string() && from.is_string() {
         return true;
+    }
+    if let (Array(a), Array(b)) = (from, to) {
+        return is_assignable(*a, *b);
     }
     matches!(
         (from, to),
@@ -137,6 +145,10 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         Value::Text(s) => {
             if to.ty.is_string() {
                 return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
+            }
+            if let DataType::Array(elem) = to.ty {
+                let elem = SqlType::with_typmod(*elem, to.typmod);
+                return Ok(Value::Array(Box::new(array::parse(&s, elem, fmt)?)));
             }
             match crate::types::interval_range_of(to) {
                 Some(range) => Value::Interval(datetime::parse_interval_range(&s, range)?),
@@ -222,6 +234,19 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             DataType::Interval => Value::Interval(iv),
             _ => return Err(cast_error(from, to)),
         },
+        Value::Array(a) => {
+            let DataType::Array(elem_to) = to.ty else {
+                return Err(cast_error(from, to));
+            };
+            let elem = SqlType::with_typmod(*elem_to, to.typmod);
+            if a.elem == *elem_to && to.typmod < 0 {
+                return Ok(Value::Array(a));
+            }
+            let mapped = array::map_elements(&a.bytes, a.elem, *elem_to, |v| {
+                cast_value(v, elem, explicit, fmt)
+            })?;
+            return Ok(Value::Array(Box::new(mapped)));
+        }
     };
     apply_typmod(converted, to)
 }

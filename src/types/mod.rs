@@ -7,6 +7,7 @@
 //! everything that runs per row. The text output of every type follows PostgreSQL 15 with
 //! `DateStyle = ISO, MDY`, `IntervalStyle = postgres` and `extra_float_digits = 1`.
 
+pub mod array;
 pub mod cast;
 pub mod datetime;
 pub mod numeric;
@@ -37,6 +38,9 @@ pub enum DataType {
     Interval,
     /// The type of an untyped literal or NULL before context gives it one.
     Unknown,
+    /// An array of the element type (any number of dimensions, as in PostgreSQL, where
+    /// `int[][]` is `int[]`); built by [`DataType::array_of`], never of an array.
+    Array(&'static DataType),
 }
 
 /// A type with its modifier, as in a column definition.
@@ -56,6 +60,12 @@ impl SqlType {
     /// PostgreSQL's `format_type` spelling, used in messages and pg_typeof.
     pub fn display_name(&self) -> String {
         match self.ty {
+            DataType::Array(elem) => {
+                format!(
+                    "{}[]",
+                    SqlType::with_typmod(*elem, self.typmod).display_name()
+                )
+            }
             DataType::Numeric if self.typmod >= 4 => {
                 let (p, s) = numeric_typmod_parts(self.typmod);
                 format!("numeric({p},{s})")
@@ -197,6 +207,23 @@ impl DataType {
             DataType::Timestamptz => 1184,
             DataType::Interval => 1186,
             DataType::Unknown => 705,
+            DataType::Array(elem) => match elem {
+                DataType::Bool => 1000,
+                DataType::Int2 => 1005,
+                DataType::Int4 => 1007,
+                DataType::Int8 => 1016,
+                DataType::Float4 => 1021,
+                DataType::Float8 => 1022,
+                DataType::Numeric => 1231,
+                DataType::Text => 1009,
+                DataType::Varchar => 1015,
+                DataType::Bpchar => 1014,
+                DataType::Date => 1182,
+                DataType::Timestamp => 1115,
+                DataType::Timestamptz => 1185,
+                DataType::Interval => 1187,
+                _ => 2277,
+            },
         }
     }
 
@@ -217,7 +244,27 @@ impl DataType {
             1184 => DataType::Timestamptz,
             1186 => DataType::Interval,
             705 => DataType::Unknown,
-            _ => return None,
+            _ => {
+                let elem = [
+                    DataType::Bool,
+                    DataType::Int2,
+                    DataType::Int4,
+                    DataType::Int8,
+                    DataType::Float4,
+                    DataType::Float8,
+                    DataType::Numeric,
+                    DataType::Text,
+                    DataType::Varchar,
+                    DataType::Bpchar,
+                    DataType::Date,
+                    DataType::Timestamp,
+                    DataType::Timestamptz,
+                    DataType::Interval,
+                ]
+                .into_iter()
+                .find(|e| DataType::array_of(*e).is_some_and(|a| a.oid() == oid))?;
+                return DataType::array_of(elem);
+            }
         })
     }
 
@@ -229,7 +276,11 @@ impl DataType {
             DataType::Int4 | DataType::Float4 | DataType::Date => 4,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
-            DataType::Numeric | DataType::Text | DataType::Varchar | DataType::Bpchar => -1,
+            DataType::Numeric
+            | DataType::Text
+            | DataType::Varchar
+            | DataType::Bpchar
+            | DataType::Array(_) => -1,
             DataType::Unknown => -2,
         }
     }
@@ -252,7 +303,60 @@ impl DataType {
             DataType::Timestamptz => "timestamp with time zone",
             DataType::Interval => "interval",
             DataType::Unknown => "unknown",
+            DataType::Array(elem) => match elem {
+                DataType::Bool => "boolean[]",
+                DataType::Int2 => "smallint[]",
+                DataType::Int4 => "integer[]",
+                DataType::Int8 => "bigint[]",
+                DataType::Float4 => "real[]",
+                DataType::Float8 => "double precision[]",
+                DataType::Numeric => "numeric[]",
+                DataType::Text => "text[]",
+                DataType::Varchar => "character varying[]",
+                DataType::Bpchar => "character[]",
+                DataType::Date => "date[]",
+                DataType::Timestamp => "timestamp without time zone[]",
+                DataType::Timestamptz => "timestamp with time zone[]",
+                DataType::Interval => "interval[]",
+                _ => "anyarray",
+            },
         }
+    }
+
+    /// The array type of an element type (None for arrays and `unknown`: PostgreSQL has
+    /// no arrays of arrays, and an untyped array must take a type from context).
+    pub fn array_of(elem: DataType) -> Option<DataType> {
+        const ELEMS: [DataType; 14] = [
+            DataType::Bool,
+            DataType::Int2,
+            DataType::Int4,
+            DataType::Int8,
+            DataType::Float4,
+            DataType::Float8,
+            DataType::Numeric,
+            DataType::Text,
+            DataType::Varchar,
+            DataType::Bpchar,
+            DataType::Date,
+            DataType::Timestamp,
+            DataType::Timestamptz,
+            DataType::Interval,
+        ];
+        static STATIC_ELEMS: [DataType; 14] = ELEMS;
+        let at = ELEMS.iter().position(|e| *e == elem)?;
+        Some(DataType::Array(&STATIC_ELEMS[at]))
+    }
+
+    /// The element type of an array type.
+    pub fn elem(self) -> Option<DataType> {
+        match self {
+            DataType::Array(e) => Some(*e),
+            _ => None,
+        }
+    }
+
+    pub fn is_array(self) -> bool {
+        matches!(self, DataType::Array(_))
     }
 
     pub fn is_string(self) -> bool {
@@ -365,6 +469,31 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("bpchar", 0) => SqlType::new(DataType::Bpchar),
                 ("varchar", 0) => SqlType::new(DataType::Varchar),
                 ("timestamptz", 0) => SqlType::new(DataType::Timestamptz),
+                // The array types' own names: _int4, _text, …
+                (array, 0) if array.starts_with('_') => {
+                    let elem = match &array[1..] {
+                        "bool" => DataType::Bool,
+                        "int2" => DataType::Int2,
+                        "int4" => DataType::Int4,
+                        "int8" => DataType::Int8,
+                        "float4" => DataType::Float4,
+                        "float8" => DataType::Float8,
+                        "numeric" => DataType::Numeric,
+                        "text" => DataType::Text,
+                        "varchar" => DataType::Varchar,
+                        "bpchar" => DataType::Bpchar,
+                        "date" => DataType::Date,
+                        "timestamp" => DataType::Timestamp,
+                        "timestamptz" => DataType::Timestamptz,
+                        "interval" => DataType::Interval,
+                        _ => {
+                            return Err(Error::undefined_object(format!(
+                                "type \"{n}\" does not exist"
+                            )));
+                        }
+                    };
+                    SqlType::new(DataType::array_of(elem).unwrap_or(DataType::Unknown))
+                }
                 ("timestamptz" | "timestamp", 1) => {
                     let ty = if n == "timestamp" {
                         DataType::Timestamp
@@ -386,7 +515,25 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 }
             }
         }
-        A::Array(_) => return Err(Error::feature_not_supported("array types")),
+        A::Array(def) => {
+            use sqlparser::ast::ArrayElemTypeDef as D;
+            let inner = match def {
+                D::SquareBracket(inner, _) | D::Qualified(inner, _) => inner,
+                _ => return Err(Error::syntax("syntax error at or near \"ARRAY\"")),
+            };
+            let elem = type_from_ast(inner)?;
+            // int[][] is int[]: PostgreSQL does not enforce dimensions.
+            if elem.ty.is_array() {
+                return Ok(elem);
+            }
+            let Some(ty) = DataType::array_of(elem.ty) else {
+                return Err(Error::feature_not_supported(format!(
+                    "arrays of type {}",
+                    elem.display_name()
+                )));
+            };
+            SqlType::with_typmod(ty, elem.typmod)
+        }
         other => {
             return Err(Error::undefined_object(format!(
                 "type \"{}\" does not exist",

@@ -285,6 +285,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Timestamp(v) => datetime::write_timestamp(out, *v),
         Value::Timestamptz(v) => datetime::write_timestamptz(out, *v, fmt.zone.offset_at(*v)),
         Value::Interval(v) => datetime::write_interval(out, v),
+        Value::Array(a) => super::array::write_text(&a.bytes, a.elem, fmt, out),
     }
 }
 
@@ -398,6 +399,11 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             Value::Timestamptz(datetime::parse_timestamptz(text, &fmt.date_input())?)
         }
         DataType::Interval => Value::Interval(datetime::parse_interval(text)?),
+        DataType::Array(elem) => Value::Array(Box::new(super::array::parse(
+            text,
+            SqlType::new(*elem),
+            fmt,
+        )?)),
     })
 }
 

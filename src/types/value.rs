@@ -20,6 +20,8 @@ pub enum Value {
     Timestamp(i64),
     Timestamptz(i64),
     Interval(Interval),
+    /// An array in its stored form (`types::array`).
+    Array(Box<super::array::Array>),
 }
 
 impl Value {
@@ -43,6 +45,7 @@ impl Value {
             Value::Timestamp(_) => DataType::Timestamp,
             Value::Timestamptz(_) => DataType::Timestamptz,
             Value::Interval(_) => DataType::Interval,
+            Value::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Unknown),
         }
     }
 

@@ -11,7 +11,7 @@ use crate::exec::vector::{Batch, Data, TextVec, Vector};
 use crate::plan::OutputColumn;
 use crate::types::datetime::{self, Interval};
 use crate::types::text::{self, TextFormat};
-use crate::types::{DataType, Numeric, SqlType, Value};
+use crate::types::{DataType, Numeric, SqlType, Value, array};
 
 /// The format of result column `i` given Bind's result format codes.
 pub fn format_of(formats: &[i16], i: usize) -> i16 {
@@ -139,6 +139,7 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         Data::Num(x) => x[i].write_text(buf),
         Data::Text(t) => buf.extend_from_slice(t.get(i)),
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
+        Data::Array(a) => array::write_text(a.blobs.get(i), a.elem, fmt, buf),
     }
     let len = (buf.len() - len_at - 4) as i32;
     buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
@@ -154,12 +155,139 @@ fn binary_cell(buf: &mut Vec<u8>, v: &Vector, i: usize) {
         Data::F64(x) => buf.extend_from_slice(&x[i].to_bits().to_be_bytes()),
         Data::Num(x) => numeric_send(buf, &x[i]),
         Data::Text(t) => buf.extend_from_slice(t.get(i)),
-        Data::Interval(x) => {
-            buf.extend_from_slice(&x[i].micros.to_be_bytes());
-            buf.extend_from_slice(&x[i].days.to_be_bytes());
-            buf.extend_from_slice(&x[i].months.to_be_bytes());
-        }
+        Data::Interval(x) => interval_send(buf, &x[i]),
+        Data::Array(a) => array_send(buf, a.blobs.get(i), a.elem),
     }
+}
+
+fn interval_send(buf: &mut Vec<u8>, iv: &Interval) {
+    buf.extend_from_slice(&iv.micros.to_be_bytes());
+    buf.extend_from_slice(&iv.days.to_be_bytes());
+    buf.extend_from_slice(&iv.months.to_be_bytes());
+}
+
+/// PostgreSQL's `array_send`: dimensions, a has-NULLs flag, the element type, the
+/// dimensions' lengths and lower bounds, then each element length-prefixed (-1 for NULL).
+fn array_send(buf: &mut Vec<u8>, bytes: &[u8], elem: DataType) {
+    let v = array::View::new(bytes, elem);
+    let dims = v.dims();
+    buf.extend_from_slice(&(dims.len() as i32).to_be_bytes());
+    buf.extend_from_slice(&(v.has_nulls() as i32).to_be_bytes());
+    buf.extend_from_slice(&elem.oid().to_be_bytes());
+    for d in &dims {
+        buf.extend_from_slice(&d.len.to_be_bytes());
+        buf.extend_from_slice(&d.lbound.to_be_bytes());
+    }
+    for e in v.elements() {
+        let Some(p) = e else {
+            buf.extend_from_slice(&(-1i32).to_be_bytes());
+            continue;
+        };
+        let len_at = buf.len();
+        buf.extend_from_slice(&[0; 4]);
+        value_send(buf, &array::decode(p, elem));
+        let len = (buf.len() - len_at - 4) as i32;
+        buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+    }
+}
+
+/// The binary form of one non-NULL value.
+fn value_send(buf: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => {}
+        Value::Bool(x) => buf.push(*x as u8),
+        Value::Int2(x) => buf.extend_from_slice(&x.to_be_bytes()),
+        Value::Int4(x) | Value::Date(x) => buf.extend_from_slice(&x.to_be_bytes()),
+        Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x) => {
+            buf.extend_from_slice(&x.to_be_bytes())
+        }
+        Value::Float4(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
+        Value::Float8(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
+        Value::Numeric(n) => numeric_send(buf, n),
+        Value::Text(s) => buf.extend_from_slice(s.as_bytes()),
+        Value::Interval(iv) => interval_send(buf, iv),
+        Value::Array(a) => array_send(buf, &a.bytes, a.elem),
+    }
+}
+
+/// PostgreSQL's `array_recv` for a parameter of array type `ty`.
+fn array_recv(b: &[u8], ty: SqlType, index: usize, fmt: &TextFormat) -> Result<Value> {
+    let Some(elem) = ty.ty.elem() else {
+        return Err(bad_binary(index));
+    };
+    let mut at = 0usize;
+    let word = |at: &mut usize| -> Result<i32> {
+        let w = b
+            .get(*at..*at + 4)
+            .and_then(|w| w.try_into().ok())
+            .map(i32::from_be_bytes)
+            .ok_or_else(|| bad_binary(index))?;
+        *at += 4;
+        Ok(w)
+    };
+    let ndims = word(&mut at)?;
+    let _has_nulls = word(&mut at)?;
+    let elem_oid = word(&mut at)? as u32;
+    if !(0..=array::MAX_DIMS as i32).contains(&ndims) {
+        return Err(Error::new(
+            "22P03",
+            format!("invalid number of dimensions: {ndims}"),
+        ));
+    }
+    if elem_oid != elem.oid() {
+        return Err(Error::new(
+            "42804",
+            format!(
+                "binary data has array element type {elem_oid} ({}) instead of expected {} ({})",
+                DataType::from_oid(elem_oid).map_or("unknown", |t| t.name()),
+                elem.oid(),
+                elem.name()
+            ),
+        ));
+    }
+    let mut dims = Vec::with_capacity(ndims as usize);
+    let mut total: u64 = 1;
+    for _ in 0..ndims {
+        let len = word(&mut at)?;
+        let lbound = word(&mut at)?;
+        if len < 0 || lbound.checked_add(len).is_none() {
+            return Err(bad_binary(index));
+        }
+        total = total.saturating_mul(len as u64);
+        dims.push(array::Dim { len, lbound });
+    }
+    if ndims == 0 || total == 0 {
+        dims.clear();
+        total = 0;
+    }
+    if total > array::MAX_ELEMENTS as u64 {
+        return Err(Error::new(
+            "54000",
+            format!(
+                "array size exceeds the maximum allowed ({})",
+                array::MAX_ELEMENTS
+            ),
+        ));
+    }
+    let elem_ty = SqlType::with_typmod(elem, ty.typmod);
+    let mut out = Vec::new();
+    let mut builder = array::Builder::new(&mut out, &dims);
+    for _ in 0..total {
+        let len = word(&mut at)?;
+        if len < 0 {
+            builder.push_null();
+            continue;
+        }
+        let raw = b
+            .get(at..at + len as usize)
+            .ok_or_else(|| bad_binary(index))?;
+        at += len as usize;
+        builder.push(&decode_param(Some(raw), elem_ty, true, index, fmt)?);
+    }
+    if at != b.len() {
+        return Err(bad_binary(index));
+    }
+    Ok(Value::Array(Box::new(array::Array { elem, bytes: out })))
 }
 
 /// A column the columnar text encoder handles: integers and strings, the common case.
@@ -585,6 +713,7 @@ pub fn decode_param(
         DataType::Timestamptz => Value::Timestamptz(i64::from_be_bytes(
             fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
         )),
+        DataType::Array(_) => array_recv(b, ty, index, fmt)?,
         DataType::Interval => {
             let b = fixed(16)?;
             let micros = i64::from_be_bytes(b[0..8].try_into().map_err(|_| bad_binary(index))?);

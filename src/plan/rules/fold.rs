@@ -176,6 +176,16 @@ pub fn is_strict(e: &Expr) -> bool {
                 | Func::Version
                 | Func::CurrentDatabase
                 | Func::CurrentUser
+                | Func::ArrayBuild
+                | Func::ArrayAny(_)
+                | Func::ArrayAll(_)
+                | Func::ArrayToString
+                | Func::StringToArray
+                | Func::ArrayAppend
+                | Func::ArrayPrepend
+                | Func::ArrayCat
+                | Func::ArrayPosition
+                | Func::ArrayRemove
         ),
         Expr::Column { .. }
         | Expr::ColumnRef { .. }

@@ -12,6 +12,7 @@ pub(super) fn agg_func(name: &str) -> Option<AggFunc> {
         "bool_and" | "every" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
         "string_agg" => AggFunc::StringAgg,
+        "array_agg" => AggFunc::ArrayAgg,
         "var_pop" => AggFunc::VarPop,
         "var_samp" | "variance" => AggFunc::VarSamp,
         "stddev_pop" => AggFunc::StddevPop,
@@ -500,6 +501,23 @@ impl Binder<'_> {
                     extra: vec![d],
                     ..AggCall::simple(func, Some(a), TEXT)
                 }
+            }
+            AggFunc::ArrayAgg => {
+                let [a] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                let a = std::mem::replace(a, Expr::literal_bool(true));
+                let a = match t(&a) {
+                    DataType::Unknown => self.coerce(a, TEXT)?,
+                    t if t.is_array() => {
+                        return Err(Error::feature_not_supported("array_agg over arrays"));
+                    }
+                    _ => a,
+                };
+                let Some(ty) = DataType::array_of(a.ty().ty) else {
+                    return Err(missing());
+                };
+                AggCall::simple(func, Some(a), SqlType::new(ty))
             }
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
                 let [a] = args.as_mut_slice() else {

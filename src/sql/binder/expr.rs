@@ -413,6 +413,11 @@ impl Binder<'_> {
                     return Err(Error::feature_not_supported("TRY_CAST"));
                 }
                 let to = type_from_ast(data_type)?;
+                if let A::Expr::Array(a) = expr.as_ref()
+                    && a.named
+                {
+                    return self.bind_array_cast(&a.elem, to, scope);
+                }
                 let inner = self.bind_expr(expr, scope)?;
                 self.explicit_cast(inner, to)
             }
@@ -525,7 +530,11 @@ impl Binder<'_> {
                 self.bind_scalar_function(name, vec![arg])
             }
             A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
-            A::Expr::Array(_) => Err(Error::feature_not_supported("ARRAY[…] (array types)")),
+            A::Expr::Array(a) if a.named => self.bind_array(&a.elem, scope),
+            A::Expr::Array(_) => Err(Error::syntax("syntax error at or near \"[\"")),
+            A::Expr::CompoundFieldAccess { root, access_chain } => {
+                self.bind_subscripts(root, access_chain, scope)
+            }
             A::Expr::AnyOp {
                 left,
                 compare_op,
@@ -541,7 +550,7 @@ impl Binder<'_> {
                 let op = comparison_op(compare_op)?;
                 match strip_nested(right) {
                     A::Expr::Subquery(q) => self.bind_quantified(left, op, q, all, scope),
-                    _ => Err(Error::feature_not_supported("ANY/ALL over an array")),
+                    _ => self.bind_array_quantified(left, op, right, all, scope),
                 }
             }
             A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
@@ -770,6 +779,15 @@ impl Binder<'_> {
             A::BinaryOperator::Gt => BinaryOp::Gt,
             A::BinaryOperator::GtEq => BinaryOp::GtEq,
             A::BinaryOperator::StringConcat => BinaryOp::Concat,
+            A::BinaryOperator::AtArrow => {
+                return self.bind_array_operator(Func::ArrayContains, l, r);
+            }
+            A::BinaryOperator::ArrowAt => {
+                return self.bind_array_operator(Func::ArrayContained, l, r);
+            }
+            A::BinaryOperator::PGOverlap => {
+                return self.bind_array_operator(Func::ArrayOverlap, l, r);
+            }
             other => return Err(Error::feature_not_supported(format!("operator {other}"))),
         };
         self.bind_binary(op, l, r)
@@ -894,6 +912,9 @@ impl Binder<'_> {
         }
         if op == BinaryOp::Concat {
             let (lt, rt) = (l.ty().ty, r.ty().ty);
+            if lt.is_array() || rt.is_array() {
+                return self.bind_array_concat(l, r);
+            }
             if !(lt.is_string() || rt.is_string()) {
                 return Err(no_operator(lt, "||", rt));
             }

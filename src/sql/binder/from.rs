@@ -328,6 +328,25 @@ impl Binder<'_> {
                 alias,
                 ..
             } => self.lateral(|me| me.bind_table_function(name, alias.as_ref(), args)),
+            A::TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_offset: false,
+                with_ordinality,
+                ..
+            } => {
+                if *with_ordinality {
+                    return Err(Error::feature_not_supported("WITH ORDINALITY"));
+                }
+                self.lateral(|me| {
+                    let empty = Scope::default();
+                    let mut bound = Vec::new();
+                    for e in array_exprs {
+                        bound.push(me.bind_expr(e, &empty)?);
+                    }
+                    me.bind_unnest(alias.as_ref(), bound)
+                })
+            }
             A::TableFactor::Derived {
                 lateral,
                 subquery,
@@ -458,6 +477,14 @@ impl Binder<'_> {
         args: &[A::FunctionArg],
     ) -> Result<(LogicalPlan, Scope)> {
         let fname = object_name(name)?;
+        if fname == "unnest" {
+            let empty = Scope::default();
+            let mut bound = Vec::new();
+            for a in args {
+                bound.push(self.bind_function_arg(a, &empty)?);
+            }
+            return self.bind_unnest(alias, bound);
+        }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
                 "function {fname} does not exist"
@@ -528,7 +555,86 @@ impl Binder<'_> {
                 hidden: false,
             }],
         };
-        Ok((LogicalPlan::Series { rel, args, ty }, scope))
+        Ok((
+            LogicalPlan::Series {
+                rel,
+                func: TableFunc::GenerateSeries,
+                args,
+                ty,
+            },
+            scope,
+        ))
+    }
+
+    /// `unnest(array)` in FROM: one column of the element type.
+    fn bind_unnest(
+        &mut self,
+        alias: Option<&A::TableAlias>,
+        mut bound: Vec<Expr>,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let arg = match bound.len() {
+            1 => bound.remove(0),
+            0 => {
+                return Err(Error::undefined_function(
+                    "function unnest() does not exist",
+                ));
+            }
+            _ => {
+                return Err(Error::feature_not_supported("unnest of several arrays"));
+            }
+        };
+        let arg = match arg.ty().ty {
+            DataType::Unknown => {
+                return Err(Error::datatype_mismatch(
+                    "could not determine polymorphic type because input has type unknown",
+                ));
+            }
+            t if t.is_array() => arg,
+            _ => {
+                return Err(Error::undefined_function(format!(
+                    "function unnest({}) does not exist",
+                    arg.ty().display_name()
+                )));
+            }
+        };
+        let ty = SqlType::with_typmod(
+            arg.ty().ty.elem().unwrap_or(DataType::Unknown),
+            arg.ty().typmod,
+        );
+        let (qualifier, colname) = match alias {
+            Some(a) => {
+                let q = ident_name(&a.name);
+                let c = a
+                    .columns
+                    .first()
+                    .map(|c| ident_name(&c.name))
+                    .unwrap_or_else(|| q.clone());
+                (q, c)
+            }
+            None => ("unnest".to_string(), "unnest".to_string()),
+        };
+        let rel = self.new_rel();
+        let scope = Scope {
+            columns: vec![ScopeColumn {
+                qualifier: Some(qualifier),
+                expr: Expr::ColumnRef {
+                    id: ColumnId::new(rel, 0),
+                    ty,
+                    name: colname.clone(),
+                },
+                name: colname,
+                hidden: false,
+            }],
+        };
+        Ok((
+            LogicalPlan::Series {
+                rel,
+                func: TableFunc::Unnest,
+                args: vec![arg],
+                ty,
+            },
+            scope,
+        ))
     }
 }
 

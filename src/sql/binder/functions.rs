@@ -8,9 +8,22 @@ use super::*;
 pub(super) const KILN_FUNCTIONS: &[&str] = &[
     "abs",
     "age",
+    "array_agg",
+    "array_append",
+    "array_cat",
+    "array_dims",
+    "array_length",
+    "array_lower",
+    "array_ndims",
+    "array_position",
+    "array_prepend",
+    "array_remove",
+    "array_to_string",
+    "array_upper",
     "ascii",
     "avg",
     "btrim",
+    "cardinality",
     "ceil",
     "ceiling",
     "char_length",
@@ -68,6 +81,7 @@ pub(super) const KILN_FUNCTIONS: &[&str] = &[
     "sqrt",
     "starts_with",
     "statement_timestamp",
+    "string_to_array",
     "strpos",
     "substr",
     "substring",
@@ -77,6 +91,7 @@ pub(super) const KILN_FUNCTIONS: &[&str] = &[
     "translate",
     "trim",
     "trunc",
+    "unnest",
     "upper",
     "user",
     "version",
@@ -350,6 +365,9 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        if is_array_function(name) {
+            return self.bind_array_function(name, args);
+        }
         if matches!(
             name,
             "extract" | "date_part" | "date_trunc" | "age" | "timezone"

@@ -55,7 +55,9 @@ use sqlparser::ast::Spanned;
 
 use crate::catalog::{Catalog, ColumnDef, TableEntry};
 use crate::error::{Error, Result};
-use crate::plan::logical::{ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr};
+use crate::plan::logical::{
+    ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr, TableFunc,
+};
 use crate::plan::lower::Lowerer;
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
 use crate::sql::expr::{
@@ -69,6 +71,7 @@ use crate::types::{DataType, Numeric, SqlType, Value, type_from_ast};
 use ddl::select_into;
 
 mod aggregate;
+mod array;
 mod coerce;
 mod ddl;
 mod dml;
@@ -86,6 +89,7 @@ mod utility;
 mod window;
 
 use aggregate::*;
+use array::*;
 use coerce::*;
 use expr::*;
 use names::*;

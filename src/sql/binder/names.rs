@@ -78,24 +78,32 @@ fn query_first_name(q: &A::Query) -> String {
 /// The name PostgreSQL gives a cast's column (its internal type name).
 pub(super) fn cast_type_name(dt: &A::DataType) -> String {
     match type_from_ast(dt) {
-        Ok(t) => match t.ty {
-            DataType::Bool => "bool",
-            DataType::Int2 => "int2",
-            DataType::Int4 => "int4",
-            DataType::Int8 => "int8",
-            DataType::Float4 => "float4",
-            DataType::Float8 => "float8",
-            DataType::Numeric => "numeric",
-            DataType::Text => "text",
-            DataType::Varchar => "varchar",
-            DataType::Bpchar => "bpchar",
-            DataType::Date => "date",
-            DataType::Timestamp => "timestamp",
-            DataType::Timestamptz => "timestamptz",
-            DataType::Interval => "interval",
-            DataType::Unknown => "unknown",
-        }
-        .to_string(),
+        Ok(t) => cast_type_name_of(t.ty),
         Err(_) => "?column?".into(),
     }
+}
+
+fn cast_type_name_of(ty: DataType) -> String {
+    match ty {
+        DataType::Bool => "bool",
+        DataType::Int2 => "int2",
+        DataType::Int4 => "int4",
+        DataType::Int8 => "int8",
+        DataType::Float4 => "float4",
+        DataType::Float8 => "float8",
+        DataType::Numeric => "numeric",
+        DataType::Text => "text",
+        DataType::Varchar => "varchar",
+        DataType::Bpchar => "bpchar",
+        DataType::Date => "date",
+        DataType::Timestamp => "timestamp",
+        DataType::Timestamptz => "timestamptz",
+        DataType::Interval => "interval",
+        DataType::Unknown => "unknown",
+        // PostgreSQL names an array cast's column by the array type: _int4, _text.
+        DataType::Array(elem) => {
+            return format!("_{}", cast_type_name_of(*elem));
+        }
+    }
+    .to_string()
 }
