@@ -180,6 +180,36 @@ async fn unknown_message_types() {
     still_serves(&server).await;
 }
 
+/// Parse + Flush of a statement that fails: the error arrives without a Sync (asyncpg
+/// waits for it after Flush; the error used to wait in the buffer until Sync).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_after_flush_arrives_before_sync() {
+    let server = TestServer::start();
+    let mut s = started(&server);
+    let mut out = message(b'P', b"\0SELECT no_such_function()\0\0\0");
+    out.extend(message(b'H', b""));
+    s.write_all(&out).expect("write");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !has_error_code(&seen, "42883") {
+        let n = s.read(&mut buf).expect("the error arrives before any Sync");
+        assert!(n > 0, "server closed");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    // Messages up to Sync are skipped; Sync then gets ReadyForQuery.
+    let mut out = message(b'P', b"\0SELECT 1\0\0\0");
+    out.extend(message(b'S', b""));
+    s.write_all(&out).expect("write");
+    seen.clear();
+    while !seen.windows(6).any(|w| w == [b'Z', 0, 0, 0, 5, b'I']) {
+        let n = s.read(&mut buf).expect("ReadyForQuery");
+        assert!(n > 0, "server closed");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    assert!(!seen.contains(&b'1'), "the skipped Parse must not complete");
+    still_serves(&server).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hundred_megabyte_query() {
     let server = TestServer::start();

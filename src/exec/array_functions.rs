@@ -537,9 +537,9 @@ fn concatenate(x: &View, y: &View, out: &mut Vec<u8>) -> Result<()> {
     }
     let (dx, dy) = (x.dims(), y.dims());
     let mismatch = || {
-        Error::new("2202E", "cannot concatenate incompatible arrays").with_detail(format!(
-            "Arrays with differing element dimensions are not compatible for concatenation."
-        ))
+        Error::new("2202E", "cannot concatenate incompatible arrays").with_detail(
+            "Arrays with differing element dimensions are not compatible for concatenation.",
+        )
     };
     let dims = if dx.len() == dy.len() {
         if dx[1..].iter().zip(&dy[1..]).any(|(a, b)| a.len != b.len) {

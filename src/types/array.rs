@@ -512,12 +512,19 @@ impl Parser<'_> {
         if matches!(self.bytes.get(self.at), Some(b'-' | b'+')) {
             self.at += 1;
         }
+        let digits = self.at;
         while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
             self.at += 1;
         }
-        self.input[start..self.at]
-            .parse::<i32>()
-            .map_err(|_| self.err("Array dimensions must be integers."))
+        if self.at == digits {
+            return Err(self.err("\"[\" must introduce explicitly-specified array dimensions."));
+        }
+        self.input[start..self.at].parse::<i32>().map_err(|_| {
+            Error::numeric_out_of_range(format!(
+                "value \"{}\" is out of range for type integer",
+                &self.input[start..self.at]
+            ))
+        })
     }
 
     /// One `{…}` level: its elements (or sub-arrays) into `out`, its shape into `dims`.
@@ -553,7 +560,7 @@ impl Parser<'_> {
                     if dims.len() > depth + 1 && dims[depth + 1].is_none() && count > 0 {
                         return Err(self.unexpected());
                     }
-                    if out.len() > 0 && dims.len() == depth + 1 {
+                    if !out.is_empty() && dims.len() == depth + 1 {
                         return Err(self.unexpected());
                     }
                     self.level(depth + 1, dims, out)?;
@@ -561,9 +568,7 @@ impl Parser<'_> {
                 Some(b'}' | b',') | None => return Err(self.unexpected()),
                 Some(_) => {
                     if dims.len() > depth + 1 {
-                        return Err(self.err(
-                            "Multidimensional arrays must have sub-arrays with matching dimensions.",
-                        ));
+                        return Err(self.err("Unexpected array element."));
                     }
                     out.push(self.element()?);
                     if out.len() > MAX_ELEMENTS {
@@ -625,8 +630,10 @@ impl Parser<'_> {
                 }
             }
             self.skip_space();
-            if !matches!(self.bytes.get(self.at), Some(b',' | b'}')) {
-                return Err(self.unexpected());
+            match self.bytes.get(self.at) {
+                Some(b',' | b'}') => {}
+                None => return Err(self.unexpected()),
+                Some(_) => return Err(self.err("Unexpected array element.")),
             }
             return Ok(Some(
                 String::from_utf8(s).map_err(|_| Error::invalid_utf8())?,
@@ -639,7 +646,8 @@ impl Parser<'_> {
             match self.bytes.get(self.at) {
                 None => return Err(self.err("Unexpected end of input.")),
                 Some(b',' | b'}') => break,
-                Some(b'{' | b'"') => return Err(self.unexpected()),
+                Some(b'{') => return Err(self.unexpected()),
+                Some(b'"') => return Err(self.err("Unexpected array element.")),
                 Some(b'\\') => {
                     self.at += 1;
                     let Some(&c) = self.bytes.get(self.at) else {
@@ -709,7 +717,7 @@ pub fn parse(input: &str, elem: SqlType, fmt: &TextFormat) -> Result<Array> {
     if let Some(declared) = declared {
         let lens_match = declared.len() == shape.len()
             && declared.iter().zip(&shape).all(|(d, s)| d.len == s.len);
-        if !lens_match && !(raw.is_empty() && declared.is_empty()) {
+        if !(lens_match || raw.is_empty() && declared.is_empty()) {
             return Err(p.err("Specified array dimensions do not match array contents."));
         }
         shape = declared;

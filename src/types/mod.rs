@@ -40,7 +40,37 @@ pub enum DataType {
     Unknown,
     /// An array of the element type (any number of dimensions, as in PostgreSQL, where
     /// `int[][]` is `int[]`); built by [`DataType::array_of`], never of an array.
-    Array(&'static DataType),
+    Array(ArrayElem),
+}
+
+/// The element types arrays can have.
+const ARRAY_ELEMS: [DataType; 14] = [
+    DataType::Bool,
+    DataType::Int2,
+    DataType::Int4,
+    DataType::Int8,
+    DataType::Float4,
+    DataType::Float8,
+    DataType::Numeric,
+    DataType::Text,
+    DataType::Varchar,
+    DataType::Bpchar,
+    DataType::Date,
+    DataType::Timestamp,
+    DataType::Timestamptz,
+    DataType::Interval,
+];
+
+/// An array's element type: an index into the element types, so that a [`DataType`]
+/// stays two bytes (it is in every expression node). Dereferences to the element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayElem(u8);
+
+impl std::ops::Deref for ArrayElem {
+    type Target = DataType;
+    fn deref(&self) -> &DataType {
+        &ARRAY_ELEMS[self.0 as usize]
+    }
 }
 
 /// A type with its modifier, as in a column definition.
@@ -207,7 +237,7 @@ impl DataType {
             DataType::Timestamptz => 1184,
             DataType::Interval => 1186,
             DataType::Unknown => 705,
-            DataType::Array(elem) => match elem {
+            DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
                 DataType::Int4 => 1007,
@@ -245,24 +275,9 @@ impl DataType {
             1186 => DataType::Interval,
             705 => DataType::Unknown,
             _ => {
-                let elem = [
-                    DataType::Bool,
-                    DataType::Int2,
-                    DataType::Int4,
-                    DataType::Int8,
-                    DataType::Float4,
-                    DataType::Float8,
-                    DataType::Numeric,
-                    DataType::Text,
-                    DataType::Varchar,
-                    DataType::Bpchar,
-                    DataType::Date,
-                    DataType::Timestamp,
-                    DataType::Timestamptz,
-                    DataType::Interval,
-                ]
-                .into_iter()
-                .find(|e| DataType::array_of(*e).is_some_and(|a| a.oid() == oid))?;
+                let elem = ARRAY_ELEMS
+                    .into_iter()
+                    .find(|e| DataType::array_of(*e).is_some_and(|a| a.oid() == oid))?;
                 return DataType::array_of(elem);
             }
         })
@@ -303,7 +318,7 @@ impl DataType {
             DataType::Timestamptz => "timestamp with time zone",
             DataType::Interval => "interval",
             DataType::Unknown => "unknown",
-            DataType::Array(elem) => match elem {
+            DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
                 DataType::Int4 => "integer[]",
@@ -326,25 +341,8 @@ impl DataType {
     /// The array type of an element type (None for arrays and `unknown`: PostgreSQL has
     /// no arrays of arrays, and an untyped array must take a type from context).
     pub fn array_of(elem: DataType) -> Option<DataType> {
-        const ELEMS: [DataType; 14] = [
-            DataType::Bool,
-            DataType::Int2,
-            DataType::Int4,
-            DataType::Int8,
-            DataType::Float4,
-            DataType::Float8,
-            DataType::Numeric,
-            DataType::Text,
-            DataType::Varchar,
-            DataType::Bpchar,
-            DataType::Date,
-            DataType::Timestamp,
-            DataType::Timestamptz,
-            DataType::Interval,
-        ];
-        static STATIC_ELEMS: [DataType; 14] = ELEMS;
-        let at = ELEMS.iter().position(|e| *e == elem)?;
-        Some(DataType::Array(&STATIC_ELEMS[at]))
+        let at = ARRAY_ELEMS.iter().position(|e| *e == elem)?;
+        Some(DataType::Array(ArrayElem(at as u8)))
     }
 
     /// The element type of an array type.

@@ -368,6 +368,9 @@ impl Connection {
             self.session().abort_on_error();
             self.out.error(&e);
             *skip_to_sync = true;
+            // An error goes out at once, as PostgreSQL sends it: the client may be
+            // waiting after a Flush that the skip to Sync would otherwise ignore.
+            return self.out.flush(&mut self.writer).map(|()| Flow::Continue);
         }
         self.out.maybe_flush(&mut self.writer)?;
         Ok(Flow::Continue)

@@ -50,8 +50,12 @@ impl Binder<'_> {
                 other => self.bind_expr(other, scope)?,
             });
         }
-        let refs: Vec<&Expr> = bound.iter().collect();
-        let common = common_type(&refs, "ARRAY")?;
+        // A mismatch is reported at the first element that does not fit.
+        let mut common = UNKNOWN;
+        for k in 0..bound.len() {
+            let refs: Vec<&Expr> = bound[..=k].iter().collect();
+            common = common_type(&refs, "ARRAY").map_err(|e| self.locate(e, &elems[k]))?;
+        }
         let elem = if common.ty == DataType::Unknown {
             TEXT
         } else {
@@ -68,7 +72,10 @@ impl Binder<'_> {
             };
             SqlType::with_typmod(array, elem.typmod)
         };
-        let args = self.coerce_all(bound, elem)?;
+        let mut args = Vec::with_capacity(bound.len());
+        for (b, ast) in bound.into_iter().zip(elems) {
+            args.push(self.coerce(b, elem).map_err(|e| self.locate(e, ast))?);
+        }
         Ok(func_expr(Func::ArrayBuild, args, ty))
     }
 
@@ -84,6 +91,26 @@ impl Binder<'_> {
             let value = Value::Array(Box::new(crate::types::array::from_values(elem, &[])));
             return Ok(Expr::literal(value, to));
         }
+        // Elements are cast to the element type one by one, as PostgreSQL's
+        // transformArrayExpr does, so that an error points at its element.
+        if let Some(elem) = to.ty.elem()
+            && !elems.iter().any(|e| matches!(e, A::Expr::Array(_)))
+        {
+            let elem = SqlType::with_typmod(elem, to.typmod);
+            let mut args = Vec::with_capacity(elems.len());
+            for ast in elems {
+                let b = self.bind_expr(ast, scope)?;
+                if b.ty().ty.is_array() {
+                    let e = self.bind_array(elems, scope)?;
+                    return self.explicit_cast(e, to);
+                }
+                args.push(
+                    self.explicit_cast(b, elem)
+                        .map_err(|e| self.locate(e, ast))?,
+                );
+            }
+            return Ok(func_expr(Func::ArrayBuild, args, to));
+        }
         let e = self.bind_array(elems, scope)?;
         self.explicit_cast(e, to)
     }
@@ -95,6 +122,9 @@ impl Binder<'_> {
         chain: &[A::AccessExpr],
         scope: &Scope,
     ) -> Result<Expr> {
+        if matches!(root, A::Expr::Array(_)) {
+            return Err(Error::syntax("syntax error at or near \"[\""));
+        }
         // Leading `.name` accesses continue a column reference (t.a[1]).
         let mut idents = match root {
             A::Expr::Identifier(id) => vec![id.clone()],
@@ -212,7 +242,7 @@ impl Binder<'_> {
             _ => {
                 return Err(Error::new(
                     "42809",
-                    format!("op ANY/ALL (array) requires array on right side"),
+                    "op ANY/ALL (array) requires array on right side",
                 ));
             }
         };
@@ -257,12 +287,21 @@ impl Binder<'_> {
     }
 
     /// Two operands at one array type (an unknown one takes the other's).
-    fn array_pair(&mut self, l: Expr, r: Expr, symbol: &str) -> Result<(Expr, Expr, SqlType)> {
+    /// `compatible`: PostgreSQL's anycompatiblearray (`||`, array_cat) coerces both to
+    /// a common type; anyarray (`@>`, `<@`, `&&`) wants one type already.
+    fn array_pair(
+        &mut self,
+        l: Expr,
+        r: Expr,
+        symbol: &str,
+        compatible: bool,
+    ) -> Result<(Expr, Expr, SqlType)> {
         let (lt, rt) = (l.ty().ty, r.ty().ty);
         let ty = match (lt, rt) {
             (DataType::Unknown, DataType::Unknown) => return Err(polymorphic_unknown()),
             (DataType::Unknown, t) | (t, DataType::Unknown) if t.is_array() => SqlType::new(t),
-            (a, b) if a.is_array() && b.is_array() => {
+            (a, b) if a.is_array() && a == b => SqlType::new(a),
+            (a, b) if compatible && a.is_array() && b.is_array() => {
                 let refs = [&l, &r];
                 common_type(&refs, "ARRAY").map_err(|_| no_operator(a, symbol, b))?
             }
@@ -280,7 +319,7 @@ impl Binder<'_> {
             Func::ArrayContained => "<@",
             _ => "&&",
         };
-        let (l, r, _) = self.array_pair(l, r, symbol)?;
+        let (l, r, _) = self.array_pair(l, r, symbol, false)?;
         Ok(func_expr(func, vec![l, r], BOOL))
     }
 
@@ -293,7 +332,7 @@ impl Binder<'_> {
         if rt.is_array() && !lt.is_array() && lt != DataType::Unknown {
             return self.array_and_element(Func::ArrayPrepend, r, l);
         }
-        let (l, r, ty) = self.array_pair(l, r, "||")?;
+        let (l, r, ty) = self.array_pair(l, r, "||", true)?;
         Ok(func_expr(Func::ArrayCat, vec![l, r], SqlType::new(ty.ty)))
     }
 
@@ -414,7 +453,7 @@ impl Binder<'_> {
             ("array_cat", [_, _]) => {
                 let r = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
                 let l = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
-                let (l, r, ty) = self.array_pair(l, r, "||").map_err(|_| missing())?;
+                let (l, r, ty) = self.array_pair(l, r, "||", true).map_err(|_| missing())?;
                 Ok(func_expr(Func::ArrayCat, vec![l, r], SqlType::new(ty.ty)))
             }
             ("array_position" | "array_remove", [a, _]) => {

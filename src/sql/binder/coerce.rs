@@ -62,6 +62,14 @@ impl Binder<'_> {
     /// `CAST(e AS to)`: any defined cast, with truncation for strings.
     pub(super) fn explicit_cast(&mut self, e: Expr, to: SqlType) -> Result<Expr> {
         let from = e.ty();
+        if let (Some(a), Some(b)) = (from.ty.elem(), to.ty.elem())
+            && !cast::can_cast(a, b)
+        {
+            return Err(Error::new(
+                "42846",
+                format!("cannot cast type {} to {}", a.name(), b.name()),
+            ));
+        }
         if !cast::can_cast(from.ty, to.ty) {
             return Err(Error::new(
                 "42846",

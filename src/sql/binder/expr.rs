@@ -232,7 +232,7 @@ impl Binder<'_> {
             .text
             .chars()
             .skip(start.saturating_sub(1))
-            .take_while(|c| c.is_whitespace() || *c == ')')
+            .take_while(|c| c.is_whitespace() || *c == ')' || *c == ']')
             .count();
         Some((start + skip) as u32)
     }
@@ -870,6 +870,13 @@ impl Binder<'_> {
             (DataType::Unknown, DataType::Unknown) => TEXT,
             (DataType::Unknown, t) | (t, DataType::Unknown) => SqlType::new(t),
             (a, b) if a.is_string() && b.is_string() => TEXT,
+            // Arrays compare only with their own type (PostgreSQL's anyarray operators).
+            (a, b) if a.is_array() || b.is_array() => {
+                if a != b {
+                    return Err(no_operator(a, op.symbol(), b));
+                }
+                SqlType::new(a)
+            }
             (a, b) => match (a.numeric_rank(), b.numeric_rank()) {
                 (Some(x), Some(y)) => SqlType::new(numeric_common(a, b, x, y)),
                 _ if a == b => SqlType::new(a),

@@ -585,9 +585,10 @@ impl Binder<'_> {
         };
         let arg = match arg.ty().ty {
             DataType::Unknown => {
-                return Err(Error::datatype_mismatch(
-                    "could not determine polymorphic type because input has type unknown",
-                ));
+                return Err(Error::new("42725", "function unnest(unknown) is not unique")
+                    .with_hint(
+                        "Could not choose a best candidate function. You might need to add explicit type casts.",
+                    ));
             }
             t if t.is_array() => arg,
             _ => {

@@ -195,7 +195,7 @@ impl Binder<'_> {
                 "{name}(*) specified, but {name} is not an aggregate function"
             )));
         }
-        if name == "generate_series" {
+        if name == "generate_series" || name == "unnest" {
             // A set-returning function outside FROM (PostgreSQL's ProjectSet).
             return Err(Error::feature_not_supported(
                 "set-returning functions outside FROM",

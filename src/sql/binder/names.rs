@@ -23,6 +23,18 @@ pub(super) fn figure_name(e: &A::Expr) -> Option<(String, u8)> {
             _ => None,
         },
         A::Expr::Nested(inner) => figure_name(inner),
+        A::Expr::Array(_) => strong("array"),
+        // A subscript keeps its base's name; a field access names the field.
+        A::Expr::CompoundFieldAccess { root, access_chain } => {
+            let field = access_chain.iter().rev().find_map(|a| match a {
+                A::AccessExpr::Dot(A::Expr::Identifier(id)) => Some(ident_name(id)),
+                _ => None,
+            });
+            match field {
+                Some(f) => Some((f, NAME_STRONG)),
+                None => figure_name(root),
+            }
+        }
         // A cast names its column after the type unless its operand has a stronger name.
         A::Expr::Cast {
             expr, data_type, ..
