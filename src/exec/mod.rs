@@ -162,6 +162,15 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             limit.clone(),
             offset.clone(),
         )),
+        Op::ProjectSet {
+            input,
+            calls,
+            input_types,
+        } => Box::new(ops::ProjectSetOp::new(
+            build_with(input, inst),
+            calls.clone(),
+            input_types.clone(),
+        )),
         Op::Window {
             input,
             calls,

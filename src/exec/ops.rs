@@ -9,6 +9,7 @@ use super::keys;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use super::{BoxedOperator, Operator};
 use crate::error::{Error, Result};
+use crate::plan::logical::{SrfCall, TableFunc};
 use crate::sql::expr::Expr;
 use crate::types::{DataType, SqlType, Value};
 
@@ -423,6 +424,183 @@ impl Operator for UnnestOp {
         let n = end - self.next;
         self.next = end;
         Ok(Some(Batch::new(vec![v], n)))
+    }
+}
+
+/// One call's rows for one input row.
+enum RowSet {
+    Values(Vec<Value>),
+    /// `generate_series`: `count` values from `start` by `step`.
+    Series {
+        start: i64,
+        step: i64,
+        count: i64,
+    },
+}
+
+impl RowSet {
+    fn len(&self) -> i64 {
+        match self {
+            RowSet::Values(v) => v.len() as i64,
+            RowSet::Series { count, .. } => *count,
+        }
+    }
+
+    fn get(&self, k: i64, ty: DataType) -> Value {
+        match self {
+            RowSet::Values(v) => v.get(k as usize).cloned().unwrap_or(Value::Null),
+            RowSet::Series { start, step, count } if k < *count => {
+                // In range by construction: start + k * step lies between start and stop.
+                let v = start.wrapping_add(k.wrapping_mul(*step));
+                if ty == DataType::Int4 {
+                    Value::Int4(v as i32)
+                } else {
+                    Value::Int8(v)
+                }
+            }
+            RowSet::Series { .. } => Value::Null,
+        }
+    }
+}
+
+/// The rows of call `call` for row `i` of its evaluated arguments.
+fn row_set(call: &SrfCall, args: &[Vector], i: usize) -> Result<RowSet> {
+    if args.iter().any(|a| a.is_null(i)) {
+        return Ok(RowSet::Values(Vec::new()));
+    }
+    match call.func {
+        TableFunc::Unnest => Ok(RowSet::Values(match args.first().map(|a| &a.data) {
+            Some(Data::Array(a)) => crate::types::array::View::new(a.blobs.get(i), a.elem).values(),
+            _ => Vec::new(),
+        })),
+        TableFunc::GenerateSeries => {
+            let int = |k: usize| {
+                args.get(k)
+                    .and_then(|a| a.value(i, call.args[k].ty().ty).as_i64())
+            };
+            let (Some(start), Some(stop)) = (int(0), int(1)) else {
+                return Ok(RowSet::Values(Vec::new()));
+            };
+            let step = int(2).unwrap_or(1);
+            if step == 0 {
+                return Err(Error::invalid_parameter("step size cannot equal zero"));
+            }
+            let span = stop as i128 - start as i128;
+            let count = if (span >= 0) == (step > 0) || span == 0 {
+                span / step as i128 + 1
+            } else {
+                0
+            };
+            Ok(RowSet::Series {
+                start,
+                step,
+                count: count.clamp(0, i64::MAX as i128) as i64,
+            })
+        }
+    }
+}
+
+/// Set-returning functions in a select list (PostgreSQL's ProjectSet): each input row
+/// is repeated as many times as its longest call returns rows, each call's column
+/// holding its values in order and NULL once it has run out.
+pub struct ProjectSetOp {
+    input: BoxedOperator,
+    calls: Vec<SrfCall>,
+    /// The input batch in progress, its calls' arguments, the row and the offset within
+    /// the row's sets.
+    batch: Option<Batch>,
+    args: Vec<Vec<Vector>>,
+    row: usize,
+    offset: i64,
+    sets: Option<Vec<RowSet>>,
+}
+
+impl ProjectSetOp {
+    pub fn new(
+        input: BoxedOperator,
+        calls: Vec<SrfCall>,
+        _input_types: Vec<Option<DataType>>,
+    ) -> ProjectSetOp {
+        ProjectSetOp {
+            input,
+            calls,
+            batch: None,
+            args: Vec::new(),
+            row: 0,
+            offset: 0,
+            sets: None,
+        }
+    }
+}
+
+impl Operator for ProjectSetOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        loop {
+            ctx.check_interrupt()?;
+            if self.batch.is_none() {
+                let Some(b) = self.input.next(ctx)? else {
+                    return Ok(None);
+                };
+                let b = b.compact();
+                let all: Vec<u32> = (0..b.rows as u32).collect();
+                self.args = self
+                    .calls
+                    .iter()
+                    .map(|c| {
+                        c.args
+                            .iter()
+                            .map(|a| eval(a, &b, &all, ctx))
+                            .collect::<Result<Vec<_>>>()
+                    })
+                    .collect::<Result<_>>()?;
+                self.batch = Some(b);
+                self.row = 0;
+                self.offset = 0;
+                self.sets = None;
+            }
+            let Some(batch) = &self.batch else {
+                continue;
+            };
+            let mut sel: Vec<u32> = Vec::new();
+            let mut cols: Vec<Vector> = self
+                .calls
+                .iter()
+                .map(|c| Vector::with_capacity(c.ty.ty, BATCH_ROWS_MAX))
+                .collect();
+            while self.row < batch.rows && sel.len() < BATCH_ROWS_MAX {
+                if self.sets.is_none() {
+                    let mut sets = Vec::with_capacity(self.calls.len());
+                    for (c, a) in self.calls.iter().zip(&self.args) {
+                        sets.push(row_set(c, a, self.row)?);
+                    }
+                    self.sets = Some(sets);
+                }
+                let Some(sets) = &self.sets else { break };
+                let n = sets.iter().map(RowSet::len).max().unwrap_or(0);
+                while self.offset < n && sel.len() < BATCH_ROWS_MAX {
+                    sel.push(self.row as u32);
+                    for ((col, set), call) in cols.iter_mut().zip(sets).zip(&self.calls) {
+                        col.push_value(&set.get(self.offset, call.ty.ty));
+                    }
+                    self.offset += 1;
+                }
+                if self.offset >= n {
+                    self.row += 1;
+                    self.offset = 0;
+                    self.sets = None;
+                }
+            }
+            let mut columns: Vec<Vector> = batch.columns.iter().map(|c| c.gather(&sel)).collect();
+            let rows = sel.len();
+            if self.row >= batch.rows {
+                self.batch = None;
+            }
+            if rows == 0 {
+                continue;
+            }
+            columns.extend(cols);
+            return Ok(Some(Batch::new(columns, rows)));
+        }
     }
 }
 

@@ -187,6 +187,15 @@ pub fn estimate(plan: &LogicalPlan) -> Estimate {
         LogicalPlan::Sort { input, .. }
         | LogicalPlan::With { input, .. }
         | LogicalPlan::Window { input, .. } => estimate(input),
+        // PostgreSQL's guess: a set-returning function returns ten rows per input row.
+        LogicalPlan::ProjectSet { input, .. } => {
+            let inner = estimate(input);
+            Estimate {
+                rows: inner.rows * 10.0,
+                ..inner
+            }
+            .cap()
+        }
         LogicalPlan::SetOp {
             kind,
             all,

@@ -192,6 +192,13 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.kind = "Limit";
             node.name = "Limit".into();
         }
+        Op::ProjectSet { calls, .. } => {
+            node.kind = "ProjectSet";
+            node.name = "ProjectSet".into();
+            for c in calls {
+                exprs.extend(c.args.iter());
+            }
+        }
         Op::Window { calls, .. } => {
             node.kind = "WindowAgg";
             node.name = "WindowAgg".into();

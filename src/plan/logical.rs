@@ -162,6 +162,14 @@ impl TableFunc {
     }
 }
 
+/// A set-returning function call in a select list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SrfCall {
+    pub func: TableFunc,
+    pub args: Vec<Expr>,
+    pub ty: SqlType,
+}
+
 #[derive(Clone, Debug)]
 pub enum LogicalPlan {
     /// Rows of a table the statement's snapshot sees, passing `filter`.
@@ -204,6 +212,14 @@ pub enum LogicalPlan {
         rel: RelId,
         group_by: Vec<Expr>,
         aggs: Vec<AggCall>,
+    },
+    /// Set-returning functions in the select list (PostgreSQL's ProjectSet): for each
+    /// input row, as many rows as the longest call returns, shorter calls padded with
+    /// NULL; outputs the input's columns, then one per call (`rel`).
+    ProjectSet {
+        input: Box<LogicalPlan>,
+        rel: RelId,
+        calls: Vec<SrfCall>,
     },
     /// Window functions over the input: its columns, then one per call (`rel`).
     Window {
@@ -384,6 +400,14 @@ impl LogicalPlan {
                 }));
                 out
             }
+            LogicalPlan::ProjectSet { input, rel, calls } => {
+                let mut out = input.output();
+                out.extend(calls.iter().enumerate().map(|(i, c)| OutCol {
+                    id: ColumnId::new(*rel, i as u32),
+                    ty: c.ty,
+                }));
+                out
+            }
             LogicalPlan::SetOp { rel, types, .. }
             | LogicalPlan::CteScan { rel, types, .. }
             | LogicalPlan::RecursiveCte { rel, types, .. }
@@ -422,7 +446,8 @@ impl LogicalPlan {
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
-            | LogicalPlan::Window { input, .. } => vec![input],
+            | LogicalPlan::Window { input, .. }
+            | LogicalPlan::ProjectSet { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
         }
     }
@@ -451,7 +476,8 @@ impl LogicalPlan {
             | LogicalPlan::DistinctOn { input, .. }
             | LogicalPlan::Sort { input, .. }
             | LogicalPlan::Limit { input, .. }
-            | LogicalPlan::Window { input, .. } => vec![input],
+            | LogicalPlan::Window { input, .. }
+            | LogicalPlan::ProjectSet { input, .. } => vec![input],
             LogicalPlan::Join { left, right, .. } => vec![left, right],
         }
     }
@@ -470,6 +496,7 @@ impl LogicalPlan {
             }
             LogicalPlan::Join { on, .. } => f(on),
             LogicalPlan::Window { calls, .. } => calls.iter().for_each(|c| c.exprs(f)),
+            LogicalPlan::ProjectSet { calls, .. } => calls.iter().flat_map(|c| &c.args).for_each(f),
             LogicalPlan::DistinctOn { keys, .. } => keys.iter().for_each(f),
             LogicalPlan::Distinct { .. }
             | LogicalPlan::SetOp { .. }
@@ -498,6 +525,9 @@ impl LogicalPlan {
             }
             LogicalPlan::Join { on, .. } => f(on),
             LogicalPlan::Window { calls, .. } => calls.iter_mut().for_each(|c| c.exprs_mut(f)),
+            LogicalPlan::ProjectSet { calls, .. } => {
+                calls.iter_mut().flat_map(|c| &mut c.args).for_each(f)
+            }
             LogicalPlan::DistinctOn { keys, .. } => keys.iter_mut().for_each(f),
             LogicalPlan::Distinct { .. }
             | LogicalPlan::SetOp { .. }
@@ -554,6 +584,7 @@ impl LogicalPlan {
             | LogicalPlan::Project { rel, .. }
             | LogicalPlan::Aggregate { rel, .. }
             | LogicalPlan::Window { rel, .. }
+            | LogicalPlan::ProjectSet { rel, .. }
             | LogicalPlan::SetOp { rel, .. }
             | LogicalPlan::CteScan { rel, .. }
             | LogicalPlan::RecursiveCte { rel, .. }

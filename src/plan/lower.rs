@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use super::SortKey;
 use super::cardinality::estimate;
-use super::logical::{ColumnId, JoinKind, LogicalPlan, OutCol, RelId, SetOpKind};
+use super::logical::{ColumnId, JoinKind, LogicalPlan, OutCol, RelId, SetOpKind, SrfCall};
 use super::physical::{Op, Plan};
 use crate::error::{Error, Result};
 use crate::sql::expr::{BinaryOp, Expr, SubPlan, Subquery, SubqueryKind};
@@ -374,6 +374,33 @@ impl Lowerer {
                 out.width = layout.width + calls.len();
                 Ok((
                     node(Op::Window {
+                        input: Box::new(child),
+                        calls: lowered,
+                        input_types,
+                    }),
+                    out,
+                ))
+            }
+            LogicalPlan::ProjectSet { input, rel, calls } => {
+                let (child, layout) = self.lower(input)?;
+                let mut lowered = Vec::with_capacity(calls.len());
+                for c in calls {
+                    let args = c
+                        .args
+                        .iter()
+                        .map(|e| self.expr(e, &layout))
+                        .collect::<Result<Vec<_>>>()?;
+                    lowered.push(SrfCall { args, ..c.clone() });
+                }
+                let input_types = position_types(&layout, &input.output());
+                let mut out = layout.clone();
+                for i in 0..calls.len() {
+                    out.map
+                        .insert(ColumnId::new(*rel, i as u32), layout.width + i);
+                }
+                out.width = layout.width + calls.len();
+                Ok((
+                    node(Op::ProjectSet {
                         input: Box::new(child),
                         calls: lowered,
                         input_types,

@@ -44,6 +44,7 @@ impl Plan {
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
             | Op::Window { input, .. }
+            | Op::ProjectSet { input, .. }
             | Op::Apply { left: input, .. } => vec![input],
             Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
             Op::Append { inputs } => inputs.iter_mut().collect(),
@@ -66,6 +67,7 @@ impl Plan {
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
             | Op::Window { input, .. }
+            | Op::ProjectSet { input, .. }
             | Op::Apply { left: input, .. } => vec![input],
             Op::Join { left, right, .. } | Op::SetOp { left, right, .. } => vec![left, right],
             Op::Append { inputs } => inputs.iter().collect(),
@@ -153,6 +155,14 @@ pub enum Op {
     },
     /// Window functions: the input's positions, then one per call. Calls that share
     /// their PARTITION BY and ORDER BY share one sort.
+    /// Set-returning functions in a select list: the input's columns repeated for each
+    /// row the calls return, then one column per call.
+    ProjectSet {
+        input: Box<Plan>,
+        calls: Vec<crate::plan::logical::SrfCall>,
+        /// Types of the input's positions (None: unused).
+        input_types: Vec<Option<DataType>>,
+    },
     Window {
         input: Box<Plan>,
         calls: Vec<WindowCall>,

@@ -138,6 +138,12 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             }
             prune_node(input, need);
         }
+        LogicalPlan::ProjectSet { input, calls, .. } => {
+            for e in calls.iter().flat_map(|c| &c.args) {
+                mark(e, &mut need);
+            }
+            prune_node(input, need);
+        }
         LogicalPlan::With { ctes, input } => {
             for c in ctes.iter_mut() {
                 let all = c.plan.output().iter().map(|o| o.id).collect();

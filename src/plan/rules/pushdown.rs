@@ -179,6 +179,15 @@ fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
             },
             preds,
         ),
+        // A filter above set-returning functions stays there (it sees their rows).
+        LogicalPlan::ProjectSet { input, rel, calls } => wrap(
+            LogicalPlan::ProjectSet {
+                input: Box::new(push(*input, Vec::new())),
+                rel,
+                calls,
+            },
+            preds,
+        ),
         // Which row of a key survives depends on every row: nothing passes below.
         LogicalPlan::DistinctOn { input, keys } => wrap(
             LogicalPlan::DistinctOn {

@@ -1076,6 +1076,19 @@ impl Binder<'_> {
         else_result: Option<&A::Expr>,
         scope: &Scope,
     ) -> Result<Expr> {
+        let saved = self.srf_forbidden.replace("CASE");
+        let bound = self.bind_case_inner(operand, conditions, else_result, scope);
+        self.srf_forbidden = saved;
+        bound
+    }
+
+    fn bind_case_inner(
+        &mut self,
+        operand: Option<&A::Expr>,
+        conditions: &[A::CaseWhen],
+        else_result: Option<&A::Expr>,
+        scope: &Scope,
+    ) -> Result<Expr> {
         let operand = operand.map(|o| self.bind_expr(o, scope)).transpose()?;
         let mut conds = Vec::with_capacity(conditions.len());
         let mut results = Vec::with_capacity(conditions.len());

@@ -495,41 +495,7 @@ impl Binder<'_> {
         for a in args {
             bound.push(self.bind_function_arg(a, &empty)?);
         }
-        if !(2..=3).contains(&bound.len()) {
-            return Err(Error::undefined_function(
-                "function generate_series does not exist",
-            ));
-        }
-        let ty = {
-            let refs: Vec<&Expr> = bound.iter().collect();
-            let t = common_type(&refs, "generate_series")?;
-            match t.ty {
-                DataType::Int2 | DataType::Int4 | DataType::Unknown => INT4,
-                DataType::Int8 => INT8,
-                DataType::Numeric => {
-                    return Err(Error::feature_not_supported("generate_series over numeric"));
-                }
-                DataType::Timestamp | DataType::Timestamptz => {
-                    return Err(Error::feature_not_supported(
-                        "generate_series over timestamps",
-                    ));
-                }
-                _ => {
-                    return Err(Error::undefined_function(format!(
-                        "function generate_series({}) does not exist",
-                        bound
-                            .iter()
-                            .map(|b| b.ty().display_name())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )));
-                }
-            }
-        };
-        let args = bound
-            .into_iter()
-            .map(|b| self.coerce(b, ty))
-            .collect::<Result<Vec<_>>>()?;
+        let (args, ty) = self.series_args(bound)?;
         let (qualifier, colname) = match alias {
             Some(a) => {
                 let q = ident_name(&a.name);
@@ -566,42 +532,53 @@ impl Binder<'_> {
         ))
     }
 
+    /// generate_series's arguments at their common integer type, and that type.
+    pub(super) fn series_args(&mut self, bound: Vec<Expr>) -> Result<(Vec<Expr>, SqlType)> {
+        if !(2..=3).contains(&bound.len()) {
+            return Err(Error::undefined_function(
+                "function generate_series does not exist",
+            ));
+        }
+        let ty = {
+            let refs: Vec<&Expr> = bound.iter().collect();
+            let t = common_type(&refs, "generate_series")?;
+            match t.ty {
+                DataType::Int2 | DataType::Int4 | DataType::Unknown => INT4,
+                DataType::Int8 => INT8,
+                DataType::Numeric => {
+                    return Err(Error::feature_not_supported("generate_series over numeric"));
+                }
+                DataType::Timestamp | DataType::Timestamptz => {
+                    return Err(Error::feature_not_supported(
+                        "generate_series over timestamps",
+                    ));
+                }
+                _ => {
+                    return Err(Error::undefined_function(format!(
+                        "function generate_series({}) does not exist",
+                        bound
+                            .iter()
+                            .map(|b| b.ty().display_name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+            }
+        };
+        let args = bound
+            .into_iter()
+            .map(|b| self.coerce(b, ty))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((args, ty))
+    }
+
     /// `unnest(array)` in FROM: one column of the element type.
     fn bind_unnest(
         &mut self,
         alias: Option<&A::TableAlias>,
-        mut bound: Vec<Expr>,
+        bound: Vec<Expr>,
     ) -> Result<(LogicalPlan, Scope)> {
-        let arg = match bound.len() {
-            1 => bound.remove(0),
-            0 => {
-                return Err(Error::undefined_function(
-                    "function unnest() does not exist",
-                ));
-            }
-            _ => {
-                return Err(Error::feature_not_supported("unnest of several arrays"));
-            }
-        };
-        let arg = match arg.ty().ty {
-            DataType::Unknown => {
-                return Err(Error::new("42725", "function unnest(unknown) is not unique")
-                    .with_hint(
-                        "Could not choose a best candidate function. You might need to add explicit type casts.",
-                    ));
-            }
-            t if t.is_array() => arg,
-            _ => {
-                return Err(Error::undefined_function(format!(
-                    "function unnest({}) does not exist",
-                    arg.ty().display_name()
-                )));
-            }
-        };
-        let ty = SqlType::with_typmod(
-            arg.ty().ty.elem().unwrap_or(DataType::Unknown),
-            arg.ty().typmod,
-        );
+        let (arg, ty) = unnest_arg(bound)?;
         let (qualifier, colname) = match alias {
             Some(a) => {
                 let q = ident_name(&a.name);
@@ -637,6 +614,41 @@ impl Binder<'_> {
             scope,
         ))
     }
+}
+
+/// `unnest`'s one array argument and its element type.
+pub(super) fn unnest_arg(mut bound: Vec<Expr>) -> Result<(Expr, SqlType)> {
+    let arg = match bound.len() {
+        1 => bound.remove(0),
+        0 => {
+            return Err(Error::undefined_function(
+                "function unnest() does not exist",
+            ));
+        }
+        _ => {
+            return Err(Error::feature_not_supported("unnest of several arrays"));
+        }
+    };
+    let arg = match arg.ty().ty {
+        DataType::Unknown => {
+            return Err(Error::new("42725", "function unnest(unknown) is not unique")
+                .with_hint(
+                    "Could not choose a best candidate function. You might need to add explicit type casts.",
+                ));
+        }
+        t if t.is_array() => arg,
+        _ => {
+            return Err(Error::undefined_function(format!(
+                "function unnest({}) does not exist",
+                arg.ty().display_name()
+            )));
+        }
+    };
+    let ty = SqlType::with_typmod(
+        arg.ty().ty.elem().unwrap_or(DataType::Unknown),
+        arg.ty().typmod,
+    );
+    Ok((arg, ty))
 }
 
 /// The cross product of two plans.

@@ -196,15 +196,24 @@ impl Binder<'_> {
             )));
         }
         if name == "generate_series" || name == "unnest" {
-            // A set-returning function outside FROM (PostgreSQL's ProjectSet).
-            return Err(Error::feature_not_supported(
-                "set-returning functions outside FROM",
-            ));
+            return self.bind_select_srf(&name, &args, scope);
         }
         let mut bound = Vec::with_capacity(args.len());
-        for a in args {
-            bound.push(self.bind_expr(a, scope)?);
+        let saved = if name == "coalesce" {
+            self.srf_forbidden.replace("COALESCE")
+        } else {
+            self.srf_forbidden
+        };
+        for a in args.iter() {
+            match self.bind_expr(a, scope) {
+                Ok(b) => bound.push(b),
+                Err(e) => {
+                    self.srf_forbidden = saved;
+                    return Err(e);
+                }
+            }
         }
+        self.srf_forbidden = saved;
         if name == "pg_typeof" {
             let [arg] = bound.as_slice() else {
                 return Err(Error::undefined_function(
@@ -362,6 +371,84 @@ impl Binder<'_> {
             _ => return Err(not_found()),
         };
         Ok(Expr::Func { func, args, ty })
+    }
+
+    /// A set-returning function in a select list: a column of the ProjectSet node the
+    /// select will put under its projection (see `select::bind_select`).
+    fn bind_select_srf(&mut self, name: &str, args: &[&A::Expr], scope: &Scope) -> Result<Expr> {
+        let not_here = |what: String| {
+            Err(Error::new("0A000", what).with_hint(
+                "You might be able to move the set-returning function into a LATERAL FROM item.",
+            ))
+        };
+        if self.in_agg_args {
+            return not_here(
+                "aggregate function calls cannot contain set-returning function calls".into(),
+            );
+        }
+        if self.in_window_args {
+            return not_here(
+                "window function calls cannot contain set-returning function calls".into(),
+            );
+        }
+        if let Some(place) = self.srf_forbidden {
+            // The clause being bound, where window functions keep track of it.
+            let place = match self.window_forbidden {
+                Some(clause) if place == "this context" => clause,
+                _ => place,
+            };
+            return match place {
+                "CASE" | "COALESCE" => not_here(format!(
+                    "set-returning functions are not allowed in {place}"
+                )),
+                "WHERE" | "HAVING" | "JOIN conditions" => Err(Error::new(
+                    "0A000",
+                    format!("set-returning functions are not allowed in {place}"),
+                )),
+                // PostgreSQL allows these; kiln's select list does not reach them yet.
+                _ => Err(Error::feature_not_supported(format!(
+                    "set-returning functions in {place}"
+                ))),
+            };
+        }
+        self.srf_forbidden = Some("the arguments of a set-returning function");
+        let mut bound = Vec::with_capacity(args.len());
+        let mut failure = None;
+        for a in args {
+            match self.bind_expr(a, scope) {
+                Ok(b) => bound.push(b),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        self.srf_forbidden = None;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let (func, args, ty) = if name == "unnest" {
+            let (arg, ty) = super::from::unnest_arg(bound)?;
+            (TableFunc::Unnest, vec![arg], ty)
+        } else {
+            let (args, ty) = self.series_args(bound)?;
+            (TableFunc::GenerateSeries, args, ty)
+        };
+        let rel = match self.srf_rel {
+            Some(r) => r,
+            None => {
+                let r = self.new_rel();
+                self.srf_rel = Some(r);
+                r
+            }
+        };
+        let index = self.srfs.len() as u32;
+        self.srfs.push(SrfCall { func, args, ty });
+        Ok(Expr::ColumnRef {
+            id: ColumnId::new(rel, index),
+            ty,
+            name: name.to_string(),
+        })
     }
 
     pub(super) fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {

@@ -56,7 +56,7 @@ use sqlparser::ast::Spanned;
 use crate::catalog::{Catalog, ColumnDef, TableEntry};
 use crate::error::{Error, Result};
 use crate::plan::logical::{
-    ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr, TableFunc,
+    ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr, SrfCall, TableFunc,
 };
 use crate::plan::lower::Lowerer;
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
@@ -185,6 +185,12 @@ pub struct Binder<'a> {
     in_agg_args: bool,
     /// The WINDOW clause of the SELECT being bound.
     named_windows: Vec<A::NamedWindowDefinition>,
+    /// Set-returning functions of the select list being bound (PostgreSQL's
+    /// ProjectSet), the relation their columns belong to, and the place where they are
+    /// not allowed (None: they are).
+    srfs: Vec<SrfCall>,
+    srf_rel: Option<RelId>,
+    srf_forbidden: Option<&'static str>,
     /// How deep in views the binder is.
     view_depth: usize,
     /// The scope of the FROM items left of the one being bound (what LATERAL sees).
@@ -222,6 +228,9 @@ impl<'a> Binder<'a> {
             in_window_args: false,
             in_agg_args: false,
             named_windows: Vec::new(),
+            srfs: Vec::new(),
+            srf_rel: None,
+            srf_forbidden: Some("this context"),
             view_depth: 0,
             from_left: None,
         }

@@ -107,6 +107,9 @@ pub(super) struct LevelState {
     in_agg_args: bool,
     named_windows: Vec<A::NamedWindowDefinition>,
     from_left: Option<Scope>,
+    srfs: Vec<SrfCall>,
+    srf_rel: Option<RelId>,
+    srf_forbidden: Option<&'static str>,
 }
 
 impl Binder<'_> {
@@ -121,6 +124,9 @@ impl Binder<'_> {
             in_agg_args: std::mem::replace(&mut self.in_agg_args, false),
             named_windows: std::mem::take(&mut self.named_windows),
             from_left: self.from_left.take(),
+            srfs: std::mem::take(&mut self.srfs),
+            srf_rel: self.srf_rel.take(),
+            srf_forbidden: self.srf_forbidden.replace("this context"),
         }
     }
 
@@ -133,6 +139,9 @@ impl Binder<'_> {
         self.in_agg_args = saved.in_agg_args;
         self.named_windows = saved.named_windows;
         self.from_left = saved.from_left;
+        self.srfs = saved.srfs;
+        self.srf_rel = saved.srf_rel;
+        self.srf_forbidden = saved.srf_forbidden;
     }
 
     pub fn bind_query(&mut self, q: &A::Query) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
@@ -356,6 +365,9 @@ impl Binder<'_> {
         self.windows.clear();
         self.named_windows = s.named_window.clone();
         self.window_forbidden = None;
+        self.srfs.clear();
+        self.srf_rel = None;
+        self.srf_forbidden = None;
         let mut outputs: Vec<Expr> = Vec::with_capacity(items.len());
         let mut columns: Vec<OutputColumn> = Vec::with_capacity(items.len());
         for (ast, name, wildcard) in &items {
@@ -375,6 +387,9 @@ impl Binder<'_> {
             });
             outputs.push(e);
         }
+        // Set-returning functions only in the select list (PostgreSQL also allows them
+        // in ORDER BY; kiln does not yet).
+        self.srf_forbidden = Some("this context");
         // WHERE after the select list, in PostgreSQL's order (transformSelectStmt), so
         // the first error reported is the same.
         self.agg_allowed = false;
@@ -500,6 +515,11 @@ impl Binder<'_> {
                 }
             }
             self.windows = windows;
+            let mut srfs = std::mem::take(&mut self.srfs);
+            for x in srfs.iter_mut().flat_map(|c| c.args.iter_mut()) {
+                *x = grouping.rewrite(x.clone())?;
+            }
+            self.srfs = srfs;
             let grouping_rel = grouping.rel;
             plan = self.grouped_plan(plan, group_by.clone(), sets, aggs, grouping_rel)?;
             if let Some(h) = having {
@@ -539,10 +559,21 @@ impl Binder<'_> {
                     replace_windows(e, &refs);
                 }
             }
+            for e in self.srfs.iter_mut().flat_map(|c| c.args.iter_mut()) {
+                replace_windows(e, &refs);
+            }
             plan = LogicalPlan::Window {
                 input: Box::new(plan),
                 rel: wrel,
                 calls,
+            };
+        }
+        // Set-returning functions of the select list, over the (windowed) rows.
+        if let Some(rel) = self.srf_rel.take() {
+            plan = LogicalPlan::ProjectSet {
+                input: Box::new(plan),
+                rel,
+                calls: std::mem::take(&mut self.srfs),
             };
         }
 
