@@ -157,8 +157,10 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             input,
             limit,
             offset,
+            ties,
         } => Box::new(ops::LimitOp::new(
             build_with(input, inst),
+            ties.clone(),
             limit.clone(),
             offset.clone(),
         )),

@@ -115,16 +115,43 @@ pub struct LimitOp {
     limit_expr: Option<Expr>,
     offset_expr: Option<Expr>,
     state: Option<(Option<u64>, u64)>,
+    /// WITH TIES: the key columns, and the last counted row's keys (one-row vectors)
+    /// once the count is reached.
+    ties: Vec<usize>,
+    last: Option<Vec<Vector>>,
+    /// WITH TIES: a row past the ties was seen (or the input ended).
+    ended: bool,
 }
 
 impl LimitOp {
-    pub fn new(input: BoxedOperator, limit: Option<Expr>, offset: Option<Expr>) -> LimitOp {
+    pub fn new(
+        input: BoxedOperator,
+        ties: Vec<usize>,
+        limit: Option<Expr>,
+        offset: Option<Expr>,
+    ) -> LimitOp {
         LimitOp {
             input,
             limit_expr: limit,
             offset_expr: offset,
             state: None,
+            ties,
+            last: None,
+            ended: false,
         }
+    }
+
+    /// Whether row `i` of `b` has the same keys as the last counted row (NULLs equal).
+    fn is_tie(&self, b: &Batch, i: usize) -> bool {
+        let Some(last) = &self.last else { return false };
+        self.ties.iter().zip(last).all(|(&c, l)| {
+            let v = &b.columns[c];
+            match (v.is_null(i), l.is_null(0)) {
+                (true, true) => true,
+                (false, false) => super::expr::compare_rows(&v.data, i, &l.data, 0).is_eq(),
+                _ => false,
+            }
+        })
     }
 }
 
@@ -150,8 +177,17 @@ impl Operator for LimitOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         if self.state.is_none() {
             let limit = eval_count(&self.limit_expr, ctx, "LIMIT")?;
+            if !self.ties.is_empty() && limit.is_none() {
+                return Err(Error::new(
+                    "2201W",
+                    "row count cannot be null in FETCH FIRST ... WITH TIES clause",
+                ));
+            }
             let offset = eval_count(&self.offset_expr, ctx, "OFFSET")?.unwrap_or(0);
             self.state = Some((limit, offset));
+        }
+        if !self.ties.is_empty() {
+            return self.next_with_ties(ctx);
         }
         loop {
             let Some((limit, offset)) = self.state.as_mut() else {
@@ -177,6 +213,68 @@ impl Operator for LimitOp {
             }
             return Ok(Some(Batch {
                 sel: Some(sel),
+                ..b
+            }));
+        }
+    }
+}
+
+impl LimitOp {
+    /// LIMIT with ties: counted rows, then the rows that tie with the last of them.
+    fn next_with_ties(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        loop {
+            if self.ended {
+                return Ok(None);
+            }
+            let Some((limit, offset)) = self.state else {
+                return Ok(None);
+            };
+            let remaining = limit.unwrap_or(0);
+            if remaining == 0 && self.last.is_none() {
+                return Ok(None);
+            }
+            let Some(b) = self.input.next(ctx)? else {
+                self.ended = true;
+                return Ok(None);
+            };
+            let sel = b.selection();
+            let skip = offset.min(sel.len() as u64) as usize;
+            let mut keep = Vec::with_capacity(sel.len() - skip);
+            let mut left = remaining;
+            let mut ended = false;
+            for &i in &sel[skip..] {
+                if left > 0 {
+                    keep.push(i);
+                    left -= 1;
+                    if left == 0 {
+                        self.last = Some(
+                            self.ties
+                                .iter()
+                                .map(|&c| b.columns[c].slice(i as usize, i as usize + 1))
+                                .collect(),
+                        );
+                    }
+                } else if self.is_tie(&b, i as usize) {
+                    keep.push(i);
+                } else {
+                    ended = true;
+                    break;
+                }
+            }
+            if ended {
+                self.ended = true;
+                self.state = None;
+            } else {
+                self.state = Some((Some(left), offset - skip as u64));
+            }
+            if ended && keep.is_empty() {
+                return Ok(None);
+            }
+            if keep.is_empty() {
+                continue;
+            }
+            return Ok(Some(Batch {
+                sel: Some(keep),
                 ..b
             }));
         }

@@ -252,6 +252,9 @@ pub enum LogicalPlan {
         input: Box<LogicalPlan>,
         limit: Option<Expr>,
         offset: Option<Expr>,
+        /// FETCH … WITH TIES: the ORDER BY keys (columns of the input); rows past the
+        /// count are kept while their keys equal the last counted row's.
+        ties: Vec<Expr>,
     },
     /// UNION / INTERSECT / EXCEPT [ALL] of two inputs whose columns have the same
     /// types (`types`); defines `rel`.
@@ -505,9 +508,12 @@ impl LogicalPlan {
             | LogicalPlan::RecursiveCte { .. }
             | LogicalPlan::WorkTable { .. } => {}
             LogicalPlan::Sort { keys, .. } => keys.iter().for_each(|k| f(&k.expr)),
-            LogicalPlan::Limit { limit, offset, .. } => {
-                limit.iter().chain(offset.iter()).for_each(f)
-            }
+            LogicalPlan::Limit {
+                limit,
+                offset,
+                ties,
+                ..
+            } => limit.iter().chain(offset.iter()).chain(ties).for_each(f),
         }
     }
 
@@ -536,9 +542,16 @@ impl LogicalPlan {
             | LogicalPlan::RecursiveCte { .. }
             | LogicalPlan::WorkTable { .. } => {}
             LogicalPlan::Sort { keys, .. } => keys.iter_mut().for_each(|k| f(&mut k.expr)),
-            LogicalPlan::Limit { limit, offset, .. } => {
-                limit.iter_mut().chain(offset.iter_mut()).for_each(f)
-            }
+            LogicalPlan::Limit {
+                limit,
+                offset,
+                ties,
+                ..
+            } => limit
+                .iter_mut()
+                .chain(offset.iter_mut())
+                .chain(ties.iter_mut())
+                .for_each(f),
         }
     }
 

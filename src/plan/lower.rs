@@ -498,32 +498,46 @@ impl Lowerer {
                 input,
                 limit,
                 offset,
+                ties,
             } => {
                 let empty = Layout::default();
                 let limit = limit.as_ref().map(|e| self.expr(e, &empty)).transpose()?;
                 let offset = offset.as_ref().map(|e| self.expr(e, &empty)).transpose()?;
-                let (child, layout) =
-                    if matches!(input.as_ref(), LogicalPlan::Sort { .. }) && limit.is_some() {
-                        // A top-N sort keeps limit + offset rows.
-                        let top = match (&limit, &offset) {
-                            (Some(l), None) => Some(l.clone()),
-                            (Some(l), Some(o)) => Some(Expr::Binary {
-                                op: BinaryOp::Add,
-                                left: Box::new(l.clone()),
-                                right: Box::new(o.clone()),
-                                ty: INT8,
-                            }),
-                            _ => None,
-                        };
-                        self.lower_sort(input, top)?
-                    } else {
-                        self.lower(input)?
+                let top_n = ties.is_empty() && limit.is_some();
+                let (child, layout) = if matches!(input.as_ref(), LogicalPlan::Sort { .. }) && top_n
+                {
+                    // A top-N sort keeps limit + offset rows.
+                    let top = match (&limit, &offset) {
+                        (Some(l), None) => Some(l.clone()),
+                        (Some(l), Some(o)) => Some(Expr::Binary {
+                            op: BinaryOp::Add,
+                            left: Box::new(l.clone()),
+                            right: Box::new(o.clone()),
+                            ty: INT8,
+                        }),
+                        _ => None,
                     };
+                    self.lower_sort(input, top)?
+                } else {
+                    self.lower(input)?
+                };
+                let mut tie_columns = Vec::with_capacity(ties.len());
+                for t in ties {
+                    match t {
+                        Expr::ColumnRef { id, .. } if layout.map.contains_key(id) => {
+                            tie_columns.push(layout.map[id]);
+                        }
+                        _ => {
+                            return Err(Error::feature_not_supported("WITH TIES on this ORDER BY"));
+                        }
+                    }
+                }
                 Ok((
                     node(Op::Limit {
                         input: Box::new(child),
                         limit,
                         offset,
+                        ties: tie_columns,
                     }),
                     layout,
                 ))

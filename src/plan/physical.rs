@@ -137,6 +137,8 @@ pub enum Op {
         input: Box<Plan>,
         limit: Option<Expr>,
         offset: Option<Expr>,
+        /// WITH TIES: the input positions of the ORDER BY keys (empty: none).
+        ties: Vec<usize>,
     },
     /// A hash join on `left_keys[i] = right_keys[i]` (a nested loop without keys); the
     /// right input is the build side. Output: left positions, then right positions

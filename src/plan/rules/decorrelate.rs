@@ -212,7 +212,9 @@ enum Mode {
 
 /// Splits a subquery plan into the plan without its correlated conjuncts and those
 /// conjuncts (which read `outer`); columns they read from below a projection are
-/// passed through it. `Err` gives the plan back when its shape does not allow it.
+/// passed through it. `Err` gives the plan back when its shape does not allow it (by
+/// value: a plan node is moved once per level, so its size does not matter here).
+#[allow(clippy::result_large_err)]
 fn split(
     plan: LogicalPlan,
     outer: &BTreeSet<RelId>,
@@ -284,13 +286,16 @@ fn split(
             input,
             limit: Some(limit),
             offset: None,
-        } if matches!(mode, Mode::Semi { exists: true })
+            ties,
+        } if ties.is_empty()
+            && matches!(mode, Mode::Semi { exists: true })
             && matches!(limit, Expr::Literal { value: Value::Int8(n), .. } if n >= 1) =>
         {
             split(*input, outer, mode).map_err(|input| LogicalPlan::Limit {
                 input: Box::new(input),
                 limit: Some(limit),
                 offset: None,
+                ties: Vec::new(),
             })
         }
         other => {

@@ -105,6 +105,7 @@ fn minmax_of_constants(plan: &mut LogicalPlan) {
                     ty: SqlType::new(DataType::Int8),
                 }),
                 offset: None,
+                ties: Vec::new(),
             };
         }
     });

@@ -131,7 +131,12 @@ fn prune_node(plan: &mut LogicalPlan, mut need: HashSet<ColumnId>) {
             let all = input.output().iter().map(|c| c.id).collect();
             prune_node(input, all);
         }
-        LogicalPlan::Limit { input, .. } => prune_node(input, need),
+        LogicalPlan::Limit { input, ties, .. } => {
+            for e in ties.iter() {
+                mark(e, &mut need);
+            }
+            prune_node(input, need)
+        }
         LogicalPlan::Window { input, calls, .. } => {
             for c in calls.iter() {
                 c.exprs(&mut |e| mark(e, &mut need));

@@ -207,11 +207,13 @@ fn push(mut plan: LogicalPlan, preds: Vec<Expr>) -> LogicalPlan {
             input,
             limit,
             offset,
+            ties,
         } => wrap(
             LogicalPlan::Limit {
                 input: Box::new(push(*input, Vec::new())),
                 limit,
                 offset,
+                ties,
             },
             preds,
         ),

@@ -191,6 +191,9 @@ pub struct Binder<'a> {
     srfs: Vec<SrfCall>,
     srf_rel: Option<RelId>,
     srf_forbidden: Option<&'static str>,
+    /// FETCH … WITH TIES: of the query being bound, and of the one about to be.
+    query_ties: bool,
+    ties_next: bool,
     /// How deep in views the binder is.
     view_depth: usize,
     /// The scope of the FROM items left of the one being bound (what LATERAL sees).
@@ -231,6 +234,8 @@ impl<'a> Binder<'a> {
             srfs: Vec::new(),
             srf_rel: None,
             srf_forbidden: Some("this context"),
+            query_ties: false,
+            ties_next: false,
             view_depth: 0,
             from_left: None,
         }

@@ -145,6 +145,24 @@ impl Binder<'_> {
     }
 
     pub fn bind_query(&mut self, q: &A::Query) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
+        if let Some(fetch) = &q.fetch {
+            let rewritten = fetch_as_limit(q, fetch)?;
+            if fetch.with_ties && q.order_by.is_none() {
+                return Err(Error::syntax(
+                    "WITH TIES cannot be specified without ORDER BY clause",
+                ));
+            }
+            self.ties_next = fetch.with_ties;
+            return self.bind_query(&rewritten);
+        }
+        // This query's WITH TIES flag; queries nested in it keep their own.
+        let outer = std::mem::replace(&mut self.query_ties, std::mem::take(&mut self.ties_next));
+        let bound = self.bind_query_level(q);
+        self.query_ties = outer;
+        bound
+    }
+
+    fn bind_query_level(&mut self, q: &A::Query) -> Result<(LogicalPlan, Vec<OutputColumn>)> {
         if !matches!(q.body.as_ref(), A::SetExpr::Select(_)) {
             self.unknown_outputs_ok = false;
         }
@@ -152,9 +170,6 @@ impl Binder<'_> {
             return Err(Error::feature_not_supported(
                 "FOR UPDATE and FOR SHARE clauses",
             ));
-        }
-        if let Some(fetch) = &q.fetch {
-            return self.bind_query(&fetch_as_limit(q, fetch)?);
         }
         match &q.with {
             Some(with) => {
@@ -228,7 +243,10 @@ impl Binder<'_> {
                 .collect(),
         };
         let mut plan = plan;
+        // WITH TIES belongs to the query whose FETCH clause this is.
+        let with_ties = self.query_ties && limit.is_some();
         let (limit_expr, offset_expr) = self.bind_limit(limit)?;
+        let mut ties = Vec::new();
         if let Some(ob) = order_by {
             let mut keys = Vec::new();
             for item in order_exprs(ob)? {
@@ -254,6 +272,9 @@ impl Binder<'_> {
                     }
                     e => self.bind_expr(e, &scope)?,
                 };
+                if with_ties {
+                    ties.push(key.clone());
+                }
                 keys.push(sort_expr(key, &item.options));
             }
             plan = LogicalPlan::Sort {
@@ -261,11 +282,12 @@ impl Binder<'_> {
                 keys,
             };
         }
-        if limit_expr.is_some() || offset_expr.is_some() {
+        if limit_expr.is_some() || offset_expr.is_some() || with_ties {
             plan = LogicalPlan::Limit {
                 input: Box::new(plan),
                 limit: limit_expr,
                 offset: offset_expr,
+                ties,
             };
         }
         Ok((plan, columns))
@@ -654,6 +676,7 @@ impl Binder<'_> {
             }
             Some(A::Distinct::On(_)) => {}
         }
+        let with_ties = self.query_ties && parts.limit.is_some();
         let (limit, offset) = self.bind_limit(parts.limit)?;
         if !key_columns.is_empty() {
             let keys = key_columns
@@ -675,11 +698,20 @@ impl Binder<'_> {
                     .collect(),
             };
         }
-        if limit.is_some() || offset.is_some() {
+        if limit.is_some() || offset.is_some() || with_ties {
+            let ties = if with_ties {
+                key_columns
+                    .iter()
+                    .map(|(c, _)| projected(*c, String::new()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             plan = LogicalPlan::Limit {
                 input: Box::new(plan),
                 limit,
                 offset,
+                ties,
             };
         }
         if project_types.len() > visible {
@@ -743,9 +775,6 @@ impl Binder<'_> {
 fn fetch_as_limit(q: &A::Query, fetch: &A::Fetch) -> Result<A::Query> {
     if fetch.percent {
         return Err(Error::syntax("syntax error at or near \"PERCENT\""));
-    }
-    if fetch.with_ties {
-        return Err(Error::feature_not_supported("FETCH FIRST … WITH TIES"));
     }
     let offset = match &q.limit_clause {
         None => None,
