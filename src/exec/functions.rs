@@ -179,7 +179,7 @@ pub fn eval_function(
         .iter()
         .map(|a| eval(a, batch, sel, ctx))
         .collect::<Result<Vec<_>>>()?;
-    if is_array_function(func) {
+    if func.info().kernel == crate::sql::functions::Kernel::Array {
         return super::array_functions::eval(func, args, &vs, n, ty, ctx);
     }
     let nulls = merged_nulls(&vs, n);
@@ -573,33 +573,6 @@ pub fn eval_function(
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
         _ => return Err(Error::internal("array function handled above")),
     })
-}
-
-fn is_array_function(func: Func) -> bool {
-    matches!(
-        func,
-        Func::ArrayBuild
-            | Func::ArrayAny(_)
-            | Func::ArrayAll(_)
-            | Func::ArraySubscript
-            | Func::ArraySlice { .. }
-            | Func::ArrayLength
-            | Func::ArrayLower
-            | Func::ArrayUpper
-            | Func::ArrayNdims
-            | Func::ArrayDims
-            | Func::Cardinality
-            | Func::ArrayToString
-            | Func::StringToArray
-            | Func::ArrayAppend
-            | Func::ArrayPrepend
-            | Func::ArrayCat
-            | Func::ArrayPosition
-            | Func::ArrayRemove
-            | Func::ArrayContains
-            | Func::ArrayContained
-            | Func::ArrayOverlap
-    )
 }
 
 /// Evaluates a strict function row by row: a row with any NULL argument is NULL, others

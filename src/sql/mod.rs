@@ -8,5 +8,6 @@
 
 pub mod binder;
 pub mod expr;
+pub mod functions;
 pub mod parse;
 pub mod pg_functions;

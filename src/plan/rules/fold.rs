@@ -20,6 +20,7 @@ use crate::exec::context::{CancelFlag, ExecContext};
 use crate::exec::ops::eval_constant;
 use crate::plan::logical::LogicalPlan;
 use crate::sql::expr::{AggFunc, Expr, Func, SubqueryKind};
+use crate::sql::functions::Volatility;
 use crate::storage::mvcc::Snapshot;
 use crate::types::text::TextFormat;
 use crate::types::{DataType, SqlType, Value};
@@ -165,29 +166,7 @@ pub fn is_strict(e: &Expr) -> bool {
         | Expr::Cast { .. }
         | Expr::Like { .. }
         | Expr::Not(_) => true,
-        Expr::Func { func, .. } => !matches!(
-            func,
-            Func::Coalesce
-                | Func::Nullif
-                | Func::Greatest
-                | Func::Least
-                | Func::Concat
-                | Func::Now
-                | Func::CurrentDate
-                | Func::Version
-                | Func::CurrentDatabase
-                | Func::CurrentUser
-                | Func::ArrayBuild
-                | Func::ArrayAny(_)
-                | Func::ArrayAll(_)
-                | Func::ArrayToString
-                | Func::StringToArray
-                | Func::ArrayAppend
-                | Func::ArrayPrepend
-                | Func::ArrayCat
-                | Func::ArrayPosition
-                | Func::ArrayRemove
-        ),
+        Expr::Func { func, .. } => func.is_strict(),
         Expr::Column { .. }
         | Expr::ColumnRef { .. }
         | Expr::OuterParam { .. }
@@ -227,24 +206,8 @@ fn is_immutable(e: &Expr) -> bool {
         | Expr::Agg { .. }
         | Expr::Window { .. }
         | Expr::Unused { .. } => false,
-        Expr::Func { func, .. } => !matches!(
-            func,
-            // Stable in PostgreSQL (concat formats its arguments with the session's
-            // settings), so its planner neither folds them nor treats them as constants.
-            Func::Now
-                | Func::Random
-                | Func::CurrentDate
-                | Func::Version
-                | Func::CurrentDatabase
-                | Func::CurrentUser
-                | Func::CurrentSetting
-                | Func::Concat
-                | Func::Extract
-                | Func::DatePart
-                | Func::DateTrunc
-                | Func::Age
-                | Func::Timezone
-        ),
+        // Stable and volatile functions read the session or change per call.
+        Expr::Func { func, .. } => func.volatility() == Volatility::Immutable,
         Expr::Cast { expr, to, .. } => {
             let from = expr.ty().ty;
             let touches_tz = from == DataType::Timestamptz || to.ty == DataType::Timestamptz;

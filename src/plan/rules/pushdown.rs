@@ -42,7 +42,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::fold::is_strict;
 use crate::plan::logical::{ColumnId, JoinKind, LogicalPlan, RelId};
-use crate::sql::expr::{Expr, Func};
+use crate::sql::expr::Expr;
+use crate::sql::functions::Volatility;
 use crate::types::Value;
 
 /// Pushes every filter of `plan` (and of the subqueries in its expressions) down.
@@ -546,15 +547,7 @@ fn replace_refs(e: &mut Expr, rel: RelId, map: &HashMap<u32, &Expr>) {
 
 /// Whether evaluating `e` twice could give two answers (random()).
 pub fn is_volatile(e: &Expr) -> bool {
-    e.any(&|x| {
-        matches!(
-            x,
-            Expr::Func {
-                func: Func::Random,
-                ..
-            }
-        )
-    })
+    e.any(&|x| matches!(x, Expr::Func { func, .. } if func.volatility() == Volatility::Volatile))
 }
 
 fn is_true(e: &Expr) -> bool {

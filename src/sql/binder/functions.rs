@@ -2,106 +2,32 @@
 
 use super::*;
 
-/// `42725`: several candidates fit an argument of unknown type equally well.
-/// Function names kiln binds (scalar functions, aggregates, table functions, and the
-/// keyword forms sqlparser reports as calls). Sorted.
+/// Function names kiln binds beyond the scalar functions of the catalog
+/// (`sql::functions`): aggregates, window and table functions, and the keyword forms
+/// sqlparser reports as calls. Sorted.
 pub(super) const KILN_FUNCTIONS: &[&str] = &[
-    "abs",
-    "age",
     "array_agg",
-    "array_append",
-    "array_cat",
-    "array_dims",
-    "array_length",
-    "array_lower",
-    "array_ndims",
-    "array_position",
-    "array_prepend",
-    "array_remove",
-    "array_to_string",
-    "array_upper",
-    "ascii",
     "avg",
-    "btrim",
-    "cardinality",
-    "ceil",
-    "ceiling",
-    "char_length",
-    "character_length",
-    "chr",
-    "coalesce",
-    "concat",
     "count",
-    "current_catalog",
-    "current_database",
-    "current_date",
-    "current_role",
-    "current_setting",
-    "current_timestamp",
-    "current_user",
-    "date_part",
-    "date_trunc",
-    "exp",
-    "extract",
-    "floor",
     "generate_series",
-    "greatest",
-    "initcap",
-    "least",
-    "left",
-    "length",
-    "ln",
-    "localtimestamp",
-    "log",
-    "log10",
-    "lower",
-    "lpad",
-    "ltrim",
     "max",
-    "md5",
     "min",
-    "mod",
-    "now",
-    "nullif",
-    "octet_length",
     "pg_typeof",
     "position",
-    "pow",
-    "power",
-    "random",
-    "repeat",
-    "replace",
-    "reverse",
-    "right",
-    "round",
-    "rpad",
-    "rtrim",
-    "session_user",
-    "split_part",
-    "sqrt",
-    "starts_with",
-    "statement_timestamp",
-    "string_to_array",
-    "strpos",
-    "substr",
-    "substring",
     "sum",
-    "timezone",
-    "transaction_timestamp",
-    "translate",
-    "trim",
-    "trunc",
     "unnest",
-    "upper",
-    "user",
-    "version",
 ];
+
+/// Whether kiln binds a function of this name.
+pub(super) fn is_kiln_function(name: &str) -> bool {
+    KILN_FUNCTIONS.binary_search(&name).is_ok() || crate::sql::functions::has_function(name)
+}
 
 /// A call kiln cannot bind: PostgreSQL's "does not exist" when kiln knows the function
 /// (the arguments are wrong there too), or `0A000` when PostgreSQL has a built-in of that
 /// name kiln lacks — an honest "not supported" rather than a claim that it is missing.
 pub(super) fn unsupported_builtin(e: Error, name: &str) -> Error {
-    let known = KILN_FUNCTIONS.binary_search(&name).is_ok();
+    let known = is_kiln_function(name);
     if e.code == "42883" && !known && crate::sql::pg_functions::is_builtin(name) {
         let mut err = Error::feature_not_supported(format!("function {name}"));
         err.position = e.position;
@@ -163,7 +89,7 @@ impl Binder<'_> {
             || distinct;
         if aggregate_clauses
             && agg_func(&name).is_none()
-            && KILN_FUNCTIONS.binary_search(&name.as_str()).is_err()
+            && !is_kiln_function(&name)
             && crate::sql::pg_functions::is_builtin(&name)
         {
             // PostgreSQL's aggregates kiln lacks (array_agg, json_agg …): the call is
@@ -479,13 +405,28 @@ impl Binder<'_> {
                 })
                 .collect()
         };
-        let (func, args, ty) = match (name, arg_types.as_slice()) {
-            ("upper", [_]) => (Func::Upper, text_args(self, args)?, TEXT),
-            ("lower", [_]) => (Func::Lower, text_args(self, args)?, TEXT),
-            ("length" | "char_length" | "character_length", [_]) => {
-                (Func::Length, text_args(self, args)?, INT4)
+        // Functions whose signature the catalog declares (`sql::functions`).
+        if let Some((info, params, result)) = crate::sql::functions::declared(name, args.len()) {
+            let mut out = Vec::with_capacity(args.len());
+            for (a, &p) in args.into_iter().zip(params) {
+                let t = a.ty().ty;
+                let Some(at) = crate::sql::functions::param_type(p, t) else {
+                    return Err(not_found());
+                };
+                // varchar stays as it is: text functions read it unchanged.
+                out.push(if t == at.ty || t == D::Varchar {
+                    a
+                } else {
+                    self.coerce(a, at)?
+                });
             }
-            ("octet_length", [_]) => (Func::OctetLength, text_args(self, args)?, INT4),
+            return Ok(Expr::Func {
+                func: info.func,
+                args: out,
+                ty: SqlType::new(result),
+            });
+        }
+        let (func, args, ty) = match (name, arg_types.as_slice()) {
             ("abs", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 let t = if *t == D::Unknown { D::Float8 } else { *t };
                 let args = self.coerce_all(args, SqlType::new(t))?;
@@ -592,89 +533,7 @@ impl Binder<'_> {
                     (Func::Power, self.coerce_all(args, FLOAT8)?, FLOAT8)
                 }
             }
-            ("substr" | "substring", [_, _] | [_, _, _]) => {
-                let mut it = args.into_iter();
-                let s = it.next().ok_or_else(not_found)?;
-                let s = text_args(self, vec![s])?.remove(0);
-                let mut out = vec![s];
-                for a in it {
-                    if !(a.ty().ty.is_integer() || a.ty().ty == D::Unknown) {
-                        return Err(not_found());
-                    }
-                    out.push(self.coerce(a, INT4)?);
-                }
-                (Func::Substr, out, TEXT)
-            }
-            ("strpos", [_, _]) => (Func::Position, text_args(self, args)?, INT4),
-            ("replace", [_, _, _]) => (Func::Replace, text_args(self, args)?, TEXT),
-            ("btrim" | "trim", [_] | [_, _]) => (Func::Btrim, text_args(self, args)?, TEXT),
-            ("ltrim", [_] | [_, _]) => (Func::Ltrim, text_args(self, args)?, TEXT),
-            ("rtrim", [_] | [_, _]) => (Func::Rtrim, text_args(self, args)?, TEXT),
-            ("repeat", [_, n]) if n.is_integer() || *n == D::Unknown => {
-                let mut it = args.into_iter();
-                let (s, n) = (
-                    it.next().ok_or_else(not_found)?,
-                    it.next().ok_or_else(not_found)?,
-                );
-                let s = text_args(self, vec![s])?.remove(0);
-                (Func::Repeat, vec![s, self.coerce(n, INT4)?], TEXT)
-            }
-            ("chr", [n]) if n.is_integer() || *n == D::Unknown => {
-                let n = args.into_iter().next().ok_or_else(not_found)?;
-                (Func::Chr, vec![self.coerce(n, INT4)?], TEXT)
-            }
-            ("ascii", [_]) => (Func::Ascii, text_args(self, args)?, INT4),
-            ("lpad" | "rpad", [_, n] | [_, n, _]) if n.is_integer() || *n == D::Unknown => {
-                let mut it = args.into_iter();
-                let (s, n) = (
-                    it.next().ok_or_else(not_found)?,
-                    it.next().ok_or_else(not_found)?,
-                );
-                let mut out = text_args(self, vec![s])?;
-                out.push(self.coerce(n, INT4)?);
-                out.extend(text_args(self, it.collect())?);
-                let func = if name == "lpad" {
-                    Func::Lpad
-                } else {
-                    Func::Rpad
-                };
-                (func, out, TEXT)
-            }
-            ("split_part", [_, _, n]) if n.is_integer() || *n == D::Unknown => {
-                let mut it = args.into_iter();
-                let (s, d, n) = (
-                    it.next().ok_or_else(not_found)?,
-                    it.next().ok_or_else(not_found)?,
-                    it.next().ok_or_else(not_found)?,
-                );
-                let mut out = text_args(self, vec![s, d])?;
-                out.push(self.coerce(n, INT4)?);
-                (Func::SplitPart, out, TEXT)
-            }
-            ("reverse", [_]) => (Func::Reverse, text_args(self, args)?, TEXT),
-            ("translate", [_, _, _]) => (Func::Translate, text_args(self, args)?, TEXT),
-            ("starts_with", [_, _]) => (Func::StartsWith, text_args(self, args)?, BOOL),
-            ("initcap", [_]) => (Func::Initcap, text_args(self, args)?, TEXT),
-            ("md5", [_]) => (Func::Md5, text_args(self, args)?, TEXT),
             ("random", []) => (Func::Random, args, FLOAT8),
-            ("left" | "right", [_, n]) if n.is_integer() || *n == D::Unknown => {
-                let mut it = args.into_iter();
-                let (s, n) = (
-                    it.next().ok_or_else(not_found)?,
-                    it.next().ok_or_else(not_found)?,
-                );
-                let s = text_args(self, vec![s])?.remove(0);
-                let n = self.coerce(n, INT4)?;
-                (
-                    if name == "left" {
-                        Func::Left
-                    } else {
-                        Func::Right
-                    },
-                    vec![s, n],
-                    TEXT,
-                )
-            }
             ("concat", _) => {
                 let mut out = Vec::with_capacity(args.len());
                 for a in args {
@@ -792,7 +651,10 @@ mod tests {
     #[test]
     pub(super) fn kiln_functions_are_sorted_postgres_builtins() {
         assert!(KILN_FUNCTIONS.windows(2).all(|w| w[0] < w[1]));
-        for name in KILN_FUNCTIONS {
+        let catalog = crate::sql::functions::FUNCTIONS
+            .iter()
+            .flat_map(|f| f.names.iter());
+        for name in KILN_FUNCTIONS.iter().chain(catalog) {
             // Every name kiln binds is one PostgreSQL has (sqlparser's keyword forms
             // included, which pg_proc lists as functions too, except these).
             let keyword_only = matches!(

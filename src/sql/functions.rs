@@ -1,0 +1,556 @@
+//! The catalog of scalar functions: one row per function kiln implements, with its SQL
+//! names, how its arguments are typed, its strictness and volatility, and which
+//! executor module holds its kernel.
+//!
+//! One table serves every stage. The binder resolves a call by name through it (a row
+//! with a declared signature is typed here, by [`resolve`]; overloads whose typing
+//! follows PostgreSQL's numeric and datetime categories are typed by hand in
+//! `binder::functions`, `binder::array` and the datetime binder, and say so with
+//! [`Typing::ByHand`]). The optimizer reads strictness (NULL in, NULL out: outer-join
+//! simplification) and volatility (what constant folding may evaluate at plan time,
+//! what a filter may be pushed past). The executor dispatches on [`Kernel`].
+//!
+//! Volatility is PostgreSQL's `provolatile`, as kiln's folding needs it: `Stable` for
+//! what reads the session (settings, time zone, the transaction's clock) — never folded;
+//! `Volatile` for `random()` — never folded, never moved or duplicated.
+
+use super::expr::{BinaryOp, Func};
+use crate::types::{DataType, SqlType};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Volatility {
+    Immutable,
+    Stable,
+    Volatile,
+}
+
+/// A declared parameter: text (varchar and char(n) and untyped literals coerce to it),
+/// or integer (any integer type or an untyped literal, as int4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    Text,
+    Int,
+}
+
+/// How a call's arguments and result are typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typing {
+    /// `params`, of which the first `required` must be given; the result type.
+    Params {
+        params: &'static [Param],
+        required: usize,
+        result: DataType,
+    },
+    /// Overloads typed in the binder (numeric categories, polymorphic arrays, datetime
+    /// fields, the session functions' keyword forms).
+    ByHand,
+}
+
+/// Which executor module evaluates the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// `exec::functions` (math, the common string functions, conditionals, session).
+    Scalar,
+    /// `exec::string_functions`.
+    String,
+    /// `exec::date_functions`.
+    DateTime,
+    /// `exec::array_functions`.
+    Array,
+}
+
+/// One function.
+#[derive(Debug)]
+pub struct FuncInfo {
+    pub func: Func,
+    /// The SQL names that call it (the first is the one EXPLAIN prints).
+    pub names: &'static [&'static str],
+    pub typing: Typing,
+    /// NULL whenever an argument is NULL.
+    pub strict: bool,
+    pub volatility: Volatility,
+    pub kernel: Kernel,
+}
+
+use Kernel as K;
+use Param::{Int, Text};
+use Volatility::{Immutable as I, Stable as S, Volatile as V};
+
+const fn f(
+    func: Func,
+    names: &'static [&'static str],
+    typing: Typing,
+    strict: bool,
+    volatility: Volatility,
+    kernel: Kernel,
+) -> FuncInfo {
+    FuncInfo {
+        func,
+        names,
+        typing,
+        strict,
+        volatility,
+        kernel,
+    }
+}
+
+const fn sig(params: &'static [Param], required: usize, result: DataType) -> Typing {
+    Typing::Params {
+        params,
+        required,
+        result,
+    }
+}
+
+const HAND: Typing = Typing::ByHand;
+const T: DataType = DataType::Text;
+const I4: DataType = DataType::Int4;
+
+/// Every scalar function kiln implements. Parameterized variants (`ArrayAny(op)`,
+/// `ArraySlice { … }`) appear once, with a representative parameter.
+pub static FUNCTIONS: &[FuncInfo] = &[
+    // Strings.
+    f(
+        Func::Upper,
+        &["upper"],
+        sig(&[Text], 1, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Lower,
+        &["lower"],
+        sig(&[Text], 1, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Length,
+        &["length", "char_length", "character_length"],
+        sig(&[Text], 1, I4),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::OctetLength,
+        &["octet_length"],
+        sig(&[Text], 1, I4),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Substr,
+        &["substr", "substring"],
+        sig(&[Text, Int, Int], 2, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Position,
+        &["strpos"],
+        sig(&[Text, Text], 2, I4),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Replace,
+        &["replace"],
+        sig(&[Text, Text, Text], 3, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Btrim,
+        &["btrim", "trim"],
+        sig(&[Text, Text], 1, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Ltrim,
+        &["ltrim"],
+        sig(&[Text, Text], 1, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Rtrim,
+        &["rtrim"],
+        sig(&[Text, Text], 1, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(Func::Concat, &["concat"], HAND, false, S, K::Scalar),
+    f(
+        Func::Left,
+        &["left"],
+        sig(&[Text, Int], 2, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Right,
+        &["right"],
+        sig(&[Text, Int], 2, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Repeat,
+        &["repeat"],
+        sig(&[Text, Int], 2, T),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(Func::Chr, &["chr"], sig(&[Int], 1, T), true, I, K::Scalar),
+    f(
+        Func::Ascii,
+        &["ascii"],
+        sig(&[Text], 1, I4),
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Lpad,
+        &["lpad"],
+        sig(&[Text, Int, Text], 2, T),
+        true,
+        I,
+        K::String,
+    ),
+    f(
+        Func::Rpad,
+        &["rpad"],
+        sig(&[Text, Int, Text], 2, T),
+        true,
+        I,
+        K::String,
+    ),
+    f(
+        Func::SplitPart,
+        &["split_part"],
+        sig(&[Text, Text, Int], 3, T),
+        true,
+        I,
+        K::String,
+    ),
+    f(
+        Func::Reverse,
+        &["reverse"],
+        sig(&[Text], 1, T),
+        true,
+        I,
+        K::String,
+    ),
+    f(
+        Func::Translate,
+        &["translate"],
+        sig(&[Text, Text, Text], 3, T),
+        true,
+        I,
+        K::String,
+    ),
+    f(
+        Func::StartsWith,
+        &["starts_with"],
+        sig(&[Text, Text], 2, DataType::Bool),
+        true,
+        I,
+        K::String,
+    ),
+    f(
+        Func::Initcap,
+        &["initcap"],
+        sig(&[Text], 1, T),
+        true,
+        I,
+        K::String,
+    ),
+    f(Func::Md5, &["md5"], sig(&[Text], 1, T), true, I, K::String),
+    // Numbers.
+    f(Func::Abs, &["abs"], HAND, true, I, K::Scalar),
+    f(Func::Round, &["round"], HAND, true, I, K::Scalar),
+    f(Func::Trunc, &["trunc"], HAND, true, I, K::Scalar),
+    f(Func::Ceil, &["ceil", "ceiling"], HAND, true, I, K::Scalar),
+    f(Func::Floor, &["floor"], HAND, true, I, K::Scalar),
+    f(Func::Mod, &["mod"], HAND, true, I, K::Scalar),
+    f(Func::Power, &["power", "pow"], HAND, true, I, K::Scalar),
+    f(Func::Sqrt, &["sqrt"], HAND, true, I, K::Scalar),
+    f(Func::Ln, &["ln"], HAND, true, I, K::Scalar),
+    f(Func::Exp, &["exp"], HAND, true, I, K::Scalar),
+    f(Func::Log10, &["log10", "log"], HAND, true, I, K::Scalar),
+    f(Func::Log, &["log"], HAND, true, I, K::Scalar),
+    f(Func::Random, &["random"], HAND, true, V, K::String),
+    // Conditionals.
+    f(Func::Coalesce, &["coalesce"], HAND, false, I, K::Scalar),
+    f(Func::Nullif, &["nullif"], HAND, false, I, K::Scalar),
+    f(Func::Greatest, &["greatest"], HAND, false, I, K::Scalar),
+    f(Func::Least, &["least"], HAND, false, I, K::Scalar),
+    // The session.
+    f(
+        Func::Now,
+        &[
+            "now",
+            "current_timestamp",
+            "transaction_timestamp",
+            "statement_timestamp",
+            "localtimestamp",
+        ],
+        HAND,
+        false,
+        S,
+        K::Scalar,
+    ),
+    f(
+        Func::CurrentDate,
+        &["current_date"],
+        HAND,
+        false,
+        S,
+        K::Scalar,
+    ),
+    f(Func::Version, &["version"], HAND, false, S, K::Scalar),
+    f(
+        Func::CurrentDatabase,
+        &["current_database", "current_catalog"],
+        HAND,
+        false,
+        S,
+        K::Scalar,
+    ),
+    f(
+        Func::CurrentUser,
+        &["current_user", "session_user", "user", "current_role"],
+        HAND,
+        false,
+        S,
+        K::Scalar,
+    ),
+    f(
+        Func::CurrentSetting,
+        &["current_setting"],
+        HAND,
+        true,
+        S,
+        K::Scalar,
+    ),
+    // Dates and times (stable: they may read the session's time zone).
+    f(Func::Extract, &["extract"], HAND, true, S, K::DateTime),
+    f(Func::DatePart, &["date_part"], HAND, true, S, K::DateTime),
+    f(Func::DateTrunc, &["date_trunc"], HAND, true, S, K::DateTime),
+    f(Func::Age, &["age"], HAND, true, S, K::DateTime),
+    f(Func::Timezone, &["timezone"], HAND, true, S, K::DateTime),
+    // Arrays (`ARRAY[…]`, subscripts, ANY/ALL and the operators have no function name).
+    f(Func::ArrayBuild, &[], HAND, false, I, K::Array),
+    f(Func::ArrayAny(BinaryOp::Eq), &[], HAND, false, I, K::Array),
+    f(Func::ArrayAll(BinaryOp::Eq), &[], HAND, false, I, K::Array),
+    f(Func::ArraySubscript, &[], HAND, true, I, K::Array),
+    f(
+        Func::ArraySlice {
+            lower: true,
+            upper: true,
+        },
+        &[],
+        HAND,
+        true,
+        I,
+        K::Array,
+    ),
+    f(
+        Func::ArrayLength,
+        &["array_length"],
+        HAND,
+        true,
+        I,
+        K::Array,
+    ),
+    f(Func::ArrayLower, &["array_lower"], HAND, true, I, K::Array),
+    f(Func::ArrayUpper, &["array_upper"], HAND, true, I, K::Array),
+    f(Func::ArrayNdims, &["array_ndims"], HAND, true, I, K::Array),
+    f(Func::ArrayDims, &["array_dims"], HAND, true, I, K::Array),
+    f(Func::Cardinality, &["cardinality"], HAND, true, I, K::Array),
+    // Elements print with their output functions (timestamptz reads the time zone).
+    f(
+        Func::ArrayToString,
+        &["array_to_string"],
+        HAND,
+        false,
+        S,
+        K::Array,
+    ),
+    f(
+        Func::StringToArray,
+        &["string_to_array"],
+        HAND,
+        false,
+        I,
+        K::Array,
+    ),
+    f(
+        Func::ArrayAppend,
+        &["array_append"],
+        HAND,
+        false,
+        I,
+        K::Array,
+    ),
+    f(
+        Func::ArrayPrepend,
+        &["array_prepend"],
+        HAND,
+        false,
+        I,
+        K::Array,
+    ),
+    f(Func::ArrayCat, &["array_cat"], HAND, false, I, K::Array),
+    f(
+        Func::ArrayPosition,
+        &["array_position"],
+        HAND,
+        false,
+        I,
+        K::Array,
+    ),
+    f(
+        Func::ArrayRemove,
+        &["array_remove"],
+        HAND,
+        false,
+        I,
+        K::Array,
+    ),
+    f(Func::ArrayContains, &[], HAND, true, I, K::Array),
+    f(Func::ArrayContained, &[], HAND, true, I, K::Array),
+    f(Func::ArrayOverlap, &[], HAND, true, I, K::Array),
+];
+
+impl Func {
+    /// The variant with its parameters set to the table's representative values.
+    fn catalog_key(self) -> Func {
+        match self {
+            Func::ArrayAny(_) => Func::ArrayAny(BinaryOp::Eq),
+            Func::ArrayAll(_) => Func::ArrayAll(BinaryOp::Eq),
+            Func::ArraySlice { .. } => Func::ArraySlice {
+                lower: true,
+                upper: true,
+            },
+            other => other,
+        }
+    }
+
+    /// This function's row of [`FUNCTIONS`].
+    pub fn info(self) -> &'static FuncInfo {
+        let key = self.catalog_key();
+        match FUNCTIONS.iter().find(|i| i.func == key) {
+            Some(info) => info,
+            // Every variant has a row (the catalog's test checks it); a missing one
+            // reads as a volatile, non-strict scalar: nothing is folded or moved.
+            None => &UNKNOWN,
+        }
+    }
+
+    pub fn is_strict(self) -> bool {
+        self.info().strict
+    }
+
+    pub fn volatility(self) -> Volatility {
+        self.info().volatility
+    }
+}
+
+static UNKNOWN: FuncInfo = f(Func::Random, &[], HAND, false, V, K::Scalar);
+
+/// Whether kiln implements a scalar function of this name.
+pub fn has_function(name: &str) -> bool {
+    FUNCTIONS.iter().any(|i| i.names.contains(&name))
+}
+
+/// The declared signature of `name` with `arity` arguments, if its typing is declared
+/// here (None: typed by hand, or no such function).
+pub fn declared(
+    name: &str,
+    arity: usize,
+) -> Option<(&'static FuncInfo, &'static [Param], DataType)> {
+    FUNCTIONS.iter().find_map(|i| match i.typing {
+        Typing::Params {
+            params,
+            required,
+            result,
+        } if i.names.contains(&name) && (required..=params.len()).contains(&arity) => {
+            Some((i, params, result))
+        }
+        _ => None,
+    })
+}
+
+/// The type a declared parameter takes its argument at, if the argument's type fits.
+pub fn param_type(p: Param, arg: DataType) -> Option<SqlType> {
+    match p {
+        Param::Text if arg.is_string() || arg == DataType::Unknown => {
+            Some(SqlType::new(DataType::Text))
+        }
+        Param::Int if arg.is_integer() || arg == DataType::Unknown => {
+            Some(SqlType::new(DataType::Int4))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_has_one_row() {
+        for (i, info) in FUNCTIONS.iter().enumerate() {
+            assert_eq!(info.func.info().func, info.func, "row {i}");
+            let later = FUNCTIONS[i + 1..].iter().filter(|o| o.func == info.func);
+            assert_eq!(later.count(), 0, "{:?} twice", info.func);
+        }
+        // Parameterized variants find their row.
+        assert_eq!(Func::ArrayAny(BinaryOp::Lt).info().kernel, Kernel::Array);
+        let slice = Func::ArraySlice {
+            lower: false,
+            upper: true,
+        };
+        assert!(slice.is_strict());
+    }
+
+    #[test]
+    fn declared_signatures_resolve_by_arity() {
+        let (info, params, result) =
+            declared("btrim", 2).map_or((None, &[][..], T), |d| (Some(d.0.func), d.1, d.2));
+        assert_eq!(info, Some(Func::Btrim));
+        assert_eq!(params, &[Text, Text]);
+        assert_eq!(result, T);
+        assert!(declared("btrim", 3).is_none());
+        assert!(declared("round", 1).is_none(), "typed by hand");
+        assert!(declared("substring", 2).is_some() && declared("substring", 3).is_some());
+        assert_eq!(param_type(Int, DataType::Int8), Some(SqlType::new(I4)));
+        assert_eq!(param_type(Text, DataType::Int4), None);
+    }
+
+    #[test]
+    fn volatility_and_strictness() {
+        assert_eq!(Func::Random.volatility(), Volatility::Volatile);
+        assert_eq!(Func::Now.volatility(), Volatility::Stable);
+        assert_eq!(Func::Upper.volatility(), Volatility::Immutable);
+        assert!(!Func::Coalesce.is_strict());
+        assert!(!Func::ArrayCat.is_strict(), "NULL || array is the array");
+        assert!(Func::Upper.is_strict());
+    }
+}
