@@ -40,13 +40,13 @@ pub fn eval_subplan(sp: &SubPlan, batch: &Batch, sel: &[u32], ctx: &ExecContext)
             .iter()
             .map(|l| eval(l, batch, sel, ctx))
             .collect::<Result<_>>()?,
-        SubqueryKind::Scalar | SubqueryKind::Exists => Vec::new(),
+        SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => Vec::new(),
     };
     let left_types: Vec<DataType> = match &sp.kind {
         SubqueryKind::Any { left, .. }
         | SubqueryKind::All { left, .. }
         | SubqueryKind::Row { left, .. } => left.iter().map(|l| l.ty().ty).collect(),
-        SubqueryKind::Scalar | SubqueryKind::Exists => Vec::new(),
+        SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => Vec::new(),
     };
     let mut out = Vector::with_capacity(sp.ty.ty, n);
     if sp.params.is_empty() {
@@ -90,7 +90,7 @@ pub fn eval_subplan(sp: &SubPlan, batch: &Batch, sel: &[u32], ctx: &ExecContext)
         let limit = match sp.kind {
             SubqueryKind::Exists => Some(1),
             SubqueryKind::Scalar | SubqueryKind::Row { .. } => Some(2),
-            SubqueryKind::Any { .. } | SubqueryKind::All { .. } => None,
+            SubqueryKind::Any { .. } | SubqueryKind::All { .. } | SubqueryKind::Array => None,
         };
         let result = SubResult {
             batches: run(sp, ctx, limit)?,
@@ -136,7 +136,7 @@ fn uncorrelated(sp: &SubPlan, ctx: &ExecContext) -> Result<Arc<SubResult>> {
     let limit = match sp.kind {
         SubqueryKind::Exists => Some(1),
         SubqueryKind::Scalar | SubqueryKind::Row { .. } => Some(2),
-        SubqueryKind::Any { .. } | SubqueryKind::All { .. } => None,
+        SubqueryKind::Any { .. } | SubqueryKind::All { .. } | SubqueryKind::Array => None,
     };
     let batches = run(sp, ctx, limit)?;
     let hashed = match &sp.kind {
@@ -232,6 +232,30 @@ fn answer(sp: &SubPlan, result: &SubResult, lefts: &[Value], ctx: &ExecContext) 
     let rows: usize = result.batches.iter().map(|b| b.rows).sum();
     match &sp.kind {
         SubqueryKind::Exists => Ok(Value::Bool(rows > 0)),
+        SubqueryKind::Array => {
+            let elem = sp.ty.ty.elem().unwrap_or(DataType::Unknown);
+            if rows > crate::types::array::MAX_ELEMENTS {
+                return Err(Error::new(
+                    "54000",
+                    format!(
+                        "array size exceeds the maximum allowed ({})",
+                        crate::types::array::MAX_ELEMENTS
+                    ),
+                ));
+            }
+            let mut bytes = Vec::new();
+            let mut b = crate::types::array::Builder::one_dim(&mut bytes, rows);
+            for batch in &result.batches {
+                let col = &batch.columns[0];
+                for i in 0..batch.rows {
+                    b.push(&col.value(i, elem));
+                }
+            }
+            Ok(Value::Array(Box::new(crate::types::array::Array {
+                elem,
+                bytes,
+            })))
+        }
         SubqueryKind::Scalar => {
             if rows > 1 {
                 return Err(Error::new(

@@ -379,7 +379,9 @@ pub fn selectivity(est: &Estimate, e: &Expr) -> f64 {
         }
         Expr::Subquery(s) => match s.kind {
             SubqueryKind::Exists | SubqueryKind::Any { .. } | SubqueryKind::All { .. } => 0.5,
-            SubqueryKind::Scalar | SubqueryKind::Row { .. } => DEFAULT_INEQ_SEL,
+            SubqueryKind::Scalar | SubqueryKind::Row { .. } | SubqueryKind::Array => {
+                DEFAULT_INEQ_SEL
+            }
         },
         _ => DEFAULT_INEQ_SEL,
     };

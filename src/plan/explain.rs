@@ -622,6 +622,7 @@ fn show_subplan(sp: &SubPlan) -> String {
     match &sp.kind {
         SubqueryKind::Scalar => format!("(SubPlan {n})"),
         SubqueryKind::Exists => format!("(EXISTS SubPlan {n})"),
+        SubqueryKind::Array => format!("ARRAY(SubPlan {n})"),
         SubqueryKind::Any { left, op, .. }
         | SubqueryKind::All { left, op, .. }
         | SubqueryKind::Row { left, op, .. } => {

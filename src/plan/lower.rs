@@ -854,7 +854,7 @@ impl Lowerer {
                 .iter()
                 .map(|l| self.expr(l, layout))
                 .collect::<Result<Vec<_>>>()?,
-            SubqueryKind::Scalar | SubqueryKind::Exists => Vec::new(),
+            SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => Vec::new(),
         };
         self.outer.push(slots);
         let lowered = self.lower_subplan_body(sub, kind_left);
@@ -878,7 +878,9 @@ impl Lowerer {
         left: Vec<Expr>,
     ) -> Result<(Plan, SubqueryKind)> {
         match &sub.kind {
-            SubqueryKind::Scalar => Ok((self.lower_exact(&sub.plan)?, sub.kind.clone())),
+            SubqueryKind::Scalar | SubqueryKind::Array => {
+                Ok((self.lower_exact(&sub.plan)?, sub.kind.clone()))
+            }
             // Only the row count matters: the select list was pruned away.
             SubqueryKind::Exists => Ok((self.lower(&sub.plan)?.0, sub.kind.clone())),
             SubqueryKind::Any { right, op, .. }

@@ -386,6 +386,9 @@ pub enum SubqueryKind {
     Scalar,
     /// Whether there is a row.
     Exists,
+    /// `ARRAY(subquery)`: the one column's values in the rows' order, as an array
+    /// (empty, not NULL, without rows).
+    Array,
     /// `(l1, …) op ANY (subquery)` (and IN): true if `left[i] op right[i]` holds for
     /// every `i` on some row. `right[i]` reads the subquery's output column `i` (cast to
     /// the comparison's common type).
@@ -602,7 +605,7 @@ impl Expr {
             | Expr::Window { .. }
             | Expr::Unused { .. } => {}
             Expr::Subquery(s) => match &mut s.kind {
-                SubqueryKind::Scalar | SubqueryKind::Exists => {}
+                SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => {}
                 SubqueryKind::Any { left, .. }
                 | SubqueryKind::All { left, .. }
                 | SubqueryKind::Row { left, .. } => left.iter_mut().for_each(f),
@@ -655,7 +658,7 @@ impl Expr {
             | Expr::Window { .. }
             | Expr::Unused { .. } => {}
             Expr::Subquery(s) => match &s.kind {
-                SubqueryKind::Scalar | SubqueryKind::Exists => {}
+                SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => {}
                 SubqueryKind::Any { left, .. }
                 | SubqueryKind::All { left, .. }
                 | SubqueryKind::Row { left, .. } => left.iter().for_each(f),
@@ -665,7 +668,7 @@ impl Expr {
                     f(e);
                 }
                 match &p.kind {
-                    SubqueryKind::Scalar | SubqueryKind::Exists => {}
+                    SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => {}
                     SubqueryKind::Any { left, .. }
                     | SubqueryKind::All { left, .. }
                     | SubqueryKind::Row { left, .. } => left.iter().for_each(f),

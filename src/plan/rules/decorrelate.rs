@@ -169,7 +169,7 @@ fn semi_join(input: &mut Box<LogicalPlan>, c: Expr, ids: &mut RelIds) -> Option<
                 negated: true,
             });
         }
-        SubqueryKind::Scalar | SubqueryKind::Row { .. } => {
+        SubqueryKind::Scalar | SubqueryKind::Row { .. } | SubqueryKind::Array => {
             let plan = rebuild(core, condition);
             return Some(restore(Box::new(Subquery { kind: sk, plan, ty }), negated));
         }

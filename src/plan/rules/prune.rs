@@ -47,7 +47,9 @@ fn prune_subqueries(e: &mut Expr) {
     if let Expr::Subquery(sub) = e {
         let out = sub.plan.output();
         let need: HashSet<ColumnId> = match &sub.kind {
-            SubqueryKind::Scalar => out.first().map(|c| c.id).into_iter().collect(),
+            SubqueryKind::Scalar | SubqueryKind::Array => {
+                out.first().map(|c| c.id).into_iter().collect()
+            }
             SubqueryKind::Exists => HashSet::new(),
             SubqueryKind::Any { right, .. }
             | SubqueryKind::All { right, .. }

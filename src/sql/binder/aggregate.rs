@@ -186,7 +186,7 @@ impl<'g> Grouping<'g> {
                     }
                 }
             }
-            SubqueryKind::Scalar | SubqueryKind::Exists => {}
+            SubqueryKind::Scalar | SubqueryKind::Exists | SubqueryKind::Array => {}
         }
         match err {
             Some(e) => Err(e),

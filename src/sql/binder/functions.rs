@@ -42,6 +42,9 @@ impl Binder<'_> {
         let mut order_by: &[A::OrderByExpr] = &[];
         let (args, distinct, star) = match &f.args {
             A::FunctionArguments::None => (vec![], false, false),
+            A::FunctionArguments::Subquery(q) if name == "array" => {
+                return self.bind_array_subquery(q, scope);
+            }
             A::FunctionArguments::Subquery(_) => {
                 return Err(Error::feature_not_supported("subqueries"));
             }

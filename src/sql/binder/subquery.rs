@@ -43,6 +43,34 @@ impl Binder<'_> {
         })))
     }
 
+    /// `ARRAY(subquery)`: a subquery whose one column's values become an array.
+    pub(super) fn bind_array_subquery(&mut self, q: &A::Query, scope: &Scope) -> Result<Expr> {
+        let (plan, columns) = self.bind_nested_query(q, scope)?;
+        if columns.len() != 1 {
+            return Err(Error::syntax("subquery must return only one column"));
+        }
+        let elem = columns[0].ty;
+        if elem.ty.is_array() {
+            return Err(Error::feature_not_supported("ARRAY(subquery) over arrays"));
+        }
+        let elem_ty = if elem.ty == DataType::Unknown {
+            DataType::Text
+        } else {
+            elem.ty
+        };
+        let Some(ty) = DataType::array_of(elem_ty) else {
+            return Err(Error::feature_not_supported(format!(
+                "arrays of type {}",
+                elem.display_name()
+            )));
+        };
+        Ok(Expr::Subquery(Box::new(Subquery {
+            kind: SubqueryKind::Array,
+            ty: SqlType::with_typmod(ty, elem.typmod),
+            plan,
+        })))
+    }
+
     pub(super) fn bind_exists(
         &mut self,
         q: &A::Query,
