@@ -44,10 +44,12 @@ pub enum General {
         syy: f64,
         sxy: f64,
     },
-    /// array_agg: the elements so far, in the stored form (`types::array`).
+    /// array_agg: the elements so far, in the stored form (`types::array`); over
+    /// arrays, the shape every input must have.
     Array {
         count: usize,
         elems: Vec<u8>,
+        shape: Option<Vec<crate::types::array::Dim>>,
     },
     /// The values of an ordered-set aggregate, in order, and its fraction.
     Values {
@@ -68,6 +70,7 @@ impl General {
             AggFunc::ArrayAgg => General::Array {
                 count: 0,
                 elems: Vec::new(),
+                shape: None,
             },
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
                 if matches!(arg_ty, DataType::Float4 | DataType::Float8) {
@@ -148,7 +151,46 @@ impl General {
                     }
                 }
             }
-            General::Array { count, elems } => {
+            General::Array {
+                count,
+                elems,
+                shape,
+            } if ty.is_array() => {
+                // array_agg over arrays: each input is one slice of the result.
+                let Value::Array(a) = arg.value(i, ty) else {
+                    return Err(Error::new("22004", "cannot accumulate null arrays"));
+                };
+                let view = crate::types::array::View::new(&a.bytes, a.elem);
+                let dims = view.dims();
+                if dims.is_empty() {
+                    return Err(Error::new("2202E", "cannot accumulate empty arrays"));
+                }
+                if dims.len() + 1 > crate::types::array::MAX_DIMS {
+                    return Err(Error::new(
+                        "54000",
+                        format!(
+                            "number of array dimensions ({}) exceeds the maximum allowed ({})",
+                            dims.len() + 1,
+                            crate::types::array::MAX_DIMS
+                        ),
+                    ));
+                }
+                match shape {
+                    None => *shape = Some(dims),
+                    Some(s) if *s == dims => {}
+                    Some(_) => {
+                        return Err(Error::new(
+                            "2202E",
+                            "cannot accumulate arrays of different dimensionality",
+                        ));
+                    }
+                }
+                *count += 1;
+                for e in view.elements() {
+                    crate::types::array::push_payload(elems, e);
+                }
+            }
+            General::Array { count, elems, .. } => {
                 if *count >= crate::types::array::MAX_ELEMENTS {
                     return Err(Error::new(
                         "54000",
@@ -263,13 +305,22 @@ impl General {
         Ok(match self {
             General::Bool { value, .. } => value.map_or(Value::Null, Value::Bool),
             General::Str(s) => s.clone().map_or(Value::Null, Value::Text),
-            General::Array { count, elems } => {
+            General::Array {
+                count,
+                elems,
+                shape,
+            } => {
                 if *count == 0 {
                     return Ok(Value::Null);
                 }
                 let elem = ty.ty.elem().unwrap_or(DataType::Unknown);
                 let mut bytes = Vec::with_capacity(elems.len() + 9);
-                crate::types::array::Builder::one_dim(&mut bytes, *count);
+                let mut dims = vec![crate::types::array::Dim {
+                    len: *count as i32,
+                    lbound: 1,
+                }];
+                dims.extend(shape.iter().flatten().copied());
+                crate::types::array::Builder::new(&mut bytes, &dims);
                 bytes.extend_from_slice(elems);
                 Value::Array(Box::new(crate::types::array::Array { elem, bytes }))
             }

@@ -95,9 +95,15 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
         Op::GenerateSeries {
             func: crate::plan::logical::TableFunc::GenerateSeries,
             args,
-            ty,
-        } => Box::new(ops::SeriesOp::new(args.clone(), *ty)),
-        Op::GenerateSeries { args, ty, .. } => Box::new(ops::UnnestOp::new(args.clone(), *ty)),
+            types,
+            ordinality,
+        } => Box::new(ops::SeriesOp::new(args.clone(), types[0], *ordinality)),
+        Op::GenerateSeries {
+            args,
+            types,
+            ordinality,
+            ..
+        } => Box::new(ops::UnnestOp::new(args.clone(), types.clone(), *ordinality)),
         Op::Filter { input, predicate } => Box::new(ops::FilterOp {
             input: build_with(input, inst),
             predicate: predicate.clone(),

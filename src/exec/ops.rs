@@ -409,17 +409,27 @@ pub struct SeriesOp {
     ty: SqlType,
     state: Option<(i64, i64, i64)>,
     done: bool,
+    /// WITH ORDINALITY: the next row's number (None without it).
+    ordinal: Option<i64>,
 }
 
 impl SeriesOp {
-    pub fn new(args: Vec<Expr>, ty: SqlType) -> SeriesOp {
+    pub fn new(args: Vec<Expr>, ty: SqlType, ordinality: bool) -> SeriesOp {
         SeriesOp {
             args,
             ty,
             state: None,
             done: false,
+            ordinal: ordinality.then_some(1),
         }
     }
+}
+
+/// The ordinality column for `n` rows numbered from `*next`.
+fn ordinals(next: &mut i64, n: usize) -> Vector {
+    let v: Vec<i64> = (*next..*next + n as i64).collect();
+    *next += n as i64;
+    Vector::from_data(Data::I64(v))
 }
 
 impl Operator for SeriesOp {
@@ -471,24 +481,31 @@ impl Operator for SeriesOp {
         } else {
             Data::I64(out)
         };
-        Ok(Some(Batch::new(vec![Vector::from_data(data)], n)))
+        let mut columns = vec![Vector::from_data(data)];
+        if let Some(next) = self.ordinal.as_mut() {
+            columns.push(ordinals(next, n));
+        }
+        Ok(Some(Batch::new(columns, n)))
     }
 }
 
-/// `unnest(array)` in FROM: the array's elements, a batch at a time.
+/// `unnest(array, …)` in FROM: the arrays' elements side by side (shorter arrays padded
+/// with NULL), a batch at a time.
 pub struct UnnestOp {
     args: Vec<Expr>,
-    ty: SqlType,
-    /// The array's elements once evaluated, and how many were emitted.
-    elements: Option<Vec<Value>>,
+    types: Vec<SqlType>,
+    ordinality: bool,
+    /// Each array's elements once evaluated, and how many rows were emitted.
+    elements: Option<Vec<Vec<Value>>>,
     next: usize,
 }
 
 impl UnnestOp {
-    pub fn new(args: Vec<Expr>, ty: SqlType) -> UnnestOp {
+    pub fn new(args: Vec<Expr>, types: Vec<SqlType>, ordinality: bool) -> UnnestOp {
         UnnestOp {
             args,
-            ty,
+            types,
+            ordinality,
             elements: None,
             next: 0,
         }
@@ -499,29 +516,38 @@ impl Operator for UnnestOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         ctx.check_interrupt()?;
         if self.elements.is_none() {
-            let Some(arg) = self.args.first() else {
-                return Ok(None);
-            };
-            let values = match eval_constant(arg, ctx)? {
-                Value::Array(a) => crate::types::array::View::new(&a.bytes, a.elem).values(),
-                _ => Vec::new(),
-            };
-            self.elements = Some(values);
+            let mut arrays = Vec::with_capacity(self.args.len());
+            for arg in &self.args {
+                arrays.push(match eval_constant(arg, ctx)? {
+                    Value::Array(a) => crate::types::array::View::new(&a.bytes, a.elem).values(),
+                    _ => Vec::new(),
+                });
+            }
+            self.elements = Some(arrays);
         }
-        let Some(values) = &self.elements else {
+        let Some(arrays) = &self.elements else {
             return Ok(None);
         };
-        if self.next >= values.len() {
+        let total = arrays.iter().map(Vec::len).max().unwrap_or(0);
+        if self.next >= total {
             return Ok(None);
         }
-        let end = values.len().min(self.next + BATCH_ROWS_MAX);
-        let mut v = Vector::with_capacity(self.ty.ty, end - self.next);
-        for x in &values[self.next..end] {
-            v.push_value(x);
-        }
+        let end = total.min(self.next + BATCH_ROWS_MAX);
         let n = end - self.next;
+        let mut columns = Vec::with_capacity(self.types.len());
+        for (values, ty) in arrays.iter().zip(&self.types) {
+            let mut v = Vector::with_capacity(ty.ty, n);
+            for k in self.next..end {
+                v.push_value(values.get(k).unwrap_or(&Value::Null));
+            }
+            columns.push(v);
+        }
+        if self.ordinality {
+            let mut next = self.next as i64 + 1;
+            columns.push(ordinals(&mut next, n));
+        }
         self.next = end;
-        Ok(Some(Batch::new(vec![v], n)))
+        Ok(Some(Batch::new(columns, n)))
     }
 }
 

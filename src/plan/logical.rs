@@ -191,12 +191,15 @@ pub enum LogicalPlan {
         types: Vec<SqlType>,
     },
     /// A set-returning function in FROM: `generate_series(start, stop [, step])` over
-    /// integers, `unnest(array)`. Its arguments may read a LATERAL outer row.
+    /// integers, `unnest(array, …)` (one column per array, shorter ones padded with
+    /// NULL). Its arguments may read a LATERAL outer row. `types` are its columns',
+    /// the last a bigint `ordinality` WITH ORDINALITY.
     Series {
         rel: RelId,
         func: TableFunc,
         args: Vec<Expr>,
-        ty: SqlType,
+        types: Vec<SqlType>,
+        ordinality: bool,
     },
     Filter {
         input: Box<LogicalPlan>,
@@ -334,18 +337,16 @@ impl LogicalPlan {
                 }
                 out
             }
-            LogicalPlan::Values { rel, types, .. } => types
-                .iter()
-                .enumerate()
-                .map(|(i, &ty)| OutCol {
-                    id: ColumnId::new(*rel, i as u32),
-                    ty,
-                })
-                .collect(),
-            LogicalPlan::Series { rel, ty, .. } => vec![OutCol {
-                id: ColumnId::new(*rel, 0),
-                ty: *ty,
-            }],
+            LogicalPlan::Values { rel, types, .. } | LogicalPlan::Series { rel, types, .. } => {
+                types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &ty)| OutCol {
+                        id: ColumnId::new(*rel, i as u32),
+                        ty,
+                    })
+                    .collect()
+            }
             LogicalPlan::Project { rel, exprs, .. } => exprs
                 .iter()
                 .enumerate()

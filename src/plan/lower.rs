@@ -199,7 +199,8 @@ impl Lowerer {
                 rel,
                 func,
                 args,
-                ty,
+                types,
+                ordinality,
             } => {
                 let empty = Layout::default();
                 let args = args
@@ -210,9 +211,10 @@ impl Lowerer {
                     node(Op::GenerateSeries {
                         func: *func,
                         args,
-                        ty: *ty,
+                        types: types.clone(),
+                        ordinality: *ordinality,
                     }),
-                    Layout::dense(std::iter::once(ColumnId::new(*rel, 0))),
+                    dense(*rel, types.len()),
                 ))
             }
             LogicalPlan::Filter { input, predicate } => {

@@ -103,7 +103,9 @@ pub enum Op {
     GenerateSeries {
         func: crate::plan::logical::TableFunc,
         args: Vec<Expr>,
-        ty: SqlType,
+        /// The output columns' types (the last the ordinality, when asked for).
+        types: Vec<SqlType>,
+        ordinality: bool,
     },
     Filter {
         input: Box<Plan>,

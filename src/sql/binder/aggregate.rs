@@ -509,13 +509,12 @@ impl Binder<'_> {
                 let a = std::mem::replace(a, Expr::literal_bool(true));
                 let a = match t(&a) {
                     DataType::Unknown => self.coerce(a, TEXT)?,
-                    t if t.is_array() => {
-                        return Err(Error::feature_not_supported("array_agg over arrays"));
-                    }
                     _ => a,
                 };
-                let Some(ty) = DataType::array_of(a.ty().ty) else {
-                    return Err(missing());
+                // Arrays accumulate into one more dimension, of the same array type.
+                let ty = match a.ty().ty {
+                    t if t.is_array() => t,
+                    t => DataType::array_of(t).ok_or_else(missing)?,
                 };
                 AggCall::simple(func, Some(a), SqlType::new(ty))
             }

@@ -319,15 +319,19 @@ impl Binder<'_> {
                 name,
                 alias,
                 args: Some(args),
+                with_ordinality,
                 ..
-            } => self.lateral(|me| me.bind_table_function(name, alias.as_ref(), &args.args)),
+            } => self.lateral(|me| {
+                me.bind_table_function(name, alias.as_ref(), &args.args, *with_ordinality)
+            }),
             A::TableFactor::Function {
                 name,
                 args,
-                with_ordinality: false,
+                with_ordinality,
                 alias,
                 ..
-            } => self.lateral(|me| me.bind_table_function(name, alias.as_ref(), args)),
+            } => self
+                .lateral(|me| me.bind_table_function(name, alias.as_ref(), args, *with_ordinality)),
             A::TableFactor::UNNEST {
                 alias,
                 array_exprs,
@@ -335,16 +339,14 @@ impl Binder<'_> {
                 with_ordinality,
                 ..
             } => {
-                if *with_ordinality {
-                    return Err(Error::feature_not_supported("WITH ORDINALITY"));
-                }
+                let ordinality = *with_ordinality;
                 self.lateral(|me| {
                     let empty = Scope::default();
                     let mut bound = Vec::new();
                     for e in array_exprs {
                         bound.push(me.bind_expr(e, &empty)?);
                     }
-                    me.bind_unnest(alias.as_ref(), bound)
+                    me.bind_unnest(alias.as_ref(), bound, ordinality)
                 })
             }
             A::TableFactor::Derived {
@@ -475,6 +477,7 @@ impl Binder<'_> {
         name: &A::ObjectName,
         alias: Option<&A::TableAlias>,
         args: &[A::FunctionArg],
+        ordinality: bool,
     ) -> Result<(LogicalPlan, Scope)> {
         let fname = object_name(name)?;
         if fname == "unnest" {
@@ -483,7 +486,7 @@ impl Binder<'_> {
             for a in args {
                 bound.push(self.bind_function_arg(a, &empty)?);
             }
-            return self.bind_unnest(alias, bound);
+            return self.bind_unnest(alias, bound, ordinality);
         }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
@@ -496,37 +499,57 @@ impl Binder<'_> {
             bound.push(self.bind_function_arg(a, &empty)?);
         }
         let (args, ty) = self.series_args(bound)?;
-        let (qualifier, colname) = match alias {
-            Some(a) => {
-                let q = ident_name(&a.name);
-                let c = a
-                    .columns
-                    .first()
-                    .map(|c| ident_name(&c.name))
-                    .unwrap_or_else(|| q.clone());
-                (q, c)
-            }
-            None => ("generate_series".to_string(), "generate_series".to_string()),
+        self.table_function(TableFunc::GenerateSeries, args, vec![ty], alias, ordinality)
+    }
+
+    /// The plan and scope of a set-returning function in FROM: columns named after the
+    /// function (a one-column function after its alias too), renamed by the alias's
+    /// column list; WITH ORDINALITY adds a bigint `ordinality`.
+    fn table_function(
+        &mut self,
+        func: TableFunc,
+        args: Vec<Expr>,
+        mut types: Vec<SqlType>,
+        alias: Option<&A::TableAlias>,
+        ordinality: bool,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let qualifier = alias.map_or_else(|| func.name().to_string(), |a| ident_name(&a.name));
+        let own = if types.len() == 1 {
+            qualifier.clone()
+        } else {
+            func.name().to_string()
         };
+        let mut names = vec![own; types.len()];
+        if ordinality {
+            types.push(INT8);
+            names.push("ordinality".into());
+        }
+        let names = alias_names(alias, names, &qualifier)?;
         let rel = self.new_rel();
         let scope = Scope {
-            columns: vec![ScopeColumn {
-                qualifier: Some(qualifier),
-                expr: Expr::ColumnRef {
-                    id: ColumnId::new(rel, 0),
-                    ty,
-                    name: colname.clone(),
-                },
-                name: colname,
-                hidden: false,
-            }],
+            columns: types
+                .iter()
+                .zip(names)
+                .enumerate()
+                .map(|(i, (&ty, name))| ScopeColumn {
+                    qualifier: Some(qualifier.clone()),
+                    expr: Expr::ColumnRef {
+                        id: ColumnId::new(rel, i as u32),
+                        ty,
+                        name: name.clone(),
+                    },
+                    name,
+                    hidden: false,
+                })
+                .collect(),
         };
         Ok((
             LogicalPlan::Series {
                 rel,
-                func: TableFunc::GenerateSeries,
+                func,
                 args,
-                ty,
+                types,
+                ordinality,
             },
             scope,
         ))
@@ -572,47 +595,26 @@ impl Binder<'_> {
         Ok((args, ty))
     }
 
-    /// `unnest(array)` in FROM: one column of the element type.
+    /// `unnest(array, …)` in FROM: one column per array, of its element type.
     fn bind_unnest(
         &mut self,
         alias: Option<&A::TableAlias>,
         bound: Vec<Expr>,
+        ordinality: bool,
     ) -> Result<(LogicalPlan, Scope)> {
-        let (arg, ty) = unnest_arg(bound)?;
-        let (qualifier, colname) = match alias {
-            Some(a) => {
-                let q = ident_name(&a.name);
-                let c = a
-                    .columns
-                    .first()
-                    .map(|c| ident_name(&c.name))
-                    .unwrap_or_else(|| q.clone());
-                (q, c)
-            }
-            None => ("unnest".to_string(), "unnest".to_string()),
-        };
-        let rel = self.new_rel();
-        let scope = Scope {
-            columns: vec![ScopeColumn {
-                qualifier: Some(qualifier),
-                expr: Expr::ColumnRef {
-                    id: ColumnId::new(rel, 0),
-                    ty,
-                    name: colname.clone(),
-                },
-                name: colname,
-                hidden: false,
-            }],
-        };
-        Ok((
-            LogicalPlan::Series {
-                rel,
-                func: TableFunc::Unnest,
-                args: vec![arg],
-                ty,
-            },
-            scope,
-        ))
+        if bound.is_empty() {
+            return Err(Error::undefined_function(
+                "function unnest() does not exist",
+            ));
+        }
+        let mut args = Vec::with_capacity(bound.len());
+        let mut types = Vec::with_capacity(bound.len());
+        for b in bound {
+            let (arg, ty) = unnest_arg(vec![b])?;
+            args.push(arg);
+            types.push(ty);
+        }
+        self.table_function(TableFunc::Unnest, args, types, alias, ordinality)
     }
 }
 
@@ -626,7 +628,12 @@ pub(super) fn unnest_arg(mut bound: Vec<Expr>) -> Result<(Expr, SqlType)> {
             ));
         }
         _ => {
-            return Err(Error::feature_not_supported("unnest of several arrays"));
+            // Several arrays are FROM's form only (a record-returning overload).
+            let types: Vec<String> = bound.iter().map(|b| b.ty().display_name()).collect();
+            return Err(Error::undefined_function(format!(
+                "function unnest({}) does not exist",
+                types.join(", ")
+            )));
         }
     };
     let arg = match arg.ty().ty {
