@@ -991,6 +991,7 @@ fn vector_type(v: &Vector) -> DataType {
         Data::Text(_) => DataType::Text,
         Data::Interval(_) => DataType::Interval,
         Data::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Text),
+        Data::Record(_) => DataType::Record,
     }
 }
 

@@ -42,6 +42,7 @@ fn push_element(out: &mut Vec<u8>, v: &Vector, i: usize) {
             out.extend_from_slice(&x[i].micros.to_le_bytes());
         }
         Data::Array(a) => str_payload(out, a.blobs.get(i)),
+        Data::Record(t) => str_payload(out, t.get(i)),
     }
 }
 
@@ -429,6 +430,28 @@ pub fn eval(
                     found.all(|f| f)
                 };
                 out.push_value(&Value::Bool(r));
+            }
+        }
+        Func::RowBuild => {
+            let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+            for i in 0..n {
+                buf.clear();
+                crate::types::record::begin(&mut buf, vs.len());
+                for (v, &t) in vs.iter().zip(&types) {
+                    crate::types::record::push_field_type(&mut buf, t);
+                    push_element(&mut buf, v, i);
+                }
+                out.push_blob(&buf);
+            }
+        }
+        Func::RecordField(k) => {
+            for i in 0..n {
+                match &vs[0].data {
+                    Data::Record(t) if !vs[0].is_null(i) => {
+                        out.push_value(&crate::types::record::field(t.get(i), k as usize));
+                    }
+                    _ => out.push_null(),
+                }
             }
         }
         _ => return Err(Error::internal("not an array function")),

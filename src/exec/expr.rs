@@ -39,6 +39,7 @@ pub fn compare_rows(a: &Data, i: usize, b: &Data, j: usize) -> Ordering {
         (Data::Array(x), Data::Array(y)) => {
             crate::types::array::compare(x.blobs.get(i), y.blobs.get(j), x.elem)
         }
+        (Data::Record(x), Data::Record(y)) => crate::types::record::compare(x.get(i), y.get(j)),
         _ => Ordering::Equal,
     }
 }

@@ -223,7 +223,7 @@ fn normalize(v: &Vector, i: usize, key: &SortKey, out: &mut Vec<u8>) -> bool {
             }
             out.push(0);
         }
-        Data::Num(_) | Data::Interval(_) | Data::Array(_) => return false,
+        Data::Num(_) | Data::Interval(_) | Data::Array(_) | Data::Record(_) => return false,
     }
     if key.desc {
         for b in &mut out[start + 1..] {

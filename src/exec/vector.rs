@@ -84,6 +84,8 @@ pub enum Data {
     Interval(Vec<Interval>),
     /// arrays of any element type
     Array(ArrayVec),
+    /// records (`types::record`), one byte string per row
+    Record(TextVec),
 }
 
 #[derive(Clone, Debug)]
@@ -108,6 +110,7 @@ macro_rules! each_data {
                 let $t = &a.blobs;
                 $tbody
             }
+            Data::Record($t) => $tbody,
         }
     };
 }
@@ -132,6 +135,7 @@ impl Vector {
                 elem: *elem,
                 blobs: TextVec::with_capacity(rows),
             }),
+            DataType::Record => Data::Record(TextVec::with_capacity(rows)),
         };
         Vector { data, nulls: None }
     }
@@ -193,6 +197,7 @@ impl Vector {
             Data::Text(t) => t.push(b""),
             Data::Interval(v) => v.push(Interval::default()),
             Data::Array(a) => a.blobs.push(b""),
+            Data::Record(t) => t.push(b""),
         }
         self.push_valid_flag(true);
     }
@@ -202,6 +207,7 @@ impl Vector {
         match &mut self.data {
             Data::Text(t) => t.push(bytes),
             Data::Array(a) => a.blobs.push(bytes),
+            Data::Record(t) => t.push(bytes),
             _ => {
                 debug_assert!(false, "push_blob on a fixed-width vector");
                 return self.push_null();
@@ -227,6 +233,7 @@ impl Vector {
             (Data::Text(t), Value::Text(x)) => t.push(x.as_bytes()),
             (Data::Interval(v), Value::Interval(x)) => v.push(*x),
             (Data::Array(a), Value::Array(x)) => a.blobs.push(&x.bytes),
+            (Data::Record(t), Value::Record(x)) => t.push(x),
             // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
             _ => {
                 debug_assert!(false, "vector kind mismatch: {:?}", value);
@@ -265,6 +272,7 @@ impl Vector {
                 elem: a.elem,
                 bytes: a.blobs.get(i).to_vec(),
             })),
+            Data::Record(t) => Value::Record(t.get(i).to_vec()),
         }
     }
 
@@ -293,6 +301,10 @@ impl Vector {
                     offsets: vec![0; rows + 1],
                     data: Vec::new(),
                 },
+            }),
+            DataType::Record => Data::Record(TextVec {
+                offsets: vec![0; rows + 1],
+                data: Vec::new(),
             }),
         };
         Vector {
@@ -347,6 +359,7 @@ impl Vector {
                 elem: a.elem,
                 blobs: gather_text(&a.blobs, sel),
             }),
+            Data::Record(t) => Data::Record(gather_text(t, sel)),
         };
         let nulls = self
             .nulls
@@ -395,12 +408,13 @@ impl Vector {
             Data::F64(_) => typed!(F64, |x: &f64| *x),
             Data::Num(_) => typed!(Num, |x: &Numeric| x.clone()),
             Data::Interval(_) => typed!(Interval, |x: &Interval| *x),
-            Data::Array(a) => {
+            Data::Array(_) | Data::Record(_) => {
                 let empty = TextVec::default();
                 let parts: Vec<&TextVec> = sources
                     .iter()
                     .map(|s| match &s.data {
                         Data::Array(t) => &t.blobs,
+                        Data::Record(t) => t,
                         _ => &empty,
                     })
                     .collect();
@@ -409,10 +423,13 @@ impl Vector {
                     let (s, i) = split(r);
                     out.push(parts[s].get(i));
                 }
-                Data::Array(ArrayVec {
-                    elem: a.elem,
-                    blobs: out,
-                })
+                match &first.data {
+                    Data::Array(a) => Data::Array(ArrayVec {
+                        elem: a.elem,
+                        blobs: out,
+                    }),
+                    _ => Data::Record(out),
+                }
             }
             Data::Text(_) => {
                 let empty = TextVec::default();
@@ -486,6 +503,7 @@ impl Vector {
                 elem: a.elem,
                 blobs: slice_text(&a.blobs, start, end),
             }),
+            Data::Record(t) => Data::Record(slice_text(t, start, end)),
         };
         let nulls = self.nulls.as_ref().and_then(|n| {
             let part = &n[start..end];
@@ -510,6 +528,7 @@ impl Vector {
             (Data::Interval(a), Data::Interval(b)) => a.push(b[i]),
             (Data::Text(a), Data::Text(b)) => a.push(b.get(i)),
             (Data::Array(a), Data::Array(b)) => a.blobs.push(b.blobs.get(i)),
+            (Data::Record(a), Data::Record(b)) => a.push(b.get(i)),
             _ => {
                 debug_assert!(false, "push_from kind mismatch");
                 return self.push_null();
@@ -532,6 +551,7 @@ impl Vector {
             (Data::Interval(a), Data::Interval(b)) => a.extend_from_slice(b),
             (Data::Text(a), Data::Text(b)) => extend_text(a, b),
             (Data::Array(a), Data::Array(b)) => extend_text(&mut a.blobs, &b.blobs),
+            (Data::Record(a), Data::Record(b)) => extend_text(a, b),
             _ => {
                 debug_assert!(false, "extend_from kind mismatch");
                 for _ in 0..other.len() {

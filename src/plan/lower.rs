@@ -959,6 +959,7 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Bool => 8,
         // Array keys write each element as its type's class does (types::array::write_key).
         DataType::Array(elem) => 16 + key_class(*elem)?,
+        DataType::Record => 9,
         DataType::Unknown => return None,
     })
 }

@@ -167,6 +167,10 @@ pub enum Func {
     ArrayContained,
     /// `a && b`
     ArrayOverlap,
+    /// `ROW(a, b, …)`: an anonymous record of the arguments.
+    RowBuild,
+    /// Field `n` (from 0) of a record; the call's type is the field's.
+    RecordField(u16),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -436,6 +436,9 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     f(Func::ArrayContains, &[], HAND, true, I, K::Array),
     f(Func::ArrayContained, &[], HAND, true, I, K::Array),
     f(Func::ArrayOverlap, &[], HAND, true, I, K::Array),
+    // Records (`ROW(…)` has no function name; its field access is `(r).fN`).
+    f(Func::RowBuild, &[], HAND, false, I, K::Array),
+    f(Func::RecordField(0), &[], HAND, true, I, K::Array),
 ];
 
 impl Func {
@@ -448,6 +451,7 @@ impl Func {
                 lower: true,
                 upper: true,
             },
+            Func::RecordField(_) => Func::RecordField(0),
             other => other,
         }
     }

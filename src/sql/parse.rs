@@ -481,7 +481,13 @@ pub fn ctas_column_names(sql: &str) -> Option<(usize, usize, Vec<String>)> {
 fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
     let ctas = mentions(sql, "create") && mentions(sql, " as");
     let maintenance = mentions(sql, "vacuum") || mentions(sql, "analyze");
-    if !mentions(sql, "exclude") && !mentions(sql, "symmetric") && !ctas && !maintenance {
+    let search_cycle = mentions(sql, "search") || mentions(sql, "cycle");
+    if !mentions(sql, "exclude")
+        && !mentions(sql, "symmetric")
+        && !ctas
+        && !maintenance
+        && !search_cycle
+    {
         return std::borrow::Cow::Borrowed(sql);
     }
     let mut ranges: Vec<(usize, usize)> = frame_exclusions(sql)
@@ -495,6 +501,9 @@ fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
     if maintenance {
         ranges.extend(maintenance_options(sql));
     }
+    if search_cycle {
+        ranges.extend(search_cycle_clauses(sql).into_iter().map(|c| c.range));
+    }
     if ranges.is_empty() {
         return std::borrow::Cow::Borrowed(sql);
     }
@@ -503,6 +512,160 @@ fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
         text.replace_range(start..end, &" ".repeat(end - start));
     }
     std::borrow::Cow::Owned(text)
+}
+
+/// WITH RECURSIVE's `SEARCH { DEPTH | BREADTH } FIRST BY col, … SET col`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchClause {
+    pub breadth: bool,
+    pub by: Vec<String>,
+    pub set: String,
+}
+
+/// WITH RECURSIVE's `CYCLE col, … SET col [TO value DEFAULT value] USING col`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CycleClause {
+    pub columns: Vec<String>,
+    pub set: String,
+    /// The TO and DEFAULT values (true and false when not given).
+    pub mark: Option<(sqlparser::ast::Value, sqlparser::ast::Value)>,
+    pub using: String,
+}
+
+/// The SEARCH and CYCLE clauses after a WITH query's closing parenthesis (at byte
+/// `paren`), and the byte range they occupy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchCycle {
+    pub paren: usize,
+    pub range: (usize, usize),
+    pub search: Option<SearchClause>,
+    pub cycle: Option<CycleClause>,
+}
+
+/// Finds the SEARCH and CYCLE clauses of WITH queries: sqlparser does not parse them,
+/// so [`parse`] blanks them out and the binder reads them back from here, matching
+/// them to a WITH query by its closing parenthesis.
+pub fn search_cycle_clauses(sql: &str) -> Vec<SearchCycle> {
+    use sqlparser::ast::Value as V;
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    let sig: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let tok = |n: usize| sig.get(n).map(|&i| &tokens[i].token);
+    let keyword = |n: usize, k: &str| matches!(tok(n), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(k));
+    let ident = |n: usize| match tok(n) {
+        Some(Token::Word(w)) if w.quote_style.is_some() => Some(w.value.clone()),
+        Some(Token::Word(w)) => Some(w.value.to_lowercase()),
+        _ => None,
+    };
+    // An identifier list from `n`: the names and the position after them.
+    let ident_list = |mut n: usize| -> Option<(Vec<String>, usize)> {
+        let mut names = vec![ident(n)?];
+        n += 1;
+        while matches!(tok(n), Some(Token::Comma)) {
+            names.push(ident(n + 1)?);
+            n += 2;
+        }
+        Some((names, n))
+    };
+    let value = |n: usize| -> Option<V> {
+        match tok(n)? {
+            Token::SingleQuotedString(s) => Some(V::SingleQuotedString(s.clone())),
+            Token::Number(s, l) => Some(V::Number(s.clone(), *l)),
+            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("true") => {
+                Some(V::Boolean(true))
+            }
+            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("false") => {
+                Some(V::Boolean(false))
+            }
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for (n, &i) in sig.iter().enumerate() {
+        if tokens[i].token != Token::RParen {
+            continue;
+        }
+        let mut at = n + 1;
+        let mut search = None;
+        if keyword(at, "SEARCH") {
+            let breadth = keyword(at + 1, "BREADTH");
+            if !(breadth || keyword(at + 1, "DEPTH"))
+                || !keyword(at + 2, "FIRST")
+                || !keyword(at + 3, "BY")
+            {
+                continue;
+            }
+            let Some((by, next)) = ident_list(at + 4) else {
+                continue;
+            };
+            if !keyword(next, "SET") {
+                continue;
+            }
+            let Some(set) = ident(next + 1) else { continue };
+            search = Some(SearchClause { breadth, by, set });
+            at = next + 2;
+        }
+        let mut cycle = None;
+        if keyword(at, "CYCLE") {
+            let Some((columns, next)) = ident_list(at + 1) else {
+                continue;
+            };
+            if !keyword(next, "SET") {
+                continue;
+            }
+            let Some(set) = ident(next + 1) else { continue };
+            let mut next = next + 2;
+            let mut mark = None;
+            if keyword(next, "TO") {
+                let (Some(to), true, Some(default)) = (
+                    value(next + 1),
+                    keyword(next + 2, "DEFAULT"),
+                    value(next + 3),
+                ) else {
+                    continue;
+                };
+                mark = Some((to, default));
+                next += 4;
+            }
+            if !keyword(next, "USING") {
+                continue;
+            }
+            let Some(using) = ident(next + 1) else {
+                continue;
+            };
+            cycle = Some(CycleClause {
+                columns,
+                set,
+                mark,
+                using,
+            });
+            at = next + 2;
+        }
+        if search.is_none() && cycle.is_none() {
+            continue;
+        }
+        let (Some(paren), Some(start), Some(end)) = (
+            byte_offset(sql, tokens[i].span.start),
+            sig.get(n + 1)
+                .and_then(|&j| byte_offset(sql, tokens[j].span.start)),
+            sig.get(at - 1)
+                .map(|&j| byte_offset(sql, tokens[j].span.end).unwrap_or(sql.len())),
+        ) else {
+            continue;
+        };
+        out.push(SearchCycle {
+            paren,
+            range: (start, end),
+            search,
+            cycle,
+        });
+    }
+    out
 }
 
 /// The byte offset of a tokenizer location (1-based line and column in characters).

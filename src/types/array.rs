@@ -252,7 +252,8 @@ pub fn push_value(out: &mut Vec<u8>, v: &Value) {
             }
             Value::Numeric(n) => push_str(out, n.to_text().as_bytes()),
             Value::Text(s) => push_str(out, s.as_bytes()),
-            Value::Array(_) => push_str(out, b""),
+            Value::Array(a) => push_str(out, &a.bytes),
+            Value::Record(r) => push_str(out, r),
         }
     }
 }
@@ -299,6 +300,7 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
             })
         }
         DataType::Numeric => Value::Numeric(Numeric::parse(str_at()).unwrap_or(Numeric::ZERO)),
+        DataType::Record => Value::Record(p.get(4..).unwrap_or(&[]).to_vec()),
         _ => Value::Text(str_at().to_string()),
     }
 }
@@ -318,6 +320,7 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Interval(x), Value::Interval(y)) => x.cmp(y),
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Array(x), Value::Array(y)) => compare(&x.bytes, &y.bytes, x.elem),
+        (Value::Record(x), Value::Record(y)) => super::record::compare(x, y),
         _ => Ordering::Equal,
     }
 }
@@ -409,6 +412,13 @@ pub fn write_key(bytes: &[u8], elem: DataType, out: &mut Vec<u8>) {
                 if let Value::Interval(iv) = decode(p, elem) {
                     out.extend_from_slice(&iv.sort_key().to_le_bytes());
                 }
+            }
+            DataType::Record => {
+                let at = out.len();
+                out.extend_from_slice(&[0; 4]);
+                super::record::write_key(p.get(4..).unwrap_or(&[]), out);
+                let len = (out.len() - at - 4) as u32;
+                out[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }
             DataType::Int2 | DataType::Int4 | DataType::Int8 => {
                 let n = decode(p, elem).as_i64().unwrap_or(0);

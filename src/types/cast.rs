@@ -146,6 +146,9 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             if to.ty.is_string() {
                 return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
             }
+            if to.ty == DataType::Record {
+                return Err(Error::feature_not_supported("input of anonymous records"));
+            }
             if let DataType::Array(elem) = to.ty {
                 let elem = SqlType::with_typmod(*elem, to.typmod);
                 return Ok(Value::Array(Box::new(array::parse(&s, elem, fmt)?)));
@@ -232,6 +235,10 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         }
         Value::Interval(iv) => match to.ty {
             DataType::Interval => Value::Interval(iv),
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Record(r) => match to.ty {
+            DataType::Record => Value::Record(r),
             _ => return Err(cast_error(from, to)),
         },
         Value::Array(a) => {

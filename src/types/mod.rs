@@ -11,6 +11,7 @@ pub mod array;
 pub mod cast;
 pub mod datetime;
 pub mod numeric;
+pub mod record;
 pub mod text;
 pub mod value;
 
@@ -41,10 +42,12 @@ pub enum DataType {
     /// An array of the element type (any number of dimensions, as in PostgreSQL, where
     /// `int[][]` is `int[]`); built by [`DataType::array_of`], never of an array.
     Array(ArrayElem),
+    /// An anonymous record (`ROW(…)`), self-describing (`types::record`).
+    Record,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 14] = [
+const ARRAY_ELEMS: [DataType; 15] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -59,6 +62,7 @@ const ARRAY_ELEMS: [DataType; 14] = [
     DataType::Timestamp,
     DataType::Timestamptz,
     DataType::Interval,
+    DataType::Record,
 ];
 
 /// An array's element type: an index into the element types, so that a [`DataType`]
@@ -252,8 +256,10 @@ impl DataType {
                 DataType::Timestamp => 1115,
                 DataType::Timestamptz => 1185,
                 DataType::Interval => 1187,
+                DataType::Record => 2287,
                 _ => 2277,
             },
+            DataType::Record => 2249,
         }
     }
 
@@ -274,6 +280,7 @@ impl DataType {
             1184 => DataType::Timestamptz,
             1186 => DataType::Interval,
             705 => DataType::Unknown,
+            2249 => DataType::Record,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -295,7 +302,8 @@ impl DataType {
             | DataType::Text
             | DataType::Varchar
             | DataType::Bpchar
-            | DataType::Array(_) => -1,
+            | DataType::Array(_)
+            | DataType::Record => -1,
             DataType::Unknown => -2,
         }
     }
@@ -333,8 +341,10 @@ impl DataType {
                 DataType::Timestamp => "timestamp without time zone[]",
                 DataType::Timestamptz => "timestamp with time zone[]",
                 DataType::Interval => "interval[]",
+                DataType::Record => "record[]",
                 _ => "anyarray",
             },
+            DataType::Record => "record",
         }
     }
 

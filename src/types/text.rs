@@ -286,6 +286,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Timestamptz(v) => datetime::write_timestamptz(out, *v, fmt.zone.offset_at(*v)),
         Value::Interval(v) => datetime::write_interval(out, v),
         Value::Array(a) => super::array::write_text(&a.bytes, a.elem, fmt, out),
+        Value::Record(r) => super::record::write_text(r, fmt, out),
     }
 }
 
@@ -399,6 +400,9 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             Value::Timestamptz(datetime::parse_timestamptz(text, &fmt.date_input())?)
         }
         DataType::Interval => Value::Interval(datetime::parse_interval(text)?),
+        DataType::Record => {
+            return Err(Error::feature_not_supported("input of anonymous records"));
+        }
         DataType::Array(elem) => Value::Array(Box::new(super::array::parse(
             text,
             SqlType::new(*elem),

@@ -22,6 +22,8 @@ pub enum Value {
     Interval(Interval),
     /// An array in its stored form (`types::array`).
     Array(Box<super::array::Array>),
+    /// A record in its stored form (`types::record`).
+    Record(Vec<u8>),
 }
 
 impl Value {
@@ -46,6 +48,7 @@ impl Value {
             Value::Timestamptz(_) => DataType::Timestamptz,
             Value::Interval(_) => DataType::Interval,
             Value::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Unknown),
+            Value::Record(_) => DataType::Record,
         }
     }
 

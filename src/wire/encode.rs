@@ -140,6 +140,7 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         Data::Text(t) => buf.extend_from_slice(t.get(i)),
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
         Data::Array(a) => array::write_text(a.blobs.get(i), a.elem, fmt, buf),
+        Data::Record(t) => crate::types::record::write_text(t.get(i), fmt, buf),
     }
     let len = (buf.len() - len_at - 4) as i32;
     buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
@@ -157,6 +158,7 @@ fn binary_cell(buf: &mut Vec<u8>, v: &Vector, i: usize) {
         Data::Text(t) => buf.extend_from_slice(t.get(i)),
         Data::Interval(x) => interval_send(buf, &x[i]),
         Data::Array(a) => array_send(buf, a.blobs.get(i), a.elem),
+        Data::Record(t) => record_send(buf, t.get(i)),
     }
 }
 
@@ -191,6 +193,25 @@ fn array_send(buf: &mut Vec<u8>, bytes: &[u8], elem: DataType) {
     }
 }
 
+/// PostgreSQL's `record_send`: the field count, then each field's type OID and its
+/// length-prefixed binary form (-1 for NULL).
+fn record_send(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let fields = crate::types::record::values(bytes);
+    buf.extend_from_slice(&(fields.len() as i32).to_be_bytes());
+    for (t, v) in fields {
+        buf.extend_from_slice(&t.oid().to_be_bytes());
+        if v.is_null() {
+            buf.extend_from_slice(&(-1i32).to_be_bytes());
+            continue;
+        }
+        let len_at = buf.len();
+        buf.extend_from_slice(&[0; 4]);
+        value_send(buf, &v);
+        let len = (buf.len() - len_at - 4) as i32;
+        buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+    }
+}
+
 /// The binary form of one non-NULL value.
 fn value_send(buf: &mut Vec<u8>, v: &Value) {
     match v {
@@ -207,6 +228,7 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
         Value::Text(s) => buf.extend_from_slice(s.as_bytes()),
         Value::Interval(iv) => interval_send(buf, iv),
         Value::Array(a) => array_send(buf, &a.bytes, a.elem),
+        Value::Record(r) => record_send(buf, r),
     }
 }
 
@@ -714,6 +736,11 @@ pub fn decode_param(
             fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
         )),
         DataType::Array(_) => array_recv(b, ty, index, fmt)?,
+        DataType::Record => {
+            return Err(Error::feature_not_supported(
+                "binary input of anonymous records",
+            ));
+        }
         DataType::Interval => {
             let b = fixed(16)?;
             let micros = i64::from_be_bytes(b[0..8].try_into().map_err(|_| bad_binary(index))?);

@@ -115,6 +115,23 @@ impl Binder<'_> {
         self.explicit_cast(e, to)
     }
 
+    /// `ROW(a, b, …)` or `(a, b, …)` as a value: an anonymous record.
+    pub(super) fn bind_row(&mut self, items: &[A::Expr], scope: &Scope) -> Result<Expr> {
+        let mut args = Vec::with_capacity(items.len());
+        for e in items {
+            let b = self.bind_expr(e, scope)?;
+            args.push(match b.ty().ty {
+                DataType::Unknown => self.coerce(b, TEXT)?,
+                _ => b,
+            });
+        }
+        Ok(func_expr(
+            Func::RowBuild,
+            args,
+            SqlType::new(DataType::Record),
+        ))
+    }
+
     /// `root[i]`, `root[i][j]`, `root[lo:hi]`, `t.col[i]`.
     pub(super) fn bind_subscripts(
         &mut self,
@@ -146,6 +163,42 @@ impl Binder<'_> {
         };
         if rest.is_empty() {
             return Ok(base);
+        }
+        // `(ROW(a, b)).f2`: a field of a record built right there.
+        if let [A::AccessExpr::Dot(A::Expr::Identifier(field))] = rest {
+            let name = ident_name(field);
+            return match base {
+                Expr::Func {
+                    func: Func::RowBuild,
+                    args,
+                    ..
+                } => {
+                    let k = name
+                        .strip_prefix('f')
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .filter(|&k| k >= 1 && k <= args.len());
+                    match k {
+                        Some(k) => Ok(args
+                            .into_iter()
+                            .nth(k - 1)
+                            .unwrap_or(Expr::Unused { ty: TEXT })),
+                        None => Err(Error::new(
+                            "42703",
+                            format!("could not identify column \"{name}\" in record data type"),
+                        )),
+                    }
+                }
+                other if other.ty().ty == DataType::Record => Err(Error::feature_not_supported(
+                    "field selection from a record of unknown shape",
+                )),
+                other => Err(Error::new(
+                    "42809",
+                    format!(
+                        "column notation .{name} applied to type {}, which is not a composite type",
+                        other.ty().display_name()
+                    ),
+                )),
+            };
         }
         let ty = base.ty();
         let Some(elem) = ty.ty.elem() else {

@@ -554,7 +554,7 @@ impl Binder<'_> {
                 }
             }
             A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
-            A::Expr::Tuple(_) => Err(Error::feature_not_supported("row constructors")),
+            A::Expr::Tuple(items) => self.bind_row(items, scope),
             other => Err(Error::feature_not_supported(format!("expression {other}"))),
         }
     }

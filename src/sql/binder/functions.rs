@@ -127,6 +127,10 @@ impl Binder<'_> {
         if name == "generate_series" || name == "unnest" {
             return self.bind_select_srf(&name, &args, scope);
         }
+        if name == "row" && f.over.is_none() {
+            let items: Vec<A::Expr> = args.iter().map(|a| (*a).clone()).collect();
+            return self.bind_row(&items, scope);
+        }
         let mut bound = Vec::with_capacity(args.len());
         let saved = if name == "coalesce" {
             self.srf_forbidden.replace("COALESCE")

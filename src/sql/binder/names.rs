@@ -116,6 +116,7 @@ fn cast_type_name_of(ty: DataType) -> String {
         DataType::Array(elem) => {
             return format!("_{}", cast_type_name_of(*elem));
         }
+        DataType::Record => "record",
     }
     .to_string()
 }

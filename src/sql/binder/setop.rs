@@ -14,6 +14,7 @@
 //! CTE's name reads the previous step's rows (a work table).
 
 use super::*;
+use crate::sql::parse::SearchCycle;
 
 /// How a WITH query's name resolves while it is being bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,9 +149,14 @@ impl Binder<'_> {
             );
             // Under WITH RECURSIVE a query that never names itself is an ordinary CTE.
             let recursive = with.recursive && names_relation(&cte.query, &name);
+            let clause = self.search_cycle_clause(cte);
+            if clause.is_some() && !(recursive && union) {
+                let err = Error::syntax("WITH query is not recursive");
+                return Err(self.with_span(err, cte.alias.name.span));
+            }
             if recursive && union {
                 self.push_cte(binding);
-                self.bind_recursive_cte(cte, &name)?;
+                self.bind_recursive_cte(cte, &name, clause.as_ref())?;
             } else if recursive {
                 self.push_cte(CteBinding {
                     state: CteState::NotUnion,
@@ -189,7 +195,21 @@ impl Binder<'_> {
             .find_map(|s| s.iter_mut().find(|b| b.name == name))
     }
 
-    fn bind_recursive_cte(&mut self, cte: &A::Cte, name: &str) -> Result<()> {
+    /// The SEARCH / CYCLE clauses written after this WITH query, if any.
+    fn search_cycle_clause(&self, cte: &A::Cte) -> Option<SearchCycle> {
+        let paren =
+            crate::sql::parse::byte_offset(self.text, cte.closing_paren_token.0.span.start)?;
+        crate::sql::parse::search_cycle_clauses(self.text)
+            .into_iter()
+            .find(|c| c.paren == paren)
+    }
+
+    fn bind_recursive_cte(
+        &mut self,
+        cte: &A::Cte,
+        name: &str,
+        clause: Option<&SearchCycle>,
+    ) -> Result<()> {
         let A::SetExpr::SetOperation {
             left,
             right,
@@ -238,6 +258,22 @@ impl Binder<'_> {
                 ty: *t,
             })
             .collect();
+        let user_columns = columns.len();
+        let extra = match clause {
+            Some(c) => self.search_cycle_columns(c, &columns).map_err(|e| {
+                // PostgreSQL points at the clause (not at a name it found ambiguous).
+                if matches!(e.code, "42601" | "42701") && e.position.is_none() {
+                    let at = self.text.get(..c.range.0).map_or(0, |t| t.chars().count());
+                    e.with_position(at as u32 + 1)
+                } else {
+                    e
+                }
+            })?,
+            None => Vec::new(),
+        };
+        let mut types = types;
+        types.extend(extra.iter().map(|c| c.ty));
+        let columns: Vec<OutputColumn> = columns.into_iter().chain(extra.clone()).collect();
         let level = self.outer_scopes.len();
         if let Some(b) = self.cte_mut(name) {
             b.state = CteState::Recursive;
@@ -256,11 +292,18 @@ impl Binder<'_> {
                 "aggregate functions are not allowed in a recursive query's recursive term",
             ));
         }
-        if rcols.len() != columns.len() {
+        if rcols.len() != user_columns {
             return Err(Error::syntax(
                 "each UNION query must have the same number of columns",
             ));
         }
+        let (anchor, recursive, rcols) = match clause {
+            Some(c) => {
+                let id = self.cte_mut(name).map_or(0, |b| b.id);
+                self.add_search_cycle(c, &columns, &types, anchor, recursive, rcols, id)?
+            }
+            None => (anchor, recursive, rcols),
+        };
         for (i, (c, r)) in columns.iter().zip(&rcols).enumerate() {
             let a = Expr::literal(Value::Null, c.ty);
             let b = Expr::literal(Value::Null, r.ty);
@@ -305,6 +348,269 @@ impl Binder<'_> {
             b.plan = Some(plan);
         }
         Ok(())
+    }
+
+    /// The columns SEARCH and CYCLE add to a recursive WITH query: the search sequence
+    /// column, then the cycle mark and path, with PostgreSQL's checks of the names.
+    fn search_cycle_columns(
+        &mut self,
+        clause: &SearchCycle,
+        columns: &[OutputColumn],
+    ) -> Result<Vec<OutputColumn>> {
+        let has = |n: &str| columns.iter().any(|c| c.name == n);
+        let record = SqlType::new(DataType::Record);
+        let records =
+            SqlType::new(DataType::array_of(DataType::Record).unwrap_or(DataType::Record));
+        let mut out = Vec::new();
+        if let Some(s) = &clause.search {
+            for (k, b) in s.by.iter().enumerate() {
+                if !has(b) {
+                    return Err(Error::syntax(format!(
+                        "search column \"{b}\" not in WITH query column list"
+                    )));
+                }
+                if s.by[..k].contains(b) {
+                    return Err(Error::new(
+                        "42701",
+                        format!("search column \"{b}\" specified more than once"),
+                    ));
+                }
+            }
+            if has(&s.set) {
+                return Err(Error::new(
+                    "42702",
+                    format!("column reference \"{}\" is ambiguous", s.set),
+                ));
+            }
+            out.push(OutputColumn {
+                name: s.set.clone(),
+                ty: if s.breadth { record } else { records },
+            });
+        }
+        if let Some(c) = &clause.cycle {
+            for (k, col) in c.columns.iter().enumerate() {
+                if !has(col) {
+                    return Err(Error::syntax(format!(
+                        "cycle column \"{col}\" not in WITH query column list"
+                    )));
+                }
+                if c.columns[..k].contains(col) {
+                    return Err(Error::new(
+                        "42701",
+                        format!("cycle column \"{col}\" specified more than once"),
+                    ));
+                }
+            }
+            if c.set == c.using {
+                return Err(Error::syntax(
+                    "cycle mark column name and cycle path column name are the same",
+                ));
+            }
+            if let Some(s) = &clause.search {
+                if s.set == c.set {
+                    return Err(Error::syntax(
+                        "search sequence column name and cycle mark column name are the same",
+                    ));
+                }
+                if s.set == c.using {
+                    return Err(Error::syntax(
+                        "search sequence column name and cycle path column name are the same",
+                    ));
+                }
+            }
+            for n in [&c.set, &c.using] {
+                if has(n) {
+                    return Err(Error::new(
+                        "42702",
+                        format!("column reference \"{n}\" is ambiguous"),
+                    ));
+                }
+            }
+            let (to, default) = self.cycle_marks(c)?;
+            out.push(OutputColumn {
+                name: c.set.clone(),
+                ty: to.ty(),
+            });
+            let _ = default;
+            out.push(OutputColumn {
+                name: c.using.clone(),
+                ty: records,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The CYCLE clause's mark values at their common type (true and false by default).
+    fn cycle_marks(&mut self, c: &crate::sql::parse::CycleClause) -> Result<(Expr, Expr)> {
+        let Some((to, default)) = &c.mark else {
+            return Ok((Expr::literal_bool(true), Expr::literal_bool(false)));
+        };
+        let to = self.bind_value(to)?;
+        let default = self.bind_value(default)?;
+        let t = common_type(&[&to, &default], "CYCLE")?;
+        let t = if t.ty == DataType::Unknown { TEXT } else { t };
+        Ok((self.coerce(to, t)?, self.coerce(default, t)?))
+    }
+
+    /// Adds the SEARCH / CYCLE columns to the anchor (a projection over it) and to the
+    /// recursive term's projection, which reads the parent row's values from the work
+    /// table; CYCLE also stops the recursive term at rows already marked. PostgreSQL's
+    /// rewriteSearchAndCycle, over kiln's logical plans.
+    #[allow(clippy::too_many_arguments)]
+    fn add_search_cycle(
+        &mut self,
+        clause: &SearchCycle,
+        columns: &[OutputColumn],
+        types: &[SqlType],
+        anchor: LogicalPlan,
+        recursive: LogicalPlan,
+        rcols: Vec<OutputColumn>,
+        cte_id: RelId,
+    ) -> Result<(LogicalPlan, LogicalPlan, Vec<OutputColumn>)> {
+        let user = rcols.len();
+        let record = SqlType::new(DataType::Record);
+        let records =
+            SqlType::new(DataType::array_of(DataType::Record).unwrap_or(DataType::Record));
+        let position = |n: &str| columns.iter().position(|c| c.name == n).unwrap_or(0);
+        let row = |vals: Vec<Expr>| Expr::Func {
+            func: Func::RowBuild,
+            args: vals,
+            ty: record,
+        };
+        // The anchor: its columns, then the new ones over them.
+        let anchor_refs = output_refs(&anchor, &columns[..user]);
+        let mut anchor_exprs = anchor_refs.clone();
+        // The recursive term: its projection's values (at the CTE's types), and the
+        // parent row's columns in the work table.
+        let LogicalPlan::Project {
+            input,
+            rel: prel,
+            exprs: mut rexprs,
+        } = recursive
+        else {
+            return Err(Error::feature_not_supported(
+                "SEARCH or CYCLE over this recursive term",
+            ));
+        };
+        let mut new_vals = Vec::with_capacity(user);
+        for (k, e) in rexprs.iter().enumerate() {
+            let t = types[k];
+            new_vals.push(if e.ty() == t {
+                e.clone()
+            } else {
+                self.coerce(e.clone(), t)?
+            });
+        }
+        let mut work: Option<RelId> = None;
+        input.walk(&mut |p| {
+            if let LogicalPlan::WorkTable { rel, id, .. } = p
+                && *id == cte_id
+            {
+                work = Some(*rel);
+            }
+        });
+        let Some(work) = work else {
+            return Err(Error::feature_not_supported(
+                "SEARCH or CYCLE over this recursive term",
+            ));
+        };
+        let parent = |k: usize| Expr::ColumnRef {
+            id: ColumnId::new(work, k as u32),
+            ty: columns[k].ty,
+            name: columns[k].name.clone(),
+        };
+        let mut extra_at = user;
+        let mut input = *input;
+        if let Some(s) = &clause.search {
+            let keys_anchor: Vec<Expr> =
+                s.by.iter()
+                    .map(|b| anchor_refs[position(b)].clone())
+                    .collect();
+            let keys_new: Vec<Expr> = s.by.iter().map(|b| new_vals[position(b)].clone()).collect();
+            if s.breadth {
+                let int8 = SqlType::new(DataType::Int8);
+                let mut first = vec![Expr::literal(Value::Int8(0), int8)];
+                first.extend(keys_anchor);
+                anchor_exprs.push(row(first));
+                let depth = Expr::Func {
+                    func: Func::RecordField(0),
+                    args: vec![parent(extra_at)],
+                    ty: int8,
+                };
+                let next =
+                    self.bind_binary(BinaryOp::Add, depth, Expr::literal(Value::Int8(1), int8))?;
+                let mut fields = vec![next];
+                fields.extend(keys_new);
+                rexprs.push(row(fields));
+            } else {
+                anchor_exprs.push(Expr::Func {
+                    func: Func::ArrayBuild,
+                    args: vec![row(keys_anchor)],
+                    ty: records,
+                });
+                rexprs.push(Expr::Func {
+                    func: Func::ArrayAppend,
+                    args: vec![parent(extra_at), row(keys_new)],
+                    ty: records,
+                });
+            }
+            extra_at += 1;
+        }
+        if let Some(c) = &clause.cycle {
+            let (to, default) = self.cycle_marks(c)?;
+            let keys_anchor: Vec<Expr> = c
+                .columns
+                .iter()
+                .map(|b| anchor_refs[position(b)].clone())
+                .collect();
+            let keys_new: Vec<Expr> = c
+                .columns
+                .iter()
+                .map(|b| new_vals[position(b)].clone())
+                .collect();
+            let (mark_at, path_at) = (extra_at, extra_at + 1);
+            anchor_exprs.push(default.clone());
+            anchor_exprs.push(Expr::Func {
+                func: Func::ArrayBuild,
+                args: vec![row(keys_anchor)],
+                ty: records,
+            });
+            let seen = Expr::Func {
+                func: Func::ArrayAny(BinaryOp::Eq),
+                args: vec![row(keys_new.clone()), parent(path_at)],
+                ty: BOOL,
+            };
+            let mark_ty = to.ty();
+            rexprs.push(Expr::Case {
+                whens: vec![(seen, to.clone())],
+                else_result: Some(Box::new(default)),
+                ty: mark_ty,
+            });
+            rexprs.push(Expr::Func {
+                func: Func::ArrayAppend,
+                args: vec![parent(path_at), row(keys_new)],
+                ty: records,
+            });
+            // A row already marked as a cycle has no children.
+            let not_marked = self.bind_binary(BinaryOp::NotEq, parent(mark_at), to)?;
+            input = LogicalPlan::Filter {
+                input: Box::new(input),
+                predicate: not_marked,
+            };
+        }
+        let anchor = LogicalPlan::Project {
+            input: Box::new(anchor),
+            rel: self.new_rel(),
+            exprs: anchor_exprs,
+        };
+        let recursive = LogicalPlan::Project {
+            input: Box::new(input),
+            rel: prel,
+            exprs: rexprs,
+        };
+        let mut rcols = rcols;
+        rcols.extend(columns[user..].iter().cloned());
+        Ok((anchor, recursive, rcols))
     }
 
     /// A FROM reference to a WITH query named `name`, if one is in scope.
