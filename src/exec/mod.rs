@@ -123,7 +123,9 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             group_by.clone(),
             aggs.clone(),
         )),
-        Op::Distinct { input } => Box::new(ops::DistinctOp::new(build_with(input, inst))),
+        Op::Distinct { input } => {
+            Box::new(ops::DistinctOp::new(build_with(input, inst), plan.rows))
+        }
         Op::DistinctOn { input, keys } => Box::new(ops::DistinctOnOp::new(
             build_with(input, inst),
             keys.clone(),

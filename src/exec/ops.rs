@@ -286,20 +286,29 @@ impl LimitOp {
 /// their numbers, so a new row costs no allocation of its own.
 pub struct DistinctOp {
     input: BoxedOperator,
-    seen: hashbrown::HashTable<u32>,
+    /// Each distinct key's hash and number (the hash is kept so that growing the table
+    /// never hashes a key again).
+    seen: hashbrown::HashTable<(u64, u32)>,
     /// Key `i` is `arena[ends[i - 1]..ends[i]]` (from 0 for the first).
     arena: Vec<u8>,
     ends: Vec<usize>,
     hasher: foldhash::fast::FixedState,
 }
 
+/// Distinct keys a DISTINCT sizes its table for up front, at most (past it, it grows).
+const DISTINCT_PRESIZE_MAX: usize = 65_536;
+
 impl DistinctOp {
-    pub fn new(input: BoxedOperator) -> DistinctOp {
+    /// `estimate`: the planner's guess of the distinct rows, to size the table once —
+    /// doubled, as a table sized twice too large costs less than one grown (and rehashed)
+    /// once, and UNION's guess is half its input.
+    pub fn new(input: BoxedOperator, estimate: f64) -> DistinctOp {
+        let rows = ((estimate.max(0.0) * 2.0) as usize).min(DISTINCT_PRESIZE_MAX);
         DistinctOp {
             input,
-            seen: hashbrown::HashTable::new(),
+            seen: hashbrown::HashTable::with_capacity(rows),
             arena: Vec::new(),
-            ends: Vec::new(),
+            ends: Vec::with_capacity(rows),
             hasher: foldhash::fast::FixedState::default(),
         }
     }
@@ -319,9 +328,7 @@ impl Operator for DistinctOp {
             let sel = b.selection();
             let mut kept = Vec::with_capacity(sel.len());
             let bytes_before = self.arena.len();
-            self.seen.reserve(sel.len(), |&i| {
-                self.hasher.hash_one(arena_key(&self.arena, &self.ends, i))
-            });
+            self.seen.reserve(sel.len(), |&(h, _)| h);
             for r in sel {
                 key.clear();
                 for c in &b.columns {
@@ -331,7 +338,9 @@ impl Operator for DistinctOp {
                 let (arena, ends) = (&self.arena, &self.ends);
                 if self
                     .seen
-                    .find(hash, |&i| arena_key(arena, ends, i) == key.as_slice())
+                    .find(hash, |&(h, i)| {
+                        h == hash && arena_key(arena, ends, i) == key.as_slice()
+                    })
                     .is_some()
                 {
                     continue;
@@ -340,10 +349,7 @@ impl Operator for DistinctOp {
                     .map_err(|_| Error::program_limit("too many distinct rows"))?;
                 self.arena.extend_from_slice(&key);
                 self.ends.push(self.arena.len());
-                let (arena, ends, hasher) = (&self.arena, &self.ends, &self.hasher);
-                self.seen.insert_unique(hash, number, |&i| {
-                    hasher.hash_one(arena_key(arena, ends, i))
-                });
+                self.seen.insert_unique(hash, (hash, number), |&(h, _)| h);
                 kept.push(r);
             }
             ctx.charge_memory(self.arena.len() - bytes_before + kept.len() * 16)?;
