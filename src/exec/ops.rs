@@ -524,10 +524,13 @@ impl Operator for UnnestOp {
         if self.elements.is_none() {
             let mut arrays = Vec::with_capacity(self.args.len());
             for arg in &self.args {
-                arrays.push(match eval_constant(arg, ctx)? {
+                let values = match eval_constant(arg, ctx)? {
                     Value::Array(a) => crate::types::array::View::new(&a.bytes, a.elem).values(),
                     _ => Vec::new(),
-                });
+                };
+                // The elements are held until emitted: they count against the memory limit.
+                ctx.charge_memory(values.len() * std::mem::size_of::<Value>())?;
+                arrays.push(values);
             }
             self.elements = Some(arrays);
         }
@@ -643,6 +646,8 @@ pub struct ProjectSetOp {
     row: usize,
     offset: i64,
     sets: Option<Vec<RowSet>>,
+    /// Bytes of the current row's sets charged to the statement's memory.
+    held: usize,
 }
 
 impl ProjectSetOp {
@@ -659,6 +664,7 @@ impl ProjectSetOp {
             row: 0,
             offset: 0,
             sets: None,
+            held: 0,
         }
     }
 }
@@ -701,7 +707,13 @@ impl Operator for ProjectSetOp {
                 if self.sets.is_none() {
                     let mut sets = Vec::with_capacity(self.calls.len());
                     for (c, a) in self.calls.iter().zip(&self.args) {
-                        sets.push(row_set(c, a, self.row)?);
+                        let set = row_set(c, a, self.row)?;
+                        if let RowSet::Values(v) = &set {
+                            let bytes = v.len() * std::mem::size_of::<Value>();
+                            ctx.charge_memory(bytes)?;
+                            self.held += bytes;
+                        }
+                        sets.push(set);
                     }
                     self.sets = Some(sets);
                 }
@@ -718,6 +730,7 @@ impl Operator for ProjectSetOp {
                     self.row += 1;
                     self.offset = 0;
                     self.sets = None;
+                    ctx.release_memory(std::mem::take(&mut self.held));
                 }
             }
             let mut columns: Vec<Vector> = batch.columns.iter().map(|c| c.gather(&sel)).collect();
