@@ -368,12 +368,7 @@ impl Lowerer {
                     lowered.push(call);
                 }
                 let input_types = position_types(&layout, &input.output());
-                let mut out = layout.clone();
-                for i in 0..calls.len() {
-                    out.map
-                        .insert(ColumnId::new(*rel, i as u32), layout.width + i);
-                }
-                out.width = layout.width + calls.len();
+                let out = appended(&layout, *rel, calls.len());
                 Ok((
                     node(Op::Window {
                         input: Box::new(child),
@@ -395,12 +390,7 @@ impl Lowerer {
                     lowered.push(SrfCall { args, ..c.clone() });
                 }
                 let input_types = position_types(&layout, &input.output());
-                let mut out = layout.clone();
-                for i in 0..calls.len() {
-                    out.map
-                        .insert(ColumnId::new(*rel, i as u32), layout.width + i);
-                }
-                out.width = layout.width + calls.len();
+                let out = appended(&layout, *rel, calls.len());
                 Ok((
                     node(Op::ProjectSet {
                         input: Box::new(child),
@@ -943,6 +933,18 @@ fn equi_key<'e>(
         (false, true) => Some((right, left)),
         _ => None,
     }
+}
+
+/// A layout of `layout`'s positions followed by `n` columns of `rel` (a window's or a
+/// ProjectSet's calls).
+fn appended(layout: &Layout, rel: RelId, n: usize) -> Layout {
+    let mut out = layout.clone();
+    for i in 0..n {
+        out.map
+            .insert(ColumnId::new(rel, i as u32), layout.width + i);
+    }
+    out.width = layout.width + n;
+    out
 }
 
 /// Types whose values hash alike when they compare equal.

@@ -171,7 +171,7 @@ impl<'a> Iterator for Elements<'a> {
 }
 
 /// Payload width of a fixed-width element type.
-fn fixed_width(elem: DataType) -> Option<usize> {
+pub(crate) fn fixed_width(elem: DataType) -> Option<usize> {
     Some(match elem {
         DataType::Bool => 1,
         DataType::Int2 => 2,
@@ -908,30 +908,29 @@ mod tests {
     #[test]
     fn malformed_literals_name_the_problem() {
         let t = int4();
-        assert_eq!(
-            detail(round_trip("1,2", t)),
-            "22P02 Array value must start with \"{\" or dimension information."
-        );
-        assert_eq!(
-            detail(round_trip("{1,2", t)),
-            "22P02 Unexpected end of input."
-        );
-        assert_eq!(
-            detail(round_trip("{1,,2}", t)),
-            "22P02 Unexpected \",\" character."
-        );
-        assert_eq!(
-            detail(round_trip("{1,2}x", t)),
-            "22P02 Junk after closing right brace."
-        );
-        assert_eq!(
-            detail(round_trip("{{1,2},{3}}", t)),
-            "22P02 Multidimensional arrays must have sub-arrays with matching dimensions."
-        );
-        assert_eq!(
-            detail(round_trip("[1:3]={1,2}", t)),
-            "22P02 Specified array dimensions do not match array contents."
-        );
+        for (input, want) in [
+            (
+                "1,2",
+                "Array value must start with \"{\" or dimension information.",
+            ),
+            ("{1,2", "Unexpected end of input."),
+            ("{1,,2}", "Unexpected \",\" character."),
+            ("{1,2}x", "Junk after closing right brace."),
+            (
+                "{{1,2},{3}}",
+                "Multidimensional arrays must have sub-arrays with matching dimensions.",
+            ),
+            (
+                "[1:3]={1,2}",
+                "Specified array dimensions do not match array contents.",
+            ),
+        ] {
+            assert_eq!(
+                detail(round_trip(input, t)),
+                format!("22P02 {want}"),
+                "{input}"
+            );
+        }
         assert!(detail(round_trip("{a}", t)).starts_with("22P02"));
         assert!(detail(round_trip("{{{{{{{1}}}}}}}", t)).starts_with("54000"));
     }

@@ -65,6 +65,17 @@ const ARRAY_ELEMS: [DataType; 15] = [
     DataType::Record,
 ];
 
+/// A one-byte code for a scalar type (its place among the element types), for
+/// self-describing encodings (`types::record`).
+pub(crate) fn scalar_code(t: DataType) -> Option<u8> {
+    ARRAY_ELEMS.iter().position(|e| *e == t).map(|p| p as u8)
+}
+
+/// The scalar type of a [`scalar_code`].
+pub(crate) fn scalar_of_code(code: u8) -> Option<DataType> {
+    ARRAY_ELEMS.get(code as usize).copied()
+}
+
 /// An array's element type: an index into the element types, so that a [`DataType`]
 /// stays two bytes (it is in every expression node). Dereferences to the element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

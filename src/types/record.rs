@@ -22,60 +22,24 @@ use super::array;
 use super::text::{self, TextFormat};
 use super::{DataType, Value};
 
-/// A compact code for a field's type.
+/// A compact code for a field's type: a scalar's (`types::scalar_code`, which places
+/// `record` too), or an array's (its element's with the high bit set).
 fn type_code(t: DataType) -> u8 {
     match t {
-        DataType::Record => 0xfe,
-        DataType::Array(e) => 0x80 | type_code(*e),
-        other => array_index(other),
+        DataType::Array(e) => 0x80 | super::scalar_code(*e).unwrap_or(TEXT_CODE),
+        other => super::scalar_code(other).unwrap_or(TEXT_CODE),
     }
 }
 
-fn array_index(t: DataType) -> u8 {
-    const SCALARS: [DataType; 14] = [
-        DataType::Bool,
-        DataType::Int2,
-        DataType::Int4,
-        DataType::Int8,
-        DataType::Float4,
-        DataType::Float8,
-        DataType::Numeric,
-        DataType::Text,
-        DataType::Varchar,
-        DataType::Bpchar,
-        DataType::Date,
-        DataType::Timestamp,
-        DataType::Timestamptz,
-        DataType::Interval,
-    ];
-    SCALARS.iter().position(|s| *s == t).unwrap_or(7) as u8
-}
+/// Unknown-typed fields (untyped literals) are text.
+const TEXT_CODE: u8 = 7;
 
 fn type_of_code(c: u8) -> DataType {
-    const SCALARS: [DataType; 14] = [
-        DataType::Bool,
-        DataType::Int2,
-        DataType::Int4,
-        DataType::Int8,
-        DataType::Float4,
-        DataType::Float8,
-        DataType::Numeric,
-        DataType::Text,
-        DataType::Varchar,
-        DataType::Bpchar,
-        DataType::Date,
-        DataType::Timestamp,
-        DataType::Timestamptz,
-        DataType::Interval,
-    ];
-    if c == 0xfe {
-        return DataType::Record;
-    }
     if c & 0x80 != 0 {
-        let elem = type_of_code(c & 0x7f);
+        let elem = super::scalar_of_code(c & 0x7f).unwrap_or(DataType::Text);
         return DataType::array_of(elem).unwrap_or(DataType::Text);
     }
-    SCALARS.get(c as usize).copied().unwrap_or(DataType::Text)
+    super::scalar_of_code(c).unwrap_or(DataType::Text)
 }
 
 /// Builds a record from field values and their types.
@@ -120,7 +84,7 @@ pub fn fields(bytes: &[u8]) -> Vec<(DataType, Option<&[u8]>)> {
             rest = after;
             continue;
         }
-        let len = match fixed_width(t) {
+        let len = match array::fixed_width(t) {
             Some(w) => w,
             None => {
                 4 + after
@@ -136,17 +100,6 @@ pub fn fields(bytes: &[u8]) -> Vec<(DataType, Option<&[u8]>)> {
         rest = &after[len..];
     }
     out
-}
-
-fn fixed_width(t: DataType) -> Option<usize> {
-    Some(match t {
-        DataType::Bool => 1,
-        DataType::Int2 => 2,
-        DataType::Int4 | DataType::Date | DataType::Float4 => 4,
-        DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
-        DataType::Interval => 16,
-        _ => return None,
-    })
 }
 
 /// The value of field `i` (NULL when absent).
