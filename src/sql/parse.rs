@@ -406,7 +406,7 @@ pub fn maintenance_options(sql: &str) -> Vec<(usize, usize)> {
 
 /// Whether `word` (ASCII) occurs in `text`, in any case: a cheap test before
 /// tokenizing a statement again.
-fn mentions(text: &str, word: &str) -> bool {
+pub fn mentions(text: &str, word: &str) -> bool {
     let w = word.as_bytes();
     text.as_bytes()
         .windows(w.len())

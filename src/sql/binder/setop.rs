@@ -197,6 +197,11 @@ impl Binder<'_> {
 
     /// The SEARCH / CYCLE clauses written after this WITH query, if any.
     fn search_cycle_clause(&self, cte: &A::Cte) -> Option<SearchCycle> {
+        if !crate::sql::parse::mentions(self.text, "search")
+            && !crate::sql::parse::mentions(self.text, "cycle")
+        {
+            return None;
+        }
         let paren =
             crate::sql::parse::byte_offset(self.text, cte.closing_paren_token.0.span.start)?;
         crate::sql::parse::search_cycle_clauses(self.text)
