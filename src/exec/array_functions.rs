@@ -313,6 +313,7 @@ pub fn eval(
                     len: view.len() as i32 + 1,
                     lbound,
                 };
+                array::check_bounds(&[dim])?;
                 Builder::new(&mut buf, &[dim]);
                 if func == Func::ArrayPrepend {
                     push_element(&mut buf, &vs[x], i);
@@ -598,6 +599,7 @@ fn concatenate(x: &View, y: &View, out: &mut Vec<u8>) -> Result<()> {
             )),
         );
     };
+    array::check_bounds(&dims)?;
     let mut b = Builder::new(out, &dims);
     for e in x.elements().chain(y.elements()) {
         b.push_payload(e);

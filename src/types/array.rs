@@ -687,6 +687,20 @@ impl Parser<'_> {
     }
 }
 
+/// PostgreSQL's ArrayCheckBounds: a dimension's lower bound plus its length must fit
+/// an int4.
+pub fn check_bounds(dims: &[Dim]) -> Result<()> {
+    for d in dims {
+        if d.lbound as i64 + d.len as i64 > i32::MAX as i64 {
+            return Err(Error::new(
+                "54000",
+                format!("array lower bound is too large: {}", d.lbound),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn too_many_dims(n: usize) -> Error {
     Error::new(
         "54000",
@@ -732,6 +746,7 @@ pub fn parse(input: &str, elem: SqlType, fmt: &TextFormat) -> Result<Array> {
         }
         shape = declared;
     }
+    check_bounds(&shape)?;
     let mut bytes = Vec::new();
     let mut b = Builder::new(&mut bytes, &shape);
     for e in raw {

@@ -282,6 +282,7 @@ fn array_recv(b: &[u8], ty: SqlType, index: usize, fmt: &TextFormat) -> Result<V
         dims.clear();
         total = 0;
     }
+    array::check_bounds(&dims)?;
     if total > array::MAX_ELEMENTS as u64 {
         return Err(Error::new(
             "54000",
