@@ -806,13 +806,23 @@ impl AggregateOp {
                 }
                 None => None,
             };
+            // The arguments are evaluated on the rows FILTER keeps only, as PostgreSQL
+            // evaluates them: a row it drops cannot raise an error.
+            let kept_sel: Vec<u32>;
+            let rows: &[u32] = match &keep {
+                Some(k) => {
+                    kept_sel = k.iter().map(|&i| sel[i as usize]).collect();
+                    &kept_sel
+                }
+                None => sel,
+            };
             let eval_all = |es: &[&Expr]| -> Result<Vec<Vector>> {
-                es.iter().map(|e| eval(e, b, sel, ctx)).collect()
+                es.iter().map(|e| eval(e, b, rows, ctx)).collect()
             };
             let arg = call
                 .arg
                 .as_ref()
-                .map(|a| eval(a, b, sel, ctx))
+                .map(|a| eval(a, b, rows, ctx))
                 .transpose()?;
             let extra = eval_all(&call.extra.iter().collect::<Vec<_>>())?;
             let order = eval_all(&call.order_by.iter().map(|o| &o.expr).collect::<Vec<_>>())?;
@@ -858,9 +868,13 @@ impl AggregateOp {
                 // FILTER: only the rows it keeps.
                 let (ids, input) = match &input.keep {
                     None => (std::borrow::Cow::Borrowed(&ids), input),
+                    // The inputs hold the kept rows already (see `evaluate_inputs`).
                     Some(keep) => (
                         std::borrow::Cow::Owned(keep.iter().map(|&i| ids[i as usize]).collect()),
-                        input.select(keep),
+                        AccInput {
+                            keep: None,
+                            ..input
+                        },
                     ),
                 };
                 match &mut acc.gathered {
@@ -914,20 +928,8 @@ struct AccInput {
     keep: Option<Vec<u32>>,
 }
 
-impl AccInput {
-    /// Only rows `keep`.
-    fn select(&self, keep: &[u32]) -> AccInput {
-        AccInput {
-            arg: self.arg.as_ref().map(|a| a.gather(keep)),
-            extra: self.extra.iter().map(|e| e.gather(keep)).collect(),
-            order: self.order.iter().map(|o| o.gather(keep)).collect(),
-            keep: None,
-        }
-    }
-}
-
 /// Keeps a batch's rows for an ORDER BY / DISTINCT aggregate, per group (DISTINCT: each
-/// distinct argument once, NULLs skipped).
+/// distinct argument once; NULLs skipped, except by array_agg, which keeps one).
 fn gather(
     g: &mut Gathered,
     call: &AggCall,
@@ -955,7 +957,7 @@ fn gather(
         let grp = grp as usize;
         if call.distinct {
             let Some(a) = &input.arg else { continue };
-            if a.is_null(i) {
+            if a.is_null(i) && call.func != AggFunc::ArrayAgg {
                 continue;
             }
             key.clear();

@@ -375,14 +375,24 @@ pub fn eval(
                     (None, _) | (Some(_), Value::Null) => false,
                     (Some(p), t) => array::compare_values(&array::decode(p, elem), t).is_eq(),
                 };
+                let lbound = if view.ndims() == 1 {
+                    view.dim(0).lbound
+                } else {
+                    1
+                };
                 if func == Func::ArrayPosition {
-                    let lbound = if view.ndims() == 1 {
-                        view.dim(0).lbound
+                    // array_position(a, x, start): from subscript `start` on.
+                    let skip = if vs.len() > 2 {
+                        if null_at(2, i) {
+                            return Err(Error::new("22004", "initial position must not be null"));
+                        }
+                        let start = vs[2].value(i, DataType::Int4).as_i64().unwrap_or(1);
+                        (start - lbound as i64).max(0) as usize
                     } else {
-                        1
+                        0
                     };
-                    match view.elements().position(same) {
-                        Some(k) => out.push_value(&Value::Int4(lbound + k as i32)),
+                    match view.elements().skip(skip).position(same) {
+                        Some(k) => out.push_value(&Value::Int4(lbound + (skip + k) as i32)),
                         None => out.push_null(),
                     }
                 } else {
@@ -391,8 +401,17 @@ pub fn eval(
                         out.push_from(&vs[0], i);
                         continue;
                     }
+                    // The result keeps the array's lower bound.
                     buf.clear();
-                    let mut b = Builder::one_dim(&mut buf, kept.len());
+                    let dims: Vec<Dim> = if kept.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![Dim {
+                            len: kept.len() as i32,
+                            lbound,
+                        }]
+                    };
+                    let mut b = Builder::new(&mut buf, &dims);
                     for e in kept {
                         b.push_payload(e);
                     }

@@ -301,6 +301,11 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
         }
         DataType::Numeric => Value::Numeric(Numeric::parse(str_at()).unwrap_or(Numeric::ZERO)),
         DataType::Record => Value::Record(p.get(4..).unwrap_or(&[]).to_vec()),
+        // An array inside a record (arrays of arrays do not exist).
+        DataType::Array(e) => Value::Array(Box::new(Array {
+            elem: *e,
+            bytes: p.get(4..).unwrap_or(&[]).to_vec(),
+        })),
         _ => Value::Text(str_at().to_string()),
     }
 }

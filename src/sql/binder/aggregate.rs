@@ -354,7 +354,7 @@ impl Binder<'_> {
             } else {
                 e
             };
-            let desc = matches!(o.options.sort, Some(A::OrderBySort::Desc));
+            let desc = order_desc(&o.options)?;
             order_by.push(WindowOrder {
                 expr: e,
                 desc,
@@ -408,7 +408,7 @@ impl Binder<'_> {
         } else {
             value
         };
-        let desc = matches!(o.options.sort, Some(A::OrderBySort::Desc));
+        let desc = order_desc(&o.options)?;
         let mut direct = Vec::new();
         for a in args {
             direct.push(self.agg_operand(a, scope, nested_ok)?);
@@ -507,10 +507,13 @@ impl Binder<'_> {
                     return Err(missing());
                 };
                 let a = std::mem::replace(a, Expr::literal_bool(true));
-                let a = match t(&a) {
-                    DataType::Unknown => self.coerce(a, TEXT)?,
-                    _ => a,
-                };
+                // array_agg(anynonarray) and array_agg(anyarray) both take an untyped
+                // literal: PostgreSQL cannot choose.
+                if t(&a) == DataType::Unknown {
+                    return Err(not_unique(format!(
+                        "function {name}(unknown) is not unique"
+                    )));
+                }
                 // Arrays accumulate into one more dimension, of the same array type.
                 let ty = match a.ty().ty {
                     t if t.is_array() => t,

@@ -509,6 +509,20 @@ impl Binder<'_> {
                 let (l, r, ty) = self.array_pair(l, r, "||", true).map_err(|_| missing())?;
                 Ok(func_expr(Func::ArrayCat, vec![l, r], SqlType::new(ty.ty)))
             }
+            ("array_position", [a, _, s]) if a.is_array() && is_int(s) => {
+                let start = args.pop().unwrap_or(Expr::Unused { ty: INT4 });
+                let start = self.coerce(start, INT4)?;
+                let elem = SqlType::new(a.elem().unwrap_or(DataType::Unknown));
+                let x = args.pop().unwrap_or(Expr::Unused { ty: elem });
+                let xt = x.ty().ty;
+                if !(xt == elem.ty || xt == DataType::Unknown || cast::is_implicit(xt, elem.ty)) {
+                    return Err(missing());
+                }
+                let x = self.coerce(x, elem)?;
+                args.push(x);
+                args.push(start);
+                Ok(func_expr(Func::ArrayPosition, args, INT4))
+            }
             ("array_position" | "array_remove", [a, _]) => {
                 if !a.is_array() {
                     return Err(if *a == DataType::Unknown {

@@ -269,15 +269,15 @@ impl Binder<'_> {
             A::Expr::Nested(inner) => self.bind_expr(inner, scope),
             A::Expr::UnaryOp { op, expr } => self.bind_unary(*op, expr, scope),
             A::Expr::BinaryOp { left, op, right }
-                if matches!(strip_nested(left), A::Expr::Tuple(_))
-                    || matches!(strip_nested(right), A::Expr::Tuple(_)) =>
+                if row_items(left).is_some() || row_items(right).is_some() =>
             {
-                match (strip_nested(left), strip_nested(right)) {
-                    (A::Expr::Tuple(l), A::Expr::Tuple(r)) => {
-                        self.bind_row_comparison(l, op, r, scope)
+                match (row_items(left), strip_nested(right)) {
+                    (Some(l), _) if row_items(right).is_some() => {
+                        let r = row_items(right).unwrap_or_default();
+                        self.bind_row_comparison(&l, op, &r, scope)
                     }
-                    (A::Expr::Tuple(_), A::Expr::Subquery(q)) => {
-                        self.bind_row_subquery(left, op, q, scope)
+                    (Some(l), A::Expr::Subquery(q)) => {
+                        self.bind_row_subquery(&A::Expr::Tuple(l), op, q, scope)
                     }
                     _ => Err(Error::feature_not_supported(
                         "comparing a row with a value or subquery",
@@ -285,6 +285,18 @@ impl Binder<'_> {
                 }
             }
             A::Expr::BinaryOp { .. } => self.bind_binary_chain(e, scope),
+            // A row IS NULL when every field is; IS NOT NULL when none is.
+            A::Expr::IsNull(x) | A::Expr::IsNotNull(x) if row_items(x).is_some() => {
+                let negated = matches!(e, A::Expr::IsNotNull(_));
+                let mut tests = Vec::new();
+                for item in row_items(x).unwrap_or_default() {
+                    tests.push(Expr::IsNull {
+                        expr: Box::new(self.bind_expr(&item, scope)?),
+                        negated,
+                    });
+                }
+                Ok(Expr::and_all(tests).unwrap_or_else(|| Expr::literal_bool(true)))
+            }
             A::Expr::IsNull(x) => Ok(Expr::IsNull {
                 expr: Box::new(self.bind_expr(x, scope)?),
                 negated: false,
@@ -322,6 +334,31 @@ impl Binder<'_> {
                     left: Box::new(l),
                     right: Box::new(r),
                     negated,
+                })
+            }
+            // A row IN (rows): each a row comparison, ORed (NOT IN: `<>`, ANDed).
+            A::Expr::InList {
+                expr,
+                list,
+                negated,
+            } if row_items(expr).is_some() => {
+                let x = row_items(expr).unwrap_or_default();
+                let op = if *negated {
+                    A::BinaryOperator::NotEq
+                } else {
+                    A::BinaryOperator::Eq
+                };
+                let mut parts = Vec::with_capacity(list.len());
+                for item in list {
+                    let Some(r) = row_items(item) else {
+                        return Err(Error::feature_not_supported("comparing a row with a value"));
+                    };
+                    parts.push(self.bind_row_comparison(&x, &op, &r, scope)?);
+                }
+                Ok(match parts.len() {
+                    1 => parts.remove(0),
+                    _ if *negated => Expr::And(parts),
+                    _ => Expr::Or(parts),
                 })
             }
             A::Expr::InList {
@@ -1124,5 +1161,29 @@ impl Binder<'_> {
             else_result,
             ty,
         })
+    }
+}
+
+/// The fields of a row constructor, `(a, b, …)` or `ROW(a, …)`, if `e` is one.
+pub(super) fn row_items(e: &A::Expr) -> Option<Vec<A::Expr>> {
+    match strip_nested(e) {
+        A::Expr::Tuple(items) => Some(items.clone()),
+        A::Expr::Function(f)
+            if f.over.is_none()
+                && f.filter.is_none()
+                && matches!(f.name.0.as_slice(), [A::ObjectNamePart::Identifier(id)] if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("row")) =>
+        {
+            let A::FunctionArguments::List(list) = &f.args else {
+                return Some(Vec::new());
+            };
+            list.args
+                .iter()
+                .map(|a| match a {
+                    A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                })
+                .collect()
+        }
+        _ => None,
     }
 }

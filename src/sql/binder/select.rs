@@ -30,15 +30,35 @@ pub(super) fn order_exprs(ob: &A::OrderBy) -> Result<&[A::OrderByExpr]> {
     }
 }
 
-pub(super) fn sort_expr(expr: Expr, options: &A::OrderByOptions) -> SortExpr {
-    let desc = matches!(options.sort, Some(A::OrderBySort::Desc));
+/// Whether an ORDER BY item sorts descending: DESC or `USING >` (`USING <` is ASC; other
+/// operators are not orderings, 42809 as in PostgreSQL).
+pub(super) fn order_desc(options: &A::OrderByOptions) -> Result<bool> {
+    match &options.sort {
+        None | Some(A::OrderBySort::Asc) => Ok(false),
+        Some(A::OrderBySort::Desc) => Ok(true),
+        Some(A::OrderBySort::Using(op)) => match op.to_string().as_str() {
+            "<" => Ok(false),
+            ">" => Ok(true),
+            other => Err(Error::new(
+                "42809",
+                format!("operator {other} is not a valid ordering operator"),
+            )
+            .with_hint(
+                "Ordering operators must be \"<\" or \">\" members of btree operator families.",
+            )),
+        },
+    }
+}
+
+pub(super) fn sort_expr(expr: Expr, options: &A::OrderByOptions) -> Result<SortExpr> {
+    let desc = order_desc(options)?;
     // PostgreSQL: NULLs sort as larger than every value.
     let nulls_first = options.nulls_first.unwrap_or(desc);
-    SortExpr {
+    Ok(SortExpr {
         expr,
         desc,
         nulls_first,
-    }
+    })
 }
 
 pub(super) fn position_column(n: &str, width: usize) -> Result<usize> {
@@ -275,7 +295,7 @@ impl Binder<'_> {
                 if with_ties {
                     ties.push(key.clone());
                 }
-                keys.push(sort_expr(key, &item.options));
+                keys.push(sort_expr(key, &item.options)?);
             }
             plan = LogicalPlan::Sort {
                 input: Box::new(plan),
@@ -505,6 +525,19 @@ impl Binder<'_> {
         let is_aggregate = !group_exprs.is_empty() || !self.aggs.is_empty() || having.is_some();
         if is_aggregate {
             let (group_by, sets) = self.group_by_sets(&group_exprs, &outputs, &columns, &scope)?;
+            // PostgreSQL groups by a set-returning function's rows; kiln evaluates them
+            // after grouping only.
+            if let Some(srf) = self.srf_rel {
+                let mut reads = false;
+                for g in &group_by {
+                    g.column_refs(&mut |id, _| reads |= id.rel == srf);
+                }
+                if reads {
+                    return Err(Error::feature_not_supported(
+                        "set-returning functions in GROUP BY",
+                    ));
+                }
+            }
             let aggs = std::mem::take(&mut self.aggs);
             let grouping = Grouping::new(self.new_rel(), &group_by, &scope);
             for e in outputs.iter_mut() {
@@ -682,7 +715,7 @@ impl Binder<'_> {
             let keys = key_columns
                 .iter()
                 .map(|(c, options)| sort_expr(projected(*c, String::new()), options))
-                .collect();
+                .collect::<Result<Vec<_>>>()?;
             plan = LogicalPlan::Sort {
                 input: Box::new(plan),
                 keys,

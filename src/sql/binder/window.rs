@@ -275,7 +275,7 @@ impl Binder<'_> {
         let mut order_by = Vec::with_capacity(spec.order_by.len());
         for o in &spec.order_by {
             let b = self.bind_expr(&o.expr, scope)?;
-            let desc = matches!(o.options.sort, Some(A::OrderBySort::Desc));
+            let desc = order_desc(&o.options)?;
             order_by.push(WindowOrder {
                 expr: self.typed_value(b)?,
                 desc,
