@@ -261,11 +261,45 @@ fn compute_call(
     ctx: &ExecContext,
 ) -> Result<Vector> {
     let n = w.perm.len();
-    // Arguments evaluated over every row, in sorted order.
+    // An aggregate's FILTER: its argument is evaluated on the rows it keeps only (a row
+    // it drops cannot raise an error), as PostgreSQL evaluates it.
+    let kept: Option<Vec<bool>> = match (&call.func, &call.filter) {
+        (WindowFunc::Agg(_), Some(f)) => {
+            let v = eval(f, table, all, ctx)?;
+            let Data::Bool(b) = &v.data else {
+                return Err(Error::internal("FILTER on non-boolean"));
+            };
+            Some((0..all.len()).map(|i| b[i] && !v.is_null(i)).collect())
+        }
+        _ => None,
+    };
+    // Arguments evaluated over every row (FILTER: every kept row), in sorted order.
     let args: Vec<Vector> = call
         .args
         .iter()
-        .map(|a| Ok(eval(a, table, all, ctx)?.gather(&w.perm)))
+        .map(|a| {
+            let Some(keep) = &kept else {
+                return Ok(eval(a, table, all, ctx)?.gather(&w.perm));
+            };
+            let rows: Vec<u32> = all
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| **k)
+                .map(|(&r, _)| r)
+                .collect();
+            if rows.is_empty() {
+                return Ok(Vector::nulls(a.ty().ty, n));
+            }
+            let part = eval(a, table, &rows, ctx)?;
+            // Each row's place in `part`; a dropped row reads the first (never fed).
+            let mut at = Vec::with_capacity(all.len());
+            let mut next = 0u32;
+            for &k in keep {
+                at.push(if k { next } else { 0 });
+                next += k as u32;
+            }
+            Ok(part.gather(&at).gather(&w.perm))
+        })
         .collect::<Result<_>>()?;
     let mut out = Vector::with_capacity(call.ty.ty, n);
     match call.func {
