@@ -76,6 +76,13 @@ impl Binder<'_> {
             }
         };
         if let Some(over) = &f.over {
+            if !order_by.is_empty() {
+                // PostgreSQL's own limit, with its code: the ORDER BY is not ignored.
+                return Err(Error::new(
+                    "0A000",
+                    "aggregate ORDER BY is not implemented for window functions",
+                ));
+            }
             return self.bind_window(f, over, &name, &args, distinct, star, scope);
         }
         if let Some(window) = window_func(&name) {

@@ -78,7 +78,8 @@ impl Binder<'_> {
             }
         };
         if distinct {
-            return Err(Error::feature_not_supported(
+            return Err(Error::new(
+                "0A000",
                 "DISTINCT is not implemented for window functions",
             ));
         }
