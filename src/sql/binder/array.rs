@@ -479,9 +479,14 @@ impl Binder<'_> {
                 let ty = SqlType::new(DataType::array_of(DataType::Text).unwrap_or(DataType::Text));
                 Ok(func_expr(Func::StringToArray, args, ty))
             }
-            ("array_append", [_, _]) => {
-                let x = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
-                let a = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
+            ("array_append" | "array_prepend", [_, _]) => {
+                let second = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
+                let first = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
+                let (func, a, x) = if name == "array_append" {
+                    (Func::ArrayAppend, first, second)
+                } else {
+                    (Func::ArrayPrepend, second, first)
+                };
                 if !a.ty().ty.is_array() {
                     return Err(if a.ty().ty == DataType::Unknown {
                         polymorphic_unknown()
@@ -489,19 +494,7 @@ impl Binder<'_> {
                         missing()
                     });
                 }
-                self.array_and_element(Func::ArrayAppend, a, x)
-            }
-            ("array_prepend", [_, _]) => {
-                let a = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
-                let x = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
-                if !a.ty().ty.is_array() {
-                    return Err(if a.ty().ty == DataType::Unknown {
-                        polymorphic_unknown()
-                    } else {
-                        missing()
-                    });
-                }
-                self.array_and_element(Func::ArrayPrepend, a, x)
+                self.array_and_element(func, a, x)
             }
             ("array_cat", [_, _]) => {
                 let r = args.pop().unwrap_or(Expr::Unused { ty: TEXT });
