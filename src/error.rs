@@ -20,6 +20,18 @@ pub struct Error {
     pub position: Option<u32>,
     /// `FATAL` errors end the connection after being sent.
     pub fatal: bool,
+    /// The object an integrity error is about (schema, table, column, constraint), the
+    /// fields drivers read to tell which constraint failed.
+    pub object: Option<Box<ErrorObject>>,
+}
+
+/// The `s`, `t`, `c` and `n` fields of an ErrorResponse.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ErrorObject {
+    pub schema: Option<String>,
+    pub table: Option<String>,
+    pub column: Option<String>,
+    pub constraint: Option<String>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -33,7 +45,19 @@ impl Error {
             hint: None,
             position: None,
             fatal: false,
+            object: None,
         }
+    }
+    /// Names the table (in schema `public`) and, if given, the column and constraint
+    /// an integrity error is about.
+    pub fn on_table(mut self, table: &str, column: Option<&str>, constraint: Option<&str>) -> Error {
+        self.object = Some(Box::new(ErrorObject {
+            schema: Some("public".into()),
+            table: Some(table.into()),
+            column: column.map(Into::into),
+            constraint: constraint.map(Into::into),
+        }));
+        self
     }
     pub fn with_detail(mut self, detail: impl Into<String>) -> Error {
         self.detail = Some(detail.into());
@@ -130,6 +154,25 @@ impl Error {
                 "null value in column \"{column}\" of relation \"{table}\" violates not-null constraint"
             ),
         )
+        .on_table(table, Some(column), None)
+    }
+    /// `23505`; the detail names the key (`Key (id)=(1) already exists.`).
+    pub fn unique_violation(constraint: &str, table: &str, key: &str) -> Error {
+        Error::new(
+            "23505",
+            format!("duplicate key value violates unique constraint \"{constraint}\""),
+        )
+        .with_detail(format!("Key {key} already exists."))
+        .on_table(table, None, Some(constraint))
+    }
+    /// `23514` for a row that fails CHECK constraint `constraint`.
+    pub fn check_violation(constraint: &str, table: &str, row: &str) -> Error {
+        Error::new(
+            "23514",
+            format!("new row for relation \"{table}\" violates check constraint \"{constraint}\""),
+        )
+        .with_detail(format!("Failing row contains {row}."))
+        .on_table(table, None, Some(constraint))
     }
     pub fn invalid_utf8() -> Error {
         Error::new("22021", "invalid byte sequence for encoding \"UTF8\"")

@@ -35,6 +35,7 @@ pub mod stats;
 
 use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
+use crate::storage::index::{Index, KeyPart};
 use crate::storage::mvcc::{Snapshot, TXN_NONE, TxnId, TxnManager};
 use crate::storage::table::Table;
 use crate::storage::vacuum::{dead_rows_threshold, vacuum_table};
@@ -47,6 +48,41 @@ pub struct ColumnDef {
     pub not_null: bool,
     /// Bound DEFAULT expression (no column references).
     pub default: Option<Expr>,
+}
+
+/// Which constraint an index backs (the constraint has the index's name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyConstraint {
+    PrimaryKey,
+    Unique,
+}
+
+/// An index as the catalog knows it; its entries live in the table's storage.
+#[derive(Debug)]
+pub struct IndexEntry {
+    pub oid: u32,
+    pub name: String,
+    pub index: Arc<Index>,
+    pub constraint: Option<KeyConstraint>,
+}
+
+/// A CHECK constraint.
+#[derive(Clone, Debug)]
+pub struct CheckConstraint {
+    pub name: String,
+    /// Evaluated over a batch of the table's columns, in table order.
+    pub expr: Expr,
+}
+
+/// An index to create: what [`Catalog::create_table_with`] and [`Catalog::add_index`]
+/// take.
+#[derive(Clone, Debug)]
+pub struct IndexSpec {
+    pub name: String,
+    pub parts: Vec<KeyPart>,
+    pub unique: bool,
+    pub nulls_not_distinct: bool,
+    pub constraint: Option<KeyConstraint>,
 }
 
 /// What a view is: its query, kept as SQL text and bound anew where it is used.
@@ -64,6 +100,11 @@ pub struct TableEntry {
     /// Set for a view (its storage then stays empty).
     pub view: Option<ViewDef>,
     pub storage: Arc<Table>,
+    /// The indexes this version has, in creation order (PostgreSQL checks unique
+    /// indexes in OID order).
+    pub indexes: Vec<Arc<IndexEntry>>,
+    /// CHECK constraints, by name (the order PostgreSQL checks them in).
+    pub checks: Vec<CheckConstraint>,
     /// The transaction that created this version of the table.
     xmin: TxnId,
     /// The transaction that dropped it (`TXN_NONE`: not dropped).
@@ -75,6 +116,18 @@ pub struct TableEntry {
 impl TableEntry {
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The index (or key constraint) called `name`.
+    pub fn index_named(&self, name: &str) -> Option<&Arc<IndexEntry>> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+
+    /// The primary key's index.
+    pub fn primary_key(&self) -> Option<&Arc<IndexEntry>> {
+        self.indexes
+            .iter()
+            .find(|i| i.constraint == Some(KeyConstraint::PrimaryKey))
     }
 
     /// The planner's statistics for this table: computed when first asked for, and
@@ -174,16 +227,48 @@ impl Catalog {
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
-        if self.table(name, snapshot).is_some() {
+        self.create_table_with(name, columns, view, &[], Vec::new(), txn, snapshot)
+    }
+
+    /// Creates a table with its key indexes and CHECK constraints.
+    #[allow(clippy::too_many_arguments)]
+    pub fn create_table_with(
+        &self,
+        name: &str,
+        columns: Vec<ColumnDef>,
+        view: Option<ViewDef>,
+        indexes: &[IndexSpec],
+        mut checks: Vec<CheckConstraint>,
+        txn: TxnId,
+        snapshot: &Snapshot,
+    ) -> Result<Arc<TableEntry>> {
+        if self.relation_exists(name, snapshot) {
             return Err(Error::duplicate_table(name));
         }
-        let types = columns.iter().map(|c| c.ty.ty).collect();
+        for (i, spec) in indexes.iter().enumerate() {
+            if spec.name == name
+                || indexes[..i].iter().any(|o| o.name == spec.name)
+                || self.relation_exists(&spec.name, snapshot)
+            {
+                return Err(Error::duplicate_table(&spec.name));
+            }
+        }
+        let types: Vec<_> = columns.iter().map(|c| c.ty.ty).collect();
+        let storage = Arc::new(Table::new(types));
+        let oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
+        let indexes = indexes
+            .iter()
+            .map(|spec| self.new_index(spec, &storage))
+            .collect();
+        checks.sort_by(|a, b| a.name.cmp(&b.name));
         let entry = Arc::new(TableEntry {
-            oid: self.next_oid.fetch_add(1, Ordering::Relaxed),
+            oid,
             name: name.to_string(),
             columns,
             view,
-            storage: Arc::new(Table::new(types)),
+            storage,
+            indexes,
+            checks,
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(None),
@@ -194,6 +279,83 @@ impl Catalog {
             .or_default()
             .push(entry.clone());
         Ok(entry)
+    }
+
+    fn new_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
+        let oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
+        let index = Arc::new(Index::new(
+            oid,
+            spec.parts.clone(),
+            spec.unique,
+            spec.nulls_not_distinct,
+        ));
+        storage.add_index(index.clone());
+        Arc::new(IndexEntry {
+            oid,
+            name: spec.name.clone(),
+            index,
+            constraint: spec.constraint,
+        })
+    }
+
+    /// Whether a table, view or index called `name` is visible (one namespace).
+    pub fn relation_exists(&self, name: &str, snapshot: &Snapshot) -> bool {
+        self.table(name, snapshot).is_some() || self.index_owner(name, snapshot).is_some()
+    }
+
+    /// The table version `snapshot` sees that has an index called `name`.
+    pub fn index_owner(&self, name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        tables
+            .values()
+            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .find(|t| t.index_named(name).is_some())
+            .cloned()
+    }
+
+    /// A new version of `old` with `indexes` and `checks` replacing its own, made by
+    /// `txn` (CREATE INDEX, DROP INDEX, ALTER TABLE). Returns it; undo with
+    /// [`Catalog::undo_create`] of it and [`Catalog::undo_drop`] of `old`.
+    pub fn replace_version(
+        &self,
+        old: &Arc<TableEntry>,
+        indexes: Vec<Arc<IndexEntry>>,
+        checks: Vec<CheckConstraint>,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
+        old.xmax.store(txn, Ordering::Release);
+        let entry = Arc::new(TableEntry {
+            oid: old.oid,
+            name: old.name.clone(),
+            columns: old.columns.clone(),
+            view: old.view.clone(),
+            storage: old.storage.clone(),
+            indexes,
+            checks,
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+            stats: parking_lot::Mutex::new(old.stats.lock().clone()),
+        });
+        self.tables
+            .write()
+            .entry(old.name.clone())
+            .or_default()
+            .push(entry.clone());
+        entry
+    }
+
+    /// CREATE INDEX: a new version of `table` with the index, its entries built.
+    pub fn add_index(
+        &self,
+        table: &Arc<TableEntry>,
+        spec: &IndexSpec,
+        txn: TxnId,
+    ) -> (Arc<TableEntry>, Arc<IndexEntry>) {
+        let index = self.new_index(spec, &table.storage);
+        let mut indexes = table.indexes.clone();
+        indexes.push(index.clone());
+        let entry = self.replace_version(table, indexes, table.checks.clone(), txn);
+        (entry, index)
     }
 
     /// Drops the version of `name` that `snapshot` sees, in writing transaction `txn`.
@@ -228,6 +390,7 @@ impl Catalog {
         let mut tables = self.tables.write();
         if let Some(versions) = tables.get_mut(&entry.name) {
             versions.retain(|t| !Arc::ptr_eq(t, entry));
+            Self::forget_unused_indexes(versions);
             if versions.is_empty() {
                 tables.remove(&entry.name);
             }
@@ -237,6 +400,20 @@ impl Catalog {
     /// Rollback of DROP TABLE.
     pub fn undo_drop(&self, entry: &Arc<TableEntry>) {
         entry.xmax.store(TXN_NONE, Ordering::Release);
+    }
+
+    /// Stops keeping the storage of indexes no version of `table` names any more.
+    fn forget_unused_indexes(versions: &[Arc<TableEntry>]) {
+        for v in versions {
+            for ix in v.storage.indexes() {
+                let used = versions
+                    .iter()
+                    .any(|w| w.indexes.iter().any(|e| Arc::ptr_eq(&e.index, &ix)));
+                if !used {
+                    v.storage.remove_index(ix.id);
+                }
+            }
+        }
     }
 
     /// Every live table version (the vacuum's work list).
@@ -274,6 +451,9 @@ impl Catalog {
                 xmax == TXN_NONE || xmax >= horizon
             });
             removed += before - versions.len();
+            if before != versions.len() {
+                Self::forget_unused_indexes(versions);
+            }
             !versions.is_empty()
         });
         removed

@@ -74,12 +74,9 @@ fn copy_columns(
 }
 
 /// Encodes a row id as one integer: group in the high half, row in the low half.
+/// A version's row id as the row-id column carries it (`storage::index::RowId`).
 pub fn encode_row_id(group: usize, row: usize) -> i64 {
-    ((group as i64) << 32) | row as i64
-}
-
-pub fn decode_row_id(id: i64) -> (usize, usize) {
-    ((id >> 32) as usize, (id & 0xffff_ffff) as usize)
+    crate::storage::index::row_id(group, row) as i64
 }
 
 impl Scan {

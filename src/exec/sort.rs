@@ -199,9 +199,16 @@ fn push_int_keys(
 
 /// Appends the normalized form of row `i` of `v` to `out`; false if the type has none.
 fn normalize(v: &Vector, i: usize, key: &SortKey, out: &mut Vec<u8>) -> bool {
+    normalize_value(v, i, key.desc, key.nulls_first, out)
+}
+
+/// Appends row `i` of `v` to `out` encoded so that `memcmp` order is the SQL order in
+/// direction `desc` with NULLs first or last (the index keys of `storage::index` too);
+/// false if the type has no such form.
+pub fn normalize_value(v: &Vector, i: usize, desc: bool, nulls_first: bool, out: &mut Vec<u8>) -> bool {
     let start = out.len();
     if v.is_null(i) {
-        out.push(if key.nulls_first { 0 } else { 2 });
+        out.push(if nulls_first { 0 } else { 2 });
         return true;
     }
     out.push(1);
@@ -225,7 +232,7 @@ fn normalize(v: &Vector, i: usize, key: &SortKey, out: &mut Vec<u8>) -> bool {
         }
         Data::Num(_) | Data::Interval(_) | Data::Array(_) | Data::Record(_) => return false,
     }
-    if key.desc {
+    if desc {
         for b in &mut out[start + 1..] {
             *b = !*b;
         }

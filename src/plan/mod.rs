@@ -71,7 +71,19 @@ pub enum BoundStatement {
     CreateTable {
         name: String,
         columns: Vec<ColumnDef>,
+        /// PRIMARY KEY and UNIQUE constraints' indexes.
+        indexes: Vec<crate::catalog::IndexSpec>,
+        checks: Vec<crate::catalog::CheckConstraint>,
         if_not_exists: bool,
+    },
+    CreateIndex {
+        table: Arc<TableEntry>,
+        spec: crate::catalog::IndexSpec,
+        if_not_exists: bool,
+    },
+    DropIndex {
+        names: Vec<String>,
+        if_exists: bool,
     },
     /// CREATE [OR REPLACE] VIEW.
     CreateView {
@@ -135,6 +147,8 @@ impl BoundStatement {
             | BoundStatement::Delete { .. }
             | BoundStatement::Truncate { .. }
             | BoundStatement::CreateTable { .. }
+            | BoundStatement::CreateIndex { .. }
+            | BoundStatement::DropIndex { .. }
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }
             | BoundStatement::DropTable { .. } => true,

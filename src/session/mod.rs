@@ -26,6 +26,7 @@
 //! as in PostgreSQL, since the client may already hold its RowDescription.
 
 pub mod settings;
+mod write;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,8 +38,8 @@ use crate::Database;
 use crate::catalog::TableEntry;
 use crate::error::{Error, Result};
 use crate::exec::context::{CancelFlag, ExecContext};
-use crate::exec::scan::decode_row_id;
-use crate::exec::vector::{Batch, Data, Vector};
+use crate::storage::index::RowId;
+use crate::exec::vector::Batch;
 use crate::exec::{self, BoxedOperator};
 use crate::plan::physical::Op;
 use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
@@ -48,7 +49,7 @@ use crate::storage::mvcc::{TXN_NONE, TxnId};
 use crate::storage::table::RowRange;
 use crate::storage::vacuum;
 use crate::types::datetime::{UNIX_EPOCH_DAYS, USECS_PER_DAY};
-use crate::types::text::{TextFormat, value_to_string};
+use crate::types::text::TextFormat;
 use crate::types::{DataType, SqlType, Value};
 use settings::Settings;
 
@@ -74,7 +75,7 @@ impl TxnStatus {
 
 enum Undo {
     Insert(Arc<TableEntry>, RowRange),
-    Delete(Arc<TableEntry>, usize, usize),
+    Delete(Arc<TableEntry>, RowId),
     CreateTable(Arc<TableEntry>),
     DropTable(Arc<TableEntry>),
 }
@@ -367,7 +368,7 @@ impl Session {
         let mut last: Option<&Arc<TableEntry>> = None;
         for u in &self.undo {
             let table = match u {
-                Undo::Insert(t, _) | Undo::Delete(t, _, _) => t,
+                Undo::Insert(t, _) | Undo::Delete(t, _) => t,
                 Undo::DropTable(_) => return true,
                 Undo::CreateTable(_) => continue,
             };
@@ -425,7 +426,7 @@ impl Session {
             let Some(u) = self.undo.pop() else { break };
             match u {
                 Undo::Insert(t, range) => t.storage.undo_insert(range),
-                Undo::Delete(t, g, r) => t.storage.undo_delete(g, r),
+                Undo::Delete(t, id) => t.storage.undo_delete(id),
                 Undo::CreateTable(entry) => self.db.catalog.undo_create(&entry),
                 Undo::DropTable(entry) => self.db.catalog.undo_drop(&entry),
             }
@@ -682,6 +683,8 @@ impl Session {
             BoundStatement::CreateTable {
                 name,
                 columns,
+                indexes,
+                checks,
                 if_not_exists,
             } => {
                 if self.db.catalog.table(name, &ctx.snapshot).is_some() && *if_not_exists {
@@ -694,14 +697,27 @@ impl Session {
                         tag: "CREATE TABLE".into(),
                     });
                 }
-                let entry =
-                    self.db
-                        .catalog
-                        .create_table(name, columns.clone(), txn, &ctx.snapshot)?;
+                let entry = self.db.catalog.create_table_with(
+                    name,
+                    columns.clone(),
+                    None,
+                    indexes,
+                    checks.clone(),
+                    txn,
+                    &ctx.snapshot,
+                )?;
                 self.undo.push(Undo::CreateTable(entry));
                 Ok(Outcome::Done {
                     tag: "CREATE TABLE".into(),
                 })
+            }
+            BoundStatement::CreateIndex {
+                table,
+                spec,
+                if_not_exists,
+            } => self.create_index(table, spec, *if_not_exists, &ctx, txn),
+            BoundStatement::DropIndex { names, if_exists } => {
+                self.drop_indexes(names, *if_exists, &ctx, txn)
             }
             BoundStatement::DropTable {
                 names,
@@ -1019,113 +1035,6 @@ impl Session {
             }
         };
         Ok(outcome)
-    }
-
-    fn check_not_null(&self, table: &TableEntry, columns: &[Vector], rows: usize) -> Result<()> {
-        for (c, def) in table.columns.iter().enumerate() {
-            if def.not_null && columns[c].has_nulls() {
-                let row = (0..rows).find(|&r| columns[c].is_null(r)).unwrap_or(0);
-                let fmt = self.text_format();
-                let values: Vec<String> = table
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| match columns[i].value(row, d.ty.ty) {
-                        Value::Null => "null".to_string(),
-                        v => value_to_string(&v, &fmt),
-                    })
-                    .collect();
-                return Err(Error::not_null_violation(&def.name, &table.name)
-                    .with_detail(format!("Failing row contains ({}).", values.join(", "))));
-            }
-        }
-        Ok(())
-    }
-
-    fn run_insert(
-        &mut self,
-        table: &Arc<TableEntry>,
-        source: &Plan,
-        ctx: &ExecContext,
-        txn: TxnId,
-    ) -> Result<u64> {
-        let mut op = exec::build(source);
-        let mut count = 0u64;
-        while let Some(b) = op.next(ctx)? {
-            let b = b.compact();
-            let cols = &b.columns[..table.columns.len()];
-            self.check_not_null(table, cols, b.rows)?;
-            for range in table.storage.append(cols, b.rows, txn) {
-                self.undo.push(Undo::Insert(table.clone(), range));
-            }
-            count += b.rows as u64;
-        }
-        Ok(count)
-    }
-
-    fn row_ids(batch: &Batch) -> Result<&[i64]> {
-        match batch.columns.last().map(|c| &c.data) {
-            Some(Data::I64(ids)) => Ok(ids),
-            _ => Err(Error::internal("row id column missing")),
-        }
-    }
-
-    fn run_update(
-        &mut self,
-        table: &Arc<TableEntry>,
-        source: &Plan,
-        ctx: &ExecContext,
-        txn: TxnId,
-    ) -> Result<u64> {
-        let mut op = exec::build(source);
-        let mut count = 0u64;
-        let width = table.columns.len();
-        while let Some(b) = op.next(ctx)? {
-            let b = b.compact();
-            self.check_not_null(table, &b.columns[..width], b.rows)?;
-            let ids = Self::row_ids(&b)?.to_vec();
-            let mut keep = Vec::with_capacity(ids.len());
-            for (i, &id) in ids.iter().enumerate() {
-                let (g, r) = decode_row_id(id);
-                if table.storage.delete(g, r, txn) {
-                    self.undo.push(Undo::Delete(table.clone(), g, r));
-                    keep.push(i as u32);
-                }
-            }
-            let cols: Vec<Vector> = if keep.len() == b.rows {
-                b.columns[..width].to_vec()
-            } else {
-                b.columns[..width].iter().map(|c| c.gather(&keep)).collect()
-            };
-            for range in table.storage.append(&cols, keep.len(), txn) {
-                self.undo.push(Undo::Insert(table.clone(), range));
-            }
-            count += keep.len() as u64;
-        }
-        Ok(count)
-    }
-
-    fn run_delete(
-        &mut self,
-        table: &Arc<TableEntry>,
-        source: &Plan,
-        ctx: &ExecContext,
-        txn: TxnId,
-    ) -> Result<u64> {
-        let mut op = exec::build(source);
-        let mut count = 0u64;
-        while let Some(b) = op.next(ctx)? {
-            let sel = b.selection();
-            let ids = Self::row_ids(&b)?;
-            for &i in &sel {
-                let (g, r) = decode_row_id(ids[i as usize]);
-                if table.storage.delete(g, r, txn) {
-                    self.undo.push(Undo::Delete(table.clone(), g, r));
-                    count += 1;
-                }
-            }
-        }
-        Ok(count)
     }
 }
 

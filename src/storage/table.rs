@@ -8,21 +8,31 @@
 //! ```
 //!
 //! Readers copy the list of `Arc<RowGroup>` (a few pointer copies) and scan without
-//! holding any lock. Writers (one at a time, see `mvcc`) append to the tail group with
-//! `Arc::make_mut`: in place when no reader holds it, otherwise on a private copy that
-//! then replaces it in the list — so a reader's groups never change length under it.
-//! Deletes stamp `xmax` through an atomic, which readers of older copies never need to
-//! see (the stamping transaction is invisible to them by construction). Row ids are
-//! `(group index, row index)`. They are stable while the writer lock is held: only its
-//! holder appends, and the vacuum ([`Table::vacuum_group`]) rewrites and merges groups
-//! only while *it* holds that lock, so no statement's row ids or transaction's undo log
-//! ever spans a rewrite.
+//! holding any lock. Writers append to the tail group with `Arc::make_mut`: in place
+//! when no reader holds it, otherwise on a private copy that then replaces it in the
+//! list — so a reader's groups never change length under it. Deletes stamp `xmax`
+//! through an atomic, which readers of older copies never need to see (the stamping
+//! transaction is invisible to them by construction).
+//!
+//! ## Row ids are stable
+//!
+//! A version's [`RowId`] is `(group id, slot)`, and a group's id is its position in the
+//! list, which never changes: the vacuum ([`Table::vacuum_group`]) never removes a group
+//! from the list or shifts one. It empties a group whose versions are all garbage (the
+//! slot stays, as an empty group), and rewrites a group with some garbage by appending
+//! its surviving versions, stamps included, at the tail (new row ids) and emptying the
+//! old group. Indexes ([`super::index`]) name versions by row id: the vacuum removes the
+//! entries of the versions it frees and moves those of the versions it relocates, all
+//! under the table's reorganization lock ([`Table::reorg`]), which index scans hold
+//! while they turn entries into rows. Undo logs and statements also hold row ids; the
+//! vacuum runs only under the writer lock, so none is held while versions move.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 
+use super::index::{Index, RowId, row_id, split_row_id};
 use super::mvcc::{Snapshot, TXN_ABORTED, TXN_NONE, TxnId};
 use crate::exec::vector::Vector;
 use crate::types::DataType;
@@ -64,30 +74,18 @@ impl RowGroup {
         self.xmin.len()
     }
 
-    /// A new group holding rows `rows` of this one, stamps included.
-    fn gather(&self, rows: &[u32]) -> RowGroup {
-        let stamps = |v: &Vec<AtomicU64>| {
-            let mut out = Vec::with_capacity(rows.len());
-            out.extend(
-                rows.iter()
-                    .map(|&r| AtomicU64::new(v[r as usize].load(Ordering::Relaxed))),
-            );
-            out
-        };
-        RowGroup {
-            columns: self.columns.iter().map(|c| c.gather(rows)).collect(),
-            xmin: stamps(&self.xmin),
-            xmax: stamps(&self.xmax),
-        }
-    }
-
-    /// Appends all of `other`'s rows.
-    fn extend_from(&mut self, other: &RowGroup) {
+    /// Appends rows `start..start + count` of `other`, stamps included.
+    fn extend_from_rows(&mut self, other: &RowGroup, start: usize, count: usize) {
         for (dst, src) in self.columns.iter_mut().zip(&other.columns) {
-            dst.extend_from(src);
+            if start == 0 && count == src.len() {
+                dst.extend_from(src);
+            } else {
+                dst.extend_from(&src.slice(start, start + count));
+            }
         }
         let copy = |v: &Vec<AtomicU64>| {
-            v.iter()
+            v[start..start + count]
+                .iter()
                 .map(|a| AtomicU64::new(a.load(Ordering::Relaxed)))
                 .collect::<Vec<_>>()
         };
@@ -128,6 +126,11 @@ pub struct RowRange {
 pub struct Table {
     pub types: Vec<DataType>,
     groups: RwLock<Vec<Arc<RowGroup>>>,
+    /// Every index over the table, committed or not: all are kept complete.
+    indexes: RwLock<Vec<Arc<Index>>>,
+    /// Held shared by index scans while they turn entries into rows, exclusively by the
+    /// vacuum while it relocates versions and their entries.
+    reorg: RwLock<()>,
     /// Bumped by every change; later caches key on it.
     version: AtomicU64,
     /// Versions stamped deleted or rolled back since the vacuum last counted: what it
@@ -145,9 +148,6 @@ pub struct VacuumStep {
     pub removed: usize,
     /// Dead versions some snapshot can still see, kept.
     pub kept_dead: usize,
-    /// The group left its index (merged into the one before, or emptied): the next
-    /// group now has that index.
-    pub moved: bool,
 }
 
 impl Table {
@@ -155,6 +155,8 @@ impl Table {
         Table {
             types,
             groups: RwLock::new(Vec::new()),
+            indexes: RwLock::new(Vec::new()),
+            reorg: RwLock::new(()),
             version: AtomicU64::new(0),
             dead: AtomicUsize::new(0),
             vacuumed_at: AtomicU64::new(TXN_NONE),
@@ -171,7 +173,7 @@ impl Table {
         self.groups.read().iter().map(|g| g.rows()).sum()
     }
 
-    /// Number of row groups.
+    /// Number of row groups (emptied ones included).
     pub fn group_count(&self) -> usize {
         self.groups.read().len()
     }
@@ -187,53 +189,90 @@ impl Table {
         self.dead.store(kept_dead, Ordering::Relaxed);
     }
 
+    /// The lock index scans hold while they resolve row ids (see the module doc).
+    pub fn reorg(&self) -> parking_lot::RwLockReadGuard<'_, ()> {
+        self.reorg.read()
+    }
+
     /// Removes from group `index` the versions no snapshot can see any more — deleted by
-    /// a committed transaction below `horizon`, or inserted by one that rolled back — and
-    /// merges the result into the group before it when both fit in one. Returns None
-    /// past the last group.
+    /// a committed transaction below `horizon`, or inserted by one that rolled back —
+    /// with their index entries. Survivors of a group with garbage move to the tail
+    /// (their entries follow them) and the group is left empty; row ids of versions
+    /// that stay never change. Returns None past the last group.
     ///
     /// The caller must hold the writer lock (`TxnManager::try_lock_for_maintenance`):
-    /// then nothing else stamps, appends or holds row ids while groups move. Readers
+    /// then nothing else stamps, appends or holds row ids while versions move. Readers
     /// keep scanning the `Arc`s they copied; they see the new list from their next scan.
     pub fn vacuum_group(&self, index: usize, horizon: TxnId) -> Option<VacuumStep> {
         let group = self.groups.read().get(index)?.clone();
-        let mut keep: Vec<u32> = Vec::with_capacity(group.rows());
+        let mut keep: Vec<u32> = Vec::new();
+        let mut garbage: Vec<usize> = Vec::new();
         let mut step = VacuumStep::default();
         for i in 0..group.rows() {
             let xmin = group.xmin[i].load(Ordering::Relaxed);
             let xmax = group.xmax[i].load(Ordering::Relaxed);
-            let garbage = xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon);
-            if garbage {
-                step.removed += 1;
+            if xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon) {
+                garbage.push(i);
             } else {
                 step.kept_dead += usize::from(xmax != TXN_NONE);
                 keep.push(i as u32);
             }
         }
-        let previous = index
-            .checked_sub(1)
-            .and_then(|p| self.groups.read().get(p).cloned());
-        let merge = previous
-            .as_ref()
-            .is_some_and(|p| p.rows() + keep.len() <= GROUP_ROWS_MAX);
-        if step.removed == 0 && !merge {
+        step.removed = garbage.len();
+        if garbage.is_empty() {
             return Some(step);
         }
-        let compacted = group.gather(&keep);
-        let mut groups = self.groups.write();
-        step.moved = merge || keep.is_empty();
-        match (merge, previous) {
-            (true, Some(previous)) => {
-                let mut merged = (*previous).clone();
-                merged.extend_from(&compacted);
-                groups[index - 1] = Arc::new(merged);
-                groups.remove(index);
-            }
-            _ if keep.is_empty() => {
-                groups.remove(index);
-            }
-            _ => groups[index] = Arc::new(compacted),
+        let indexes = self.indexes.read().clone();
+        let _reorg = self.reorg.write();
+        for ix in &indexes {
+            ix.remove(
+                &group.columns,
+                garbage.iter().map(|&r| (r, row_id(index, r))),
+            );
         }
+        let mut groups = self.groups.write();
+        let mut moves: Vec<(usize, RowId)> = Vec::with_capacity(keep.len());
+        if !keep.is_empty() {
+            if groups.len() == index + 1 {
+                // The group is the tail: survivors go to a fresh one after it.
+                groups.push(Arc::new(RowGroup::new(&self.types)));
+            }
+            // Runs of consecutive survivors are copied a slice at a time.
+            let mut run_start = 0;
+            while run_start < keep.len() {
+                let mut run_end = run_start + 1;
+                while run_end < keep.len() && keep[run_end] == keep[run_end - 1] + 1 {
+                    run_end += 1;
+                }
+                let mut from = keep[run_start] as usize;
+                let mut left = run_end - run_start;
+                while left > 0 {
+                    if groups.last().is_none_or(|g| g.rows() >= GROUP_ROWS_MAX) {
+                        groups.push(Arc::new(RowGroup::new(&self.types)));
+                    }
+                    let tail_index = groups.len() - 1;
+                    let Some(tail) = groups.last_mut().map(Arc::make_mut) else {
+                        break;
+                    };
+                    let at = tail.rows();
+                    let take = (GROUP_ROWS_MAX - at).min(left);
+                    tail.extend_from_rows(&group, from, take);
+                    moves.extend((0..take).map(|k| (from + k, row_id(tail_index, at + k))));
+                    from += take;
+                    left -= take;
+                }
+                run_start = run_end;
+            }
+        }
+        groups[index] = Arc::new(RowGroup::new(&self.types));
+        drop(groups);
+        for ix in &indexes {
+            ix.relocate(
+                &group.columns,
+                moves.iter().map(|&(r, to)| (r, row_id(index, r), to)),
+            );
+        }
+        self.version.fetch_add(1, Ordering::AcqRel);
         Some(step)
     }
 
@@ -246,7 +285,70 @@ impl Table {
         self.groups.read().clone()
     }
 
-    /// Appends `rows` rows (dense columns, in table column order) created by `txn`.
+    /// The indexes kept over the table (the catalog says which a snapshot sees).
+    pub fn indexes(&self) -> Vec<Arc<Index>> {
+        self.indexes.read().clone()
+    }
+
+    /// Adds `index` with an entry for every version stored. The caller holds the
+    /// writer lock, so no version moves or arrives meanwhile.
+    pub fn add_index(&self, index: Arc<Index>) {
+        for (g, group) in self.groups().iter().enumerate() {
+            index.insert(&group.columns, (0..group.rows()).map(|r| (r, row_id(g, r))));
+        }
+        self.indexes.write().push(index);
+    }
+
+    /// Stops keeping index `id`.
+    pub fn remove_index(&self, id: u32) {
+        self.indexes.write().retain(|ix| ix.id != id);
+    }
+
+    /// `(xmin, xmax)` of version `id`, if it exists.
+    pub fn stamps(&self, id: RowId) -> Option<(TxnId, TxnId)> {
+        let (g, r) = split_row_id(id);
+        let groups = self.groups.read();
+        let group = groups.get(g)?;
+        Some((
+            group.xmin.get(r)?.load(Ordering::Relaxed),
+            group.xmax.get(r)?.load(Ordering::Relaxed),
+        ))
+    }
+
+    /// Keeps the row ids in `ids` whose versions `snapshot` sees.
+    pub fn visible(&self, ids: &mut Vec<RowId>, snapshot: &Snapshot) {
+        let groups = self.groups.read();
+        ids.retain(|&id| {
+            let (g, r) = split_row_id(id);
+            groups.get(g).is_some_and(|group| {
+                r < group.rows()
+                    && snapshot.is_visible(
+                        group.xmin[r].load(Ordering::Relaxed),
+                        group.xmax[r].load(Ordering::Relaxed),
+                    )
+            })
+        });
+    }
+
+    /// Columns `columns` (None: all; the others stay empty) of versions `ids`, in order.
+    pub fn fetch(&self, ids: &[RowId], columns: Option<&[bool]>) -> Vec<Vector> {
+        let groups = self.groups.read();
+        (0..self.types.len())
+            .map(|c| {
+                if columns.is_some_and(|n| !n.get(c).copied().unwrap_or(false)) {
+                    return Vector::with_capacity(self.types[c], 0);
+                }
+                let sources: Vec<&Vector> = groups.iter().map(|g| &g.columns[c]).collect();
+                if sources.is_empty() {
+                    return Vector::with_capacity(self.types[c], 0);
+                }
+                Vector::gather_refs(&sources, ids)
+            })
+            .collect()
+    }
+
+    /// Appends `rows` rows (dense columns, in table column order) created by `txn`, with
+    /// their index entries. Returns the runs of row ids they got, in row order.
     pub fn append(&self, columns: &[Vector], rows: usize, txn: TxnId) -> Vec<RowRange> {
         let mut ranges = Vec::new();
         let mut groups = self.groups.write();
@@ -278,13 +380,19 @@ impl Table {
             });
             done += take;
         }
+        drop(groups);
+        let indexes = self.indexes.read();
+        for ix in indexes.iter() {
+            ix.insert(columns, range_ids(&ranges));
+        }
         self.version.fetch_add(1, Ordering::AcqRel);
         ranges
     }
 
-    /// Stamps row `(group, row)` deleted by `txn`. Returns false if it was already deleted
-    /// by a transaction this writer can see (callers skip such rows).
-    pub fn delete(&self, group: usize, row: usize, txn: TxnId) -> bool {
+    /// Stamps version `id` deleted by `txn`. Returns false if it was already deleted by
+    /// a transaction this writer can see (callers skip such rows).
+    pub fn delete(&self, id: RowId, txn: TxnId) -> bool {
+        let (group, row) = split_row_id(id);
         let groups = self.groups.read();
         let Some(g) = groups.get(group) else {
             return false;
@@ -302,7 +410,8 @@ impl Table {
         true
     }
 
-    /// Undoes an insert of a rolled-back transaction.
+    /// Undoes an insert of a rolled-back transaction. Its index entries stay until the
+    /// vacuum removes the versions.
     pub fn undo_insert(&self, range: RowRange) {
         let groups = self.groups.read();
         if let Some(g) = groups.get(range.group) {
@@ -315,7 +424,8 @@ impl Table {
     }
 
     /// Undoes a delete of a rolled-back transaction.
-    pub fn undo_delete(&self, group: usize, row: usize) {
+    pub fn undo_delete(&self, id: RowId) {
+        let (group, row) = split_row_id(id);
         let groups = self.groups.read();
         if let Some(slot) = groups.get(group).and_then(|g| g.xmax.get(row)) {
             slot.store(TXN_NONE, Ordering::Relaxed);
@@ -327,4 +437,14 @@ impl Table {
             });
         self.version.fetch_add(1, Ordering::AcqRel);
     }
+}
+
+/// `(row of the appended batch, row id)` for each row an append wrote.
+pub fn range_ids(ranges: &[RowRange]) -> impl Iterator<Item = (usize, RowId)> + '_ {
+    let mut row = 0;
+    ranges.iter().flat_map(move |r| {
+        let first = row;
+        row += r.count;
+        (0..r.count).map(move |k| (first + k, row_id(r.group, r.start + k)))
+    })
 }

@@ -15,9 +15,10 @@
 //! - **How.** One row group at a time, each step under the writer lock taken *without
 //!   waiting* ([`vacuum_table`]): the vacuum yields to transactions, holds the lock
 //!   for one group's copy (tens of microseconds), and never moves rows under a
-//!   statement's row ids or a transaction's undo log. A compacted group merges into the
-//!   one before it when both fit in one group, so tables stay dense. Readers keep the
-//!   `Arc`s of the groups they started with.
+//!   statement's row ids or a transaction's undo log. A group with garbage is emptied
+//!   and its survivors appended at the tail (`Table::vacuum_group`: row ids of versions
+//!   that stay never change, indexes follow the ones that move), so tables stay dense.
+//!   Readers keep the `Arc`s of the groups they started with.
 
 use std::sync::{Arc, Weak};
 use std::thread;
@@ -76,9 +77,7 @@ pub fn vacuum_table(table: &Table, txns: &TxnManager) -> TableVacuum {
         first_horizon.get_or_insert(horizon);
         done.removed += step.removed;
         kept_dead += step.kept_dead;
-        if !step.moved {
-            index += 1;
-        }
+        index += 1;
     }
     table.vacuumed(first_horizon.unwrap_or_default(), kept_dead);
     done.finished = true;
@@ -163,6 +162,7 @@ fn worker_loop(shared: Weak<Shared>, pass: impl Fn() -> bool) {
 mod tests {
     use super::*;
     use crate::exec::vector::{Data, Vector};
+    use crate::storage::index::{Index, KeyPart, row_id};
     use crate::storage::mvcc::{Snapshot, TXN_NONE};
     use crate::storage::table::GROUP_ROWS_MAX;
     use crate::types::DataType;
@@ -183,6 +183,46 @@ mod tests {
         out
     }
 
+    fn live_groups(table: &Table) -> usize {
+        table.groups().iter().filter(|g| g.rows() > 0).count()
+    }
+
+    #[test]
+    fn index_entries_follow_moved_versions_and_leave_with_removed_ones() {
+        let txns = Arc::new(TxnManager::new());
+        let ok = || Ok(());
+        let table = Table::new(vec![DataType::Int4]);
+        let index = Arc::new(Index::new(
+            1,
+            vec![KeyPart {
+                column: 0,
+                desc: false,
+                nulls_first: false,
+            }],
+            false,
+            false,
+        ));
+        table.add_index(index.clone());
+        let t1 = txns.begin_write(None, &ok).unwrap();
+        table.append(&ints(0..1000), 1000, t1);
+        txns.end_write(t1);
+        let t2 = txns.begin_write(None, &ok).unwrap();
+        for r in (0..1000).filter(|r| r % 3 != 0) {
+            table.delete(row_id(0, r), t2);
+        }
+        txns.end_write(t2);
+        assert_eq!(vacuum_table(&table, &txns).removed, 666);
+        assert_eq!(index.len(), 334, "entries of removed versions are gone");
+        let mut ids = Vec::new();
+        index.all(&mut ids);
+        let column = table.fetch(&ids, None).remove(0);
+        let expected: Vec<i32> = (0..1000).filter(|v| v % 3 == 0).collect();
+        assert!(
+            matches!(&column.data, Data::I32(v) if *v == expected),
+            "every entry names its value's version"
+        );
+    }
+
     #[test]
     fn removes_what_no_snapshot_sees_and_keeps_what_one_does() {
         let txns = Arc::new(TxnManager::new());
@@ -197,7 +237,7 @@ mod tests {
         for g in 0..3 {
             for r in 0..GROUP_ROWS_MAX {
                 if !(g * GROUP_ROWS_MAX + r).is_multiple_of(10) {
-                    table.delete(g, r, t2);
+                    table.delete(row_id(g, r), t2);
                 }
             }
         }
@@ -216,7 +256,7 @@ mod tests {
         let done = vacuum_table(&table, &txns);
         assert_eq!(done.removed, rows as usize - expected.len());
         assert_eq!(table.stored_rows(), expected.len());
-        assert_eq!(table.group_count(), 1, "the compacted groups merged");
+        assert_eq!(live_groups(&table), 1, "the survivors were packed into one group");
         assert_eq!(visible(&table, &txns.snapshot(TXN_NONE)), expected);
         assert_eq!(table.dead_rows(), 0);
     }
@@ -234,7 +274,7 @@ mod tests {
         txns.end_write(t1);
         let (_, _pin) = txns.pinned_snapshot(TXN_NONE);
         assert_eq!(vacuum_table(&table, &txns).removed, 100);
-        assert_eq!(table.group_count(), 0);
+        assert_eq!(live_groups(&table), 0);
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl OutBuf {
 
     pub fn error(&mut self, e: &Error) {
         let severity = if e.fatal { "FATAL" } else { "ERROR" };
-        self.notice_or_error(
+        let at = self.notice_fields(
             b'E',
             severity,
             e.code,
@@ -130,6 +130,21 @@ impl OutBuf {
             e.hint.as_deref(),
             e.position,
         );
+        if let Some(o) = &e.object {
+            for (tag, v) in [
+                (b's', &o.schema),
+                (b't', &o.table),
+                (b'c', &o.column),
+                (b'n', &o.constraint),
+            ] {
+                if let Some(v) = v {
+                    self.u8(tag);
+                    self.cstr(v);
+                }
+            }
+        }
+        self.u8(0);
+        self.end(at);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -143,6 +158,24 @@ impl OutBuf {
         hint: Option<&str>,
         position: Option<u32>,
     ) {
+        let at = self.notice_fields(tag, severity, code, message, detail, hint, position);
+        self.u8(0);
+        self.end(at);
+    }
+
+    /// Starts a NoticeResponse or ErrorResponse and writes its common fields; the
+    /// caller adds any others, the terminator and ends the message.
+    #[allow(clippy::too_many_arguments)]
+    fn notice_fields(
+        &mut self,
+        tag: u8,
+        severity: &str,
+        code: &str,
+        message: &str,
+        detail: Option<&str>,
+        hint: Option<&str>,
+        position: Option<u32>,
+    ) -> usize {
         let at = self.begin(tag);
         self.u8(b'S');
         self.cstr(severity);
@@ -164,8 +197,7 @@ impl OutBuf {
             self.u8(b'P');
             self.cstr(&p.to_string());
         }
-        self.u8(0);
-        self.end(at);
+        at
     }
 
     pub fn parameter_status(&mut self, name: &str, value: &str) {

@@ -21,9 +21,6 @@ impl Binder<'_> {
             }
             return self.bind_create_table_as(&ct.name, &names, q, ct.if_not_exists, with_data);
         }
-        if !ct.constraints.is_empty() {
-            return Err(Error::feature_not_supported("table constraints"));
-        }
         let name = object_name(&ct.name)?;
         if ct.columns.is_empty() {
             return Err(Error::feature_not_supported("tables without columns"));
@@ -58,6 +55,11 @@ impl Binder<'_> {
                         }
                         def.default = Some(self.coerce_column(b, &def)?);
                     }
+                    // Bound with the table's other constraints below.
+                    A::ColumnOption::PrimaryKey(_)
+                    | A::ColumnOption::Unique(_)
+                    | A::ColumnOption::Check(_)
+                    | A::ColumnOption::ForeignKey(_) => {}
                     other => {
                         return Err(Error::feature_not_supported(format!(
                             "column option {other}"
@@ -67,9 +69,12 @@ impl Binder<'_> {
             }
             columns.push(def);
         }
+        let (indexes, checks) = self.bind_table_constraints(&name, &mut columns, ct)?;
         Ok(BoundStatement::CreateTable {
             name,
             columns,
+            indexes,
+            checks,
             if_not_exists: ct.if_not_exists,
         })
     }

@@ -73,6 +73,7 @@ use ddl::select_into;
 mod aggregate;
 mod array;
 mod coerce;
+mod constraints;
 mod ddl;
 mod dml;
 mod expr;
@@ -294,6 +295,7 @@ impl<'a> Binder<'a> {
             A::Statement::Update(update) => self.bind_update(update),
             A::Statement::Delete(delete) => self.bind_delete(delete),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
+            A::Statement::CreateIndex(ci) => self.bind_create_index(ci),
             A::Statement::CreateView(cv) => self.bind_create_view(cv),
             A::Statement::Drop {
                 object_type,
@@ -305,6 +307,13 @@ impl<'a> Binder<'a> {
                 let views = match object_type {
                     A::ObjectType::Table => false,
                     A::ObjectType::View => true,
+                    A::ObjectType::Index => {
+                        let names = names.iter().map(object_name).collect::<Result<_>>()?;
+                        return Ok(BoundStatement::DropIndex {
+                            names,
+                            if_exists: *if_exists,
+                        });
+                    }
                     other => {
                         return Err(Error::feature_not_supported(format!("DROP {other}")));
                     }

@@ -1,0 +1,404 @@
+//! The write path: INSERT, UPDATE and DELETE storing their rows, with the table's
+//! constraints enforced.
+//!
+//! A batch of new rows is checked and stored in PostgreSQL's order for each row — NOT
+//! NULL, then CHECK constraints by name, then unique indexes in creation order — and the
+//! error reported is the one PostgreSQL would meet first: the earliest failing row, and
+//! for that row the first check in that order. The rows are appended (with their index
+//! entries) before the unique check, which then looks for *other* entries with the
+//! same key whose versions are live: inserted by a transaction that did not roll back
+//! and not deleted. One writer at a time means an entry is either committed or this
+//! transaction's own.
+//!
+//! An UPDATE stores each batch's new versions after stamping the old ones. PostgreSQL
+//! updates row by row, so a new key meets the old version of a row the statement has
+//! not reached yet (`UPDATE t SET id = id + 1` over ids 1, 2 fails on 2); the unique
+//! check reproduces that by counting a version this statement deleted at a later
+//! position as still live.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{Outcome, Session, Undo};
+use crate::catalog::{IndexSpec, TableEntry};
+use crate::error::{Error, Result};
+use crate::exec::context::ExecContext;
+use crate::exec::vector::{Batch, Data, Vector};
+use crate::exec::{self};
+use crate::plan::Plan;
+use crate::storage::index::{KeyPart, RowId};
+use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId};
+use crate::storage::table::{RowRange, range_ids};
+use crate::types::Value;
+use crate::types::text::value_to_string;
+
+/// Versions an UPDATE deleted, with the position (in the statement's row order) of
+/// the row that deleted each.
+type Deleted = HashMap<RowId, u64>;
+
+/// A constraint a row failed, in the order PostgreSQL checks them.
+enum Violation {
+    NotNull(usize),
+    Check(usize),
+    Unique(usize),
+}
+
+impl Session {
+    /// Appends the first `table.columns.len()` columns of `batch` as new versions, after
+    /// NOT NULL and CHECK, then checks unique indexes. `first_position` is the
+    /// statement-wide position of the batch's first row; `deleted` the versions this
+    /// statement deleted (UPDATE).
+    fn store_rows(
+        &mut self,
+        table: &Arc<TableEntry>,
+        batch: &Batch,
+        ctx: &ExecContext,
+        txn: TxnId,
+        first_position: u64,
+        deleted: Option<&Deleted>,
+    ) -> Result<()> {
+        let width = table.columns.len();
+        let rows = batch.rows;
+        let cols = &batch.columns[..width];
+        // The earliest failing row and what it failed.
+        let mut first: Option<(usize, Violation)> = None;
+        for (c, def) in table.columns.iter().enumerate() {
+            if def.not_null && cols[c].has_nulls() {
+                let row = (0..rows).find(|&r| cols[c].is_null(r)).unwrap_or(0);
+                if first.as_ref().is_none_or(|(r, _)| row < *r) {
+                    first = Some((row, Violation::NotNull(c)));
+                }
+            }
+        }
+        let limit = first.as_ref().map_or(rows, |(r, _)| *r);
+        if !table.checks.is_empty() && limit > 0 {
+            let sel: Vec<u32> = (0..limit as u32).collect();
+            let mut failing: Option<(usize, usize)> = None;
+            for (k, check) in table.checks.iter().enumerate() {
+                let v = exec::expr::eval(&check.expr, batch, &sel, ctx)?;
+                let Data::Bool(values) = &v.data else {
+                    return Err(Error::internal("CHECK did not yield booleans"));
+                };
+                let end = failing.map_or(limit, |(r, _)| r);
+                if let Some(row) = (0..end.min(values.len())).find(|&r| !values[r] && !v.is_null(r))
+                {
+                    failing = Some((row, k));
+                }
+            }
+            if let Some((row, k)) = failing {
+                first = Some((row, Violation::Check(k)));
+            }
+        }
+        let limit = first.as_ref().map_or(rows, |(r, _)| *r);
+        let ranges = table.storage.append(cols, rows, txn);
+        for range in &ranges {
+            self.undo.push(Undo::Insert(table.clone(), *range));
+        }
+        if limit > 0
+            && let Some((row, index)) =
+                self.unique_conflict(table, cols, &ranges, limit, first_position, deleted)
+        {
+            first = Some((row, Violation::Unique(index)));
+        }
+        match first {
+            None => Ok(()),
+            Some((row, v)) => Err(self.violation(table, cols, row, v)),
+        }
+    }
+
+    /// The first row before `limit` whose key some unique index already holds in a live
+    /// version, and that index's position in `table.indexes`.
+    fn unique_conflict(
+        &self,
+        table: &TableEntry,
+        cols: &[Vector],
+        ranges: &[RowRange],
+        limit: usize,
+        first_position: u64,
+        deleted: Option<&Deleted>,
+    ) -> Option<(usize, usize)> {
+        let storage = &table.storage;
+        let mut candidates: Vec<RowId> = Vec::new();
+        for (row, id) in range_ids(ranges).take(limit) {
+            for (k, ix) in table.indexes.iter().enumerate() {
+                if !ix.index.unique {
+                    continue;
+                }
+                candidates.clear();
+                ix.index.same_key(cols, row, id, &mut candidates);
+                let position = first_position + row as u64;
+                let live = candidates.iter().any(|&other| {
+                    let Some((xmin, xmax)) = storage.stamps(other) else {
+                        return false;
+                    };
+                    if xmin == TXN_ABORTED {
+                        return false;
+                    }
+                    if xmax == TXN_NONE {
+                        return true;
+                    }
+                    // Deleted by this statement at a row it reaches later: PostgreSQL
+                    // would still see that version when it stores this row.
+                    deleted
+                        .and_then(|d| d.get(&other))
+                        .is_some_and(|&at| at > position)
+                });
+                if live {
+                    return Some((row, k));
+                }
+            }
+        }
+        None
+    }
+
+    fn violation(&self, table: &TableEntry, cols: &[Vector], row: usize, v: Violation) -> Error {
+        let fmt = self.text_format();
+        let text = |c: usize| match cols[c].value(row, table.columns[c].ty.ty) {
+            Value::Null => "null".to_string(),
+            v => value_to_string(&v, &fmt),
+        };
+        let whole_row = || {
+            let values: Vec<String> = (0..table.columns.len()).map(text).collect();
+            format!("({})", values.join(", "))
+        };
+        match v {
+            Violation::NotNull(c) => Error::not_null_violation(&table.columns[c].name, &table.name)
+                .with_detail(format!("Failing row contains {}.", whole_row())),
+            Violation::Check(k) => {
+                Error::check_violation(&table.checks[k].name, &table.name, &whole_row())
+            }
+            Violation::Unique(k) => {
+                let ix = &table.indexes[k];
+                let key = self.key_text(table, &ix.index.parts, cols, row);
+                Error::unique_violation(&ix.name, &table.name, &key)
+            }
+        }
+    }
+
+    pub(super) fn run_insert(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<u64> {
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        while let Some(b) = op.next(ctx)? {
+            let b = b.compact();
+            self.store_rows(table, &b, ctx, txn, count, None)?;
+            count += b.rows as u64;
+        }
+        Ok(count)
+    }
+
+    fn row_ids(batch: &Batch) -> Result<&[i64]> {
+        match batch.columns.last().map(|c| &c.data) {
+            Some(Data::I64(ids)) => Ok(ids),
+            _ => Err(Error::internal("row id column missing")),
+        }
+    }
+
+    pub(super) fn run_update(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<u64> {
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        let width = table.columns.len();
+        let has_unique = table.indexes.iter().any(|i| i.index.unique);
+        let mut deleted: Deleted = HashMap::new();
+        while let Some(b) = op.next(ctx)? {
+            let b = b.compact();
+            let ids = Self::row_ids(&b)?.to_vec();
+            let mut keep = Vec::with_capacity(ids.len());
+            for (i, &id) in ids.iter().enumerate() {
+                let id = id as RowId;
+                if table.storage.delete(id, txn) {
+                    self.undo.push(Undo::Delete(table.clone(), id));
+                    if has_unique {
+                        deleted.insert(id, count + keep.len() as u64);
+                    }
+                    keep.push(i as u32);
+                }
+            }
+            let new_rows = if keep.len() == b.rows {
+                Batch::new(b.columns[..width].to_vec(), b.rows)
+            } else {
+                Batch::new(
+                    b.columns[..width].iter().map(|c| c.gather(&keep)).collect(),
+                    keep.len(),
+                )
+            };
+            let deleted = has_unique.then_some(&deleted);
+            self.store_rows(table, &new_rows, ctx, txn, count, deleted)?;
+            count += keep.len() as u64;
+        }
+        Ok(count)
+    }
+
+    pub(super) fn run_delete(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<u64> {
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        while let Some(b) = op.next(ctx)? {
+            let sel = b.selection();
+            let ids = Self::row_ids(&b)?;
+            for &i in &sel {
+                let id = ids[i as usize] as RowId;
+                if table.storage.delete(id, txn) {
+                    self.undo.push(Undo::Delete(table.clone(), id));
+                    count += 1;
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    /// CREATE INDEX: a new version of the table with the index, its entries built from
+    /// every stored version; a UNIQUE one first proves the live rows' keys distinct.
+    pub(super) fn create_index(
+        &mut self,
+        table: &Arc<TableEntry>,
+        spec: &IndexSpec,
+        if_not_exists: bool,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        let done = Outcome::Done {
+            tag: "CREATE INDEX".into(),
+        };
+        if self.db.catalog.relation_exists(&spec.name, &ctx.snapshot) {
+            if if_not_exists {
+                self.notices.push((
+                    "NOTICE".into(),
+                    "42P07".into(),
+                    format!("relation \"{}\" already exists, skipping", spec.name),
+                ));
+                return Ok(done);
+            }
+            return Err(Error::duplicate_table(&spec.name));
+        }
+        let Some(current) = self.db.catalog.table(&table.name, &ctx.snapshot) else {
+            return Err(Error::undefined_table(&table.name));
+        };
+        let (entry, index) = self.db.catalog.add_index(&current, spec, txn);
+        self.undo.push(Undo::DropTable(current.clone()));
+        self.undo.push(Undo::CreateTable(entry.clone()));
+        if index.index.unique {
+            let storage = &entry.storage;
+            let mut candidates = Vec::new();
+            for (g, group) in storage.groups().iter().enumerate() {
+                for r in 0..group.rows() {
+                    let id = crate::storage::index::row_id(g, r);
+                    if !live(storage.stamps(id)) {
+                        continue;
+                    }
+                    candidates.clear();
+                    index.index.same_key(&group.columns, r, id, &mut candidates);
+                    if candidates.iter().any(|&o| live(storage.stamps(o))) {
+                        let key = self.key_text(&entry, &index.index.parts, &group.columns, r);
+                        return Err(Error::new(
+                            "23505",
+                            format!("could not create unique index \"{}\"", spec.name),
+                        )
+                        .with_detail(format!("Key {key} is duplicated."))
+                        .on_table(&entry.name, None, Some(&spec.name)));
+                    }
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// DROP INDEX [IF EXISTS] names: a new version of each owning table without it.
+    pub(super) fn drop_indexes(
+        &mut self,
+        names: &[String],
+        if_exists: bool,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        for name in names {
+            let Some(owner) = self.db.catalog.index_owner(name, &ctx.snapshot) else {
+                if self.db.catalog.table(name, &ctx.snapshot).is_some() {
+                    return Err(Error::new("42809", format!("\"{name}\" is not an index"))
+                        .with_hint("Use DROP TABLE to remove a table."));
+                }
+                if if_exists {
+                    self.notices.push((
+                        "NOTICE".into(),
+                        "00000".into(),
+                        format!("index \"{name}\" does not exist, skipping"),
+                    ));
+                    continue;
+                }
+                return Err(Error::new(
+                    "42704",
+                    format!("index \"{name}\" does not exist"),
+                ));
+            };
+            if let Some(ix) = owner.index_named(name)
+                && ix.constraint.is_some()
+            {
+                return Err(Error::new(
+                    "2BP01",
+                    format!(
+                        "cannot drop index {name} because constraint {name} on table {} requires it",
+                        owner.name
+                    ),
+                )
+                .with_hint(format!(
+                    "You can drop constraint {name} on table {} instead.",
+                    owner.name
+                )));
+            }
+            let indexes = owner
+                .indexes
+                .iter()
+                .filter(|i| i.name != *name)
+                .cloned()
+                .collect();
+            let entry = self
+                .db
+                .catalog
+                .replace_version(&owner, indexes, owner.checks.clone(), txn);
+            self.undo.push(Undo::DropTable(owner.clone()));
+            self.undo.push(Undo::CreateTable(entry));
+        }
+        Ok(Outcome::Done {
+            tag: "DROP INDEX".into(),
+        })
+    }
+
+    /// `(a, b)=(1, x)`: an index key as PostgreSQL's messages show it.
+    fn key_text(&self, table: &TableEntry, parts: &[KeyPart], cols: &[Vector], row: usize) -> String {
+        let fmt = self.text_format();
+        let names: Vec<&str> = parts
+            .iter()
+            .map(|p| table.columns[p.column].name.as_str())
+            .collect();
+        let values: Vec<String> = parts
+            .iter()
+            .map(|p| match cols[p.column].value(row, table.columns[p.column].ty.ty) {
+                Value::Null => "null".to_string(),
+                v => value_to_string(&v, &fmt),
+            })
+            .collect();
+        format!("({})=({})", names.join(", "), values.join(", "))
+    }
+}
+
+/// Whether a version with these stamps is live for a unique check: inserted by a
+/// transaction that did not roll back, and not deleted.
+fn live(stamps: Option<(TxnId, TxnId)>) -> bool {
+    stamps.is_some_and(|(xmin, xmax)| xmin != TXN_ABORTED && xmax == TXN_NONE)
+}

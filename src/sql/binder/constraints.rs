@@ -1,0 +1,364 @@
+//! Keys, CHECK constraints and indexes: what CREATE TABLE's constraint clauses and
+//! CREATE INDEX bind to.
+//!
+//! A PRIMARY KEY or UNIQUE constraint is a unique index that carries the constraint's
+//! name, as in PostgreSQL; a PRIMARY KEY also makes its columns NOT NULL. Names left
+//! out are chosen as PostgreSQL chooses them (`t_pkey`, `t_a_b_key`, `t_a_check`,
+//! `t_check`, `t_a_idx`, with a number appended until the name is free). A CHECK
+//! expression is bound over the table's columns and lowered to column positions, so the
+//! writer evaluates it over the batch of new rows it is about to store.
+
+use super::*;
+use crate::catalog::{CheckConstraint, IndexSpec, KeyConstraint};
+use crate::plan::lower::Layout;
+use crate::storage::index::{KeyPart, indexable};
+
+/// PostgreSQL's NAMEDATALEN - 1.
+const NAME_BYTES_MAX: usize = 63;
+
+/// `table_column…_label`, shortened to 63 bytes as PostgreSQL's makeObjectName does
+/// (the longer of the two name parts loses bytes first).
+fn object_name_for(table: &str, columns: &str, label: &str) -> String {
+    let mut a = table.to_string();
+    let mut b = columns.to_string();
+    let overhead = label.len() + 1 + usize::from(!b.is_empty());
+    while a.len() + b.len() + overhead > NAME_BYTES_MAX {
+        let longer = if a.len() >= b.len() { &mut a } else { &mut b };
+        let mut cut = longer.len() - 1;
+        while !longer.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        longer.truncate(cut);
+    }
+    if b.is_empty() {
+        format!("{a}_{label}")
+    } else {
+        format!("{a}_{b}_{label}")
+    }
+}
+
+/// The first of `base`, `base1`, `base2`, … that `taken` says is free.
+fn first_free(table: &str, columns: &str, label: &str, taken: &dyn Fn(&str) -> bool) -> String {
+    let mut n = 0;
+    loop {
+        let label = if n == 0 {
+            label.to_string()
+        } else {
+            format!("{label}{n}")
+        };
+        let name = object_name_for(table, columns, &label);
+        if !taken(&name) {
+            return name;
+        }
+        n += 1;
+    }
+}
+
+/// A key constraint as written, before names are chosen.
+struct KeyClause {
+    name: Option<String>,
+    columns: Vec<String>,
+    primary: bool,
+    nulls_not_distinct: bool,
+}
+
+impl Binder<'_> {
+    /// Binds CREATE TABLE's column and table constraints over `columns` (PRIMARY KEY
+    /// marks its columns NOT NULL). Returns the key indexes to build and the CHECKs.
+    pub(super) fn bind_table_constraints(
+        &mut self,
+        table: &str,
+        columns: &mut [ColumnDef],
+        ct: &A::CreateTable,
+    ) -> Result<(Vec<IndexSpec>, Vec<CheckConstraint>)> {
+        let mut keys: Vec<KeyClause> = Vec::new();
+        // (name, expression, the column it was written on)
+        let mut checks: Vec<(Option<String>, A::Expr, Option<String>)> = Vec::new();
+        for c in &ct.columns {
+            let cname = ident_name(&c.name);
+            for opt in &c.options {
+                let name = opt.name.as_ref().map(ident_name);
+                match &opt.option {
+                    A::ColumnOption::PrimaryKey(_) => keys.push(KeyClause {
+                        name,
+                        columns: vec![cname.clone()],
+                        primary: true,
+                        nulls_not_distinct: false,
+                    }),
+                    A::ColumnOption::Unique(u) => keys.push(KeyClause {
+                        name,
+                        columns: vec![cname.clone()],
+                        primary: false,
+                        nulls_not_distinct: u.nulls_distinct == A::NullsDistinctOption::NotDistinct,
+                    }),
+                    A::ColumnOption::Check(ck) => {
+                        checks.push((name, (*ck.expr).clone(), Some(cname.clone())))
+                    }
+                    A::ColumnOption::ForeignKey(_) => {
+                        return Err(Error::feature_not_supported("FOREIGN KEY constraints"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for tc in &ct.constraints {
+            match tc {
+                A::TableConstraint::PrimaryKey(pk) => keys.push(KeyClause {
+                    name: pk.name.as_ref().map(ident_name),
+                    columns: key_columns(&pk.columns)?,
+                    primary: true,
+                    nulls_not_distinct: false,
+                }),
+                A::TableConstraint::Unique(u) => keys.push(KeyClause {
+                    name: u.name.as_ref().map(ident_name),
+                    columns: key_columns(&u.columns)?,
+                    primary: false,
+                    nulls_not_distinct: u.nulls_distinct == A::NullsDistinctOption::NotDistinct,
+                }),
+                A::TableConstraint::Check(ck) => {
+                    checks.push((ck.name.as_ref().map(ident_name), (*ck.expr).clone(), None))
+                }
+                A::TableConstraint::ForeignKey(_) => {
+                    return Err(Error::feature_not_supported("FOREIGN KEY constraints"));
+                }
+                other => {
+                    return Err(Error::feature_not_supported(format!(
+                        "table constraint {other}"
+                    )));
+                }
+            }
+        }
+        if keys.iter().filter(|k| k.primary).count() > 1 {
+            return Err(Error::new(
+                "42P16",
+                format!("multiple primary keys for table \"{table}\" are not allowed"),
+            ));
+        }
+        // The primary key first: PostgreSQL creates (and so checks) it before the others.
+        keys.sort_by_key(|k| !k.primary);
+        let mut specs: Vec<IndexSpec> = Vec::new();
+        for k in keys {
+            let mut parts = Vec::with_capacity(k.columns.len());
+            for name in &k.columns {
+                let Some(i) = columns.iter().position(|c| &c.name == name) else {
+                    return Err(Error::new(
+                        "42703",
+                        format!("column \"{name}\" named in key does not exist"),
+                    ));
+                };
+                if parts.iter().any(|p: &KeyPart| p.column == i) {
+                    return Err(Error::new(
+                        "42701",
+                        format!("column \"{name}\" appears twice in primary key constraint"),
+                    ));
+                }
+                check_indexable(&columns[i])?;
+                if k.primary {
+                    columns[i].not_null = true;
+                }
+                parts.push(KeyPart {
+                    column: i,
+                    desc: false,
+                    nulls_first: false,
+                });
+            }
+            let name = match k.name {
+                Some(n) => n,
+                None if k.primary => {
+                    first_free(table, "", "pkey", &|n| specs.iter().any(|s| s.name == n))
+                }
+                None => first_free(table, &k.columns.join("_"), "key", &|n| {
+                    specs.iter().any(|s| s.name == n)
+                }),
+            };
+            specs.push(IndexSpec {
+                name,
+                parts,
+                unique: true,
+                nulls_not_distinct: k.nulls_not_distinct,
+                constraint: Some(if k.primary {
+                    KeyConstraint::PrimaryKey
+                } else {
+                    KeyConstraint::Unique
+                }),
+            });
+        }
+        let mut bound: Vec<CheckConstraint> = Vec::new();
+        for (name, expr, on_column) in checks {
+            let (e, referenced) = self.bind_check(table, columns, &expr)?;
+            let name = match name {
+                Some(n) => {
+                    if bound.iter().any(|c| c.name == n) {
+                        return Err(Error::new(
+                            "42710",
+                            format!("constraint \"{n}\" for relation \"{table}\" already exists"),
+                        ));
+                    }
+                    n
+                }
+                None => {
+                    // A column's CHECK is named for its column; a table CHECK for the
+                    // one column it reads, if it reads only one (PostgreSQL's rule).
+                    let column = on_column.or(match referenced.as_slice() {
+                        [only] => Some(columns[*only].name.clone()),
+                        _ => None,
+                    });
+                    first_free(table, column.as_deref().unwrap_or(""), "check", &|n| {
+                        bound.iter().any(|c| c.name == n)
+                    })
+                }
+            };
+            bound.push(CheckConstraint { name, expr: e });
+        }
+        Ok((specs, bound))
+    }
+
+    /// Binds a CHECK expression over the table's columns; returns it lowered to column
+    /// positions, and the columns it reads (in order of first use).
+    fn bind_check(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        expr: &A::Expr,
+    ) -> Result<(Expr, Vec<usize>)> {
+        let rel = self.new_rel();
+        let scope = Scope {
+            columns: columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ScopeColumn {
+                    qualifier: Some(table.to_string()),
+                    name: c.name.clone(),
+                    expr: Expr::ColumnRef {
+                        id: ColumnId::new(rel, i as u32),
+                        ty: c.ty,
+                        name: c.name.clone(),
+                    },
+                    hidden: false,
+                })
+                .collect(),
+        };
+        let bound = self.bind_expr(expr, &scope)?;
+        if bound.any(&|x| matches!(x, Expr::Subquery(_))) {
+            return Err(Error::new(
+                "0A000",
+                "cannot use subquery in check constraint",
+            ));
+        }
+        if bound.any(&|x| matches!(x, Expr::Agg { .. })) {
+            return Err(Error::grouping(
+                "aggregate functions are not allowed in check constraints",
+            ));
+        }
+        let bound = self.require_bool(bound, "CHECK")?;
+        let mut referenced: Vec<usize> = Vec::new();
+        bound.column_refs(&mut |id, _| {
+            let c = id.col as usize;
+            if !referenced.contains(&c) {
+                referenced.push(c);
+            }
+        });
+        let layout = Layout {
+            width: columns.len(),
+            map: (0..columns.len())
+                .map(|i| (ColumnId::new(rel, i as u32), i))
+                .collect(),
+        };
+        let lowered = crate::plan::lower::Lowerer::new().expr(&bound, &layout)?;
+        Ok((lowered, referenced))
+    }
+
+    /// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table (columns …).
+    pub(super) fn bind_create_index(&mut self, ci: &A::CreateIndex) -> Result<BoundStatement> {
+        if ci.predicate.is_some() {
+            return Err(Error::feature_not_supported("partial indexes (WHERE)"));
+        }
+        if !ci.include.is_empty() {
+            return Err(Error::feature_not_supported("INCLUDE columns"));
+        }
+        if let Some(using) = &ci.using {
+            let method = using.to_string().to_lowercase();
+            if method != "btree" {
+                return Err(Error::feature_not_supported(format!(
+                    "index access method \"{method}\""
+                )));
+            }
+        }
+        let table = self.table(&ci.table_name)?;
+        if table.view.is_some() {
+            return Err(Error::new(
+                "42809",
+                format!("cannot create index on relation \"{}\"", table.name),
+            )
+            .with_detail("This operation is not supported for views."));
+        }
+        let mut parts = Vec::with_capacity(ci.columns.len());
+        let mut names = Vec::with_capacity(ci.columns.len());
+        for c in &ci.columns {
+            let name = match &c.column.expr {
+                A::Expr::Identifier(id) => ident_name(id),
+                _ => return Err(Error::feature_not_supported("index expressions")),
+            };
+            if c.operator_class.is_some() {
+                return Err(Error::feature_not_supported("operator classes"));
+            }
+            let i = table
+                .column_index(&name)
+                .ok_or_else(|| Error::new("42703", format!("column \"{name}\" does not exist")))?;
+            check_indexable(&table.columns[i])?;
+            let desc = matches!(c.column.options.sort, Some(A::OrderBySort::Desc));
+            if matches!(c.column.options.sort, Some(A::OrderBySort::Using(_))) {
+                return Err(Error::feature_not_supported("USING in an index column"));
+            }
+            parts.push(KeyPart {
+                column: i,
+                desc,
+                // NULLs sort as if larger than any value: last ascending, first descending.
+                nulls_first: c.column.options.nulls_first.unwrap_or(desc),
+            });
+            names.push(name);
+        }
+        let name = match &ci.name {
+            Some(n) => object_name(n)?,
+            None => {
+                let catalog = self.catalog;
+                let snapshot = self.snapshot;
+                first_free(&table.name, &names.join("_"), "idx", &|n| {
+                    catalog.relation_exists(n, &snapshot)
+                })
+            }
+        };
+        Ok(BoundStatement::CreateIndex {
+            table,
+            spec: IndexSpec {
+                name,
+                parts,
+                unique: ci.unique,
+                nulls_not_distinct: ci.nulls_distinct == Some(false),
+                constraint: None,
+            },
+            if_not_exists: ci.if_not_exists,
+        })
+    }
+}
+
+fn key_columns(columns: &[A::IndexColumn]) -> Result<Vec<String>> {
+    columns
+        .iter()
+        .map(|c| match &c.column.expr {
+            A::Expr::Identifier(id) => Ok(ident_name(id)),
+            _ => Err(Error::syntax("syntax error in key column list")),
+        })
+        .collect()
+}
+
+fn check_indexable(column: &ColumnDef) -> Result<()> {
+    if indexable(column.ty.ty) {
+        Ok(())
+    } else {
+        Err(Error::feature_not_supported(format!(
+            "an index on a column of type {}",
+            column.ty.display_name()
+        )))
+    }
+}

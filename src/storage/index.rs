@@ -1,0 +1,277 @@
+//! Ordered indexes over a table's row versions.
+//!
+//! An [`Index`] maps a key — one or more of the table's columns — to the [`RowId`]s of the
+//! versions holding it. As in PostgreSQL, it holds an entry for *every* version, live or
+//! dead, committed or not: the table's stamps decide visibility, never the index. An
+//! UPDATE's new version gets its own entry; the vacuum removes the entries of versions
+//! it frees (and moves those of versions it relocates) before their slots can be
+//! reused, under the table's reorganization lock that index readers share.
+//!
+//! Keys are stored *normalized*: each column's value encoded so that `memcmp` order is
+//! the SQL order with the column's direction and NULL placement folded in (the same
+//! encoding the sort uses, `exec::sort::normalize`). So one ordered map serves equality,
+//! prefix (the leading columns of a multi-column key), range and ordered scans, and a
+//! key of several columns is one byte string. Entries are `(key, row id)` pairs in a
+//! B-tree; duplicates of a key are adjacent and ordered by row id.
+//!
+//! Uniqueness is checked by the writer after its versions and their entries are in
+//! ([`Index::conflicts`]): another entry with an equal key whose version is live is a
+//! violation. NULLs make a key distinct from every other unless the index was created
+//! NULLS NOT DISTINCT.
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+
+use parking_lot::RwLock;
+
+use crate::exec::sort::normalize_value;
+use crate::exec::vector::Vector;
+use crate::types::DataType;
+
+/// A row version's stable address: `(group id << 32) | slot`.
+pub type RowId = u64;
+
+pub fn row_id(group: usize, slot: usize) -> RowId {
+    ((group as u64) << 32) | slot as u64
+}
+
+pub fn split_row_id(id: RowId) -> (usize, usize) {
+    ((id >> 32) as usize, (id & 0xffff_ffff) as usize)
+}
+
+/// One column of an index key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyPart {
+    /// The table column.
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+/// Whether values of `ty` have a normalized (memcmp-ordered) form an index can store.
+pub fn indexable(ty: DataType) -> bool {
+    !matches!(
+        ty,
+        DataType::Numeric
+            | DataType::Interval
+            | DataType::Array(_)
+            | DataType::Record
+            | DataType::Unknown
+    )
+}
+
+pub struct Index {
+    /// The catalog's id for it (its oid).
+    pub id: u32,
+    pub parts: Vec<KeyPart>,
+    pub unique: bool,
+    pub nulls_not_distinct: bool,
+    entries: RwLock<BTreeSet<(Box<[u8]>, RowId)>>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Index({})", self.id)
+    }
+}
+
+impl Index {
+    pub fn new(id: u32, parts: Vec<KeyPart>, unique: bool, nulls_not_distinct: bool) -> Index {
+        Index {
+            id,
+            parts,
+            unique,
+            nulls_not_distinct,
+            entries: RwLock::new(BTreeSet::new()),
+        }
+    }
+
+    /// Encodes row `row` of `columns` (all the table's columns) into `out`; returns
+    /// whether some key column is NULL.
+    pub fn encode(&self, columns: &[Vector], row: usize, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        let mut null = false;
+        for p in &self.parts {
+            let v = &columns[p.column];
+            null |= v.is_null(row);
+            normalize_value(v, row, p.desc, p.nulls_first, out);
+        }
+        null
+    }
+
+    /// Adds an entry for each `(row of columns, row id)`.
+    pub fn insert(&self, columns: &[Vector], rows: impl Iterator<Item = (usize, RowId)>) {
+        let mut key = Vec::new();
+        let mut entries = self.entries.write();
+        for (row, id) in rows {
+            self.encode(columns, row, &mut key);
+            entries.insert((key.as_slice().into(), id));
+        }
+    }
+
+    /// Removes the entry of `(row of columns, row id)`.
+    pub fn remove(&self, columns: &[Vector], rows: impl Iterator<Item = (usize, RowId)>) {
+        let mut key = Vec::new();
+        let mut entries = self.entries.write();
+        for (row, id) in rows {
+            self.encode(columns, row, &mut key);
+            entries.remove(&(key.as_slice().into(), id));
+        }
+    }
+
+    /// Replaces the row id of an entry (the vacuum moved its version).
+    pub fn relocate(&self, columns: &[Vector], moves: impl Iterator<Item = (usize, RowId, RowId)>) {
+        let mut key = Vec::new();
+        let mut entries = self.entries.write();
+        for (row, from, to) in moves {
+            self.encode(columns, row, &mut key);
+            let k: Box<[u8]> = key.as_slice().into();
+            entries.remove(&(k.clone(), from));
+            entries.insert((k, to));
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends the row ids of entries whose key starts with `prefix` (an encoded key of
+    /// the leading columns), in key order.
+    pub fn prefix(&self, prefix: &[u8], out: &mut Vec<RowId>) {
+        let entries = self.entries.read();
+        let start: Box<[u8]> = prefix.into();
+        for (k, id) in entries.range((Bound::Included((start, 0)), Bound::Unbounded)) {
+            if !k.starts_with(prefix) {
+                break;
+            }
+            out.push(*id);
+        }
+    }
+
+    /// Appends the row ids of entries with keys between `lower` and `upper` (encoded
+    /// keys of the leading columns; a bound compares as a prefix), in key order.
+    pub fn range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>, out: &mut Vec<RowId>) {
+        let entries = self.entries.read();
+        let start = match lower {
+            Bound::Included(k) | Bound::Excluded(k) => {
+                Bound::Included((Box::<[u8]>::from(k), 0))
+            }
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        for (k, id) in entries.range((start, Bound::Unbounded)) {
+            if let Bound::Excluded(l) = lower
+                && k.starts_with(l)
+            {
+                continue;
+            }
+            match upper {
+                Bound::Included(u) if k.as_ref() > u && !k.starts_with(u) => break,
+                Bound::Excluded(u) if k.as_ref() >= u => break,
+                _ => {}
+            }
+            out.push(*id);
+        }
+    }
+
+    /// Every entry in key order (an ordered scan).
+    pub fn all(&self, out: &mut Vec<RowId>) {
+        out.extend(self.entries.read().iter().map(|(_, id)| *id));
+    }
+
+    /// The row ids of other entries whose key equals that of `(row of columns)` — the
+    /// candidates a unique check must look at. Empty when the key has a NULL and NULLs
+    /// are distinct.
+    pub fn same_key(&self, columns: &[Vector], row: usize, own: RowId, out: &mut Vec<RowId>) {
+        let mut key = Vec::new();
+        if self.encode(columns, row, &mut key) && !self.nulls_not_distinct {
+            return;
+        }
+        let entries = self.entries.read();
+        let start: Box<[u8]> = key.as_slice().into();
+        for (k, id) in entries.range((Bound::Included((start, 0)), Bound::Unbounded)) {
+            if k.as_ref() != key.as_slice() {
+                break;
+            }
+            if *id != own {
+                out.push(*id);
+            }
+        }
+    }
+}
+
+/// Whether every type in `types` at `parts` can be indexed.
+pub fn parts_indexable(parts: &[KeyPart], types: &[DataType]) -> Option<DataType> {
+    parts
+        .iter()
+        .map(|p| types[p.column])
+        .find(|&t| !indexable(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::vector::Data;
+
+    fn int_column(values: &[i32]) -> Vector {
+        Vector::from_data(Data::I32(values.to_vec()))
+    }
+
+    fn index(unique: bool) -> Index {
+        Index::new(
+            1,
+            vec![KeyPart {
+                column: 0,
+                desc: false,
+                nulls_first: false,
+            }],
+            unique,
+            false,
+        )
+    }
+
+    #[test]
+    fn prefix_and_range_follow_sql_order() {
+        let ix = index(false);
+        let col = [int_column(&[5, -3, 7, 5, 100])];
+        ix.insert(&col, (0..5).map(|r| (r, r as RowId)));
+        let key = |v: i32| {
+            let mut k = Vec::new();
+            ix.encode(&[int_column(&[v])], 0, &mut k);
+            k
+        };
+        let mut out = Vec::new();
+        ix.prefix(&key(5), &mut out);
+        assert_eq!(out, vec![0, 3]);
+        out.clear();
+        ix.range(Bound::Excluded(&key(-3)), Bound::Included(&key(7)), &mut out);
+        assert_eq!(out, vec![0, 3, 2]);
+        out.clear();
+        ix.all(&mut out);
+        assert_eq!(out, vec![1, 0, 3, 2, 4], "negative keys sort first");
+        ix.remove(&col, [(3, 3)].into_iter());
+        out.clear();
+        ix.prefix(&key(5), &mut out);
+        assert_eq!(out, vec![0]);
+    }
+
+    #[test]
+    fn nulls_are_distinct_unless_asked() {
+        let mut nulls = Vector::with_capacity(DataType::Int4, 2);
+        nulls.push_value(&crate::types::Value::Null);
+        nulls.push_value(&crate::types::Value::Null);
+        let col = [nulls];
+        let ix = index(true);
+        ix.insert(&col, (0..2).map(|r| (r, r as RowId)));
+        let mut out = Vec::new();
+        ix.same_key(&col, 0, 0, &mut out);
+        assert!(out.is_empty());
+        let strict = Index::new(2, ix.parts.clone(), true, true);
+        strict.insert(&col, (0..2).map(|r| (r, r as RowId)));
+        strict.same_key(&col, 0, 0, &mut out);
+        assert_eq!(out, vec![1]);
+    }
+}
