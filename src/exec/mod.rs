@@ -19,6 +19,7 @@ pub mod join;
 pub mod keyfilter;
 pub mod keys;
 pub mod ops;
+pub mod index_scan;
 pub mod scan;
 pub mod setop;
 pub mod sort;
@@ -81,6 +82,18 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
     match &plan.op {
         Op::Scan {
             table,
+            row_ids,
+            needed,
+            index: Some(lookup),
+            ..
+        } => Box::new(index_scan::IndexScan::new(
+            table.clone(),
+            (**lookup).clone(),
+            *row_ids,
+            needed.clone(),
+        )),
+        Op::Scan {
+            table,
             filter,
             row_ids,
             needed,
@@ -136,6 +149,7 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
                 filter,
                 row_ids: false,
                 needed,
+                index: None,
                 ..
             } = &input.op
                 && sort::late_pays_off(table.columns.len(), needed.as_deref(), keys)

@@ -98,6 +98,27 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
         Op::Scan {
             table,
             alias,
+            index: Some(lookup),
+            ..
+        } => {
+            node.kind = "Index Scan";
+            node.name = format!("Index Scan using {} on {}", lookup.index.name, table.name);
+            if *alias != table.name {
+                node.name.push(' ');
+                node.name.push_str(alias);
+            }
+            node.relation = Some((table.name.clone(), alias.clone()));
+            if let Some(c) = Expr::and_all(lookup.conds.clone()) {
+                node.details.push(("Index Cond", show(&c)));
+            }
+            if let Some(f) = &lookup.residual {
+                node.details.push(("Filter", show(f)));
+                exprs.push(f);
+            }
+        }
+        Op::Scan {
+            table,
+            alias,
             filter,
             ..
         } => {

@@ -169,6 +169,10 @@ impl Lowerer {
                     layout.map.insert(ColumnId::new(*rel, ncols as u32), ncols);
                 }
                 let filter = filter.as_ref().map(|f| self.expr(f, &layout)).transpose()?;
+                let index = filter
+                    .as_ref()
+                    .and_then(|f| crate::plan::access::choose_index(table, f))
+                    .map(Box::new);
                 Ok((
                     node(Op::Scan {
                         table: table.clone(),
@@ -176,6 +180,7 @@ impl Lowerer {
                         filter,
                         row_ids: *row_id,
                         needed: Some(needed),
+                        index,
                     }),
                     layout,
                 ))

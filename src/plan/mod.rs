@@ -19,6 +19,7 @@ use std::sync::Arc;
 use crate::catalog::{ColumnDef, TableEntry};
 use crate::types::SqlType;
 
+pub mod access;
 pub mod cardinality;
 pub mod explain;
 pub mod logical;

@@ -80,6 +80,19 @@ impl Plan {
     }
 }
 
+/// An index scan's lookup: the rows whose leading key columns equal one of `keys`.
+#[derive(Clone, Debug)]
+pub struct IndexLookup {
+    pub index: Arc<crate::catalog::IndexEntry>,
+    /// Tuples of values for the leading key columns (expressions over no input row:
+    /// literals, parameters, outer values), any of which a row may match.
+    pub keys: Vec<Vec<Expr>>,
+    /// The conditions the lookup answers (EXPLAIN's Index Cond).
+    pub conds: Vec<Expr>,
+    /// The scan's other conditions, tested on the rows the lookup finds.
+    pub residual: Option<Expr>,
+}
+
 #[derive(Clone, Debug)]
 pub enum Op {
     /// All columns of a table (plus a row-id column when `row_ids`), rows the snapshot
@@ -93,6 +106,9 @@ pub enum Op {
         /// Table columns the plan reads (`None`: all). Unread columns stay empty vectors,
         /// so column positions never change.
         needed: Option<Vec<bool>>,
+        /// Read through an index instead of the whole table (`filter` still holds every
+        /// condition, so code that ignores this reads the same rows the slow way).
+        index: Option<Box<IndexLookup>>,
     },
     /// Literal rows.
     Values {

@@ -671,6 +671,7 @@ impl Session {
                             filter: None,
                             row_ids: true,
                             needed: None,
+                            index: None,
                         },
                         0.0,
                     );

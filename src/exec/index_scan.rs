@@ -1,0 +1,128 @@
+//! Index scan: the rows whose leading key columns equal one of a few key tuples.
+//!
+//! On its first call the operator evaluates the key expressions (literals, parameters,
+//! or a correlated subplan's outer values — so a subplan rerun per outer row is an index
+//! nested loop), encodes each tuple as the index encodes keys, sorts and deduplicates the
+//! encodings (an IN list's rows come back in key order, as from PostgreSQL's B-tree),
+//! and collects the row ids of every entry starting with each. Holding the table's
+//! reorganization lock, it keeps the ids whose versions the snapshot sees and copies
+//! the needed columns out; then it tests the residual conditions and hands out the rows
+//! a batch at a time.
+
+use std::sync::Arc;
+
+use super::Operator;
+use super::context::ExecContext;
+use super::expr::{eval, eval_filter};
+use super::sort::normalize_value;
+use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
+use crate::catalog::TableEntry;
+use crate::error::Result;
+use crate::plan::physical::IndexLookup;
+use crate::storage::index::RowId;
+
+pub struct IndexScan {
+    table: Arc<TableEntry>,
+    lookup: IndexLookup,
+    row_ids: bool,
+    needed: Option<Vec<bool>>,
+    /// The rows found, once looked up, and how many were handed out.
+    found: Option<(Batch, Vec<u32>)>,
+    offset: usize,
+}
+
+impl IndexScan {
+    pub fn new(
+        table: Arc<TableEntry>,
+        lookup: IndexLookup,
+        row_ids: bool,
+        needed: Option<Vec<bool>>,
+    ) -> IndexScan {
+        IndexScan {
+            table,
+            lookup,
+            row_ids,
+            needed,
+            found: None,
+            offset: 0,
+        }
+    }
+
+    /// The encoded key prefixes to look up, sorted and without duplicates; tuples with
+    /// a NULL match nothing (`=` is never true for NULL).
+    fn prefixes(&self, ctx: &ExecContext) -> Result<Vec<Vec<u8>>> {
+        let none = Batch::new(Vec::new(), 1);
+        let parts = &self.lookup.index.index.parts;
+        let mut out = Vec::with_capacity(self.lookup.keys.len());
+        'tuples: for tuple in &self.lookup.keys {
+            let mut key = Vec::new();
+            for (e, part) in tuple.iter().zip(parts) {
+                let v: Vector = eval(e, &none, &[0], ctx)?;
+                if v.is_null(0) {
+                    continue 'tuples;
+                }
+                normalize_value(&v, 0, part.desc, part.nulls_first, &mut key);
+            }
+            out.push(key);
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    fn look_up(&mut self, ctx: &ExecContext) -> Result<(Batch, Vec<u32>)> {
+        let prefixes = self.prefixes(ctx)?;
+        let storage = &self.table.storage;
+        let mut ids: Vec<RowId> = Vec::new();
+        let columns = {
+            let _reorg = storage.reorg();
+            for p in &prefixes {
+                self.lookup.index.index.prefix(p, &mut ids);
+            }
+            storage.visible(&mut ids, &ctx.snapshot);
+            storage.fetch(&ids, self.needed.as_deref())
+        };
+        let rows = ids.len();
+        let mut columns = columns;
+        if self.row_ids {
+            columns.push(Vector::from_data(Data::I64(
+                ids.iter().map(|&id| id as i64).collect(),
+            )));
+        }
+        let batch = Batch::new(columns, rows);
+        let all: Vec<u32> = (0..rows as u32).collect();
+        let sel = match &self.lookup.residual {
+            Some(f) => eval_filter(f, &batch, &all, ctx)?,
+            None => all,
+        };
+        Ok((batch, sel))
+    }
+}
+
+impl Operator for IndexScan {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if self.found.is_none() {
+            let found = self.look_up(ctx)?;
+            self.found = Some(found);
+        }
+        let Some((batch, sel)) = &mut self.found else {
+            return Ok(None);
+        };
+        if self.offset >= sel.len() {
+            return Ok(None);
+        }
+        let end = (self.offset + BATCH_ROWS_MAX).min(sel.len());
+        let out = if self.offset == 0 && end == sel.len() && sel.len() == batch.rows {
+            // Everything in one batch: hand it over rather than copy it.
+            std::mem::replace(batch, Batch::new(Vec::new(), 0))
+        } else {
+            let rows = &sel[self.offset..end];
+            Batch::new(
+                batch.columns.iter().map(|c| c.gather(rows)).collect(),
+                rows.len(),
+            )
+        };
+        self.offset = end;
+        Ok(Some(out))
+    }
+}

@@ -1,0 +1,141 @@
+//! Access paths: whether a table scan reads through one of the table's indexes.
+//!
+//! A scan's filter is split into conjuncts; a conjunct `column = value` or `column IN
+//! (values)`, where the value is fixed for the whole scan (a literal, a parameter, a
+//! correlated subplan's outer value) and has the column's type, can be answered by an
+//! index whose key starts with that column. Each index is scored by how many of its
+//! leading key columns are matched (all of a unique index's columns: at most one row
+//! per key); the best one wins, unless the statistics say the lookup would return more
+//! than a fifth of the table, where reading everything is cheaper. The conjuncts the
+//! lookup answers leave the filter; the rest are tested on the rows it finds.
+//!
+//! Range conditions, ORDER BY … LIMIT and min/max through an index come next (issue
+//! "Keys, indexes and many writers"); today those scan the table.
+
+use std::sync::Arc;
+
+use crate::catalog::TableEntry;
+use crate::plan::physical::IndexLookup;
+use crate::sql::expr::{BinaryOp, Expr};
+
+/// Key tuples a lookup may expand an IN list to before reading the table is preferred.
+const LOOKUP_TUPLES_MAX: usize = 1024;
+/// A lookup expected to return more than this fraction of the rows is not used.
+const SELECTIVITY_MAX: f64 = 0.2;
+
+/// Whether `e` has one value for the whole scan.
+fn fixed(e: &Expr) -> bool {
+    match e {
+        Expr::Literal { .. } | Expr::Param { .. } | Expr::OuterParam { .. } => true,
+        Expr::Cast { expr, .. } | Expr::Negate { expr, .. } => fixed(expr),
+        _ => false,
+    }
+}
+
+/// The values conjunct `c` pins column `column` to, if it is `column = v` or
+/// `column IN (v, …)` with values of the column's type.
+fn pinned(c: &Expr, column: usize, ty: crate::types::DataType) -> Option<Vec<Expr>> {
+    let is_column = |e: &Expr| matches!(e, Expr::Column { index, .. } if *index == column);
+    let usable = |e: &Expr| fixed(e) && e.ty().ty == ty;
+    match c {
+        Expr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+            ..
+        } => {
+            if is_column(left) && usable(right) {
+                Some(vec![(**right).clone()])
+            } else if is_column(right) && usable(left) {
+                Some(vec![(**left).clone()])
+            } else {
+                None
+            }
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated: false,
+        } if is_column(expr) && !list.is_empty() && list.iter().all(usable) => Some(list.clone()),
+        _ => None,
+    }
+}
+
+/// The index lookup for a scan of `table` with (lowered) `filter`, if one pays.
+pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLookup> {
+    if table.indexes.is_empty() {
+        return None;
+    }
+    let conjuncts = filter.clone().conjuncts();
+    // (score, index position, [(conjunct, values)] for the leading key columns)
+    let mut best: Option<(usize, usize, Vec<(usize, Vec<Expr>)>)> = None;
+    for (k, entry) in table.indexes.iter().enumerate() {
+        let mut matched: Vec<(usize, Vec<Expr>)> = Vec::new();
+        let mut tuples = 1usize;
+        for part in &entry.index.parts {
+            let ty = table.columns[part.column].ty.ty;
+            let Some((ci, values)) = conjuncts
+                .iter()
+                .enumerate()
+                .find_map(|(i, c)| pinned(c, part.column, ty).map(|v| (i, v)))
+            else {
+                break;
+            };
+            tuples = tuples.saturating_mul(values.len());
+            if tuples > LOOKUP_TUPLES_MAX {
+                break;
+            }
+            matched.push((ci, values));
+        }
+        if matched.is_empty() {
+            continue;
+        }
+        let whole_unique = entry.index.unique && matched.len() == entry.index.parts.len();
+        let score = matched.len() * 2 + usize::from(whole_unique) * 1000;
+        if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
+            best = Some((score, k, matched));
+        }
+    }
+    let (_, k, matched) = best?;
+    let entry = table.indexes[k].clone();
+    let tuples: usize = matched.iter().map(|(_, v)| v.len()).product();
+    if !(entry.index.unique && matched.len() == entry.index.parts.len()) {
+        // Expected rows: the table over the leading column's distinct values, per tuple.
+        let stats = table.stats();
+        let lead = entry.index.parts[0].column;
+        let ndv = stats.columns.get(lead).map_or(1.0, |c| c.ndv.max(1.0));
+        if stats.rows > 1000.0 && tuples as f64 / ndv > SELECTIVITY_MAX {
+            return None;
+        }
+    }
+    // Every combination of the matched columns' values.
+    let mut keys: Vec<Vec<Expr>> = vec![Vec::new()];
+    for (_, values) in &matched {
+        keys = keys
+            .iter()
+            .flat_map(|prefix| {
+                values.iter().map(move |v| {
+                    let mut t = prefix.clone();
+                    t.push(v.clone());
+                    t
+                })
+            })
+            .collect();
+    }
+    let used: Vec<usize> = matched.iter().map(|(ci, _)| *ci).collect();
+    let mut conds = Vec::new();
+    let mut rest = Vec::new();
+    for (i, c) in conjuncts.into_iter().enumerate() {
+        if used.contains(&i) {
+            conds.push(c);
+        } else {
+            rest.push(c);
+        }
+    }
+    Some(IndexLookup {
+        index: entry,
+        keys,
+        conds,
+        residual: Expr::and_all(rest),
+    })
+}
