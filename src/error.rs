@@ -50,7 +50,12 @@ impl Error {
     }
     /// Names the table (in schema `public`) and, if given, the column and constraint
     /// an integrity error is about.
-    pub fn on_table(mut self, table: &str, column: Option<&str>, constraint: Option<&str>) -> Error {
+    pub fn on_table(
+        mut self,
+        table: &str,
+        column: Option<&str>,
+        constraint: Option<&str>,
+    ) -> Error {
         self.object = Some(Box::new(ErrorObject {
             schema: Some("public".into()),
             table: Some(table.into()),

@@ -699,3 +699,77 @@ async fn explain_analyze_counts_every_node() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn constraint_errors_name_table_column_and_constraint() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    c.batch_execute(
+        "CREATE TABLE ce (id int PRIMARY KEY, a int, b text, CHECK (a > 0), UNIQUE (a, b))",
+    )
+    .await
+    .expect("create");
+    c.execute("INSERT INTO ce VALUES (1, 1, 'x')", &[])
+        .await
+        .expect("first row");
+    // (statement, SQLSTATE, DETAIL, constraint, column)
+    type Case<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, Option<&'a str>);
+    let cases: &[Case] = &[
+        (
+            "INSERT INTO ce VALUES (1, 2, 'y')",
+            "23505",
+            "Key (id)=(1) already exists.",
+            Some("ce_pkey"),
+            None,
+        ),
+        (
+            "INSERT INTO ce VALUES (2, 1, 'x')",
+            "23505",
+            "Key (a, b)=(1, x) already exists.",
+            Some("ce_a_b_key"),
+            None,
+        ),
+        (
+            "INSERT INTO ce VALUES (2, -1, 'x')",
+            "23514",
+            "Failing row contains (2, -1, x).",
+            Some("ce_a_check"),
+            None,
+        ),
+        (
+            "INSERT INTO ce VALUES (NULL, 5, NULL)",
+            "23502",
+            "Failing row contains (null, 5, null).",
+            None,
+            Some("id"),
+        ),
+    ];
+    for &(sql, code, detail, constraint, column) in cases {
+        let err = c.execute(sql, &[]).await.expect_err(sql);
+        let db = err.as_db_error().expect("a server error");
+        assert_eq!(db.code().code(), code, "{sql}");
+        assert_eq!(db.detail(), Some(detail), "{sql}");
+        assert_eq!(db.schema(), Some("public"), "{sql}");
+        assert_eq!(db.table(), Some("ce"), "{sql}");
+        assert_eq!(db.constraint(), constraint, "{sql}");
+        assert_eq!(db.column(), column, "{sql}");
+    }
+    // RETURNING through the extended protocol, with a parameter.
+    let rows = c
+        .query(
+            "INSERT INTO ce VALUES ($1, 7, 'z') RETURNING id, a * 10",
+            &[&5i32],
+        )
+        .await
+        .expect("insert returning");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].get::<_, i32>(0), rows[0].get::<_, i32>(1)),
+        (5, 70)
+    );
+    let n = c
+        .execute("UPDATE ce SET a = a + 1 RETURNING id", &[])
+        .await
+        .expect("update returning");
+    assert_eq!(n, 2, "the command tag counts the rows");
+}

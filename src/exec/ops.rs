@@ -795,3 +795,22 @@ impl Operator for DistinctOnOp {
         Ok(None)
     }
 }
+
+/// Batches computed already (a DML statement's RETURNING rows), handed out in order.
+pub struct BatchesOp {
+    batches: std::vec::IntoIter<Batch>,
+}
+
+impl BatchesOp {
+    pub fn new(batches: Vec<Batch>) -> BatchesOp {
+        BatchesOp {
+            batches: batches.into_iter(),
+        }
+    }
+}
+
+impl Operator for BatchesOp {
+    fn next(&mut self, _ctx: &ExecContext) -> Result<Option<Batch>> {
+        Ok(self.batches.next())
+    }
+}

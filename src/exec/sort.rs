@@ -205,7 +205,13 @@ fn normalize(v: &Vector, i: usize, key: &SortKey, out: &mut Vec<u8>) -> bool {
 /// Appends row `i` of `v` to `out` encoded so that `memcmp` order is the SQL order in
 /// direction `desc` with NULLs first or last (the index keys of `storage::index` too);
 /// false if the type has no such form.
-pub fn normalize_value(v: &Vector, i: usize, desc: bool, nulls_first: bool, out: &mut Vec<u8>) -> bool {
+pub fn normalize_value(
+    v: &Vector,
+    i: usize,
+    desc: bool,
+    nulls_first: bool,
+    out: &mut Vec<u8>,
+) -> bool {
     let start = out.len();
     if v.is_null(i) {
         out.push(if nulls_first { 0 } else { 2 });

@@ -61,16 +61,18 @@ fn pinned(c: &Expr, column: usize, ty: crate::types::DataType) -> Option<Vec<Exp
     }
 }
 
+/// A conjunct (by position) pinning one key column, and the values it allows.
+type Pinned = (usize, Vec<Expr>);
+
 /// The index lookup for a scan of `table` with (lowered) `filter`, if one pays.
 pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLookup> {
     if table.indexes.is_empty() {
         return None;
     }
     let conjuncts = filter.clone().conjuncts();
-    // (score, index position, [(conjunct, values)] for the leading key columns)
-    let mut best: Option<(usize, usize, Vec<(usize, Vec<Expr>)>)> = None;
+    let mut best: Option<(usize, usize, Vec<Pinned>)> = None;
     for (k, entry) in table.indexes.iter().enumerate() {
-        let mut matched: Vec<(usize, Vec<Expr>)> = Vec::new();
+        let mut matched: Vec<Pinned> = Vec::new();
         let mut tuples = 1usize;
         for part in &entry.index.parts {
             let ty = table.columns[part.column].ty.ty;

@@ -17,6 +17,7 @@
 use std::sync::Arc;
 
 use crate::catalog::{ColumnDef, TableEntry};
+use crate::sql::expr::Expr;
 use crate::types::SqlType;
 
 pub mod access;
@@ -33,6 +34,14 @@ pub use physical::{Plan, SortKey};
 pub struct OutputColumn {
     pub name: String,
     pub ty: SqlType,
+}
+
+/// A DML statement's RETURNING list: expressions over a batch of the table's columns
+/// (the new row; DELETE's old row), and the result columns they make.
+#[derive(Clone, Debug)]
+pub struct Returning {
+    pub exprs: Vec<Expr>,
+    pub columns: Vec<OutputColumn>,
 }
 
 #[derive(Clone, Debug)]
@@ -56,15 +65,18 @@ pub enum BoundStatement {
     Insert {
         table: Arc<TableEntry>,
         source: Plan,
+        returning: Option<Returning>,
     },
     /// `source` is a scan with row ids (last column) whose other columns are the new row.
     Update {
         table: Arc<TableEntry>,
         source: Plan,
+        returning: Option<Returning>,
     },
     Delete {
         table: Arc<TableEntry>,
         source: Plan,
+        returning: Option<Returning>,
     },
     Truncate {
         tables: Vec<Arc<TableEntry>>,
@@ -176,6 +188,11 @@ impl BoundStatement {
                 name: name.clone(),
                 ty: SqlType::new(crate::types::DataType::Text),
             }]),
+            BoundStatement::Insert { returning, .. }
+            | BoundStatement::Update { returning, .. }
+            | BoundStatement::Delete { returning, .. } => {
+                returning.as_ref().map(|r| r.columns.clone())
+            }
             _ => None,
         }
     }

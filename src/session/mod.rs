@@ -38,13 +38,13 @@ use crate::Database;
 use crate::catalog::TableEntry;
 use crate::error::{Error, Result};
 use crate::exec::context::{CancelFlag, ExecContext};
-use crate::storage::index::RowId;
 use crate::exec::vector::Batch;
 use crate::exec::{self, BoxedOperator};
 use crate::plan::physical::Op;
-use crate::plan::{BoundStatement, OutputColumn, Plan, TransactionOp};
+use crate::plan::{BoundStatement, OutputColumn, Plan, Returning, TransactionOp};
 use crate::sql::binder::Binder;
 use crate::sql::parse;
+use crate::storage::index::RowId;
 use crate::storage::mvcc::{TXN_NONE, TxnId};
 use crate::storage::table::RowRange;
 use crate::storage::vacuum;
@@ -113,9 +113,19 @@ pub struct RowStream {
     pub pending: Option<Batch>,
     pub rows_sent: u64,
     finished: bool,
+    /// The command tag when it is not `SELECT n` (DML with RETURNING).
+    tag: Option<String>,
 }
 
 impl RowStream {
+    /// The CommandComplete tag once every row is sent.
+    pub fn command_tag(&self) -> String {
+        match &self.tag {
+            Some(t) => t.clone(),
+            None => format!("SELECT {}", self.rows_sent),
+        }
+    }
+
     pub fn next_batch(&mut self) -> Result<Option<Batch>> {
         if let Some(b) = self.pending.take() {
             return Ok(Some(b));
@@ -157,6 +167,25 @@ impl RowStream {
             pending: None,
             rows_sent: 0,
             finished: false,
+            tag: None,
+        }
+    }
+
+    /// A DML statement's RETURNING rows, computed already, answered under `tag`.
+    fn returned(
+        columns: Vec<OutputColumn>,
+        batches: Vec<Batch>,
+        tag: String,
+        ctx: ExecContext,
+    ) -> RowStream {
+        RowStream {
+            op: Box::new(exec::ops::BatchesOp::new(batches)),
+            ctx,
+            columns,
+            pending: None,
+            rows_sent: 0,
+            finished: false,
+            tag: Some(tag),
         }
     }
 }
@@ -184,6 +213,24 @@ pub struct Session {
     pub notices: Vec<(String, String, String)>,
     /// Reported settings changed by the last statement.
     pub changed_settings: Vec<String>,
+}
+
+/// What a DML statement answers: its tag, or with RETURNING the rows under it.
+fn dml_outcome(
+    tag: String,
+    returning: Option<&Returning>,
+    out: Vec<Batch>,
+    ctx: ExecContext,
+) -> Outcome {
+    match returning {
+        None => Outcome::Done { tag },
+        Some(r) => Outcome::Rows(Box::new(RowStream::returned(
+            r.columns.clone(),
+            out,
+            tag,
+            ctx,
+        ))),
+    }
 }
 
 fn now_micros() -> i64 {
@@ -621,6 +668,7 @@ impl Session {
                     pending: None,
                     rows_sent: 0,
                     finished: false,
+                    tag: None,
                 })))
             }
             BoundStatement::Explain {
@@ -644,23 +692,47 @@ impl Session {
                     columns, rows, ctx,
                 ))))
             }
-            BoundStatement::Insert { table, source } => {
-                let n = self.run_insert(table, source, &ctx, txn)?;
-                Ok(Outcome::Done {
-                    tag: format!("INSERT 0 {n}"),
-                })
+            BoundStatement::Insert {
+                table,
+                source,
+                returning,
+            } => {
+                let mut out = Vec::new();
+                let n = self.run_insert(table, source, &ctx, txn, returning.as_ref(), &mut out)?;
+                Ok(dml_outcome(
+                    format!("INSERT 0 {n}"),
+                    returning.as_ref(),
+                    out,
+                    ctx,
+                ))
             }
-            BoundStatement::Update { table, source } => {
-                let n = self.run_update(table, source, &ctx, txn)?;
-                Ok(Outcome::Done {
-                    tag: format!("UPDATE {n}"),
-                })
+            BoundStatement::Update {
+                table,
+                source,
+                returning,
+            } => {
+                let mut out = Vec::new();
+                let n = self.run_update(table, source, &ctx, txn, returning.as_ref(), &mut out)?;
+                Ok(dml_outcome(
+                    format!("UPDATE {n}"),
+                    returning.as_ref(),
+                    out,
+                    ctx,
+                ))
             }
-            BoundStatement::Delete { table, source } => {
-                let n = self.run_delete(table, source, &ctx, txn)?;
-                Ok(Outcome::Done {
-                    tag: format!("DELETE {n}"),
-                })
+            BoundStatement::Delete {
+                table,
+                source,
+                returning,
+            } => {
+                let mut out = Vec::new();
+                let n = self.run_delete(table, source, &ctx, txn, returning.as_ref(), &mut out)?;
+                Ok(dml_outcome(
+                    format!("DELETE {n}"),
+                    returning.as_ref(),
+                    out,
+                    ctx,
+                ))
             }
             BoundStatement::Truncate { tables } => {
                 for t in tables {
@@ -675,7 +747,7 @@ impl Session {
                         },
                         0.0,
                     );
-                    self.run_delete(t, &scan, &ctx, txn)?;
+                    self.run_delete(t, &scan, &ctx, txn, None, &mut Vec::new())?;
                 }
                 Ok(Outcome::Done {
                     tag: "TRUNCATE TABLE".into(),
@@ -755,7 +827,7 @@ impl Session {
                 self.undo.push(Undo::CreateTable(entry.clone()));
                 let tag = match source {
                     Some(plan) => {
-                        let n = self.run_insert(&entry, plan, &ctx, txn)?;
+                        let n = self.run_insert(&entry, plan, &ctx, txn, None, &mut Vec::new())?;
                         format!("SELECT {n}")
                     }
                     None => "CREATE TABLE AS".into(),

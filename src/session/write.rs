@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
-use crate::plan::Plan;
+use crate::plan::{Plan, Returning};
 use crate::storage::index::{KeyPart, RowId};
 use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId};
 use crate::storage::table::{RowRange, range_ids};
@@ -181,6 +181,8 @@ impl Session {
         source: &Plan,
         ctx: &ExecContext,
         txn: TxnId,
+        returning: Option<&Returning>,
+        out: &mut Vec<Batch>,
     ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
@@ -188,6 +190,7 @@ impl Session {
             let b = b.compact();
             self.store_rows(table, &b, ctx, txn, count, None)?;
             count += b.rows as u64;
+            returned_rows(returning, &b, ctx, out)?;
         }
         Ok(count)
     }
@@ -205,6 +208,8 @@ impl Session {
         source: &Plan,
         ctx: &ExecContext,
         txn: TxnId,
+        returning: Option<&Returning>,
+        out: &mut Vec<Batch>,
     ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
@@ -236,6 +241,7 @@ impl Session {
             let deleted = has_unique.then_some(&deleted);
             self.store_rows(table, &new_rows, ctx, txn, count, deleted)?;
             count += keep.len() as u64;
+            returned_rows(returning, &new_rows, ctx, out)?;
         }
         Ok(count)
     }
@@ -246,18 +252,35 @@ impl Session {
         source: &Plan,
         ctx: &ExecContext,
         txn: TxnId,
+        returning: Option<&Returning>,
+        out: &mut Vec<Batch>,
     ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
         while let Some(b) = op.next(ctx)? {
             let sel = b.selection();
             let ids = Self::row_ids(&b)?;
+            let mut deleted: Vec<u32> = Vec::new();
             for &i in &sel {
                 let id = ids[i as usize] as RowId;
                 if table.storage.delete(id, txn) {
                     self.undo.push(Undo::Delete(table.clone(), id));
                     count += 1;
+                    if returning.is_some() {
+                        deleted.push(i);
+                    }
                 }
+            }
+            if returning.is_some() {
+                let width = table.columns.len();
+                let old_rows = Batch::new(
+                    b.columns[..width]
+                        .iter()
+                        .map(|c| c.gather(&deleted))
+                        .collect(),
+                    deleted.len(),
+                );
+                returned_rows(returning, &old_rows, ctx, out)?;
             }
         }
         Ok(count)
@@ -380,7 +403,13 @@ impl Session {
     }
 
     /// `(a, b)=(1, x)`: an index key as PostgreSQL's messages show it.
-    fn key_text(&self, table: &TableEntry, parts: &[KeyPart], cols: &[Vector], row: usize) -> String {
+    fn key_text(
+        &self,
+        table: &TableEntry,
+        parts: &[KeyPart],
+        cols: &[Vector],
+        row: usize,
+    ) -> String {
         let fmt = self.text_format();
         let names: Vec<&str> = parts
             .iter()
@@ -388,13 +417,38 @@ impl Session {
             .collect();
         let values: Vec<String> = parts
             .iter()
-            .map(|p| match cols[p.column].value(row, table.columns[p.column].ty.ty) {
-                Value::Null => "null".to_string(),
-                v => value_to_string(&v, &fmt),
-            })
+            .map(
+                |p| match cols[p.column].value(row, table.columns[p.column].ty.ty) {
+                    Value::Null => "null".to_string(),
+                    v => value_to_string(&v, &fmt),
+                },
+            )
             .collect();
         format!("({})=({})", names.join(", "), values.join(", "))
     }
+}
+
+/// Appends RETURNING's rows for `rows` (a dense batch of the table's columns) to `out`.
+fn returned_rows(
+    returning: Option<&Returning>,
+    rows: &Batch,
+    ctx: &ExecContext,
+    out: &mut Vec<Batch>,
+) -> Result<()> {
+    let Some(r) = returning else {
+        return Ok(());
+    };
+    if rows.rows == 0 {
+        return Ok(());
+    }
+    let sel: Vec<u32> = (0..rows.rows as u32).collect();
+    let columns = r
+        .exprs
+        .iter()
+        .map(|e| exec::expr::eval(e, rows, &sel, ctx))
+        .collect::<Result<Vec<_>>>()?;
+    out.push(Batch::new(columns, rows.rows));
+    Ok(())
 }
 
 /// Whether a version with these stamps is live for a unique check: inserted by a

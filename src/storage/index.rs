@@ -157,9 +157,7 @@ impl Index {
     pub fn range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>, out: &mut Vec<RowId>) {
         let entries = self.entries.read();
         let start = match lower {
-            Bound::Included(k) | Bound::Excluded(k) => {
-                Bound::Included((Box::<[u8]>::from(k), 0))
-            }
+            Bound::Included(k) | Bound::Excluded(k) => Bound::Included((Box::<[u8]>::from(k), 0)),
             Bound::Unbounded => Bound::Unbounded,
         };
         for (k, id) in entries.range((start, Bound::Unbounded)) {
@@ -247,7 +245,11 @@ mod tests {
         ix.prefix(&key(5), &mut out);
         assert_eq!(out, vec![0, 3]);
         out.clear();
-        ix.range(Bound::Excluded(&key(-3)), Bound::Included(&key(7)), &mut out);
+        ix.range(
+            Bound::Excluded(&key(-3)),
+            Bound::Included(&key(7)),
+            &mut out,
+        );
         assert_eq!(out, vec![0, 3, 2]);
         out.clear();
         ix.all(&mut out);

@@ -256,7 +256,11 @@ mod tests {
         let done = vacuum_table(&table, &txns);
         assert_eq!(done.removed, rows as usize - expected.len());
         assert_eq!(table.stored_rows(), expected.len());
-        assert_eq!(live_groups(&table), 1, "the survivors were packed into one group");
+        assert_eq!(
+            live_groups(&table),
+            1,
+            "the survivors were packed into one group"
+        );
         assert_eq!(visible(&table, &txns.snapshot(TXN_NONE)), expected);
         assert_eq!(table.dead_rows(), 0);
     }

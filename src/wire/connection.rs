@@ -472,8 +472,7 @@ impl Connection {
             Outcome::Rows(mut stream) => {
                 encode::row_description(&mut self.out, &stream.columns, &[]);
                 self.stream_rows(&mut stream, &[], usize::MAX)?;
-                self.out
-                    .command_complete(&format!("SELECT {}", stream.rows_sent));
+                self.out.command_complete(&stream.command_tag());
             }
         }
         Ok(())
@@ -770,8 +769,7 @@ impl Connection {
             .ok_or_else(|| Error::internal("portal without stream"))?;
         let finished = self.stream_rows(&mut stream, &portal.formats, max_rows)?;
         if finished {
-            self.out
-                .command_complete(&format!("SELECT {}", stream.rows_sent));
+            self.out.command_complete(&stream.command_tag());
             portal.done = true;
         } else {
             self.out.empty(b's');

@@ -240,7 +240,10 @@ impl Binder<'_> {
         clauses: AggClauses,
     ) -> Result<Expr> {
         if !self.agg_allowed {
-            return Err(Error::grouping("aggregate functions are not allowed here"));
+            return Err(Error::grouping(match self.agg_forbidden_in {
+                Some(clause) => format!("aggregate functions are not allowed in {clause}"),
+                None => "aggregate functions are not allowed here".to_string(),
+            }));
         }
         let saved = std::mem::replace(&mut self.in_agg_args, true);
         let call = self.agg_call(func, name, args, distinct, star, scope, false, clauses);

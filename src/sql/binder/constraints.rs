@@ -238,7 +238,10 @@ impl Binder<'_> {
                 })
                 .collect(),
         };
-        let bound = self.bind_expr(expr, &scope)?;
+        let saved = self.agg_forbidden_in.replace("check constraints");
+        let bound = self.bind_expr(expr, &scope);
+        self.agg_forbidden_in = saved;
+        let bound = bound?;
         if bound.any(&|x| matches!(x, Expr::Subquery(_))) {
             return Err(Error::new(
                 "0A000",

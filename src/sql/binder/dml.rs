@@ -1,14 +1,12 @@
 //! INSERT, UPDATE and DELETE.
 
 use super::*;
+use crate::plan::Returning;
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, insert: &A::Insert) -> Result<BoundStatement> {
         if insert.on.is_some() {
             return Err(Error::feature_not_supported("INSERT … ON CONFLICT"));
-        }
-        if insert.returning.is_some() {
-            return Err(Error::feature_not_supported("RETURNING"));
         }
         let name = match &insert.table {
             A::TableObject::TableName(n) => n,
@@ -66,7 +64,12 @@ impl Binder<'_> {
                 rows: vec![row],
                 types,
             })?;
-            return Ok(BoundStatement::Insert { table, source });
+            let returning = self.bind_returning(insert.returning.as_deref(), &table, None)?;
+            return Ok(BoundStatement::Insert {
+                table,
+                source,
+                returning,
+            });
         };
         let plan = match source.body.as_ref() {
             A::SetExpr::Values(values)
@@ -164,7 +167,13 @@ impl Binder<'_> {
             }
         };
         let source = self.finish_plan(plan)?;
-        Ok(BoundStatement::Insert { table, source })
+        let alias = insert.table_alias.as_ref().map(|a| ident_name(&a.alias));
+        let returning = self.bind_returning(insert.returning.as_deref(), &table, alias)?;
+        Ok(BoundStatement::Insert {
+            table,
+            source,
+            returning,
+        })
     }
 
     pub(super) fn default_expr(&self, table: &TableEntry, column: usize) -> Result<Expr> {
@@ -204,9 +213,6 @@ impl Binder<'_> {
     pub(super) fn bind_update(&mut self, update: &A::Update) -> Result<BoundStatement> {
         if update.from.is_some() {
             return Err(Error::feature_not_supported("UPDATE … FROM"));
-        }
-        if update.returning.is_some() {
-            return Err(Error::feature_not_supported("RETURNING"));
         }
         if !update.table.joins.is_empty() {
             return Err(Error::feature_not_supported("JOIN in UPDATE"));
@@ -260,13 +266,19 @@ impl Binder<'_> {
             rel,
             exprs: new_row,
         })?;
-        Ok(BoundStatement::Update { table, source })
+        let returning = self.bind_returning(
+            update.returning.as_deref(),
+            &table,
+            table_alias(&update.table.relation),
+        )?;
+        Ok(BoundStatement::Update {
+            table,
+            source,
+            returning,
+        })
     }
 
     pub(super) fn bind_delete(&mut self, delete: &A::Delete) -> Result<BoundStatement> {
-        if delete.returning.is_some() {
-            return Err(Error::feature_not_supported("RETURNING"));
-        }
         if delete.using.is_some() {
             return Err(Error::feature_not_supported("DELETE … USING"));
         }
@@ -283,17 +295,160 @@ impl Binder<'_> {
         let (table, get) = dml_target(plan, "DELETE from")?;
         let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
         let row_id = row_id_ref(&get, table.columns.len());
+        // RETURNING reads the deleted rows' columns: they come before the row id.
+        let mut exprs: Vec<Expr> = if delete.returning.is_some() {
+            scope.columns.iter().map(|c| c.expr.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        exprs.push(row_id);
         let plan = LogicalPlan::Project {
             input: Box::new(with_filter(get, filter)),
             rel: self.new_rel(),
-            exprs: vec![row_id],
+            exprs,
         };
         // The executor reads the row ids from the last column, where the scan puts them:
         // no projection is needed.
         let mut plan = self.attach_statement_ctes(plan)?;
         crate::plan::rules::optimize(&mut plan, self.fmt, &mut self.next_rel)?;
         let source = Lowerer::new().lower_loose(&plan)?;
-        Ok(BoundStatement::Delete { table, source })
+        let returning = self.bind_returning(
+            delete.returning.as_deref(),
+            &table,
+            table_alias(&twj.relation),
+        )?;
+        Ok(BoundStatement::Delete {
+            table,
+            source,
+            returning,
+        })
+    }
+}
+
+/// The alias a DML target is given (`UPDATE t AS x`).
+fn table_alias(f: &A::TableFactor) -> Option<String> {
+    match f {
+        A::TableFactor::Table { alias: Some(a), .. } => Some(ident_name(&a.name)),
+        _ => None,
+    }
+}
+
+impl Binder<'_> {
+    /// RETURNING items, bound over the table's row (named by `alias` if given, else by
+    /// the table's name) and lowered to column positions.
+    fn bind_returning(
+        &mut self,
+        items: Option<&[A::SelectItem]>,
+        table: &Arc<TableEntry>,
+        alias: Option<String>,
+    ) -> Result<Option<Returning>> {
+        let Some(items) = items else {
+            return Ok(None);
+        };
+        let qualifier = alias.unwrap_or_else(|| table.name.clone());
+        let rel = self.new_rel();
+        let scope = Scope {
+            columns: table
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ScopeColumn {
+                    qualifier: Some(qualifier.clone()),
+                    name: c.name.clone(),
+                    expr: Expr::ColumnRef {
+                        id: ColumnId::new(rel, i as u32),
+                        ty: c.ty,
+                        name: c.name.clone(),
+                    },
+                    hidden: false,
+                })
+                .collect(),
+        };
+        let mut exprs = Vec::new();
+        let mut columns = Vec::new();
+        let mut push = |me: &mut Self, e: Expr, name: String| -> Result<()> {
+            let e = if e.ty().ty == DataType::Unknown {
+                me.coerce(e, TEXT)?
+            } else {
+                e
+            };
+            columns.push(OutputColumn { name, ty: e.ty() });
+            exprs.push(e);
+            Ok(())
+        };
+        let saved = self.agg_forbidden_in.replace("RETURNING");
+        let bound = self.bind_returning_items(items, &scope, &qualifier, &mut push);
+        self.agg_forbidden_in = saved;
+        bound?;
+        if exprs
+            .iter()
+            .any(|e| e.any(&|x| matches!(x, Expr::Window { .. })))
+        {
+            return Err(Error::new(
+                "42P20",
+                "window functions are not allowed in RETURNING",
+            ));
+        }
+        let layout = crate::plan::lower::Layout {
+            width: table.columns.len(),
+            map: (0..table.columns.len())
+                .map(|i| (ColumnId::new(rel, i as u32), i))
+                .collect(),
+        };
+        let mut lowerer = Lowerer::new();
+        let exprs = exprs
+            .iter()
+            .map(|e| lowerer.expr(e, &layout))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Returning { exprs, columns }))
+    }
+
+    fn bind_returning_items(
+        &mut self,
+        items: &[A::SelectItem],
+        scope: &Scope,
+        qualifier: &str,
+        push: &mut dyn FnMut(&mut Self, Expr, String) -> Result<()>,
+    ) -> Result<()> {
+        for item in items {
+            match item {
+                A::SelectItem::UnnamedExpr(e) => {
+                    let b = self.bind_expr(e, scope)?;
+                    push(self, b, derive_name(e))?;
+                }
+                A::SelectItem::ExprWithAlias { expr, alias } => {
+                    let b = self.bind_expr(expr, scope)?;
+                    push(self, b, ident_name(alias))?;
+                }
+                A::SelectItem::Wildcard(_) => {
+                    for c in &scope.columns {
+                        push(self, c.expr.clone(), c.name.clone())?;
+                    }
+                }
+                A::SelectItem::QualifiedWildcard(
+                    A::SelectItemQualifiedWildcardKind::ObjectName(n),
+                    _,
+                ) if object_name(n)? == *qualifier => {
+                    for c in &scope.columns {
+                        push(self, c.expr.clone(), c.name.clone())?;
+                    }
+                }
+                A::SelectItem::QualifiedWildcard(
+                    A::SelectItemQualifiedWildcardKind::ObjectName(n),
+                    _,
+                ) => {
+                    return Err(Error::new(
+                        "42P01",
+                        format!(
+                            "missing FROM-clause entry for table \"{}\"",
+                            object_name(n)?
+                        ),
+                    ));
+                }
+                _ => return Err(Error::feature_not_supported("this RETURNING item")),
+            }
+        }
+        Ok(())
     }
 }
 

@@ -181,6 +181,8 @@ pub struct Binder<'a> {
     windows: Vec<WindowCall>,
     /// The clause where window functions are not allowed (None: they are).
     window_forbidden: Option<&'static str>,
+    /// Where an aggregate is refused, for the message (`None`: "here").
+    agg_forbidden_in: Option<&'static str>,
     /// Binding a window function's arguments / an aggregate's argument.
     in_window_args: bool,
     in_agg_args: bool,
@@ -229,6 +231,7 @@ impl<'a> Binder<'a> {
             statement_ctes: None,
             windows: Vec::new(),
             window_forbidden: Some("this context"),
+            agg_forbidden_in: None,
             in_window_args: false,
             in_agg_args: false,
             named_windows: Vec::new(),
