@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
+pub mod sequence;
 pub mod stats;
 
 use crate::error::{Error, Result};
@@ -40,6 +41,7 @@ use crate::storage::mvcc::{Snapshot, TXN_NONE, TxnId, TxnManager};
 use crate::storage::table::Table;
 use crate::storage::vacuum::{dead_rows_threshold, vacuum_table};
 use crate::types::SqlType;
+use sequence::Sequence;
 
 #[derive(Clone, Debug)]
 pub struct ColumnDef {
@@ -48,6 +50,8 @@ pub struct ColumnDef {
     pub not_null: bool,
     /// Bound DEFAULT expression (no column references).
     pub default: Option<Expr>,
+    /// GENERATED … AS IDENTITY: `Some(true)` for ALWAYS, `Some(false)` for BY DEFAULT.
+    pub identity: Option<bool>,
 }
 
 /// Which constraint an index backs (the constraint has the index's name).
@@ -105,6 +109,11 @@ pub struct TableEntry {
     pub indexes: Vec<Arc<IndexEntry>>,
     /// CHECK constraints, by name (the order PostgreSQL checks them in).
     pub checks: Vec<CheckConstraint>,
+    /// Set for a sequence (no columns, no rows).
+    pub sequence: Option<Arc<Sequence>>,
+    /// A sequence made for a SERIAL or identity column: `(table, column)`. It is
+    /// dropped with the table.
+    pub owned_by: Option<(String, String)>,
     /// The transaction that created this version of the table.
     xmin: TxnId,
     /// The transaction that dropped it (`TXN_NONE`: not dropped).
@@ -113,7 +122,36 @@ pub struct TableEntry {
     stats: parking_lot::Mutex<Option<Arc<stats::TableStats>>>,
 }
 
+/// What kind of relation an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelKind {
+    Table,
+    View,
+    Sequence,
+}
+
+impl RelKind {
+    /// As DROP and error messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RelKind::Table => "table",
+            RelKind::View => "view",
+            RelKind::Sequence => "sequence",
+        }
+    }
+}
+
 impl TableEntry {
+    pub fn kind(&self) -> RelKind {
+        if self.view.is_some() {
+            RelKind::View
+        } else if self.sequence.is_some() {
+            RelKind::Sequence
+        } else {
+            RelKind::Table
+        }
+    }
+
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }
@@ -269,6 +307,8 @@ impl Catalog {
             storage,
             indexes,
             checks,
+            sequence: None,
+            owned_by: None,
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(None),
@@ -279,6 +319,51 @@ impl Catalog {
             .or_default()
             .push(entry.clone());
         Ok(entry)
+    }
+
+    /// Creates sequence `name` (owned by a table's column, for SERIAL and identity).
+    pub fn create_sequence(
+        &self,
+        name: &str,
+        options: sequence::SequenceOptions,
+        owned_by: Option<(String, String)>,
+        txn: TxnId,
+        snapshot: &Snapshot,
+    ) -> Result<Arc<TableEntry>> {
+        if self.relation_exists(name, snapshot) {
+            return Err(Error::duplicate_table(name));
+        }
+        let entry = Arc::new(TableEntry {
+            oid: self.next_oid.fetch_add(1, Ordering::Relaxed),
+            name: name.to_string(),
+            columns: Vec::new(),
+            view: None,
+            storage: Arc::new(Table::new(Vec::new())),
+            indexes: Vec::new(),
+            checks: Vec::new(),
+            sequence: Some(Arc::new(Sequence::new(options))),
+            owned_by,
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+            stats: parking_lot::Mutex::new(None),
+        });
+        self.tables
+            .write()
+            .entry(name.to_string())
+            .or_default()
+            .push(entry.clone());
+        Ok(entry)
+    }
+
+    /// The sequences `snapshot` sees that a column of table `table` owns.
+    pub fn owned_sequences(&self, table: &str, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        tables
+            .values()
+            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .filter(|t| t.owned_by.as_ref().is_some_and(|(o, _)| o == table))
+            .cloned()
+            .collect()
     }
 
     fn new_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
@@ -319,6 +404,7 @@ impl Catalog {
     pub fn replace_version(
         &self,
         old: &Arc<TableEntry>,
+        columns: Vec<ColumnDef>,
         indexes: Vec<Arc<IndexEntry>>,
         checks: Vec<CheckConstraint>,
         txn: TxnId,
@@ -327,11 +413,13 @@ impl Catalog {
         let entry = Arc::new(TableEntry {
             oid: old.oid,
             name: old.name.clone(),
-            columns: old.columns.clone(),
+            columns,
             view: old.view.clone(),
             storage: old.storage.clone(),
             indexes,
             checks,
+            sequence: old.sequence.clone(),
+            owned_by: old.owned_by.clone(),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(old.stats.lock().clone()),
@@ -354,7 +442,13 @@ impl Catalog {
         let index = self.new_index(spec, &table.storage);
         let mut indexes = table.indexes.clone();
         indexes.push(index.clone());
-        let entry = self.replace_version(table, indexes, table.checks.clone(), txn);
+        let entry = self.replace_version(
+            table,
+            table.columns.clone(),
+            indexes,
+            table.checks.clone(),
+            txn,
+        );
         (entry, index)
     }
 
@@ -472,6 +566,7 @@ mod tests {
             ty: SqlType::new(DataType::Int4),
             not_null: false,
             default: None,
+            identity: None,
         }]
     }
 

@@ -59,6 +59,17 @@ pub struct ExecContext {
     pub ctes: parking_lot::Mutex<HashMap<u32, Arc<Vec<Batch>>>>,
     /// The current work table of each running recursive CTE, by id.
     pub worktables: parking_lot::Mutex<HashMap<u32, Arc<Vec<Batch>>>>,
+    /// The catalog and this session's sequence state, for nextval and its kin (None
+    /// where no session runs the expression: constant folding).
+    pub sequences: Option<SequenceAccess>,
+}
+
+/// What the sequence functions need: the catalog to find a sequence by name in the
+/// statement's snapshot, and what this session's calls returned.
+#[derive(Clone)]
+pub struct SequenceAccess {
+    pub catalog: Arc<crate::catalog::Catalog>,
+    pub session: Arc<parking_lot::Mutex<crate::catalog::sequence::SessionSequences>>,
 }
 
 impl ExecContext {

@@ -558,6 +558,10 @@ pub fn eval_function(
         }
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
         Func::CurrentSetting => current_setting(&vs, n, ctx)?,
+        Func::NextVal | Func::CurrVal | Func::SetVal | Func::LastVal => {
+            sequence_call(func, &vs, n, ctx)?
+        }
+        Func::PgGetSerialSequence => serial_sequence(&vs, n, ctx)?,
         Func::Extract | Func::DatePart | Func::DateTrunc | Func::Age | Func::Timezone => {
             super::date_functions::eval(func, args, &vs, n, ty, ctx)?
         }
@@ -689,6 +693,149 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
                     "unrecognized configuration parameter \"{name}\""
                 )));
             }
+        }
+    }
+    Ok(out)
+}
+
+/// The sequence named by `name` (regclass input rules) in the statement's snapshot.
+fn find_sequence(
+    access: &super::context::SequenceAccess,
+    name: &str,
+    ctx: &ExecContext,
+) -> Result<(
+    std::sync::Arc<crate::catalog::TableEntry>,
+    std::sync::Arc<crate::catalog::sequence::Sequence>,
+)> {
+    let rel = crate::catalog::sequence::parse_relation_name(name)?;
+    let entry = access
+        .catalog
+        .table(&rel, &ctx.snapshot)
+        .ok_or_else(|| Error::undefined_table(&rel))?;
+    match entry.sequence.clone() {
+        Some(seq) => Ok((entry, seq)),
+        None => Err(Error::new("42809", format!("\"{rel}\" is not a sequence"))),
+    }
+}
+
+/// nextval, currval, setval and lastval, row by row (each nextval call is one step).
+fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let Some(access) = &ctx.sequences else {
+        return Err(Error::internal("sequence function outside a session"));
+    };
+    let mut out = Vector::with_capacity(DataType::Int8, n);
+    for i in 0..n {
+        if func != Func::LastVal && args.iter().any(|a| a.is_null(i)) {
+            out.push_null();
+            continue;
+        }
+        let name = || match args[0].value(i, DataType::Text) {
+            Value::Text(t) => Ok(t),
+            _ => Err(Error::internal("sequence name is not text")),
+        };
+        let value = match func {
+            Func::NextVal => {
+                let (entry, seq) = find_sequence(access, &name()?, ctx)?;
+                let v = seq.nextval(&entry.name)?;
+                let mut session = access.session.lock();
+                session.current.insert(entry.oid, v);
+                session.last = Some((entry.oid, entry.name.clone(), v));
+                v
+            }
+            Func::CurrVal => {
+                let (entry, _) = find_sequence(access, &name()?, ctx)?;
+                let current = access.session.lock().current.get(&entry.oid).copied();
+                current.ok_or_else(|| {
+                    Error::new(
+                        "55000",
+                        format!(
+                            "currval of sequence \"{}\" is not yet defined in this session",
+                            entry.name
+                        ),
+                    )
+                })?
+            }
+            Func::SetVal => {
+                let (entry, seq) = find_sequence(access, &name()?, ctx)?;
+                let Value::Int8(v) = args[1].value(i, DataType::Int8) else {
+                    return Err(Error::internal("setval value is not bigint"));
+                };
+                let called = args
+                    .get(2)
+                    .is_none_or(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
+                let v = seq.setval(&entry.name, v, called)?;
+                if called {
+                    access.session.lock().current.insert(entry.oid, v);
+                }
+                v
+            }
+            _ => {
+                let last = access.session.lock().last.clone();
+                let Some((oid, name, v)) = last else {
+                    return Err(Error::new(
+                        "55000",
+                        "lastval is not yet defined in this session",
+                    ));
+                };
+                // The sequence must still exist (PostgreSQL: 55000 if it was dropped).
+                if access
+                    .catalog
+                    .table(&name, &ctx.snapshot)
+                    .is_none_or(|e| e.oid != oid)
+                {
+                    return Err(Error::new(
+                        "55000",
+                        "lastval is not yet defined in this session",
+                    ));
+                }
+                v
+            }
+        };
+        out.push_value(&Value::Int8(value));
+    }
+    Ok(out)
+}
+
+/// pg_get_serial_sequence(table, column): the sequence a SERIAL or identity column
+/// draws from, schema-qualified, or NULL.
+fn serial_sequence(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let Some(access) = &ctx.sequences else {
+        return Err(Error::internal("sequence function outside a session"));
+    };
+    let mut out = Vector::with_capacity(DataType::Text, n);
+    for i in 0..n {
+        if args.iter().any(|a| a.is_null(i)) {
+            out.push_null();
+            continue;
+        }
+        let (Value::Text(table), Value::Text(column)) = (
+            args[0].value(i, DataType::Text),
+            args[1].value(i, DataType::Text),
+        ) else {
+            return Err(Error::internal(
+                "pg_get_serial_sequence arguments are not text",
+            ));
+        };
+        let table = crate::catalog::sequence::parse_relation_name(&table)?;
+        let entry = access
+            .catalog
+            .table(&table, &ctx.snapshot)
+            .ok_or_else(|| Error::undefined_table(&table))?;
+        // The column name is taken as written (PostgreSQL does not fold it).
+        if entry.column_index(&column).is_none() {
+            return Err(Error::new(
+                "42703",
+                format!("column \"{column}\" of relation \"{table}\" does not exist"),
+            ));
+        }
+        let owned = access
+            .catalog
+            .owned_sequences(&table, &ctx.snapshot)
+            .into_iter()
+            .find(|s| s.owned_by.as_ref().is_some_and(|(_, c)| *c == column));
+        match owned {
+            Some(s) => out.push_value(&Value::Text(format!("public.{}", s.name))),
+            None => out.push_null(),
         }
     }
     Ok(out)

@@ -87,6 +87,13 @@ pub enum BoundStatement {
         /// PRIMARY KEY and UNIQUE constraints' indexes.
         indexes: Vec<crate::catalog::IndexSpec>,
         checks: Vec<crate::catalog::CheckConstraint>,
+        /// Sequences for SERIAL and identity columns.
+        sequences: Vec<crate::sql::binder::sequences::NewSequence>,
+        if_not_exists: bool,
+    },
+    CreateSequence {
+        name: String,
+        options: crate::catalog::sequence::SequenceOptions,
         if_not_exists: bool,
     },
     CreateIndex {
@@ -116,8 +123,8 @@ pub enum BoundStatement {
     DropTable {
         names: Vec<String>,
         if_exists: bool,
-        /// DROP VIEW (else DROP TABLE).
-        views: bool,
+        /// DROP TABLE, DROP VIEW or DROP SEQUENCE.
+        kind: crate::catalog::RelKind,
         cascade: bool,
     },
     Transaction(TransactionOp),
@@ -161,6 +168,7 @@ impl BoundStatement {
             | BoundStatement::Truncate { .. }
             | BoundStatement::CreateTable { .. }
             | BoundStatement::CreateIndex { .. }
+            | BoundStatement::CreateSequence { .. }
             | BoundStatement::DropIndex { .. }
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }

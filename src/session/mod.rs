@@ -35,9 +35,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use sqlparser::ast::Statement;
 
 use crate::Database;
-use crate::catalog::TableEntry;
+use crate::catalog::sequence::SessionSequences;
+use crate::catalog::{RelKind, TableEntry};
 use crate::error::{Error, Result};
-use crate::exec::context::{CancelFlag, ExecContext};
+use crate::exec::context::{CancelFlag, ExecContext, SequenceAccess};
 use crate::exec::vector::Batch;
 use crate::exec::{self, BoxedOperator};
 use crate::plan::physical::Op;
@@ -213,6 +214,8 @@ pub struct Session {
     pub notices: Vec<(String, String, String)>,
     /// Reported settings changed by the last statement.
     pub changed_settings: Vec<String>,
+    /// What this session's nextval calls returned (currval, lastval).
+    sequences: Arc<parking_lot::Mutex<SessionSequences>>,
 }
 
 /// What a DML statement answers: its tag, or with RETURNING the rows under it.
@@ -259,6 +262,7 @@ impl Session {
             prepared: HashMap::new(),
             notices: Vec::new(),
             changed_settings: Vec::new(),
+            sequences: Default::default(),
         }
     }
 
@@ -360,6 +364,10 @@ impl Session {
             subplan_results: Default::default(),
             ctes: Default::default(),
             worktables: Default::default(),
+            sequences: Some(SequenceAccess {
+                catalog: self.db.catalog.clone(),
+                session: self.sequences.clone(),
+            }),
         }
     }
 
@@ -758,6 +766,7 @@ impl Session {
                 columns,
                 indexes,
                 checks,
+                sequences,
                 if_not_exists,
             } => {
                 if self.db.catalog.table(name, &ctx.snapshot).is_some() && *if_not_exists {
@@ -769,6 +778,16 @@ impl Session {
                     return Ok(Outcome::Done {
                         tag: "CREATE TABLE".into(),
                     });
+                }
+                for seq in sequences {
+                    let entry = self.db.catalog.create_sequence(
+                        &seq.name,
+                        seq.options.clone(),
+                        Some((name.clone(), seq.column.clone())),
+                        txn,
+                        &ctx.snapshot,
+                    )?;
+                    self.undo.push(Undo::CreateTable(entry));
                 }
                 let entry = self.db.catalog.create_table_with(
                     name,
@@ -789,15 +808,41 @@ impl Session {
                 spec,
                 if_not_exists,
             } => self.create_index(table, spec, *if_not_exists, &ctx, txn),
+            BoundStatement::CreateSequence {
+                name,
+                options,
+                if_not_exists,
+            } => {
+                let done = Outcome::Done {
+                    tag: "CREATE SEQUENCE".into(),
+                };
+                if *if_not_exists && self.db.catalog.relation_exists(name, &ctx.snapshot) {
+                    self.notices.push((
+                        "NOTICE".into(),
+                        "42P07".into(),
+                        format!("relation \"{name}\" already exists, skipping"),
+                    ));
+                    return Ok(done);
+                }
+                let entry = self.db.catalog.create_sequence(
+                    name,
+                    options.clone(),
+                    None,
+                    txn,
+                    &ctx.snapshot,
+                )?;
+                self.undo.push(Undo::CreateTable(entry));
+                Ok(done)
+            }
             BoundStatement::DropIndex { names, if_exists } => {
                 self.drop_indexes(names, *if_exists, &ctx, txn)
             }
             BoundStatement::DropTable {
                 names,
                 if_exists,
-                views,
+                kind,
                 cascade,
-            } => self.drop_relations(names, *if_exists, *views, *cascade, &ctx, txn),
+            } => self.drop_relations(names, *if_exists, *kind, *cascade, &ctx, txn),
             BoundStatement::CreateView {
                 name,
                 columns,
@@ -843,40 +888,40 @@ impl Session {
         }
     }
 
-    /// DROP TABLE / DROP VIEW: refuses while views read what it drops (2BP01), or with
-    /// CASCADE drops them too.
+    /// DROP TABLE / VIEW / SEQUENCE: refuses while views read what it drops, or a
+    /// column's default draws from a sequence it drops (2BP01); with CASCADE drops the
+    /// views (and the defaults) too. A table takes the sequences its columns own.
     fn drop_relations(
         &mut self,
         names: &[String],
         if_exists: bool,
-        views: bool,
+        kind: RelKind,
         cascade: bool,
         ctx: &ExecContext,
         txn: TxnId,
     ) -> Result<Outcome> {
-        let kind = if views { "view" } else { "table" };
+        let what = kind.name();
         let mut targets: Vec<Arc<TableEntry>> = Vec::new();
         for name in names {
             match self.db.catalog.table(name, &ctx.snapshot) {
                 None if if_exists => self.notices.push((
                     "NOTICE".into(),
                     "00000".into(),
-                    format!("{kind} \"{name}\" does not exist, skipping"),
+                    format!("{what} \"{name}\" does not exist, skipping"),
                 )),
                 None => {
                     return Err(Error::new(
                         "42P01",
-                        format!("{kind} \"{name}\" does not exist"),
+                        format!("{what} \"{name}\" does not exist"),
                     ));
                 }
-                Some(e) if e.view.is_some() != views => {
-                    let (cmd, what) = if e.view.is_some() {
-                        ("VIEW", "view")
-                    } else {
-                        ("TABLE", "table")
-                    };
-                    return Err(Error::new("42809", format!("\"{name}\" is not a {kind}"))
-                        .with_hint(format!("Use DROP {cmd} to remove a {what}.")));
+                Some(e) if e.kind() != kind => {
+                    let actual = e.kind().name();
+                    return Err(Error::new("42809", format!("\"{name}\" is not a {what}"))
+                        .with_hint(format!(
+                            "Use DROP {} to remove a {actual}.",
+                            actual.to_uppercase()
+                        )));
                 }
                 Some(e) => targets.push(e),
             }
@@ -890,31 +935,58 @@ impl Session {
                 if dropping.iter().any(|x| Arc::ptr_eq(x, &d)) {
                     continue;
                 }
-                let what = if t.view.is_some() { "view" } else { "table" };
-                blocked.push(format!("view {} depends on {what} {}", d.name, t.name));
+                blocked.push(format!(
+                    "view {} depends on {} {}",
+                    d.name,
+                    t.kind().name(),
+                    t.name
+                ));
                 dropping.push(d.clone());
                 cascaded.push(d.clone());
                 queue.push(d);
             }
         }
-        if !cascaded.is_empty() && !cascade {
+        // Sequences whose owning column's default would be left dangling.
+        let mut defaults: Vec<(Arc<TableEntry>, String)> = Vec::new();
+        for t in &targets {
+            if let Some((owner, column)) = &t.owned_by
+                && !targets.iter().any(|x| &x.name == owner)
+                && let Some(o) = self.db.catalog.table(owner, &ctx.snapshot)
+            {
+                blocked.push(format!(
+                    "default value for column {column} of table {owner} depends on sequence {}",
+                    t.name
+                ));
+                defaults.push((o, column.clone()));
+            }
+        }
+        if !blocked.is_empty() && !cascade {
             let first = &targets[0];
             return Err(Error::new(
                 "2BP01",
                 format!(
-                    "cannot drop {kind} {} because other objects depend on it",
+                    "cannot drop {what} {} because other objects depend on it",
                     first.name
                 ),
             )
             .with_detail(blocked.join("\n"))
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
-        match cascaded.len() {
+        let mut notes: Vec<String> = cascaded
+            .iter()
+            .map(|c| format!("view {}", c.name))
+            .collect();
+        notes.extend(
+            defaults
+                .iter()
+                .map(|(t, c)| format!("default value for column {c} of table {}", t.name)),
+        );
+        match notes.len() {
             0 => {}
             1 => self.notices.push((
                 "NOTICE".into(),
                 "00000".into(),
-                format!("drop cascades to view {}", cascaded[0].name),
+                format!("drop cascades to {}", notes[0]),
             )),
             n => self.notices.push((
                 "NOTICE".into(),
@@ -922,13 +994,34 @@ impl Session {
                 format!("drop cascades to {n} other objects"),
             )),
         }
+        for (table, column) in defaults {
+            let mut columns = table.columns.clone();
+            if let Some(c) = columns.iter_mut().find(|c| c.name == column) {
+                c.default = None;
+                c.identity = None;
+            }
+            let entry = self.db.catalog.replace_version(
+                &table,
+                columns,
+                table.indexes.clone(),
+                table.checks.clone(),
+                txn,
+            );
+            self.undo.push(Undo::DropTable(table));
+            self.undo.push(Undo::CreateTable(entry));
+        }
+        for t in &targets {
+            if t.kind() == RelKind::Table {
+                dropping.extend(self.db.catalog.owned_sequences(&t.name, &ctx.snapshot));
+            }
+        }
         for entry in dropping {
             if let Some(e) = self.db.catalog.drop_table(&entry.name, txn, &ctx.snapshot) {
                 self.undo.push(Undo::DropTable(e));
             }
         }
         Ok(Outcome::Done {
-            tag: if views { "DROP VIEW" } else { "DROP TABLE" }.into(),
+            tag: format!("DROP {}", what.to_uppercase()),
         })
     }
 

@@ -390,10 +390,13 @@ impl Session {
                 .filter(|i| i.name != *name)
                 .cloned()
                 .collect();
-            let entry = self
-                .db
-                .catalog
-                .replace_version(&owner, indexes, owner.checks.clone(), txn);
+            let entry = self.db.catalog.replace_version(
+                &owner,
+                owner.columns.clone(),
+                indexes,
+                owner.checks.clone(),
+                txn,
+            );
             self.undo.push(Undo::DropTable(owner.clone()));
             self.undo.push(Undo::CreateTable(entry));
         }

@@ -115,6 +115,12 @@ pub enum Func {
     CurrentUser,
     /// current_setting(name [, missing_ok]).
     CurrentSetting,
+    /// Sequences: `nextval`, `currval`, `setval`, `lastval` (volatile: never folded).
+    NextVal,
+    CurrVal,
+    SetVal,
+    LastVal,
+    PgGetSerialSequence,
     /// EXTRACT(unit FROM x), args [unit, x]: numeric.
     Extract,
     /// date_part(unit, x): double precision.

@@ -30,6 +30,9 @@ pub enum Volatility {
 pub enum Param {
     Text,
     Int,
+    /// Any integer, taken as bigint.
+    BigInt,
+    Bool,
 }
 
 /// How a call's arguments and result are typed.
@@ -73,7 +76,7 @@ pub struct FuncInfo {
 }
 
 use Kernel as K;
-use Param::{Int, Text};
+use Param::{BigInt, Int, Text};
 use Volatility::{Immutable as I, Stable as S, Volatile as V};
 
 const fn f(
@@ -105,6 +108,7 @@ const fn sig(params: &'static [Param], required: usize, result: DataType) -> Typ
 const HAND: Typing = Typing::ByHand;
 const T: DataType = DataType::Text;
 const I4: DataType = DataType::Int4;
+const I8: DataType = DataType::Int8;
 
 /// Every scalar function kiln implements. Parameterized variants (`ArrayAny(op)`,
 /// `ArraySlice { … }`) appear once, with a representative parameter.
@@ -348,6 +352,47 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         S,
         K::Scalar,
     ),
+    // Sequences (volatile: each call may change state).
+    f(
+        Func::NextVal,
+        &["nextval"],
+        sig(&[Text], 1, I8),
+        true,
+        V,
+        K::Scalar,
+    ),
+    f(
+        Func::CurrVal,
+        &["currval"],
+        sig(&[Text], 1, I8),
+        true,
+        V,
+        K::Scalar,
+    ),
+    f(
+        Func::SetVal,
+        &["setval"],
+        sig(&[Text, BigInt, Param::Bool], 2, I8),
+        true,
+        V,
+        K::Scalar,
+    ),
+    f(
+        Func::LastVal,
+        &["lastval"],
+        sig(&[], 0, I8),
+        false,
+        V,
+        K::Scalar,
+    ),
+    f(
+        Func::PgGetSerialSequence,
+        &["pg_get_serial_sequence"],
+        sig(&[Text, Text], 2, T),
+        true,
+        S,
+        K::Scalar,
+    ),
     // Dates and times (stable: they may read the session's time zone).
     f(Func::Extract, &["extract"], HAND, true, S, K::DateTime),
     f(Func::DatePart, &["date_part"], HAND, true, S, K::DateTime),
@@ -509,6 +554,12 @@ pub fn param_type(p: Param, arg: DataType) -> Option<SqlType> {
         }
         Param::Int if arg.is_integer() || arg == DataType::Unknown => {
             Some(SqlType::new(DataType::Int4))
+        }
+        Param::BigInt if arg.is_integer() || arg == DataType::Unknown => {
+            Some(SqlType::new(DataType::Int8))
+        }
+        Param::Bool if arg == DataType::Bool || arg == DataType::Unknown => {
+            Some(SqlType::new(DataType::Bool))
         }
         _ => None,
     }

@@ -11,3 +11,4 @@ pub mod expr;
 pub mod functions;
 pub mod parse;
 pub mod pg_functions;
+pub mod sequence_syntax;

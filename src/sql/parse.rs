@@ -168,6 +168,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
     let mut text = blank_frame_exclusions(sql);
+    if (mentions(sql, "sequence") || mentions(sql, "identity"))
+        && let Some(reordered) = super::sequence_syntax::reorder_sequence_options(&text)
+    {
+        text = std::borrow::Cow::Owned(reordered);
+    }
     // `EXPLAIN (SELECT …)`: sqlparser reads the parenthesis as an options list. The
     // keyword is blanked (positions stay), the query parsed, and EXPLAIN put back.
     let explain = explain_of_parenthesized_query(&text);

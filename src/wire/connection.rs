@@ -851,6 +851,15 @@ fn attach_position(e: Error, sql: &str) -> Error {
             end >= bytes.len() || !(bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_');
         if before_ok && after_ok {
             let mut at_char = at;
+            // A name inside a string literal ('s', '"S"': a regclass argument) is
+            // pointed at from the literal's opening quote.
+            let mut q = at;
+            if q >= 1 && bytes[q - 1] == b'"' {
+                q -= 1;
+            }
+            if q >= 1 && bytes[q - 1] == b'\'' {
+                at_char = q - 1;
+            }
             // Point at a qualifier ("t.x") when there is one.
             if at >= 2 && bytes[at - 1] == b'.' {
                 let q_start = lower[..at - 1]

@@ -47,6 +47,7 @@ fn context(fmt: TextFormat) -> ExecContext {
         subplan_results: Default::default(),
         ctes: Default::default(),
         worktables: Default::default(),
+        sequences: None,
     }
 }
 

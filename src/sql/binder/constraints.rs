@@ -38,7 +38,12 @@ fn object_name_for(table: &str, columns: &str, label: &str) -> String {
 }
 
 /// The first of `base`, `base1`, `base2`, … that `taken` says is free.
-fn first_free(table: &str, columns: &str, label: &str, taken: &dyn Fn(&str) -> bool) -> String {
+pub(super) fn first_free(
+    table: &str,
+    columns: &str,
+    label: &str,
+    taken: &dyn Fn(&str) -> bool,
+) -> String {
     let mut n = 0;
     loop {
         let label = if n == 0 {

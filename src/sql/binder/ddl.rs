@@ -26,6 +26,7 @@ impl Binder<'_> {
             return Err(Error::feature_not_supported("tables without columns"));
         }
         let mut columns: Vec<ColumnDef> = Vec::new();
+        let mut sequences: Vec<sequences::NewSequence> = Vec::new();
         for c in &ct.columns {
             let cname = ident_name(&c.name);
             if columns.iter().any(|x| x.name == cname) {
@@ -34,13 +35,24 @@ impl Binder<'_> {
                     format!("column \"{cname}\" specified more than once"),
                 ));
             }
-            let ty = type_from_ast(&c.data_type)?;
+            let serial = sequences::serial_type(&c.data_type);
+            let ty = match serial {
+                Some(t) => SqlType::new(t),
+                None => type_from_ast(&c.data_type)?,
+            };
             let mut def = ColumnDef {
                 name: cname,
                 ty,
                 not_null: false,
                 default: None,
+                identity: None,
             };
+            // The sequence a SERIAL or identity column draws from.
+            let mut sequence: Option<crate::catalog::sequence::SequenceSpec> =
+                serial.map(|t| crate::catalog::sequence::SequenceSpec {
+                    ty: Some(t),
+                    ..Default::default()
+                });
             for opt in &c.options {
                 match &opt.option {
                     A::ColumnOption::Null => def.not_null = false,
@@ -55,6 +67,40 @@ impl Binder<'_> {
                         }
                         def.default = Some(self.coerce_column(b, &def)?);
                     }
+                    A::ColumnOption::Generated {
+                        generated_as,
+                        sequence_options,
+                        generation_expr: None,
+                        ..
+                    } => {
+                        let always = match generated_as {
+                            A::GeneratedAs::Always => true,
+                            A::GeneratedAs::ByDefault => false,
+                            A::GeneratedAs::ExpStored => {
+                                return Err(Error::feature_not_supported("generated columns"));
+                            }
+                        };
+                        if !matches!(def.ty.ty, DataType::Int2 | DataType::Int4 | DataType::Int8) {
+                            return Err(Error::new(
+                                "22023",
+                                "identity column type must be smallint, integer, or bigint",
+                            ));
+                        }
+                        if def.identity.is_some() || serial.is_some() {
+                            return Err(Error::syntax(format!(
+                                "multiple identity specifications for column \"{}\" of table \"{name}\"",
+                                def.name
+                            )));
+                        }
+                        def.identity = Some(always);
+                        sequence = Some(sequences::sequence_spec(
+                            Some(def.ty.ty),
+                            sequence_options.as_deref().unwrap_or(&[]),
+                        )?);
+                    }
+                    A::ColumnOption::Generated { .. } => {
+                        return Err(Error::feature_not_supported("generated columns"));
+                    }
                     // Bound with the table's other constraints below.
                     A::ColumnOption::PrimaryKey(_)
                     | A::ColumnOption::Unique(_)
@@ -67,6 +113,22 @@ impl Binder<'_> {
                     }
                 }
             }
+            if let Some(spec) = sequence {
+                if def.default.is_some() {
+                    return Err(Error::syntax(format!(
+                        "multiple default values specified for column \"{}\" of table \"{name}\"",
+                        def.name
+                    )));
+                }
+                let seq_name = self.serial_sequence_name(&name, &def.name, &sequences);
+                def.default = Some(self.nextval_default(&seq_name, &def)?);
+                def.not_null = true;
+                sequences.push(sequences::NewSequence {
+                    name: seq_name,
+                    options: spec.resolve()?,
+                    column: def.name.clone(),
+                });
+            }
             columns.push(def);
         }
         let (indexes, checks) = self.bind_table_constraints(&name, &mut columns, ct)?;
@@ -75,6 +137,7 @@ impl Binder<'_> {
             columns,
             indexes,
             checks,
+            sequences,
             if_not_exists: ct.if_not_exists,
         })
     }
@@ -158,6 +221,7 @@ impl Binder<'_> {
                 ty,
                 not_null: false,
                 default: None,
+                identity: None,
             });
         }
         Ok(columns)

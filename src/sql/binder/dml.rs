@@ -15,6 +15,12 @@ impl Binder<'_> {
             }
         };
         let table = self.table(name)?;
+        if table.sequence.is_some() {
+            return Err(Error::new(
+                "42809",
+                format!("cannot change sequence \"{}\"", table.name),
+            ));
+        }
         if table.view.is_some() {
             return Err(Error::feature_not_supported(format!(
                 "INSERT into view \"{}\"",
@@ -107,6 +113,7 @@ impl Binder<'_> {
                         let bound = if is_default_keyword(e) {
                             self.default_expr(&table, col)?
                         } else {
+                            refuse_identity_value(&table.columns[col])?;
                             let b = self.bind_expr(e, &scope)?;
                             let coerced = self.coerce_column(b, &table.columns[col]);
                             coerced.map_err(|err| self.locate(err, e))?
@@ -148,6 +155,9 @@ impl Binder<'_> {
                     return Err(Error::syntax(
                         "INSERT has more target columns than expressions",
                     ));
+                }
+                for &t in targets {
+                    refuse_identity_value(&table.columns[t])?;
                 }
                 let refs = output_refs(&plan, &cols);
                 let mut exprs = Vec::with_capacity(table.columns.len());
@@ -252,6 +262,15 @@ impl Binder<'_> {
             let value = if is_default_keyword(&a.value) {
                 self.default_expr(&table, i)?
             } else {
+                if table.columns[i].identity == Some(true) {
+                    return Err(Error::new(
+                        "428C9",
+                        format!("column \"{cname}\" can only be updated to DEFAULT"),
+                    )
+                    .with_detail(format!(
+                        "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
+                    )));
+                }
                 let b = self.bind_expr(&a.value, &scope)?;
                 let coerced = self.coerce_column(b, &table.columns[i]);
                 coerced.map_err(|err| self.locate(err, &a.value))?
@@ -323,6 +342,22 @@ impl Binder<'_> {
             returning,
         })
     }
+}
+
+/// INSERT's 428C9 for an explicit value in a GENERATED ALWAYS identity column.
+fn refuse_identity_value(column: &ColumnDef) -> Result<()> {
+    if column.identity != Some(true) {
+        return Ok(());
+    }
+    let name = &column.name;
+    Err(Error::new(
+        "428C9",
+        format!("cannot insert a non-DEFAULT value into column \"{name}\""),
+    )
+    .with_detail(format!(
+        "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
+    ))
+    .with_hint("Use OVERRIDING SYSTEM VALUE to override."))
 }
 
 /// The alias a DML target is given (`UPDATE t AS x`).
@@ -458,6 +493,10 @@ fn dml_target(plan: LogicalPlan, what: &str) -> Result<(Arc<TableEntry>, Logical
         LogicalPlan::Get { table, .. } if table.view.is_some() => Err(
             Error::feature_not_supported(format!("{what} view \"{}\"", table.name)),
         ),
+        LogicalPlan::Get { table, .. } if table.sequence.is_some() => Err(Error::new(
+            "42809",
+            format!("cannot change sequence \"{}\"", table.name),
+        )),
         LogicalPlan::Get {
             rel,
             table,

@@ -245,6 +245,12 @@ impl Binder<'_> {
                     return self.cte_scope(cte?, &ident_name(id), alias.as_ref());
                 }
                 let table = self.table(name)?;
+                if table.sequence.is_some() {
+                    return Err(Error::feature_not_supported(format!(
+                        "reading sequence \"{}\" as a table",
+                        table.name
+                    )));
+                }
                 if table.view.is_some() {
                     let (plan, columns) = self.bind_view(&table)?;
                     let qualifier = alias

@@ -53,7 +53,7 @@ use std::sync::Arc;
 use sqlparser::ast as A;
 use sqlparser::ast::Spanned;
 
-use crate::catalog::{Catalog, ColumnDef, TableEntry};
+use crate::catalog::{Catalog, ColumnDef, RelKind, TableEntry};
 use crate::error::{Error, Result};
 use crate::plan::logical::{
     ColumnId, CteDef, JoinKind, LogicalPlan, RelId, SetOpKind, SortExpr, SrfCall, TableFunc,
@@ -84,6 +84,7 @@ mod names;
 mod position;
 mod scope;
 mod select;
+pub mod sequences;
 mod setop;
 mod subquery;
 mod utility;
@@ -299,6 +300,21 @@ impl<'a> Binder<'a> {
             A::Statement::Delete(delete) => self.bind_delete(delete),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
             A::Statement::CreateIndex(ci) => self.bind_create_index(ci),
+            A::Statement::CreateSequence {
+                temporary,
+                if_not_exists,
+                name,
+                data_type,
+                sequence_options,
+                owned_by,
+            } => self.bind_create_sequence(
+                name,
+                data_type.as_ref(),
+                sequence_options,
+                *if_not_exists,
+                *temporary,
+                owned_by.as_ref(),
+            ),
             A::Statement::CreateView(cv) => self.bind_create_view(cv),
             A::Statement::Drop {
                 object_type,
@@ -307,9 +323,10 @@ impl<'a> Binder<'a> {
                 cascade,
                 ..
             } => {
-                let views = match object_type {
-                    A::ObjectType::Table => false,
-                    A::ObjectType::View => true,
+                let kind = match object_type {
+                    A::ObjectType::Table => RelKind::Table,
+                    A::ObjectType::View => RelKind::View,
+                    A::ObjectType::Sequence => RelKind::Sequence,
                     A::ObjectType::Index => {
                         let names = names.iter().map(object_name).collect::<Result<_>>()?;
                         return Ok(BoundStatement::DropIndex {
@@ -325,7 +342,7 @@ impl<'a> Binder<'a> {
                 Ok(BoundStatement::DropTable {
                     names,
                     if_exists: *if_exists,
-                    views,
+                    kind,
                     cascade: *cascade,
                 })
             }
@@ -341,7 +358,7 @@ impl<'a> Binder<'a> {
                 let mut tables = Vec::new();
                 for target in &t.table_names {
                     let t = self.table(&target.name)?;
-                    if t.view.is_some() {
+                    if t.view.is_some() || t.sequence.is_some() {
                         return Err(Error::new(
                             "42809",
                             format!("\"{}\" is not a table", t.name),

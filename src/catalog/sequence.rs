@@ -1,0 +1,314 @@
+//! Sequences: named counters that hand out numbers outside any transaction.
+//!
+//! As in PostgreSQL, `nextval` is not transactional — a number handed out is never handed
+//! out again, even if the transaction that took it rolls back — so a sequence's state is
+//! one mutex-guarded pair `(last_value, is_called)` shared by every session, while the
+//! sequence's *existence* is versioned like a table's (a sequence is a relation in the
+//! catalog: CREATE and DROP commit or roll back). `currval` and `lastval` read what
+//! this session's own calls returned ([`SessionSequences`]).
+
+use std::collections::HashMap;
+
+use parking_lot::Mutex;
+
+use crate::error::{Error, Result};
+use crate::types::DataType;
+
+/// What CREATE SEQUENCE (or SERIAL, or an identity column) fixed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceOptions {
+    /// smallint, integer or bigint.
+    pub ty: DataType,
+    pub increment: i64,
+    pub min: i64,
+    pub max: i64,
+    pub start: i64,
+    pub cache: i64,
+    pub cycle: bool,
+}
+
+/// Options as written; what is left out takes PostgreSQL's default.
+#[derive(Clone, Debug, Default)]
+pub struct SequenceSpec {
+    pub ty: Option<DataType>,
+    pub increment: Option<i64>,
+    /// `Some(None)`: NO MINVALUE.
+    pub min: Option<Option<i64>>,
+    pub max: Option<Option<i64>>,
+    pub start: Option<i64>,
+    pub cache: Option<i64>,
+    pub cycle: Option<bool>,
+}
+
+fn type_range(ty: DataType) -> (i64, i64) {
+    match ty {
+        DataType::Int2 => (i16::MIN as i64, i16::MAX as i64),
+        DataType::Int4 => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+fn type_name(ty: DataType) -> &'static str {
+    match ty {
+        DataType::Int2 => "smallint",
+        DataType::Int4 => "integer",
+        _ => "bigint",
+    }
+}
+
+impl SequenceSpec {
+    /// The options, with defaults filled in and checked as PostgreSQL's
+    /// init_params does (`22023` for each inconsistency).
+    pub fn resolve(&self) -> Result<SequenceOptions> {
+        let bad = |m: String| Error::new("22023", m);
+        let ty = self.ty.unwrap_or(DataType::Int8);
+        if !matches!(ty, DataType::Int2 | DataType::Int4 | DataType::Int8) {
+            return Err(bad(
+                "sequence type must be smallint, integer, or bigint".into()
+            ));
+        }
+        let increment = self.increment.unwrap_or(1);
+        if increment == 0 {
+            return Err(bad("INCREMENT must not be zero".into()));
+        }
+        let (lo, hi) = type_range(ty);
+        let max = match self.max {
+            Some(Some(m)) => m,
+            _ if increment > 0 => hi,
+            _ => -1,
+        };
+        let min = match self.min {
+            Some(Some(m)) => m,
+            _ if increment > 0 => 1,
+            _ => lo,
+        };
+        for (what, v) in [("MAXVALUE", max), ("MINVALUE", min)] {
+            if v < lo || v > hi {
+                return Err(bad(format!(
+                    "{what} ({v}) is out of range for sequence data type {}",
+                    type_name(ty)
+                )));
+            }
+        }
+        if min >= max {
+            return Err(bad(format!(
+                "MINVALUE ({min}) must be less than MAXVALUE ({max})"
+            )));
+        }
+        let start = self.start.unwrap_or(if increment > 0 { min } else { max });
+        if start < min {
+            return Err(bad(format!(
+                "START value ({start}) cannot be less than MINVALUE ({min})"
+            )));
+        }
+        if start > max {
+            return Err(bad(format!(
+                "START value ({start}) cannot be greater than MAXVALUE ({max})"
+            )));
+        }
+        let cache = self.cache.unwrap_or(1);
+        if cache <= 0 {
+            return Err(bad(format!("CACHE ({cache}) must be greater than zero")));
+        }
+        Ok(SequenceOptions {
+            ty,
+            increment,
+            min,
+            max,
+            start,
+            cache,
+            cycle: self.cycle.unwrap_or(false),
+        })
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    last: i64,
+    is_called: bool,
+}
+
+/// A sequence's counter.
+#[derive(Debug)]
+pub struct Sequence {
+    pub options: SequenceOptions,
+    state: Mutex<State>,
+}
+
+impl Sequence {
+    pub fn new(options: SequenceOptions) -> Sequence {
+        let last = options.start;
+        Sequence {
+            options,
+            state: Mutex::new(State {
+                last,
+                is_called: false,
+            }),
+        }
+    }
+
+    /// The next value (`name` is for the error past the end).
+    pub fn nextval(&self, name: &str) -> Result<i64> {
+        let o = &self.options;
+        let mut s = self.state.lock();
+        if !s.is_called {
+            s.is_called = true;
+            return Ok(s.last);
+        }
+        let next = s.last.checked_add(o.increment);
+        let next = match next {
+            Some(v) if v >= o.min && v <= o.max => v,
+            _ if o.cycle => {
+                if o.increment > 0 {
+                    o.min
+                } else {
+                    o.max
+                }
+            }
+            _ => {
+                let (which, bound) = if o.increment > 0 {
+                    ("maximum", o.max)
+                } else {
+                    ("minimum", o.min)
+                };
+                return Err(Error::new(
+                    "2200H",
+                    format!("nextval: reached {which} value of sequence \"{name}\" ({bound})"),
+                ));
+            }
+        };
+        s.last = next;
+        Ok(next)
+    }
+
+    /// setval: the next nextval returns `value` (is_called false) or the one after it.
+    pub fn setval(&self, name: &str, value: i64, is_called: bool) -> Result<i64> {
+        let o = &self.options;
+        if value < o.min || value > o.max {
+            return Err(Error::new(
+                "22003",
+                format!(
+                    "setval: value {value} is out of bounds for sequence \"{name}\" ({}..{})",
+                    o.min, o.max
+                ),
+            ));
+        }
+        let mut s = self.state.lock();
+        s.last = value;
+        s.is_called = is_called;
+        Ok(value)
+    }
+
+    /// `(last_value, is_called)`.
+    pub fn state(&self) -> (i64, bool) {
+        let s = self.state.lock();
+        (s.last, s.is_called)
+    }
+}
+
+/// What this session's nextval calls returned: for currval and lastval.
+#[derive(Debug, Default)]
+pub struct SessionSequences {
+    /// By sequence oid.
+    pub current: HashMap<u32, i64>,
+    /// The last sequence used and its value.
+    pub last: Option<(u32, String, i64)>,
+}
+
+/// Parses a relation name as `regclass` input does: an unquoted name folds to lower
+/// case, a quoted one keeps its case, a `public.` qualifier is accepted.
+pub fn parse_relation_name(text: &str) -> Result<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut chars = text.trim().chars().peekable();
+    loop {
+        let mut part = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        part.push('"');
+                    }
+                    Some('"') => break,
+                    Some(c) => part.push(c),
+                    None => return Err(Error::new("42602", "invalid name syntax")),
+                }
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c == '.' {
+                    break;
+                }
+                part.extend(c.to_lowercase());
+                chars.next();
+            }
+        }
+        if part.is_empty() {
+            return Err(Error::new("42602", "invalid name syntax"));
+        }
+        parts.push(part);
+        match chars.next() {
+            Some('.') => continue,
+            None => break,
+            Some(_) => return Err(Error::new("42602", "invalid name syntax")),
+        }
+    }
+    match parts.as_slice() {
+        [name] => Ok(name.clone()),
+        [schema, name] if schema == "public" => Ok(name.clone()),
+        [schema, _] => Err(Error::new(
+            "3F000",
+            format!("schema \"{schema}\" does not exist"),
+        )),
+        _ => Err(Error::new(
+            "42601",
+            format!("improper relation name (too many dotted names): {text}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_cycles_and_stops_at_the_end() {
+        let spec = SequenceSpec {
+            ty: Some(DataType::Int2),
+            increment: Some(-2),
+            max: Some(Some(10)),
+            min: Some(Some(5)),
+            cycle: Some(true),
+            ..Default::default()
+        };
+        let s = Sequence::new(spec.resolve().unwrap());
+        let got: Vec<i64> = (0..5).map(|_| s.nextval("s").unwrap()).collect();
+        assert_eq!(got, vec![10, 8, 6, 10, 8]);
+        let capped = Sequence::new(
+            SequenceSpec {
+                max: Some(Some(2)),
+                ..Default::default()
+            }
+            .resolve()
+            .unwrap(),
+        );
+        assert_eq!(capped.nextval("c").unwrap(), 1);
+        assert_eq!(capped.nextval("c").unwrap(), 2);
+        assert_eq!(capped.nextval("c").map_err(|e| e.code), Err("2200H"));
+        assert_eq!(
+            capped.setval("c", 5, true).map_err(|e| e.code),
+            Err("22003")
+        );
+        capped.setval("c", 1, false).unwrap();
+        assert_eq!(capped.nextval("c").unwrap(), 1);
+    }
+
+    #[test]
+    fn names_parse_like_regclass() {
+        assert_eq!(parse_relation_name("Foo").unwrap(), "foo");
+        assert_eq!(parse_relation_name("\"Foo\"").unwrap(), "Foo");
+        assert_eq!(parse_relation_name("public.s").unwrap(), "s");
+        assert!(parse_relation_name("a.b.c").is_err());
+    }
+}
