@@ -44,6 +44,23 @@ pub struct Returning {
     pub columns: Vec<OutputColumn>,
 }
 
+/// INSERT's ON CONFLICT clause, bound.
+#[derive(Clone, Debug)]
+pub struct OnConflict {
+    /// Positions in the table's `indexes` of the unique indexes that arbitrate.
+    pub arbiters: Vec<usize>,
+    /// DO UPDATE (None: DO NOTHING).
+    pub update: Option<ConflictUpdate>,
+}
+
+/// DO UPDATE: the new row's columns and the WHERE, over a batch of the existing row's
+/// columns followed by the proposed (`excluded`) row's.
+#[derive(Clone, Debug)]
+pub struct ConflictUpdate {
+    pub exprs: Vec<Expr>,
+    pub filter: Option<Expr>,
+}
+
 #[derive(Clone, Debug)]
 pub enum TransactionOp {
     Begin,
@@ -66,6 +83,7 @@ pub enum BoundStatement {
         table: Arc<TableEntry>,
         source: Plan,
         returning: Option<Returning>,
+        on_conflict: Option<OnConflict>,
     },
     /// `source` is a scan with row ids (last column) whose other columns are the new row.
     Update {

@@ -704,9 +704,17 @@ impl Session {
                 table,
                 source,
                 returning,
+                on_conflict,
             } => {
                 let mut out = Vec::new();
-                let n = self.run_insert(table, source, &ctx, txn, returning.as_ref(), &mut out)?;
+                let n = match on_conflict {
+                    None => {
+                        self.run_insert(table, source, &ctx, txn, returning.as_ref(), &mut out)?
+                    }
+                    Some(oc) => {
+                        self.run_upsert(table, source, oc, &ctx, txn, returning.as_ref(), &mut out)?
+                    }
+                };
                 Ok(dml_outcome(
                     format!("INSERT 0 {n}"),
                     returning.as_ref(),

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
-use crate::plan::{Plan, Returning};
+use crate::plan::{OnConflict, Plan, Returning};
 use crate::storage::index::{KeyPart, RowId};
 use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId};
 use crate::storage::table::{RowRange, range_ids};
@@ -56,7 +56,7 @@ impl Session {
         txn: TxnId,
         first_position: u64,
         deleted: Option<&Deleted>,
-    ) -> Result<()> {
+    ) -> Result<Vec<RowRange>> {
         let width = table.columns.len();
         let rows = batch.rows;
         let cols = &batch.columns[..width];
@@ -101,9 +101,118 @@ impl Session {
             first = Some((row, Violation::Unique(index)));
         }
         match first {
-            None => Ok(()),
+            None => Ok(ranges),
             Some((row, v)) => Err(self.violation(table, cols, row, v)),
         }
+    }
+
+    /// INSERT … ON CONFLICT, a proposed row at a time: a row whose key an arbiter index
+    /// already holds in a live version is skipped (DO NOTHING) or turns into an update
+    /// of that version (DO UPDATE; `21000` if this statement wrote that version).
+    /// NOT NULL and CHECK are tested on the proposed row first, as PostgreSQL does.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn run_upsert(
+        &mut self,
+        table: &Arc<TableEntry>,
+        source: &Plan,
+        oc: &OnConflict,
+        ctx: &ExecContext,
+        txn: TxnId,
+        returning: Option<&Returning>,
+        out: &mut Vec<Batch>,
+    ) -> Result<u64> {
+        let width = table.columns.len();
+        let storage = &table.storage;
+        let mut op = exec::build(source);
+        let mut count = 0u64;
+        let mut written: std::collections::HashSet<RowId> = std::collections::HashSet::new();
+        let mut candidates: Vec<RowId> = Vec::new();
+        while let Some(b) = op.next(ctx)? {
+            let b = b.compact();
+            for r in 0..b.rows {
+                let proposed = Batch::new(
+                    b.columns[..width]
+                        .iter()
+                        .map(|c| c.gather(&[r as u32]))
+                        .collect(),
+                    1,
+                );
+                self.check_row(table, &proposed, ctx)?;
+                let mut conflict = None;
+                for &k in &oc.arbiters {
+                    candidates.clear();
+                    let index = &table.indexes[k].index;
+                    index.same_key(&proposed.columns, 0, RowId::MAX, &mut candidates);
+                    conflict = candidates
+                        .iter()
+                        .copied()
+                        .find(|&c| live(storage.stamps(c)));
+                    if conflict.is_some() {
+                        break;
+                    }
+                }
+                let (Some(existing), Some(update)) = (conflict, &oc.update) else {
+                    if conflict.is_none() {
+                        let ranges = self.store_rows(table, &proposed, ctx, txn, count, None)?;
+                        written.extend(range_ids(&ranges).map(|(_, id)| id));
+                        count += 1;
+                        returned_rows(returning, &proposed, ctx, out)?;
+                    }
+                    continue;
+                };
+                if written.contains(&existing) {
+                    return Err(Error::new(
+                        "21000",
+                        "ON CONFLICT DO UPDATE command cannot affect row a second time",
+                    )
+                    .with_hint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values."));
+                }
+                let mut both = storage.fetch(&[existing], None);
+                both.extend(proposed.columns.iter().cloned());
+                let both = Batch::new(both, 1);
+                if let Some(f) = &update.filter
+                    && exec::expr::eval_filter(f, &both, &[0], ctx)?.is_empty()
+                {
+                    continue;
+                }
+                let new_row = Batch::new(
+                    update
+                        .exprs
+                        .iter()
+                        .map(|e| exec::expr::eval(e, &both, &[0], ctx))
+                        .collect::<Result<Vec<_>>>()?,
+                    1,
+                );
+                if storage.delete(existing, txn) {
+                    self.undo.push(Undo::Delete(table.clone(), existing));
+                }
+                let ranges = self.store_rows(table, &new_row, ctx, txn, count, None)?;
+                written.extend(range_ids(&ranges).map(|(_, id)| id));
+                count += 1;
+                returned_rows(returning, &new_row, ctx, out)?;
+            }
+        }
+        Ok(count)
+    }
+
+    /// NOT NULL and CHECK for the one row of `row`.
+    fn check_row(&self, table: &TableEntry, row: &Batch, ctx: &ExecContext) -> Result<()> {
+        let cols = &row.columns[..table.columns.len()];
+        for (c, def) in table.columns.iter().enumerate() {
+            if def.not_null && cols[c].is_null(0) {
+                return Err(self.violation(table, cols, 0, Violation::NotNull(c)));
+            }
+        }
+        for (k, check) in table.checks.iter().enumerate() {
+            let v = exec::expr::eval(&check.expr, row, &[0], ctx)?;
+            if let Data::Bool(values) = &v.data
+                && values.first() == Some(&false)
+                && !v.is_null(0)
+            {
+                return Err(self.violation(table, cols, 0, Violation::Check(k)));
+            }
+        }
+        Ok(())
     }
 
     /// The first row before `limit` whose key some unique index already holds in a live

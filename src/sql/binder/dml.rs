@@ -5,9 +5,6 @@ use crate::plan::Returning;
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, insert: &A::Insert) -> Result<BoundStatement> {
-        if insert.on.is_some() {
-            return Err(Error::feature_not_supported("INSERT … ON CONFLICT"));
-        }
         let name = match &insert.table {
             A::TableObject::TableName(n) => n,
             A::TableObject::TableFunction(_) | A::TableObject::TableQuery(_) => {
@@ -27,6 +24,8 @@ impl Binder<'_> {
                 table.name
             )));
         }
+        let alias = insert.table_alias.as_ref().map(|a| ident_name(&a.alias));
+        let on_conflict = self.bind_on_conflict(insert.on.as_ref(), &table, alias.as_deref())?;
         // Target columns, in the order the statement lists them.
         let targets: Vec<usize> = if insert.columns.is_empty() {
             (0..table.columns.len()).collect()
@@ -70,11 +69,12 @@ impl Binder<'_> {
                 rows: vec![row],
                 types,
             })?;
-            let returning = self.bind_returning(insert.returning.as_deref(), &table, None)?;
+            let returning = self.bind_returning(insert.returning.as_deref(), &table, alias)?;
             return Ok(BoundStatement::Insert {
                 table,
                 source,
                 returning,
+                on_conflict,
             });
         };
         let plan = match source.body.as_ref() {
@@ -177,12 +177,12 @@ impl Binder<'_> {
             }
         };
         let source = self.finish_plan(plan)?;
-        let alias = insert.table_alias.as_ref().map(|a| ident_name(&a.alias));
         let returning = self.bind_returning(insert.returning.as_deref(), &table, alias)?;
         Ok(BoundStatement::Insert {
             table,
             source,
             returning,
+            on_conflict,
         })
     }
 
@@ -221,63 +221,97 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_update(&mut self, update: &A::Update) -> Result<BoundStatement> {
-        if update.from.is_some() {
-            return Err(Error::feature_not_supported("UPDATE … FROM"));
-        }
         if !update.table.joins.is_empty() {
             return Err(Error::feature_not_supported("JOIN in UPDATE"));
         }
         let (plan, scope) = self.bind_table_factor(&update.table.relation)?;
         let (table, get) = dml_target(plan, "UPDATE")?;
-        let filter = self.bind_where(update.selection.as_ref(), &scope)?;
+        let row_id = row_id_ref(&get, table.columns.len());
         let mut new_row: Vec<Expr> = scope.columns.iter().map(|c| c.expr.clone()).collect();
+        // UPDATE … FROM: the target joined with the other tables; a target row that
+        // joins several rows is updated once (by the first).
+        let (input, scope) = match &update.from {
+            Some(
+                A::UpdateTableFromKind::AfterSet(from) | A::UpdateTableFromKind::BeforeSet(from),
+            ) => {
+                let (other, oscope) = self.bind_from(from)?;
+                super::from::check_duplicate_aliases(&scope, &oscope)?;
+                let mut joined = scope;
+                joined.columns.extend(oscope.columns);
+                (super::from::cross(get, other), joined)
+            }
+            None => (get, scope),
+        };
+        let filter = self.bind_where(update.selection.as_ref(), &scope)?;
         let mut assigned = vec![false; table.columns.len()];
         for a in &update.assignments {
-            let names = match &a.target {
-                A::AssignmentTarget::ColumnName(n) => n,
-                A::AssignmentTarget::Tuple(_) => {
-                    return Err(Error::feature_not_supported("multi-column SET"));
+            // `SET (a, b) = (x, y)` is `SET a = x, b = y`.
+            let pairs: Vec<(&A::ObjectName, &A::Expr)> = match (&a.target, &a.value) {
+                (A::AssignmentTarget::ColumnName(n), v) => vec![(n, v)],
+                (A::AssignmentTarget::Tuple(names), A::Expr::Tuple(values))
+                    if names.len() == values.len() =>
+                {
+                    names.iter().zip(values).collect()
                 }
-            };
-            let cname = match names.0.last() {
-                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
-                _ => return Err(Error::syntax("syntax error in SET")),
-            };
-            let i = table.column_index(&cname).ok_or_else(|| {
-                Error::new(
-                    "42703",
-                    format!(
-                        "column \"{cname}\" of relation \"{}\" does not exist",
-                        table.name
-                    ),
-                )
-            })?;
-            if assigned[i] {
-                return Err(Error::new(
-                    "42601",
-                    format!("multiple assignments to same column \"{cname}\""),
-                ));
-            }
-            assigned[i] = true;
-            let value = if is_default_keyword(&a.value) {
-                self.default_expr(&table, i)?
-            } else {
-                if table.columns[i].identity == Some(true) {
+                (A::AssignmentTarget::Tuple(_), A::Expr::Tuple(_)) => {
+                    return Err(Error::syntax(
+                        "number of columns does not match number of values",
+                    ));
+                }
+                (A::AssignmentTarget::Tuple(_), A::Expr::Subquery(_)) => {
+                    return Err(Error::feature_not_supported(
+                        "multi-column SET from a subquery",
+                    ));
+                }
+                (A::AssignmentTarget::Tuple(_), _) => {
                     return Err(Error::new(
-                        "428C9",
-                        format!("column \"{cname}\" can only be updated to DEFAULT"),
-                    )
-                    .with_detail(format!(
-                        "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
-                    )));
+                        "0A000",
+                        "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression",
+                    ));
                 }
-                let b = self.bind_expr(&a.value, &scope)?;
-                let coerced = self.coerce_column(b, &table.columns[i]);
-                coerced.map_err(|err| self.locate(err, &a.value))?
             };
-            new_row[i] = value;
+            for (names, value) in pairs {
+                let cname = match names.0.last() {
+                    Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+                    _ => return Err(Error::syntax("syntax error in SET")),
+                };
+                let i = table.column_index(&cname).ok_or_else(|| {
+                    Error::new(
+                        "42703",
+                        format!(
+                            "column \"{cname}\" of relation \"{}\" does not exist",
+                            table.name
+                        ),
+                    )
+                })?;
+                if assigned[i] {
+                    return Err(Error::new(
+                        "42601",
+                        format!("multiple assignments to same column \"{cname}\""),
+                    ));
+                }
+                assigned[i] = true;
+                let value = if is_default_keyword(value) {
+                    self.default_expr(&table, i)?
+                } else {
+                    if table.columns[i].identity == Some(true) {
+                        return Err(Error::new(
+                            "428C9",
+                            format!("column \"{cname}\" can only be updated to DEFAULT"),
+                        )
+                        .with_detail(format!(
+                            "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
+                        )));
+                    }
+                    let b = self.bind_expr(value, &scope)?;
+                    let coerced = self.coerce_column(b, &table.columns[i]);
+                    coerced.map_err(|err| self.locate(err, value))?
+                };
+                new_row[i] = value;
+            }
         }
-        new_row.push(row_id_ref(&get, table.columns.len()));
+        let get = input;
+        new_row.push(row_id);
         let scan = with_filter(get, filter);
         let rel = self.new_rel();
         let source = self.finish_plan(LogicalPlan::Project {
@@ -298,9 +332,6 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_delete(&mut self, delete: &A::Delete) -> Result<BoundStatement> {
-        if delete.using.is_some() {
-            return Err(Error::feature_not_supported("DELETE … USING"));
-        }
         let from = match &delete.from {
             A::FromTable::WithFromKeyword(f) | A::FromTable::WithoutKeyword(f) => f,
         };
@@ -312,11 +343,23 @@ impl Binder<'_> {
         }
         let (plan, scope) = self.bind_table_factor(&twj.relation)?;
         let (table, get) = dml_target(plan, "DELETE from")?;
-        let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
         let row_id = row_id_ref(&get, table.columns.len());
+        let target_columns: Vec<Expr> = scope.columns.iter().map(|c| c.expr.clone()).collect();
+        // DELETE … USING: the target joined with the other tables.
+        let (get, scope) = match &delete.using {
+            Some(using) => {
+                let (other, oscope) = self.bind_from(using)?;
+                super::from::check_duplicate_aliases(&scope, &oscope)?;
+                let mut joined = scope;
+                joined.columns.extend(oscope.columns);
+                (super::from::cross(get, other), joined)
+            }
+            None => (get, scope),
+        };
+        let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
         // RETURNING reads the deleted rows' columns: they come before the row id.
         let mut exprs: Vec<Expr> = if delete.returning.is_some() {
-            scope.columns.iter().map(|c| c.expr.clone()).collect()
+            target_columns
         } else {
             Vec::new()
         };

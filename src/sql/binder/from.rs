@@ -665,7 +665,7 @@ pub(super) fn unnest_arg(mut bound: Vec<Expr>) -> Result<(Expr, SqlType)> {
 }
 
 /// The cross product of two plans.
-fn cross(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan {
+pub(super) fn cross(left: LogicalPlan, right: LogicalPlan) -> LogicalPlan {
     LogicalPlan::Join {
         left: Box::new(left),
         right: Box::new(right),
@@ -700,7 +700,7 @@ fn alias_names(
 }
 
 /// Two FROM items of one level may not share a name (`42712`).
-fn check_duplicate_aliases(left: &Scope, right: &Scope) -> Result<()> {
+pub(super) fn check_duplicate_aliases(left: &Scope, right: &Scope) -> Result<()> {
     for r in &right.columns {
         if let Some(q) = &r.qualifier
             && left.columns.iter().any(|l| l.qualifier.as_ref() == Some(q))

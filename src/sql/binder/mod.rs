@@ -87,6 +87,7 @@ mod select;
 pub mod sequences;
 mod setop;
 mod subquery;
+mod upsert;
 mod utility;
 mod window;
 

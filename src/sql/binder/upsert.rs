@@ -1,0 +1,198 @@
+//! INSERT … ON CONFLICT: which unique indexes arbitrate, and DO UPDATE's new row.
+//!
+//! The conflict target names the arbiter: a column list is matched to a unique index
+//! over exactly those columns (PostgreSQL's inference; `42P10` if none), ON CONSTRAINT to
+//! a key constraint by name. DO NOTHING without a target is arbitrated by every unique
+//! index. DO UPDATE's SET expressions and WHERE read the existing row (by the table's
+//! name or alias) and the proposed one (`excluded`); they are lowered over one batch
+//! holding the existing row's columns followed by the proposed row's.
+
+use super::*;
+use crate::plan::{ConflictUpdate, OnConflict};
+
+impl Binder<'_> {
+    pub(super) fn bind_on_conflict(
+        &mut self,
+        on: Option<&A::OnInsert>,
+        table: &Arc<TableEntry>,
+        alias: Option<&str>,
+    ) -> Result<Option<OnConflict>> {
+        let Some(on) = on else { return Ok(None) };
+        let A::OnInsert::OnConflict(oc) = on else {
+            return Err(Error::feature_not_supported("ON DUPLICATE KEY UPDATE"));
+        };
+        let unique: Vec<usize> = (0..table.indexes.len())
+            .filter(|&k| table.indexes[k].index.unique)
+            .collect();
+        let arbiters = match &oc.conflict_target {
+            None => {
+                if matches!(oc.action, A::OnConflictAction::DoUpdate(_)) {
+                    return Err(Error::syntax(
+                        "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+                    )
+                    .with_hint("For example, ON CONFLICT (column_name)."));
+                }
+                unique
+            }
+            Some(A::ConflictTarget::Columns(cols)) => {
+                let mut wanted: Vec<usize> = Vec::with_capacity(cols.len());
+                for c in cols {
+                    let name = ident_name(c);
+                    let i = table
+                        .column_index(&name)
+                        .ok_or_else(|| Error::undefined_column(&name))?;
+                    if !wanted.contains(&i) {
+                        wanted.push(i);
+                    }
+                }
+                wanted.sort_unstable();
+                let matching: Vec<usize> = unique
+                    .into_iter()
+                    .filter(|&k| {
+                        let mut have: Vec<usize> = table.indexes[k]
+                            .index
+                            .parts
+                            .iter()
+                            .map(|p| p.column)
+                            .collect();
+                        have.sort_unstable();
+                        have == wanted
+                    })
+                    .collect();
+                if matching.is_empty() {
+                    return Err(Error::new(
+                        "42P10",
+                        "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+                    ));
+                }
+                matching
+            }
+            Some(A::ConflictTarget::OnConstraint(name)) => {
+                let name = object_name(name)?;
+                match table
+                    .indexes
+                    .iter()
+                    .position(|i| i.name == name && i.constraint.is_some())
+                {
+                    Some(k) => vec![k],
+                    None => {
+                        return Err(Error::new(
+                            "42704",
+                            format!(
+                                "constraint \"{name}\" for table \"{}\" does not exist",
+                                table.name
+                            ),
+                        ));
+                    }
+                }
+            }
+        };
+        let update = match &oc.action {
+            A::OnConflictAction::DoNothing => None,
+            A::OnConflictAction::DoUpdate(du) => Some(self.bind_conflict_update(du, table, alias)?),
+        };
+        Ok(Some(OnConflict { arbiters, update }))
+    }
+
+    fn bind_conflict_update(
+        &mut self,
+        du: &A::DoUpdate,
+        table: &Arc<TableEntry>,
+        alias: Option<&str>,
+    ) -> Result<ConflictUpdate> {
+        let n = table.columns.len();
+        let existing = self.new_rel();
+        let proposed = self.new_rel();
+        let qualifier = alias.unwrap_or(&table.name).to_string();
+        let column = |rel, i: usize, q: &str| {
+            let c = &table.columns[i];
+            ScopeColumn {
+                qualifier: Some(q.to_string()),
+                name: c.name.clone(),
+                expr: Expr::ColumnRef {
+                    id: ColumnId::new(rel, i as u32),
+                    ty: c.ty,
+                    name: c.name.clone(),
+                },
+                hidden: false,
+            }
+        };
+        let mut scope = Scope::default();
+        scope
+            .columns
+            .extend((0..n).map(|i| column(existing, i, &qualifier)));
+        scope
+            .columns
+            .extend((0..n).map(|i| column(proposed, i, "excluded")));
+        // Unqualified names mean the existing row (the excluded columns are only found
+        // qualified): PostgreSQL's scope for DO UPDATE.
+        for c in scope.columns.iter_mut().skip(n) {
+            c.hidden = true;
+        }
+        let mut new_row: Vec<Expr> = (0..n).map(|i| scope.columns[i].expr.clone()).collect();
+        let mut assigned = vec![false; n];
+        for a in &du.assignments {
+            let names = match &a.target {
+                A::AssignmentTarget::ColumnName(n) => n,
+                A::AssignmentTarget::Tuple(_) => {
+                    return Err(Error::feature_not_supported("multi-column SET"));
+                }
+            };
+            let cname = match names.0.last() {
+                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+                _ => return Err(Error::syntax("syntax error in SET")),
+            };
+            let i = table.column_index(&cname).ok_or_else(|| {
+                Error::new(
+                    "42703",
+                    format!(
+                        "column \"{cname}\" of relation \"{}\" does not exist",
+                        table.name
+                    ),
+                )
+            })?;
+            if assigned[i] {
+                return Err(Error::new(
+                    "42601",
+                    format!("multiple assignments to same column \"{cname}\""),
+                ));
+            }
+            assigned[i] = true;
+            new_row[i] = if is_default_keyword(&a.value) {
+                self.default_expr(table, i)?
+            } else {
+                if table.columns[i].identity == Some(true) {
+                    return Err(Error::new(
+                        "428C9",
+                        format!("column \"{cname}\" can only be updated to DEFAULT"),
+                    )
+                    .with_detail(format!(
+                        "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
+                    )));
+                }
+                let b = self.bind_expr(&a.value, &scope)?;
+                let coerced = self.coerce_column(b, &table.columns[i]);
+                coerced.map_err(|err| self.locate(err, &a.value))?
+            };
+        }
+        let filter = self.bind_where(du.selection.as_ref(), &scope)?;
+        let layout = crate::plan::lower::Layout {
+            width: 2 * n,
+            map: (0..n)
+                .flat_map(|i| {
+                    [
+                        (ColumnId::new(existing, i as u32), i),
+                        (ColumnId::new(proposed, i as u32), n + i),
+                    ]
+                })
+                .collect(),
+        };
+        let mut lowerer = Lowerer::new();
+        let exprs = new_row
+            .iter()
+            .map(|e| lowerer.expr(e, &layout))
+            .collect::<Result<Vec<_>>>()?;
+        let filter = filter.map(|f| lowerer.expr(&f, &layout)).transpose()?;
+        Ok(ConflictUpdate { exprs, filter })
+    }
+}
