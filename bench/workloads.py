@@ -132,6 +132,9 @@ WORKLOADS = [
     dict(name="select_full_scan", setup=bench_data, n=200, stmt=lambda i: "SELECT * FROM bench_data;"),
     dict(name="select_where", setup=bench_data, n=500,
          stmt=lambda i: "SELECT * FROM bench_data WHERE category = 'cat_42';"),
+    # K visits every row once in a scattered order (7919 is coprime with 10,000).
+    dict(name="index_lookup", setup=lambda: bench_data(10000) + ["CREATE INDEX ON bench_data (id);"], n=2000,
+         stmt=lambda i: f"SELECT * FROM bench_data WHERE id = {(i * 7919) % 10000};"),
     dict(name="order_by", setup=bench_data, n=200, ordered=True,
          stmt=lambda i: "SELECT * FROM bench_data ORDER BY value DESC;"),
     dict(name="multi_sort", setup=bench_data, n=200, ordered=True,
