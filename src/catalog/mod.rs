@@ -111,9 +111,9 @@ pub struct TableEntry {
     pub checks: Vec<CheckConstraint>,
     /// Set for a sequence (no columns, no rows).
     pub sequence: Option<Arc<Sequence>>,
-    /// A sequence made for a SERIAL or identity column: `(table, column)`. It is
-    /// dropped with the table.
-    pub owned_by: Option<(String, String)>,
+    /// A sequence made for a SERIAL or identity column: `(table oid, column name)`.
+    /// It is dropped with the table.
+    pub owned_by: Option<(u32, String)>,
     /// The transaction that created this version of the table.
     xmin: TxnId,
     /// The transaction that dropped it (`TXN_NONE`: not dropped).
@@ -326,7 +326,7 @@ impl Catalog {
         &self,
         name: &str,
         options: sequence::SequenceOptions,
-        owned_by: Option<(String, String)>,
+        owned_by: Option<(u32, String)>,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
@@ -355,15 +355,55 @@ impl Catalog {
         Ok(entry)
     }
 
-    /// The sequences `snapshot` sees that a column of table `table` owns.
-    pub fn owned_sequences(&self, table: &str, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
+    /// The sequences `snapshot` sees that a column of the table with oid `table` owns.
+    pub fn owned_sequences(&self, table: u32, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
         let tables = self.tables.read();
         tables
             .values()
             .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
-            .filter(|t| t.owned_by.as_ref().is_some_and(|(o, _)| o == table))
+            .filter(|t| t.owned_by.as_ref().is_some_and(|(o, _)| *o == table))
             .cloned()
             .collect()
+    }
+
+    /// The visible relation with oid `oid`.
+    pub fn by_oid(&self, oid: u32, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        tables
+            .values()
+            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .find(|t| t.oid == oid)
+            .cloned()
+    }
+
+    /// A new version of sequence `seq` owned by `owned_by` (its column was renamed).
+    pub fn reown(
+        &self,
+        seq: &Arc<TableEntry>,
+        owned_by: Option<(u32, String)>,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
+        seq.xmax.store(txn, Ordering::Release);
+        let entry = Arc::new(TableEntry {
+            oid: seq.oid,
+            name: seq.name.clone(),
+            columns: Vec::new(),
+            view: None,
+            storage: seq.storage.clone(),
+            indexes: Vec::new(),
+            checks: Vec::new(),
+            sequence: seq.sequence.clone(),
+            owned_by,
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+            stats: parking_lot::Mutex::new(None),
+        });
+        self.tables
+            .write()
+            .entry(seq.name.clone())
+            .or_default()
+            .push(entry.clone());
+        entry
     }
 
     fn new_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
@@ -409,27 +449,62 @@ impl Catalog {
         checks: Vec<CheckConstraint>,
         txn: TxnId,
     ) -> Arc<TableEntry> {
+        self.new_version(
+            old,
+            old.name.clone(),
+            columns,
+            old.storage.clone(),
+            indexes,
+            checks,
+            txn,
+        )
+    }
+
+    /// The general form of [`Catalog::replace_version`]: the new version may have
+    /// another name (RENAME) and other storage (a rewrite).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_version(
+        &self,
+        old: &Arc<TableEntry>,
+        name: String,
+        columns: Vec<ColumnDef>,
+        storage: Arc<Table>,
+        indexes: Vec<Arc<IndexEntry>>,
+        mut checks: Vec<CheckConstraint>,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
         old.xmax.store(txn, Ordering::Release);
+        checks.sort_by(|a, b| a.name.cmp(&b.name));
+        let same_storage = Arc::ptr_eq(&storage, &old.storage);
         let entry = Arc::new(TableEntry {
             oid: old.oid,
-            name: old.name.clone(),
+            name: name.clone(),
             columns,
             view: old.view.clone(),
-            storage: old.storage.clone(),
+            storage,
             indexes,
             checks,
             sequence: old.sequence.clone(),
             owned_by: old.owned_by.clone(),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
-            stats: parking_lot::Mutex::new(old.stats.lock().clone()),
+            stats: parking_lot::Mutex::new(if same_storage {
+                old.stats.lock().clone()
+            } else {
+                None
+            }),
         });
         self.tables
             .write()
-            .entry(old.name.clone())
+            .entry(name)
             .or_default()
             .push(entry.clone());
         entry
+    }
+
+    /// Builds index `spec` over `storage` (entries for every stored version).
+    pub fn build_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
+        self.new_index(spec, storage)
     }
 
     /// CREATE INDEX: a new version of `table` with the index, its entries built.

@@ -830,7 +830,7 @@ fn serial_sequence(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
         }
         let owned = access
             .catalog
-            .owned_sequences(&table, &ctx.snapshot)
+            .owned_sequences(entry.oid, &ctx.snapshot)
             .into_iter()
             .find(|s| s.owned_by.as_ref().is_some_and(|(_, c)| *c == column));
         match owned {

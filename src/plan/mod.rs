@@ -109,6 +109,13 @@ pub enum BoundStatement {
         sequences: Vec<crate::sql::binder::sequences::NewSequence>,
         if_not_exists: bool,
     },
+    /// ALTER TABLE: the actions as parsed, bound one at a time when it runs (each over
+    /// the table the ones before it left).
+    AlterTable {
+        name: String,
+        if_exists: bool,
+        actions: Vec<sqlparser::ast::AlterTableOperation>,
+    },
     CreateSequence {
         name: String,
         options: crate::catalog::sequence::SequenceOptions,
@@ -187,6 +194,7 @@ impl BoundStatement {
             | BoundStatement::CreateTable { .. }
             | BoundStatement::CreateIndex { .. }
             | BoundStatement::CreateSequence { .. }
+            | BoundStatement::AlterTable { .. }
             | BoundStatement::DropIndex { .. }
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }

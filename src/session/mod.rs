@@ -25,6 +25,7 @@
 //! columns would change fails with `0A000` "cached plan must not change result type",
 //! as in PostgreSQL, since the client may already hold its RowDescription.
 
+mod alter;
 pub mod settings;
 mod write;
 
@@ -787,16 +788,6 @@ impl Session {
                         tag: "CREATE TABLE".into(),
                     });
                 }
-                for seq in sequences {
-                    let entry = self.db.catalog.create_sequence(
-                        &seq.name,
-                        seq.options.clone(),
-                        Some((name.clone(), seq.column.clone())),
-                        txn,
-                        &ctx.snapshot,
-                    )?;
-                    self.undo.push(Undo::CreateTable(entry));
-                }
                 let entry = self.db.catalog.create_table_with(
                     name,
                     columns.clone(),
@@ -806,7 +797,17 @@ impl Session {
                     txn,
                     &ctx.snapshot,
                 )?;
-                self.undo.push(Undo::CreateTable(entry));
+                self.undo.push(Undo::CreateTable(entry.clone()));
+                for seq in sequences {
+                    let made = self.db.catalog.create_sequence(
+                        &seq.name,
+                        seq.options.clone(),
+                        Some((entry.oid, seq.column.clone())),
+                        txn,
+                        &ctx.snapshot,
+                    )?;
+                    self.undo.push(Undo::CreateTable(made));
+                }
                 Ok(Outcome::Done {
                     tag: "CREATE TABLE".into(),
                 })
@@ -816,6 +817,11 @@ impl Session {
                 spec,
                 if_not_exists,
             } => self.create_index(table, spec, *if_not_exists, &ctx, txn),
+            BoundStatement::AlterTable {
+                name,
+                if_exists,
+                actions,
+            } => self.alter_table(name, *if_exists, actions, &ctx, txn),
             BoundStatement::CreateSequence {
                 name,
                 options,
@@ -958,12 +964,12 @@ impl Session {
         let mut defaults: Vec<(Arc<TableEntry>, String)> = Vec::new();
         for t in &targets {
             if let Some((owner, column)) = &t.owned_by
-                && !targets.iter().any(|x| &x.name == owner)
-                && let Some(o) = self.db.catalog.table(owner, &ctx.snapshot)
+                && !targets.iter().any(|x| x.oid == *owner)
+                && let Some(o) = self.db.catalog.by_oid(*owner, &ctx.snapshot)
             {
                 blocked.push(format!(
-                    "default value for column {column} of table {owner} depends on sequence {}",
-                    t.name
+                    "default value for column {column} of table {} depends on sequence {}",
+                    o.name, t.name
                 ));
                 defaults.push((o, column.clone()));
             }
@@ -1020,7 +1026,7 @@ impl Session {
         }
         for t in &targets {
             if t.kind() == RelKind::Table {
-                dropping.extend(self.db.catalog.owned_sequences(&t.name, &ctx.snapshot));
+                dropping.extend(self.db.catalog.owned_sequences(t.oid, &ctx.snapshot));
             }
         }
         for entry in dropping {

@@ -426,27 +426,7 @@ impl Session {
         self.undo.push(Undo::DropTable(current.clone()));
         self.undo.push(Undo::CreateTable(entry.clone()));
         if index.index.unique {
-            let storage = &entry.storage;
-            let mut candidates = Vec::new();
-            for (g, group) in storage.groups().iter().enumerate() {
-                for r in 0..group.rows() {
-                    let id = crate::storage::index::row_id(g, r);
-                    if !live(storage.stamps(id)) {
-                        continue;
-                    }
-                    candidates.clear();
-                    index.index.same_key(&group.columns, r, id, &mut candidates);
-                    if candidates.iter().any(|&o| live(storage.stamps(o))) {
-                        let key = self.key_text(&entry, &index.index.parts, &group.columns, r);
-                        return Err(Error::new(
-                            "23505",
-                            format!("could not create unique index \"{}\"", spec.name),
-                        )
-                        .with_detail(format!("Key {key} is duplicated."))
-                        .on_table(&entry.name, None, Some(&spec.name)));
-                    }
-                }
-            }
+            self.check_unique_build(&entry, &index)?;
         }
         Ok(done)
     }
@@ -515,7 +495,7 @@ impl Session {
     }
 
     /// `(a, b)=(1, x)`: an index key as PostgreSQL's messages show it.
-    fn key_text(
+    pub(super) fn key_text(
         &self,
         table: &TableEntry,
         parts: &[KeyPart],
@@ -565,6 +545,6 @@ fn returned_rows(
 
 /// Whether a version with these stamps is live for a unique check: inserted by a
 /// transaction that did not roll back, and not deleted.
-fn live(stamps: Option<(TxnId, TxnId)>) -> bool {
+pub(super) fn live(stamps: Option<(TxnId, TxnId)>) -> bool {
     stamps.is_some_and(|(xmin, xmax)| xmin != TXN_ABORTED && xmax == TXN_NONE)
 }

@@ -290,6 +290,63 @@ impl Table {
         self.indexes.read().clone()
     }
 
+    /// A new table holding this one's live versions — those inserted by a transaction
+    /// that did not roll back and deleted by none — with columns of `types` that
+    /// `convert` makes from a group's columns at the live rows it is given (ALTER
+    /// TABLE's rewrite). Row ids change; no index comes along. Versions deleted by a
+    /// committed transaction are left behind: only snapshots taken after the rewriting
+    /// transaction commits read the new table, and none of them sees those versions.
+    /// The caller holds the writer lock.
+    pub fn rewrite(
+        &self,
+        types: Vec<DataType>,
+        mut convert: impl FnMut(&RowGroup, &[u32]) -> crate::error::Result<Vec<Vector>>,
+    ) -> crate::error::Result<Table> {
+        let out = Table::new(types);
+        for g in self.groups() {
+            let live: Vec<u32> = (0..g.rows())
+                .filter(|&r| {
+                    g.xmin[r].load(Ordering::Relaxed) != TXN_ABORTED
+                        && g.xmax[r].load(Ordering::Relaxed) == TXN_NONE
+                })
+                .map(|r| r as u32)
+                .collect();
+            if live.is_empty() {
+                continue;
+            }
+            let columns = convert(&g, &live)?;
+            let xmin: Vec<AtomicU64> = live
+                .iter()
+                .map(|&r| AtomicU64::new(g.xmin[r as usize].load(Ordering::Relaxed)))
+                .collect();
+            let xmax = (0..live.len()).map(|_| AtomicU64::new(TXN_NONE)).collect();
+            out.groups.write().push(Arc::new(RowGroup {
+                columns,
+                xmin,
+                xmax,
+            }));
+        }
+        Ok(out)
+    }
+
+    /// The live versions of each group (as [`Table::rewrite`] keeps them): for
+    /// validating a new constraint against the rows a table holds.
+    pub fn live_rows(&self) -> Vec<(Arc<RowGroup>, Vec<u32>)> {
+        self.groups()
+            .into_iter()
+            .map(|g| {
+                let live = (0..g.rows())
+                    .filter(|&r| {
+                        g.xmin[r].load(Ordering::Relaxed) != TXN_ABORTED
+                            && g.xmax[r].load(Ordering::Relaxed) == TXN_NONE
+                    })
+                    .map(|r| r as u32)
+                    .collect();
+                (g, live)
+            })
+            .collect()
+    }
+
     /// Adds `index` with an entry for every version stored. The caller holds the
     /// writer lock, so no version moves or arrives meanwhile.
     pub fn add_index(&self, index: Arc<Index>) {

@@ -57,7 +57,9 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
     if from.numeric_rank().is_some() && to.numeric_rank().is_some() {
         return true;
     }
-    if to.is_string() && from.is_string() {
+    // Every type converts to a string type by its output function in assignment
+    // (PostgreSQL's automatic I/O conversion casts).
+    if to.is_string() && from != Unknown {
         return true;
     }
     if let (Array(a), Array(b)) = (from, to) {

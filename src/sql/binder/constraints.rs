@@ -59,6 +59,30 @@ pub(super) fn first_free(
     }
 }
 
+/// What a table already has that new constraints must not collide with (ALTER TABLE).
+#[derive(Default)]
+pub(super) struct Existing {
+    pub(super) has_primary_key: bool,
+    /// Constraint names (keys and CHECKs).
+    pub(super) constraints: Vec<String>,
+}
+
+impl Existing {
+    pub(super) fn of(table: &TableEntry) -> Existing {
+        let mut constraints: Vec<String> = table
+            .indexes
+            .iter()
+            .filter(|i| i.constraint.is_some())
+            .map(|i| i.name.clone())
+            .collect();
+        constraints.extend(table.checks.iter().map(|c| c.name.clone()));
+        Existing {
+            has_primary_key: table.primary_key().is_some(),
+            constraints,
+        }
+    }
+}
+
 /// A key constraint as written, before names are chosen.
 struct KeyClause {
     name: Option<String>,
@@ -74,12 +98,14 @@ impl Binder<'_> {
         &mut self,
         table: &str,
         columns: &mut [ColumnDef],
-        ct: &A::CreateTable,
+        column_asts: &[A::ColumnDef],
+        constraints: &[A::TableConstraint],
+        existing: &Existing,
     ) -> Result<(Vec<IndexSpec>, Vec<CheckConstraint>)> {
         let mut keys: Vec<KeyClause> = Vec::new();
         // (name, expression, the column it was written on)
         let mut checks: Vec<(Option<String>, A::Expr, Option<String>)> = Vec::new();
-        for c in &ct.columns {
+        for c in column_asts {
             let cname = ident_name(&c.name);
             for opt in &c.options {
                 let name = opt.name.as_ref().map(ident_name);
@@ -106,7 +132,7 @@ impl Binder<'_> {
                 }
             }
         }
-        for tc in &ct.constraints {
+        for tc in constraints {
             match tc {
                 A::TableConstraint::PrimaryKey(pk) => keys.push(KeyClause {
                     name: pk.name.as_ref().map(ident_name),
@@ -133,7 +159,7 @@ impl Binder<'_> {
                 }
             }
         }
-        if keys.iter().filter(|k| k.primary).count() > 1 {
+        if keys.iter().filter(|k| k.primary).count() + usize::from(existing.has_primary_key) > 1 {
             return Err(Error::new(
                 "42P16",
                 format!("multiple primary keys for table \"{table}\" are not allowed"),
@@ -167,14 +193,22 @@ impl Binder<'_> {
                     nulls_first: false,
                 });
             }
+            let catalog = self.catalog;
+            let snapshot = self.snapshot;
+            let taken = |n: &str| {
+                specs.iter().any(|s| s.name == n)
+                    || existing.constraints.iter().any(|c| c == n)
+                    || catalog.relation_exists(n, &snapshot)
+            };
             let name = match k.name {
-                Some(n) => n,
-                None if k.primary => {
-                    first_free(table, "", "pkey", &|n| specs.iter().any(|s| s.name == n))
+                Some(n) => {
+                    if taken(&n) {
+                        return Err(Error::duplicate_table(&n));
+                    }
+                    n
                 }
-                None => first_free(table, &k.columns.join("_"), "key", &|n| {
-                    specs.iter().any(|s| s.name == n)
-                }),
+                None if k.primary => first_free(table, "", "pkey", &taken),
+                None => first_free(table, &k.columns.join("_"), "key", &taken),
             };
             specs.push(IndexSpec {
                 name,
@@ -193,7 +227,7 @@ impl Binder<'_> {
             let (e, referenced) = self.bind_check(table, columns, &expr)?;
             let name = match name {
                 Some(n) => {
-                    if bound.iter().any(|c| c.name == n) {
+                    if bound.iter().any(|c| c.name == n) || existing.constraints.contains(&n) {
                         return Err(Error::new(
                             "42710",
                             format!("constraint \"{n}\" for relation \"{table}\" already exists"),
@@ -210,6 +244,7 @@ impl Binder<'_> {
                     });
                     first_free(table, column.as_deref().unwrap_or(""), "check", &|n| {
                         bound.iter().any(|c| c.name == n)
+                            || existing.constraints.iter().any(|c| c == n)
                     })
                 }
             };
@@ -220,7 +255,7 @@ impl Binder<'_> {
 
     /// Binds a CHECK expression over the table's columns; returns it lowered to column
     /// positions, and the columns it reads (in order of first use).
-    fn bind_check(
+    pub(super) fn bind_check(
         &mut self,
         table: &str,
         columns: &[ColumnDef],

@@ -35,103 +35,17 @@ impl Binder<'_> {
                     format!("column \"{cname}\" specified more than once"),
                 ));
             }
-            let serial = sequences::serial_type(&c.data_type);
-            let ty = match serial {
-                Some(t) => SqlType::new(t),
-                None => type_from_ast(&c.data_type)?,
-            };
-            let mut def = ColumnDef {
-                name: cname,
-                ty,
-                not_null: false,
-                default: None,
-                identity: None,
-            };
-            // The sequence a SERIAL or identity column draws from.
-            let mut sequence: Option<crate::catalog::sequence::SequenceSpec> =
-                serial.map(|t| crate::catalog::sequence::SequenceSpec {
-                    ty: Some(t),
-                    ..Default::default()
-                });
-            for opt in &c.options {
-                match &opt.option {
-                    A::ColumnOption::Null => def.not_null = false,
-                    A::ColumnOption::NotNull => def.not_null = true,
-                    A::ColumnOption::Default(e) => {
-                        let b = self.bind_expr(e, &Scope::default())?;
-                        if b.any(&|x| matches!(x, Expr::ColumnRef { .. })) {
-                            return Err(Error::new(
-                                "0A000",
-                                "cannot use column reference in DEFAULT expression",
-                            ));
-                        }
-                        def.default = Some(self.coerce_column(b, &def)?);
-                    }
-                    A::ColumnOption::Generated {
-                        generated_as,
-                        sequence_options,
-                        generation_expr: None,
-                        ..
-                    } => {
-                        let always = match generated_as {
-                            A::GeneratedAs::Always => true,
-                            A::GeneratedAs::ByDefault => false,
-                            A::GeneratedAs::ExpStored => {
-                                return Err(Error::feature_not_supported("generated columns"));
-                            }
-                        };
-                        if !matches!(def.ty.ty, DataType::Int2 | DataType::Int4 | DataType::Int8) {
-                            return Err(Error::new(
-                                "22023",
-                                "identity column type must be smallint, integer, or bigint",
-                            ));
-                        }
-                        if def.identity.is_some() || serial.is_some() {
-                            return Err(Error::syntax(format!(
-                                "multiple identity specifications for column \"{}\" of table \"{name}\"",
-                                def.name
-                            )));
-                        }
-                        def.identity = Some(always);
-                        sequence = Some(sequences::sequence_spec(
-                            Some(def.ty.ty),
-                            sequence_options.as_deref().unwrap_or(&[]),
-                        )?);
-                    }
-                    A::ColumnOption::Generated { .. } => {
-                        return Err(Error::feature_not_supported("generated columns"));
-                    }
-                    // Bound with the table's other constraints below.
-                    A::ColumnOption::PrimaryKey(_)
-                    | A::ColumnOption::Unique(_)
-                    | A::ColumnOption::Check(_)
-                    | A::ColumnOption::ForeignKey(_) => {}
-                    other => {
-                        return Err(Error::feature_not_supported(format!(
-                            "column option {other}"
-                        )));
-                    }
-                }
-            }
-            if let Some(spec) = sequence {
-                if def.default.is_some() {
-                    return Err(Error::syntax(format!(
-                        "multiple default values specified for column \"{}\" of table \"{name}\"",
-                        def.name
-                    )));
-                }
-                let seq_name = self.serial_sequence_name(&name, &def.name, &sequences);
-                def.default = Some(self.nextval_default(&seq_name, &def)?);
-                def.not_null = true;
-                sequences.push(sequences::NewSequence {
-                    name: seq_name,
-                    options: spec.resolve()?,
-                    column: def.name.clone(),
-                });
-            }
+            let (def, sequence) = self.bind_column_def(&name, c, &sequences)?;
+            sequences.extend(sequence);
             columns.push(def);
         }
-        let (indexes, checks) = self.bind_table_constraints(&name, &mut columns, ct)?;
+        let (indexes, checks) = self.bind_table_constraints(
+            &name,
+            &mut columns,
+            &ct.columns,
+            &ct.constraints,
+            &super::constraints::Existing::default(),
+        )?;
         Ok(BoundStatement::CreateTable {
             name,
             columns,
@@ -140,6 +54,115 @@ impl Binder<'_> {
             sequences,
             if_not_exists: ct.if_not_exists,
         })
+    }
+
+    /// One column of CREATE TABLE or ALTER TABLE ADD COLUMN: its type (SERIAL types
+    /// included), NULL / NOT NULL, DEFAULT, identity; and the sequence a SERIAL or
+    /// identity column needs (named clear of `sequences`, already chosen). Key and
+    /// CHECK options are bound with the table's constraints.
+    pub(super) fn bind_column_def(
+        &mut self,
+        name: &str,
+        c: &A::ColumnDef,
+        sequences: &[sequences::NewSequence],
+    ) -> Result<(ColumnDef, Option<sequences::NewSequence>)> {
+        let cname = ident_name(&c.name);
+        let serial = sequences::serial_type(&c.data_type);
+        let ty = match serial {
+            Some(t) => SqlType::new(t),
+            None => type_from_ast(&c.data_type)?,
+        };
+        let mut def = ColumnDef {
+            name: cname,
+            ty,
+            not_null: false,
+            default: None,
+            identity: None,
+        };
+        // The sequence a SERIAL or identity column draws from.
+        let mut sequence: Option<crate::catalog::sequence::SequenceSpec> =
+            serial.map(|t| crate::catalog::sequence::SequenceSpec {
+                ty: Some(t),
+                ..Default::default()
+            });
+        for opt in &c.options {
+            match &opt.option {
+                A::ColumnOption::Null => def.not_null = false,
+                A::ColumnOption::NotNull => def.not_null = true,
+                A::ColumnOption::Default(e) => {
+                    let b = self.bind_expr(e, &Scope::default())?;
+                    if b.any(&|x| matches!(x, Expr::ColumnRef { .. })) {
+                        return Err(Error::new(
+                            "0A000",
+                            "cannot use column reference in DEFAULT expression",
+                        ));
+                    }
+                    def.default = Some(self.coerce_column(b, &def)?);
+                }
+                A::ColumnOption::Generated {
+                    generated_as,
+                    sequence_options,
+                    generation_expr: None,
+                    ..
+                } => {
+                    let always = match generated_as {
+                        A::GeneratedAs::Always => true,
+                        A::GeneratedAs::ByDefault => false,
+                        A::GeneratedAs::ExpStored => {
+                            return Err(Error::feature_not_supported("generated columns"));
+                        }
+                    };
+                    if !matches!(def.ty.ty, DataType::Int2 | DataType::Int4 | DataType::Int8) {
+                        return Err(Error::new(
+                            "22023",
+                            "identity column type must be smallint, integer, or bigint",
+                        ));
+                    }
+                    if def.identity.is_some() || serial.is_some() {
+                        return Err(Error::syntax(format!(
+                            "multiple identity specifications for column \"{}\" of table \"{name}\"",
+                            def.name
+                        )));
+                    }
+                    def.identity = Some(always);
+                    sequence = Some(sequences::sequence_spec(
+                        Some(def.ty.ty),
+                        sequence_options.as_deref().unwrap_or(&[]),
+                    )?);
+                }
+                A::ColumnOption::Generated { .. } => {
+                    return Err(Error::feature_not_supported("generated columns"));
+                }
+                // Bound with the table's other constraints below.
+                A::ColumnOption::PrimaryKey(_)
+                | A::ColumnOption::Unique(_)
+                | A::ColumnOption::Check(_)
+                | A::ColumnOption::ForeignKey(_) => {}
+                other => {
+                    return Err(Error::feature_not_supported(format!(
+                        "column option {other}"
+                    )));
+                }
+            }
+        }
+        let mut made = None;
+        if let Some(spec) = sequence {
+            if def.default.is_some() {
+                return Err(Error::syntax(format!(
+                    "multiple default values specified for column \"{}\" of table \"{name}\"",
+                    def.name
+                )));
+            }
+            let seq_name = self.serial_sequence_name(name, &def.name, sequences);
+            def.default = Some(self.nextval_default(&seq_name, &def)?);
+            def.not_null = true;
+            made = Some(sequences::NewSequence {
+                name: seq_name,
+                options: spec.resolve()?,
+                column: def.name.clone(),
+            });
+        }
+        Ok((def, made))
     }
 
     /// `CREATE TABLE name [(columns)] AS query` (`with_data` false: WITH NO DATA).

@@ -71,6 +71,7 @@ use crate::types::{DataType, Numeric, SqlType, Value, type_from_ast};
 use ddl::select_into;
 
 mod aggregate;
+pub mod alter;
 mod array;
 mod coerce;
 mod constraints;
@@ -301,6 +302,16 @@ impl<'a> Binder<'a> {
             A::Statement::Delete(delete) => self.bind_delete(delete),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
             A::Statement::CreateIndex(ci) => self.bind_create_index(ci),
+            A::Statement::AlterTable(at) => {
+                if at.only {
+                    return Err(Error::feature_not_supported("ALTER TABLE ONLY"));
+                }
+                Ok(BoundStatement::AlterTable {
+                    name: object_name(&at.name)?,
+                    if_exists: at.if_exists,
+                    actions: at.operations.clone(),
+                })
+            }
             A::Statement::CreateSequence {
                 temporary,
                 if_not_exists,

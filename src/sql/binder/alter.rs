@@ -1,0 +1,397 @@
+//! ALTER TABLE: each action bound against the table as the actions before it left it.
+//!
+//! The statement keeps its actions as parsed ([`BoundStatement::AlterTable`]); the
+//! session binds one at a time ([`Binder::bind_alter_action`]) over the table version
+//! its own earlier actions made, so `ADD COLUMN x …, ADD CHECK (x > 0)` sees `x`. What
+//! an action becomes is an [`AlterAction`]: column and constraint definitions already
+//! bound (DEFAULTs and CHECKs as expressions, new indexes as specs), which the session
+//! turns into a new catalog version of the table — over the same storage, or over a
+//! rewritten one when the columns' layout or types change.
+
+use super::constraints::Existing;
+use super::sequences::NewSequence;
+use super::*;
+use crate::catalog::{CheckConstraint, IndexSpec};
+
+/// One ALTER TABLE action, bound.
+#[derive(Debug)]
+pub enum AlterAction {
+    AddColumn {
+        column: ColumnDef,
+        sequence: Option<NewSequence>,
+        indexes: Vec<IndexSpec>,
+        checks: Vec<CheckConstraint>,
+    },
+    /// ADD COLUMN IF NOT EXISTS of a column that exists: a notice, nothing else.
+    Skip {
+        notice: String,
+    },
+    DropColumn {
+        column: usize,
+    },
+    RenameColumn {
+        column: usize,
+        to: String,
+    },
+    RenameTable {
+        to: String,
+    },
+    SetDefault {
+        column: usize,
+        default: Option<Expr>,
+    },
+    SetNotNull {
+        column: usize,
+        not_null: bool,
+    },
+    AddConstraint {
+        indexes: Vec<IndexSpec>,
+        checks: Vec<CheckConstraint>,
+    },
+    DropConstraint {
+        name: String,
+    },
+    RenameConstraint {
+        from: String,
+        to: String,
+    },
+    /// ALTER COLUMN TYPE: the new type, the conversion (over the table's columns, by
+    /// position) and the default cast to the new type.
+    SetType {
+        column: usize,
+        ty: SqlType,
+        using: Expr,
+        default: Option<Expr>,
+    },
+}
+
+impl Binder<'_> {
+    fn column_position(&self, table: &TableEntry, ident: &A::Ident) -> Result<usize> {
+        let name = ident_name(ident);
+        table.column_index(&name).ok_or_else(|| {
+            Error::new(
+                "42703",
+                format!(
+                    "column \"{name}\" of relation \"{}\" does not exist",
+                    table.name
+                ),
+            )
+        })
+    }
+
+    pub fn bind_alter_action(
+        &mut self,
+        table: &Arc<TableEntry>,
+        op: &A::AlterTableOperation,
+    ) -> Result<AlterAction> {
+        use A::AlterTableOperation as Op;
+        Ok(match op {
+            Op::AddColumn {
+                if_not_exists,
+                column_def,
+                column_position: None,
+                ..
+            } => {
+                let name = ident_name(&column_def.name);
+                if table.column_index(&name).is_some() {
+                    if *if_not_exists {
+                        return Ok(AlterAction::Skip {
+                            notice: format!(
+                                "column \"{name}\" of relation \"{}\" already exists, skipping",
+                                table.name
+                            ),
+                        });
+                    }
+                    return Err(Error::new(
+                        "42701",
+                        format!(
+                            "column \"{name}\" of relation \"{}\" already exists",
+                            table.name
+                        ),
+                    ));
+                }
+                let (column, sequence) = self.bind_column_def(&table.name, column_def, &[])?;
+                let mut columns = table.columns.clone();
+                columns.push(column);
+                let (indexes, checks) = self.bind_table_constraints(
+                    &table.name,
+                    &mut columns,
+                    std::slice::from_ref(column_def),
+                    &[],
+                    &Existing::of(table),
+                )?;
+                let column = columns
+                    .pop()
+                    .ok_or_else(|| Error::internal("column vanished"))?;
+                AlterAction::AddColumn {
+                    column,
+                    sequence,
+                    indexes,
+                    checks,
+                }
+            }
+            Op::DropColumn {
+                column_names,
+                if_exists,
+                ..
+            } => {
+                let [ident] = column_names.as_slice() else {
+                    return Err(Error::feature_not_supported(
+                        "dropping several columns at once",
+                    ));
+                };
+                let name = ident_name(ident);
+                match table.column_index(&name) {
+                    Some(column) => AlterAction::DropColumn { column },
+                    None if *if_exists => AlterAction::Skip {
+                        notice: format!(
+                            "column \"{name}\" of relation \"{}\" does not exist, skipping",
+                            table.name
+                        ),
+                    },
+                    None => {
+                        return Err(Error::new(
+                            "42703",
+                            format!(
+                                "column \"{name}\" of relation \"{}\" does not exist",
+                                table.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            Op::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => {
+                let column = self.column_position(table, old_column_name)?;
+                let to = ident_name(new_column_name);
+                if table.column_index(&to).is_some() {
+                    return Err(Error::new(
+                        "42701",
+                        format!(
+                            "column \"{to}\" of relation \"{}\" already exists",
+                            table.name
+                        ),
+                    ));
+                }
+                AlterAction::RenameColumn { column, to }
+            }
+            Op::RenameTable { table_name } => {
+                let (A::RenameTableNameKind::To(n) | A::RenameTableNameKind::As(n)) = table_name;
+                AlterAction::RenameTable {
+                    to: object_name(n)?,
+                }
+            }
+            Op::AlterColumn { column_name, op } => {
+                let column = self.column_position(table, column_name)?;
+                let def = &table.columns[column];
+                match op {
+                    A::AlterColumnOperation::SetNotNull => AlterAction::SetNotNull {
+                        column,
+                        not_null: true,
+                    },
+                    A::AlterColumnOperation::DropNotNull => {
+                        if table
+                            .primary_key()
+                            .is_some_and(|pk| pk.index.parts.iter().any(|p| p.column == column))
+                        {
+                            return Err(Error::new(
+                                "42P16",
+                                format!("column \"{}\" is in a primary key", def.name),
+                            ));
+                        }
+                        if def.identity.is_some() {
+                            return Err(Error::new(
+                                "42P16",
+                                format!(
+                                    "column \"{}\" of relation \"{}\" is an identity column",
+                                    def.name, table.name
+                                ),
+                            ));
+                        }
+                        AlterAction::SetNotNull {
+                            column,
+                            not_null: false,
+                        }
+                    }
+                    A::AlterColumnOperation::SetDefault { value } => {
+                        let b = self.bind_expr(value, &Scope::default())?;
+                        if b.any(&|x| matches!(x, Expr::ColumnRef { .. })) {
+                            return Err(Error::new(
+                                "0A000",
+                                "cannot use column reference in DEFAULT expression",
+                            ));
+                        }
+                        AlterAction::SetDefault {
+                            column,
+                            default: Some(self.coerce_column(b, def)?),
+                        }
+                    }
+                    A::AlterColumnOperation::DropDefault => AlterAction::SetDefault {
+                        column,
+                        default: None,
+                    },
+                    A::AlterColumnOperation::SetDataType {
+                        data_type, using, ..
+                    } => self.bind_set_type(table, column, data_type, using.as_ref())?,
+                    A::AlterColumnOperation::AddGenerated { .. } => {
+                        return Err(Error::feature_not_supported("ADD GENERATED … AS IDENTITY"));
+                    }
+                }
+            }
+            Op::AddConstraint { constraint, .. } => {
+                let mut columns = table.columns.clone();
+                let (indexes, checks) = self.bind_table_constraints(
+                    &table.name,
+                    &mut columns,
+                    &[],
+                    std::slice::from_ref(constraint),
+                    &Existing::of(table),
+                )?;
+                AlterAction::AddConstraint { indexes, checks }
+            }
+            Op::DropConstraint {
+                if_exists, name, ..
+            } => {
+                let name = ident_name(name);
+                let exists = table.checks.iter().any(|c| c.name == name)
+                    || table
+                        .index_named(&name)
+                        .is_some_and(|i| i.constraint.is_some());
+                match (exists, *if_exists) {
+                    (true, _) => AlterAction::DropConstraint { name },
+                    (false, true) => AlterAction::Skip {
+                        notice: format!(
+                            "constraint \"{name}\" of relation \"{}\" does not exist, skipping",
+                            table.name
+                        ),
+                    },
+                    (false, false) => {
+                        return Err(Error::new(
+                            "42704",
+                            format!(
+                                "constraint \"{name}\" of relation \"{}\" does not exist",
+                                table.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            Op::RenameConstraint { old_name, new_name } => {
+                let from = ident_name(old_name);
+                let to = ident_name(new_name);
+                let exists = table.checks.iter().any(|c| c.name == from)
+                    || table
+                        .index_named(&from)
+                        .is_some_and(|i| i.constraint.is_some());
+                if !exists {
+                    return Err(Error::new(
+                        "42704",
+                        format!(
+                            "constraint \"{from}\" for table \"{}\" does not exist",
+                            table.name
+                        ),
+                    ));
+                }
+                let taken = table.checks.iter().any(|c| c.name == to)
+                    || table.index_named(&to).is_some()
+                    || self.catalog.relation_exists(&to, &self.snapshot);
+                if taken {
+                    return Err(Error::new(
+                        "42710",
+                        format!(
+                            "constraint \"{to}\" for relation \"{}\" already exists",
+                            table.name
+                        ),
+                    ));
+                }
+                AlterAction::RenameConstraint { from, to }
+            }
+            other => {
+                return Err(Error::feature_not_supported(format!("ALTER TABLE {other}")));
+            }
+        })
+    }
+
+    /// ALTER COLUMN … TYPE: the conversion is USING's expression (over the table's
+    /// columns) or an assignment cast of the column (42804 when there is none).
+    fn bind_set_type(
+        &mut self,
+        table: &Arc<TableEntry>,
+        column: usize,
+        data_type: &A::DataType,
+        using: Option<&A::Expr>,
+    ) -> Result<AlterAction> {
+        let ty = type_from_ast(data_type)?;
+        let def = &table.columns[column];
+        if table.checks.iter().any(|c| {
+            let mut read = vec![false; table.columns.len()];
+            crate::plan::physical::mark_columns(&c.expr, &mut read);
+            read[column]
+        }) {
+            return Err(Error::feature_not_supported(
+                "changing the type of a column a CHECK constraint reads",
+            ));
+        }
+        let rel = self.new_rel();
+        let scope = Scope {
+            columns: table
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ScopeColumn {
+                    qualifier: Some(table.name.clone()),
+                    name: c.name.clone(),
+                    expr: Expr::ColumnRef {
+                        id: ColumnId::new(rel, i as u32),
+                        ty: c.ty,
+                        name: c.name.clone(),
+                    },
+                    hidden: false,
+                })
+                .collect(),
+        };
+        let target = ColumnDef { ty, ..def.clone() };
+        let converted = match using {
+            Some(e) => {
+                let b = self.bind_expr(e, &scope)?;
+                self.coerce_column(b, &target)?
+            }
+            None => {
+                let from = def.ty;
+                let b = scope.columns[column].expr.clone();
+                if !crate::types::cast::is_assignable(from.ty, ty.ty) {
+                    return Err(Error::datatype_mismatch(format!(
+                        "column \"{}\" cannot be cast automatically to type {}",
+                        def.name,
+                        ty.display_name()
+                    ))
+                    .with_hint(format!(
+                        "You might need to specify \"USING {}::{}\".",
+                        def.name,
+                        ty.display_name()
+                    )));
+                }
+                self.coerce_column(b, &target)?
+            }
+        };
+        let layout = crate::plan::lower::Layout {
+            width: table.columns.len(),
+            map: (0..table.columns.len())
+                .map(|i| (ColumnId::new(rel, i as u32), i))
+                .collect(),
+        };
+        let using = Lowerer::new().expr(&converted, &layout)?;
+        let default = match &def.default {
+            Some(d) => Some(self.coerce_column(d.clone(), &target)?),
+            None => None,
+        };
+        Ok(AlterAction::SetType {
+            column,
+            ty,
+            using,
+            default,
+        })
+    }
+}
