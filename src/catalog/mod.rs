@@ -78,6 +78,38 @@ pub struct CheckConstraint {
     pub expr: Expr,
 }
 
+/// What a foreign key does to referencing rows when the referenced key goes away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FkAction {
+    NoAction,
+    Restrict,
+    Cascade,
+    SetNull,
+    SetDefault,
+}
+
+/// A FOREIGN KEY constraint of the referencing (child) table.
+#[derive(Clone, Debug)]
+pub struct ForeignKey {
+    /// Creation order (an oid, given when the key is first stored): referencing keys'
+    /// actions run in this order, as PostgreSQL's triggers do.
+    pub oid: u32,
+    pub name: String,
+    /// The referencing columns.
+    pub columns: Vec<usize>,
+    /// The referenced table's oid ([`SELF_REFERENCE`] while its own CREATE TABLE binds).
+    pub parent: u32,
+    /// The referenced columns, pairwise with `columns`.
+    pub parent_columns: Vec<usize>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+    pub deferrable: bool,
+    pub initially_deferred: bool,
+}
+
+/// The parent oid of a foreign key that references the table being created.
+pub const SELF_REFERENCE: u32 = 0;
+
 /// An index to create: what [`Catalog::create_table_with`] and [`Catalog::add_index`]
 /// take.
 #[derive(Clone, Debug)]
@@ -109,6 +141,8 @@ pub struct TableEntry {
     pub indexes: Vec<Arc<IndexEntry>>,
     /// CHECK constraints, by name (the order PostgreSQL checks them in).
     pub checks: Vec<CheckConstraint>,
+    /// FOREIGN KEY constraints, by name.
+    pub foreign_keys: Vec<ForeignKey>,
     /// Set for a sequence (no columns, no rows).
     pub sequence: Option<Arc<Sequence>>,
     /// A sequence made for a SERIAL or identity column: `(table oid, column name)`.
@@ -212,6 +246,8 @@ pub struct Catalog {
     /// Every version of every table name, oldest first.
     tables: RwLock<HashMap<String, Vec<Arc<TableEntry>>>>,
     next_oid: AtomicU32,
+    /// Foreign keys ever created: while zero, no write looks for referencing tables.
+    foreign_keys: AtomicU64,
 }
 
 impl Default for Catalog {
@@ -225,6 +261,7 @@ impl Catalog {
         Catalog {
             tables: RwLock::new(HashMap::new()),
             next_oid: AtomicU32::new(FIRST_USER_OID),
+            foreign_keys: AtomicU64::new(0),
         }
     }
 
@@ -265,7 +302,16 @@ impl Catalog {
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
-        self.create_table_with(name, columns, view, &[], Vec::new(), txn, snapshot)
+        self.create_table_with(
+            name,
+            columns,
+            view,
+            &[],
+            Vec::new(),
+            Vec::new(),
+            txn,
+            snapshot,
+        )
     }
 
     /// Creates a table with its key indexes and CHECK constraints.
@@ -277,6 +323,7 @@ impl Catalog {
         view: Option<ViewDef>,
         indexes: &[IndexSpec],
         mut checks: Vec<CheckConstraint>,
+        mut foreign_keys: Vec<ForeignKey>,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
@@ -299,6 +346,15 @@ impl Catalog {
             .map(|spec| self.new_index(spec, &storage))
             .collect();
         checks.sort_by(|a, b| a.name.cmp(&b.name));
+        for fk in &mut foreign_keys {
+            if fk.parent == SELF_REFERENCE {
+                fk.parent = oid;
+            }
+            if fk.oid == 0 {
+                fk.oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        foreign_keys.sort_by(|a, b| a.name.cmp(&b.name));
         let entry = Arc::new(TableEntry {
             oid,
             name: name.to_string(),
@@ -307,6 +363,7 @@ impl Catalog {
             storage,
             indexes,
             checks,
+            foreign_keys,
             sequence: None,
             owned_by: None,
             xmin: txn,
@@ -341,6 +398,7 @@ impl Catalog {
             storage: Arc::new(Table::new(Vec::new())),
             indexes: Vec::new(),
             checks: Vec::new(),
+            foreign_keys: Vec::new(),
             sequence: Some(Arc::new(Sequence::new(options))),
             owned_by,
             xmin: txn,
@@ -353,6 +411,35 @@ impl Catalog {
             .or_default()
             .push(entry.clone());
         Ok(entry)
+    }
+
+    /// The tables `snapshot` sees with a foreign key referencing the table with oid
+    /// `parent`, and those keys.
+    pub fn referencing(
+        &self,
+        parent: u32,
+        snapshot: &Snapshot,
+    ) -> Vec<(Arc<TableEntry>, ForeignKey)> {
+        if self.foreign_keys.load(Ordering::Relaxed) == 0 {
+            return Vec::new();
+        }
+        let tables = self.tables.read();
+        let mut out = Vec::new();
+        for t in tables
+            .values()
+            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+        {
+            for fk in t.foreign_keys.iter().filter(|fk| fk.parent == parent) {
+                out.push((t.clone(), fk.clone()));
+            }
+        }
+        out.sort_by_key(|(_, fk)| fk.oid);
+        out
+    }
+
+    /// Notes that a foreign key exists (so [`Catalog::referencing`] looks).
+    pub fn foreign_key_created(&self) {
+        self.foreign_keys.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The sequences `snapshot` sees that a column of the table with oid `table` owns.
@@ -392,6 +479,7 @@ impl Catalog {
             storage: seq.storage.clone(),
             indexes: Vec::new(),
             checks: Vec::new(),
+            foreign_keys: Vec::new(),
             sequence: seq.sequence.clone(),
             owned_by,
             xmin: txn,
@@ -456,6 +544,7 @@ impl Catalog {
             old.storage.clone(),
             indexes,
             checks,
+            old.foreign_keys.clone(),
             txn,
         )
     }
@@ -471,10 +560,17 @@ impl Catalog {
         storage: Arc<Table>,
         indexes: Vec<Arc<IndexEntry>>,
         mut checks: Vec<CheckConstraint>,
+        mut foreign_keys: Vec<ForeignKey>,
         txn: TxnId,
     ) -> Arc<TableEntry> {
         old.xmax.store(txn, Ordering::Release);
         checks.sort_by(|a, b| a.name.cmp(&b.name));
+        for fk in &mut foreign_keys {
+            if fk.oid == 0 {
+                fk.oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        foreign_keys.sort_by(|a, b| a.name.cmp(&b.name));
         let same_storage = Arc::ptr_eq(&storage, &old.storage);
         let entry = Arc::new(TableEntry {
             oid: old.oid,
@@ -484,6 +580,7 @@ impl Catalog {
             storage,
             indexes,
             checks,
+            foreign_keys,
             sequence: old.sequence.clone(),
             owned_by: old.owned_by.clone(),
             xmin: txn,

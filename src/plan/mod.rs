@@ -105,6 +105,7 @@ pub enum BoundStatement {
         /// PRIMARY KEY and UNIQUE constraints' indexes.
         indexes: Vec<crate::catalog::IndexSpec>,
         checks: Vec<crate::catalog::CheckConstraint>,
+        foreign_keys: Vec<crate::catalog::ForeignKey>,
         /// Sequences for SERIAL and identity columns.
         sequences: Vec<crate::sql::binder::sequences::NewSequence>,
         if_not_exists: bool,

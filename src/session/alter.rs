@@ -11,13 +11,14 @@
 use std::sync::Arc;
 
 use super::{Outcome, Session, Undo};
-use crate::catalog::{CheckConstraint, ColumnDef, IndexEntry, IndexSpec, TableEntry};
+use crate::catalog::{CheckConstraint, ColumnDef, ForeignKey, IndexEntry, IndexSpec, TableEntry};
 use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
 use crate::sql::binder::Binder;
 use crate::sql::binder::alter::AlterAction;
+use crate::sql::binder::constraints::BoundConstraints;
 use crate::sql::expr::Expr;
 use crate::storage::index::row_id;
 use crate::storage::mvcc::TxnId;
@@ -122,9 +123,13 @@ impl Session {
             AlterAction::AddColumn {
                 column,
                 sequence,
-                indexes,
-                checks,
+                constraints,
             } => {
+                let BoundConstraints {
+                    indexes,
+                    checks,
+                    foreign_keys,
+                } = constraints;
                 if let Some(seq) = &sequence {
                     let made = catalog.create_sequence(
                         &seq.name,
@@ -166,13 +171,27 @@ impl Session {
                 specs.extend(indexes);
                 let mut all_checks = t.checks.clone();
                 all_checks.extend(checks.iter().cloned());
-                let entry =
-                    self.rebuilt(t, t.name.clone(), columns, storage, &specs, all_checks, txn)?;
+                let mut fks = t.foreign_keys.clone();
+                fks.extend(foreign_keys.iter().cloned());
+                if !foreign_keys.is_empty() {
+                    catalog.foreign_key_created();
+                }
+                let entry = self.rebuilt(
+                    t,
+                    t.name.clone(),
+                    columns,
+                    storage,
+                    &specs,
+                    all_checks,
+                    fks,
+                    txn,
+                )?;
                 let added = entry.columns.len() - 1;
                 if entry.columns[added].not_null {
                     self.validate_not_null(&entry, added)?;
                 }
                 self.validate(&entry, &checks, &entry.indexes, ctx)?;
+                self.validate_foreign_keys(&entry, &foreign_keys, ctx)?;
             }
             AlterAction::DropColumn { column } => {
                 let remap = |c: usize| match c.cmp(&column) {
@@ -204,7 +223,59 @@ impl Session {
                         })
                     })
                     .collect();
-                self.rebuilt(t, t.name.clone(), columns, storage, &specs, checks, txn)?;
+                let fks: Vec<ForeignKey> = t
+                    .foreign_keys
+                    .iter()
+                    .filter_map(|f| {
+                        let columns = f
+                            .columns
+                            .iter()
+                            .map(|&c| remap(c))
+                            .collect::<Option<Vec<_>>>()?;
+                        // A self-reference's referenced columns move too.
+                        let parent_columns = if f.parent == t.oid {
+                            f.parent_columns
+                                .iter()
+                                .map(|&c| remap(c))
+                                .collect::<Option<Vec<_>>>()?
+                        } else {
+                            f.parent_columns.clone()
+                        };
+                        Some(ForeignKey {
+                            columns,
+                            parent_columns,
+                            ..f.clone()
+                        })
+                    })
+                    .collect();
+                if let Some((child, fk)) = catalog
+                    .referencing(t.oid, &ctx.snapshot)
+                    .into_iter()
+                    .find(|(c, fk)| c.oid != t.oid && fk.parent_columns.contains(&column))
+                {
+                    return Err(Error::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop column {} of table {} because other objects depend on it",
+                            t.columns[column].name, t.name
+                        ),
+                    )
+                    .with_detail(format!(
+                        "constraint {} on table {} depends on column {} of table {}",
+                        fk.name, child.name, t.columns[column].name, t.name
+                    ))
+                    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                }
+                self.rebuilt(
+                    t,
+                    t.name.clone(),
+                    columns,
+                    storage,
+                    &specs,
+                    checks,
+                    fks,
+                    txn,
+                )?;
                 // A SERIAL or identity column's sequence goes with it.
                 for seq in catalog.owned_sequences(t.oid, &ctx.snapshot) {
                     if seq
@@ -241,6 +312,7 @@ impl Session {
                     t.storage.clone(),
                     t.indexes.clone(),
                     t.checks.clone(),
+                    t.foreign_keys.clone(),
                     txn,
                 );
                 self.replaced(t, entry);
@@ -262,7 +334,12 @@ impl Session {
                     catalog.replace_version(t, columns, t.indexes.clone(), t.checks.clone(), txn);
                 self.replaced(t, entry);
             }
-            AlterAction::AddConstraint { indexes, checks } => {
+            AlterAction::AddConstraint { constraints } => {
+                let BoundConstraints {
+                    indexes,
+                    checks,
+                    foreign_keys,
+                } = constraints;
                 let mut columns = t.columns.clone();
                 let mut all = t.indexes.clone();
                 let mut built = Vec::new();
@@ -279,7 +356,21 @@ impl Session {
                 }
                 let mut all_checks = t.checks.clone();
                 all_checks.extend(checks.iter().cloned());
-                let entry = catalog.replace_version(t, columns, all, all_checks, txn);
+                let mut fks = t.foreign_keys.clone();
+                fks.extend(foreign_keys.iter().cloned());
+                if !foreign_keys.is_empty() {
+                    catalog.foreign_key_created();
+                }
+                let entry = catalog.new_version(
+                    t,
+                    t.name.clone(),
+                    columns,
+                    t.storage.clone(),
+                    all,
+                    all_checks,
+                    fks,
+                    txn,
+                );
                 self.replaced(t, entry.clone());
                 for (c, def) in entry.columns.iter().enumerate() {
                     if def.not_null && !t.columns[c].not_null {
@@ -287,10 +378,17 @@ impl Session {
                     }
                 }
                 self.validate(&entry, &checks, &built, ctx)?;
+                self.validate_foreign_keys(&entry, &foreign_keys, ctx)?;
             }
             AlterAction::DropConstraint { name } => {
                 let checks = t
                     .checks
+                    .iter()
+                    .filter(|c| c.name != name)
+                    .cloned()
+                    .collect();
+                let fks = t
+                    .foreign_keys
                     .iter()
                     .filter(|c| c.name != name)
                     .cloned()
@@ -301,20 +399,34 @@ impl Session {
                     .filter(|i| !(i.name == name && i.constraint.is_some()))
                     .cloned()
                     .collect();
-                let entry = catalog.replace_version(t, t.columns.clone(), indexes, checks, txn);
+                let entry = catalog.new_version(
+                    t,
+                    t.name.clone(),
+                    t.columns.clone(),
+                    t.storage.clone(),
+                    indexes,
+                    checks,
+                    fks,
+                    txn,
+                );
                 self.replaced(t, entry);
             }
             AlterAction::RenameConstraint { from, to } => {
+                let rename = |n: &String| if *n == from { to.clone() } else { n.clone() };
                 let checks = t
                     .checks
                     .iter()
                     .map(|c| CheckConstraint {
-                        name: if c.name == from {
-                            to.clone()
-                        } else {
-                            c.name.clone()
-                        },
+                        name: rename(&c.name),
                         expr: c.expr.clone(),
+                    })
+                    .collect();
+                let fks = t
+                    .foreign_keys
+                    .iter()
+                    .map(|f| ForeignKey {
+                        name: rename(&f.name),
+                        ..f.clone()
                     })
                     .collect();
                 let indexes = t
@@ -333,7 +445,16 @@ impl Session {
                         }
                     })
                     .collect();
-                let entry = catalog.replace_version(t, t.columns.clone(), indexes, checks, txn);
+                let entry = catalog.new_version(
+                    t,
+                    t.name.clone(),
+                    t.columns.clone(),
+                    t.storage.clone(),
+                    indexes,
+                    checks,
+                    fks,
+                    txn,
+                );
                 self.replaced(t, entry);
             }
             AlterAction::SetType {
@@ -377,6 +498,7 @@ impl Session {
                     storage,
                     &specs,
                     t.checks.clone(),
+                    t.foreign_keys.clone(),
                     txn,
                 )?;
                 self.validate(&entry, &[], &entry.indexes.clone(), ctx)?;
@@ -398,6 +520,7 @@ impl Session {
         storage: Table,
         specs: &[IndexSpec],
         checks: Vec<CheckConstraint>,
+        foreign_keys: Vec<ForeignKey>,
         txn: TxnId,
     ) -> Result<Arc<TableEntry>> {
         let catalog = self.db.catalog.clone();
@@ -406,7 +529,16 @@ impl Session {
             .iter()
             .map(|s| catalog.build_index(s, &storage))
             .collect();
-        let entry = catalog.new_version(t, name, columns, storage, indexes, checks, txn);
+        let entry = catalog.new_version(
+            t,
+            name,
+            columns,
+            storage,
+            indexes,
+            checks,
+            foreign_keys,
+            txn,
+        );
         self.replaced(t, entry.clone());
         Ok(entry)
     }

@@ -26,6 +26,7 @@
 //! as in PostgreSQL, since the client may already hold its RowDescription.
 
 mod alter;
+mod foreign_keys;
 pub mod settings;
 mod write;
 
@@ -217,6 +218,8 @@ pub struct Session {
     pub changed_settings: Vec<String>,
     /// What this session's nextval calls returned (currval, lastval).
     sequences: Arc<parking_lot::Mutex<SessionSequences>>,
+    /// A TRUNCATE is deleting: referencing tables were checked (or go too).
+    truncating: bool,
 }
 
 /// What a DML statement answers: its tag, or with RETURNING the rows under it.
@@ -264,6 +267,7 @@ impl Session {
             notices: Vec::new(),
             changed_settings: Vec::new(),
             sequences: Default::default(),
+            truncating: false,
         }
     }
 
@@ -753,6 +757,28 @@ impl Session {
             }
             BoundStatement::Truncate { tables } => {
                 for t in tables {
+                    if let Some((child, _)) = self
+                        .db
+                        .catalog
+                        .referencing(t.oid, &ctx.snapshot)
+                        .into_iter()
+                        .find(|(c, _)| !tables.iter().any(|x| x.oid == c.oid))
+                    {
+                        return Err(Error::new(
+                            "0A000",
+                            "cannot truncate a table referenced in a foreign key constraint",
+                        )
+                        .with_detail(format!(
+                            "Table \"{}\" references \"{}\".",
+                            child.name, t.name
+                        ))
+                        .with_hint(format!(
+                            "Truncate table \"{}\" at the same time, or use TRUNCATE ... CASCADE.",
+                            child.name
+                        )));
+                    }
+                }
+                for t in tables {
                     let scan = Plan::new(
                         Op::Scan {
                             table: t.clone(),
@@ -764,7 +790,10 @@ impl Session {
                         },
                         0.0,
                     );
-                    self.run_delete(t, &scan, &ctx, txn, None, &mut Vec::new())?;
+                    self.truncating = true;
+                    let done = self.run_delete(t, &scan, &ctx, txn, None, &mut Vec::new());
+                    self.truncating = false;
+                    done?;
                 }
                 Ok(Outcome::Done {
                     tag: "TRUNCATE TABLE".into(),
@@ -775,6 +804,7 @@ impl Session {
                 columns,
                 indexes,
                 checks,
+                foreign_keys,
                 sequences,
                 if_not_exists,
             } => {
@@ -794,9 +824,13 @@ impl Session {
                     None,
                     indexes,
                     checks.clone(),
+                    foreign_keys.clone(),
                     txn,
                     &ctx.snapshot,
                 )?;
+                if !foreign_keys.is_empty() {
+                    self.db.catalog.foreign_key_created();
+                }
                 self.undo.push(Undo::CreateTable(entry.clone()));
                 for seq in sequences {
                     let made = self.db.catalog.create_sequence(
@@ -960,6 +994,20 @@ impl Session {
                 queue.push(d);
             }
         }
+        // Foreign keys of other tables that reference a dropped table.
+        let mut fk_drops: Vec<(Arc<TableEntry>, String)> = Vec::new();
+        for t in &targets {
+            for (child, fk) in self.db.catalog.referencing(t.oid, &ctx.snapshot) {
+                if dropping.iter().any(|d| d.oid == child.oid) {
+                    continue;
+                }
+                blocked.push(format!(
+                    "constraint {} on table {} depends on table {}",
+                    fk.name, child.name, t.name
+                ));
+                fk_drops.push((child, fk.name));
+            }
+        }
         // Sequences whose owning column's default would be left dangling.
         let mut defaults: Vec<(Arc<TableEntry>, String)> = Vec::new();
         for t in &targets {
@@ -991,6 +1039,11 @@ impl Session {
             .map(|c| format!("view {}", c.name))
             .collect();
         notes.extend(
+            fk_drops
+                .iter()
+                .map(|(c, fk)| format!("constraint {fk} on table {}", c.name)),
+        );
+        notes.extend(
             defaults
                 .iter()
                 .map(|(t, c)| format!("default value for column {c} of table {}", t.name)),
@@ -1007,6 +1060,29 @@ impl Session {
                 "00000".into(),
                 format!("drop cascades to {n} other objects"),
             )),
+        }
+        for (child, fk) in fk_drops {
+            let Some(current) = self.db.catalog.table(&child.name, &ctx.snapshot) else {
+                continue;
+            };
+            let fks = current
+                .foreign_keys
+                .iter()
+                .filter(|f| f.name != fk)
+                .cloned()
+                .collect();
+            let entry = self.db.catalog.new_version(
+                &current,
+                current.name.clone(),
+                current.columns.clone(),
+                current.storage.clone(),
+                current.indexes.clone(),
+                current.checks.clone(),
+                fks,
+                txn,
+            );
+            self.undo.push(Undo::DropTable(current));
+            self.undo.push(Undo::CreateTable(entry));
         }
         for (table, column) in defaults {
             let mut columns = table.columns.clone();

@@ -41,6 +41,7 @@ enum Violation {
     NotNull(usize),
     Check(usize),
     Unique(usize),
+    ForeignKey(usize),
 }
 
 impl Session {
@@ -48,7 +49,7 @@ impl Session {
     /// NOT NULL and CHECK, then checks unique indexes. `first_position` is the
     /// statement-wide position of the batch's first row; `deleted` the versions this
     /// statement deleted (UPDATE).
-    fn store_rows(
+    pub(super) fn store_rows(
         &mut self,
         table: &Arc<TableEntry>,
         batch: &Batch,
@@ -100,8 +101,18 @@ impl Session {
         {
             first = Some((row, Violation::Unique(index)));
         }
+        // Foreign keys last: PostgreSQL checks them after the statement's rows are in.
+        if first.is_none()
+            && !table.foreign_keys.is_empty()
+            && let Some((row, k)) = self.missing_reference(table, cols, rows, ctx)?
+        {
+            first = Some((row, Violation::ForeignKey(k)));
+        }
         match first {
             None => Ok(ranges),
+            Some((row, Violation::ForeignKey(k))) => {
+                Err(self.missing_reference_error(table, &table.foreign_keys[k], cols, row, ctx))
+            }
             Some((row, v)) => Err(self.violation(table, cols, row, v)),
         }
     }
@@ -187,6 +198,8 @@ impl Session {
                     self.undo.push(Undo::Delete(table.clone(), existing));
                 }
                 let ranges = self.store_rows(table, &new_row, ctx, txn, count, None)?;
+                let old_row = Batch::new(both.columns[..width].to_vec(), 1);
+                self.referenced_rows_changed(table, &old_row, Some(&new_row), ctx, txn)?;
                 written.extend(range_ids(&ranges).map(|(_, id)| id));
                 count += 1;
                 returned_rows(returning, &new_row, ctx, out)?;
@@ -281,6 +294,7 @@ impl Session {
                 let key = self.key_text(table, &ix.index.parts, cols, row);
                 Error::unique_violation(&ix.name, &table.name, &key)
             }
+            Violation::ForeignKey(_) => Error::internal("foreign key violation reported here"),
         }
     }
 
@@ -324,6 +338,11 @@ impl Session {
         let mut count = 0u64;
         let width = table.columns.len();
         let has_unique = table.indexes.iter().any(|i| i.index.unique);
+        let referenced = !self
+            .db
+            .catalog
+            .referencing(table.oid, &ctx.snapshot)
+            .is_empty();
         let mut deleted: Deleted = HashMap::new();
         while let Some(b) = op.next(ctx)? {
             let b = b.compact();
@@ -347,8 +366,13 @@ impl Session {
                     keep.len(),
                 )
             };
-            let deleted = has_unique.then_some(&deleted);
-            self.store_rows(table, &new_rows, ctx, txn, count, deleted)?;
+            let deleted_now = has_unique.then_some(&deleted);
+            self.store_rows(table, &new_rows, ctx, txn, count, deleted_now)?;
+            if referenced {
+                let old_ids: Vec<RowId> = keep.iter().map(|&i| ids[i as usize] as RowId).collect();
+                let old_rows = Batch::new(table.storage.fetch(&old_ids, None), old_ids.len());
+                self.referenced_rows_changed(table, &old_rows, Some(&new_rows), ctx, txn)?;
+            }
             count += keep.len() as u64;
             returned_rows(returning, &new_rows, ctx, out)?;
         }
@@ -366,10 +390,17 @@ impl Session {
     ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
+        let referenced = !self.truncating
+            && !self
+                .db
+                .catalog
+                .referencing(table.oid, &ctx.snapshot)
+                .is_empty();
         while let Some(b) = op.next(ctx)? {
             let sel = b.selection();
-            let ids = Self::row_ids(&b)?;
+            let ids = Self::row_ids(&b)?.to_vec();
             let mut deleted: Vec<u32> = Vec::new();
+            let mut deleted_ids: Vec<RowId> = Vec::new();
             for &i in &sel {
                 let id = ids[i as usize] as RowId;
                 if table.storage.delete(id, txn) {
@@ -378,7 +409,15 @@ impl Session {
                     if returning.is_some() {
                         deleted.push(i);
                     }
+                    if referenced {
+                        deleted_ids.push(id);
+                    }
                 }
+            }
+            if referenced {
+                let old_rows =
+                    Batch::new(table.storage.fetch(&deleted_ids, None), deleted_ids.len());
+                self.referenced_rows_changed(table, &old_rows, None, ctx, txn)?;
             }
             if returning.is_some() {
                 let width = table.columns.len();

@@ -8,10 +8,9 @@
 //! turns into a new catalog version of the table — over the same storage, or over a
 //! rewritten one when the columns' layout or types change.
 
-use super::constraints::Existing;
+use super::constraints::{BoundConstraints, Existing};
 use super::sequences::NewSequence;
 use super::*;
-use crate::catalog::{CheckConstraint, IndexSpec};
 
 /// One ALTER TABLE action, bound.
 #[derive(Debug)]
@@ -19,8 +18,7 @@ pub enum AlterAction {
     AddColumn {
         column: ColumnDef,
         sequence: Option<NewSequence>,
-        indexes: Vec<IndexSpec>,
-        checks: Vec<CheckConstraint>,
+        constraints: BoundConstraints,
     },
     /// ADD COLUMN IF NOT EXISTS of a column that exists: a notice, nothing else.
     Skip {
@@ -45,8 +43,7 @@ pub enum AlterAction {
         not_null: bool,
     },
     AddConstraint {
-        indexes: Vec<IndexSpec>,
-        checks: Vec<CheckConstraint>,
+        constraints: BoundConstraints,
     },
     DropConstraint {
         name: String,
@@ -113,7 +110,7 @@ impl Binder<'_> {
                 let (column, sequence) = self.bind_column_def(&table.name, column_def, &[])?;
                 let mut columns = table.columns.clone();
                 columns.push(column);
-                let (indexes, checks) = self.bind_table_constraints(
+                let constraints = self.bind_table_constraints(
                     &table.name,
                     &mut columns,
                     std::slice::from_ref(column_def),
@@ -126,8 +123,7 @@ impl Binder<'_> {
                 AlterAction::AddColumn {
                     column,
                     sequence,
-                    indexes,
-                    checks,
+                    constraints,
                 }
             }
             Op::DropColumn {
@@ -242,20 +238,21 @@ impl Binder<'_> {
             }
             Op::AddConstraint { constraint, .. } => {
                 let mut columns = table.columns.clone();
-                let (indexes, checks) = self.bind_table_constraints(
+                let constraints = self.bind_table_constraints(
                     &table.name,
                     &mut columns,
                     &[],
                     std::slice::from_ref(constraint),
                     &Existing::of(table),
                 )?;
-                AlterAction::AddConstraint { indexes, checks }
+                AlterAction::AddConstraint { constraints }
             }
             Op::DropConstraint {
                 if_exists, name, ..
             } => {
                 let name = ident_name(name);
                 let exists = table.checks.iter().any(|c| c.name == name)
+                    || table.foreign_keys.iter().any(|c| c.name == name)
                     || table
                         .index_named(&name)
                         .is_some_and(|i| i.constraint.is_some());
@@ -282,6 +279,7 @@ impl Binder<'_> {
                 let from = ident_name(old_name);
                 let to = ident_name(new_name);
                 let exists = table.checks.iter().any(|c| c.name == from)
+                    || table.foreign_keys.iter().any(|c| c.name == from)
                     || table
                         .index_named(&from)
                         .is_some_and(|i| i.constraint.is_some());
@@ -295,6 +293,7 @@ impl Binder<'_> {
                     ));
                 }
                 let taken = table.checks.iter().any(|c| c.name == to)
+                    || table.foreign_keys.iter().any(|c| c.name == to)
                     || table.index_named(&to).is_some()
                     || self.catalog.relation_exists(&to, &self.snapshot);
                 if taken {

@@ -9,7 +9,9 @@
 //! writer evaluates it over the batch of new rows it is about to store.
 
 use super::*;
-use crate::catalog::{CheckConstraint, IndexSpec, KeyConstraint};
+use crate::catalog::{
+    CheckConstraint, FkAction, ForeignKey, IndexEntry, IndexSpec, KeyConstraint, SELF_REFERENCE,
+};
 use crate::plan::lower::Layout;
 use crate::storage::index::{KeyPart, indexable};
 
@@ -59,11 +61,23 @@ pub(super) fn first_free(
     }
 }
 
+/// A table's constraints as CREATE TABLE or ALTER TABLE binds them.
+#[derive(Debug, Default)]
+pub struct BoundConstraints {
+    pub indexes: Vec<IndexSpec>,
+    pub checks: Vec<CheckConstraint>,
+    pub foreign_keys: Vec<ForeignKey>,
+}
+
 /// What a table already has that new constraints must not collide with (ALTER TABLE).
 #[derive(Default)]
 pub(super) struct Existing {
+    pub(super) oid: Option<u32>,
     pub(super) has_primary_key: bool,
-    /// Constraint names (keys and CHECKs).
+    pub(super) primary_key: Option<Vec<usize>>,
+    /// The column sets of its unique constraints.
+    pub(super) unique_keys: Vec<Vec<usize>>,
+    /// Constraint names (keys, CHECKs, foreign keys).
     pub(super) constraints: Vec<String>,
 }
 
@@ -76,8 +90,18 @@ impl Existing {
             .map(|i| i.name.clone())
             .collect();
         constraints.extend(table.checks.iter().map(|c| c.name.clone()));
+        constraints.extend(table.foreign_keys.iter().map(|c| c.name.clone()));
+        let columns = |i: &IndexEntry| i.index.parts.iter().map(|p| p.column).collect::<Vec<_>>();
         Existing {
+            oid: Some(table.oid),
             has_primary_key: table.primary_key().is_some(),
+            primary_key: table.primary_key().map(|k| columns(k)),
+            unique_keys: table
+                .indexes
+                .iter()
+                .filter(|i| i.index.unique && i.constraint.is_some())
+                .map(|i| columns(i))
+                .collect(),
             constraints,
         }
     }
@@ -101,8 +125,10 @@ impl Binder<'_> {
         column_asts: &[A::ColumnDef],
         constraints: &[A::TableConstraint],
         existing: &Existing,
-    ) -> Result<(Vec<IndexSpec>, Vec<CheckConstraint>)> {
+    ) -> Result<BoundConstraints> {
         let mut keys: Vec<KeyClause> = Vec::new();
+        // (name, referencing column names, the FOREIGN KEY clause)
+        let mut fks: Vec<(Option<String>, Vec<String>, A::ForeignKeyConstraint)> = Vec::new();
         // (name, expression, the column it was written on)
         let mut checks: Vec<(Option<String>, A::Expr, Option<String>)> = Vec::new();
         for c in column_asts {
@@ -125,9 +151,11 @@ impl Binder<'_> {
                     A::ColumnOption::Check(ck) => {
                         checks.push((name, (*ck.expr).clone(), Some(cname.clone())))
                     }
-                    A::ColumnOption::ForeignKey(_) => {
-                        return Err(Error::feature_not_supported("FOREIGN KEY constraints"));
-                    }
+                    A::ColumnOption::ForeignKey(fk) => fks.push((
+                        name.or(fk.name.as_ref().map(ident_name)),
+                        vec![cname.clone()],
+                        fk.clone(),
+                    )),
                     _ => {}
                 }
             }
@@ -149,9 +177,11 @@ impl Binder<'_> {
                 A::TableConstraint::Check(ck) => {
                     checks.push((ck.name.as_ref().map(ident_name), (*ck.expr).clone(), None))
                 }
-                A::TableConstraint::ForeignKey(_) => {
-                    return Err(Error::feature_not_supported("FOREIGN KEY constraints"));
-                }
+                A::TableConstraint::ForeignKey(fk) => fks.push((
+                    fk.name.as_ref().map(ident_name),
+                    fk.columns.iter().map(ident_name).collect(),
+                    fk.clone(),
+                )),
                 other => {
                     return Err(Error::feature_not_supported(format!(
                         "table constraint {other}"
@@ -250,7 +280,203 @@ impl Binder<'_> {
             };
             bound.push(CheckConstraint { name, expr: e });
         }
-        Ok((specs, bound))
+        let mut foreign_keys: Vec<ForeignKey> = Vec::new();
+        for (name, cols, fk) in fks {
+            let key = self.bind_foreign_key(
+                table,
+                columns,
+                &specs,
+                name,
+                &cols,
+                &fk,
+                existing,
+                &foreign_keys,
+            )?;
+            foreign_keys.push(key);
+        }
+        Ok(BoundConstraints {
+            indexes: specs,
+            checks: bound,
+            foreign_keys,
+        })
+    }
+
+    /// One FOREIGN KEY: the referenced table (this one, for a self-reference) must have
+    /// a primary key or unique constraint over exactly the referenced columns, of
+    /// comparable types.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_foreign_key(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        specs: &[IndexSpec],
+        name: Option<String>,
+        cols: &[String],
+        fk: &A::ForeignKeyConstraint,
+        existing: &Existing,
+        bound: &[ForeignKey],
+    ) -> Result<ForeignKey> {
+        if fk
+            .match_kind
+            .is_some_and(|m| !matches!(m, A::ConstraintReferenceMatchKind::Simple))
+        {
+            return Err(Error::feature_not_supported("MATCH FULL and MATCH PARTIAL"));
+        }
+        let mut child = Vec::with_capacity(cols.len());
+        for c in cols {
+            let i = columns.iter().position(|d| &d.name == c).ok_or_else(|| {
+                Error::new(
+                    "42703",
+                    format!("column \"{c}\" referenced in foreign key constraint does not exist"),
+                )
+            })?;
+            child.push(i);
+        }
+        let parent_name = object_name(&fk.foreign_table)?;
+        let own = parent_name == table;
+        // The referenced table's columns and unique keys (its own, when it is this one).
+        let (parent_oid, parent_columns, parent_keys): (u32, Vec<ColumnDef>, Vec<Vec<usize>>) =
+            if own {
+                let mut keys: Vec<Vec<usize>> = specs
+                    .iter()
+                    .filter(|s| s.unique)
+                    .map(|s| s.parts.iter().map(|p| p.column).collect())
+                    .collect();
+                keys.extend(existing.unique_keys.iter().cloned());
+                let oid = existing.oid.unwrap_or(SELF_REFERENCE);
+                (oid, columns.to_vec(), keys)
+            } else {
+                let parent = self.table(&fk.foreign_table)?;
+                if parent.view.is_some() || parent.sequence.is_some() {
+                    return Err(Error::new(
+                        "42809",
+                        format!("referenced relation \"{}\" is not a table", parent.name),
+                    ));
+                }
+                let keys = parent
+                    .indexes
+                    .iter()
+                    .filter(|i| i.index.unique && i.constraint.is_some())
+                    .map(|i| i.index.parts.iter().map(|p| p.column).collect())
+                    .collect();
+                (parent.oid, parent.columns.clone(), keys)
+            };
+        let parent_cols: Vec<usize> = if fk.referred_columns.is_empty() {
+            // The primary key (the first key is the primary key when there is one).
+            let pk = if own {
+                specs
+                    .iter()
+                    .find(|s| s.constraint == Some(KeyConstraint::PrimaryKey))
+                    .map(|s| s.parts.iter().map(|p| p.column).collect())
+                    .or_else(|| existing.primary_key.clone())
+            } else {
+                self.catalog
+                    .table(&parent_name, &self.snapshot)
+                    .and_then(|p| {
+                        p.primary_key()
+                            .map(|k| k.index.parts.iter().map(|x| x.column).collect())
+                    })
+            };
+            pk.ok_or_else(|| {
+                Error::new(
+                    "42704",
+                    format!("there is no primary key for referenced table \"{parent_name}\""),
+                )
+            })?
+        } else {
+            let mut out = Vec::new();
+            for r in &fk.referred_columns {
+                let n = ident_name(r);
+                let i = parent_columns
+                    .iter()
+                    .position(|d| d.name == n)
+                    .ok_or_else(|| {
+                        Error::new(
+                            "42703",
+                            format!(
+                                "column \"{n}\" referenced in foreign key constraint does not exist"
+                            ),
+                        )
+                    })?;
+                out.push(i);
+            }
+            out
+        };
+        if parent_cols.len() != child.len() {
+            return Err(Error::new(
+                "42830",
+                "number of referencing and referenced columns for foreign key disagree",
+            ));
+        }
+        let mut wanted = parent_cols.clone();
+        wanted.sort_unstable();
+        let matched = parent_keys.iter().any(|k| {
+            let mut k = k.clone();
+            k.sort_unstable();
+            k == wanted
+        });
+        if !matched {
+            return Err(Error::new(
+                "42830",
+                format!(
+                    "there is no unique constraint matching given keys for referenced table \"{parent_name}\""
+                ),
+            ));
+        }
+        let name = match name {
+            Some(n) => n,
+            None => first_free(table, &cols.join("_"), "fkey", &|n| {
+                bound.iter().any(|f| f.name == n) || existing.constraints.iter().any(|c| c == n)
+            }),
+        };
+        for (&c, &p) in child.iter().zip(&parent_cols) {
+            let (a, b) = (columns[c].ty.ty, parent_columns[p].ty.ty);
+            let comparable =
+                a == b || (a.is_integer() && b.is_integer()) || (a.is_string() && b.is_string());
+            if !comparable {
+                return Err(Error::new(
+                    "42804",
+                    format!("foreign key constraint \"{name}\" cannot be implemented"),
+                )
+                .with_detail(format!(
+                    "Key columns \"{}\" and \"{}\" are of incompatible types: {} and {}.",
+                    columns[c].name,
+                    parent_columns[p].name,
+                    columns[c].ty.display_name(),
+                    parent_columns[p].ty.display_name()
+                )));
+            }
+        }
+        let action = |a: Option<A::ReferentialAction>| match a {
+            None | Some(A::ReferentialAction::NoAction) => FkAction::NoAction,
+            Some(A::ReferentialAction::Restrict) => FkAction::Restrict,
+            Some(A::ReferentialAction::Cascade) => FkAction::Cascade,
+            Some(A::ReferentialAction::SetNull) => FkAction::SetNull,
+            Some(A::ReferentialAction::SetDefault) => FkAction::SetDefault,
+        };
+        let (deferrable, initially_deferred) = match &fk.characteristics {
+            Some(ch) => {
+                let deferred = ch.initially == Some(A::DeferrableInitial::Deferred);
+                (ch.deferrable.unwrap_or(false) || deferred, deferred)
+            }
+            None => (false, false),
+        };
+        if initially_deferred {
+            return Err(Error::feature_not_supported(
+                "INITIALLY DEFERRED foreign keys (checked at COMMIT)",
+            ));
+        }
+        Ok(ForeignKey {
+            oid: 0,
+            name,
+            columns: child,
+            parent: parent_oid,
+            parent_columns: parent_cols,
+            on_delete: action(fk.on_delete),
+            on_update: action(fk.on_update),
+            deferrable,
+            initially_deferred,
+        })
     }
 
     /// Binds a CHECK expression over the table's columns; returns it lowered to column

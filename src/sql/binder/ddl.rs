@@ -39,7 +39,7 @@ impl Binder<'_> {
             sequences.extend(sequence);
             columns.push(def);
         }
-        let (indexes, checks) = self.bind_table_constraints(
+        let bound = self.bind_table_constraints(
             &name,
             &mut columns,
             &ct.columns,
@@ -49,8 +49,9 @@ impl Binder<'_> {
         Ok(BoundStatement::CreateTable {
             name,
             columns,
-            indexes,
-            checks,
+            indexes: bound.indexes,
+            checks: bound.checks,
+            foreign_keys: bound.foreign_keys,
             sequences,
             if_not_exists: ct.if_not_exists,
         })

@@ -74,7 +74,7 @@ mod aggregate;
 pub mod alter;
 mod array;
 mod coerce;
-mod constraints;
+pub mod constraints;
 mod ddl;
 mod dml;
 mod expr;

@@ -1,0 +1,353 @@
+//! Foreign keys, enforced by the writer.
+//!
+//! **Referencing side.** A new row version of a table with foreign keys must find its
+//! key (when no key column is NULL: MATCH SIMPLE) in a live version of the referenced
+//! table, looked up in the referenced table's unique index over exactly those columns;
+//! otherwise `23503 insert or update … violates foreign key constraint`. The check runs
+//! after the batch's rows and index entries are in, so a row may reference one stored
+//! by the same statement (PostgreSQL checks at the end of the statement).
+//!
+//! **Referenced side.** When versions of a referenced table are deleted or updated, the
+//! keys that went away (for an UPDATE: keys that changed; for NO ACTION, keys no other
+//! live version still holds) are looked up in each referencing table — a scan of its
+//! live rows, or its index when one leads with the key's columns — and the key's action
+//! runs: NO ACTION and RESTRICT raise `23503 … is still referenced`, CASCADE deletes the
+//! referencing rows or moves their key to the new value, SET NULL and SET DEFAULT
+//! update them. Changes made by an action go through the same path, so they cascade on.
+//!
+//! Constraints are checked when each statement's rows are stored; INITIALLY DEFERRED
+//! (checks at COMMIT) is refused with 0A000 when the key is created.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::write::live;
+use super::{Session, Undo};
+use crate::catalog::{FkAction, ForeignKey, IndexEntry, TableEntry};
+use crate::error::{Error, Result};
+use crate::exec::context::ExecContext;
+use crate::exec::sort::normalize_value;
+use crate::exec::vector::{Batch, Vector};
+use crate::storage::index::{RowId, row_id};
+use crate::storage::mvcc::TxnId;
+use crate::types::Value;
+use crate::types::text::value_to_string;
+
+/// A key's columns encoded for matching (ascending, NULLs last), or None if one is NULL.
+fn match_key(cols: &[Vector], columns: &[usize], row: usize) -> Option<Vec<u8>> {
+    let mut key = Vec::new();
+    for &c in columns {
+        if cols[c].is_null(row) {
+            return None;
+        }
+        normalize_value(&cols[c], row, false, false, &mut key);
+    }
+    Some(key)
+}
+
+/// The referenced table's unique index over exactly `fk.parent_columns`.
+fn parent_index<'a>(parent: &'a TableEntry, fk: &ForeignKey) -> Option<&'a Arc<IndexEntry>> {
+    let mut wanted = fk.parent_columns.clone();
+    wanted.sort_unstable();
+    parent.indexes.iter().find(|i| {
+        let mut have: Vec<usize> = i.index.parts.iter().map(|p| p.column).collect();
+        have.sort_unstable();
+        i.index.unique && have == wanted
+    })
+}
+
+impl Session {
+    fn referenced_table(&self, fk: &ForeignKey, ctx: &ExecContext) -> Result<Arc<TableEntry>> {
+        self.db
+            .catalog
+            .by_oid(fk.parent, &ctx.snapshot)
+            .ok_or_else(|| Error::internal(format!("foreign key {} lost its table", fk.name)))
+    }
+
+    /// Whether row `row` of `cols` (the referencing table's columns, as `fk.columns`
+    /// names them) has a NULL key column or a key some live version of `parent` holds.
+    fn reference_found(
+        parent: &TableEntry,
+        ix: &IndexEntry,
+        fk: &ForeignKey,
+        cols: &[Vector],
+        row: usize,
+    ) -> bool {
+        if fk.columns.iter().any(|&c| cols[c].is_null(row)) {
+            return true;
+        }
+        let mut key = Vec::new();
+        for part in &ix.index.parts {
+            let Some(j) = fk.parent_columns.iter().position(|&p| p == part.column) else {
+                return false;
+            };
+            normalize_value(
+                &cols[fk.columns[j]],
+                row,
+                part.desc,
+                part.nulls_first,
+                &mut key,
+            );
+        }
+        let mut ids = Vec::new();
+        ix.index.prefix(&key, &mut ids);
+        ids.iter().any(|&id| live(parent.storage.stamps(id)))
+    }
+
+    /// The first row before `limit` whose key a foreign key of `table` does not find,
+    /// and that key's position in `table.foreign_keys`.
+    pub(super) fn missing_reference(
+        &self,
+        table: &TableEntry,
+        cols: &[Vector],
+        limit: usize,
+        ctx: &ExecContext,
+    ) -> Result<Option<(usize, usize)>> {
+        let mut parents = Vec::with_capacity(table.foreign_keys.len());
+        for fk in &table.foreign_keys {
+            let parent = self.referenced_table(fk, ctx)?;
+            if parent_index(&parent, fk).is_none() {
+                return Err(Error::internal(format!(
+                    "foreign key {} has no index",
+                    fk.name
+                )));
+            }
+            parents.push(parent);
+        }
+        for row in 0..limit {
+            for (k, fk) in table.foreign_keys.iter().enumerate() {
+                let parent = &parents[k];
+                let Some(ix) = parent_index(parent, fk) else {
+                    continue;
+                };
+                if !Self::reference_found(parent, ix, fk, cols, row) {
+                    return Ok(Some((row, k)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// `23503` for row `row` of `cols` missing in the table `fk` references.
+    pub(super) fn missing_reference_error(
+        &self,
+        table: &TableEntry,
+        fk: &ForeignKey,
+        cols: &[Vector],
+        row: usize,
+        ctx: &ExecContext,
+    ) -> Error {
+        let parent = self
+            .referenced_table(fk, ctx)
+            .map_or_else(|_| "?".to_string(), |p| p.name.clone());
+        let key = self.columns_text(table, &fk.columns, cols, row);
+        Error::new(
+            "23503",
+            format!(
+                "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
+                table.name, fk.name
+            ),
+        )
+        .with_detail(format!("Key {key} is not present in table \"{parent}\"."))
+        .on_table(&table.name, None, Some(&fk.name))
+    }
+
+    /// `(a, b)=(1, x)` for columns `columns` of `table` at row `row` of `cols`.
+    fn columns_text(
+        &self,
+        table: &TableEntry,
+        columns: &[usize],
+        cols: &[Vector],
+        row: usize,
+    ) -> String {
+        let fmt = self.text_format();
+        let names: Vec<&str> = columns
+            .iter()
+            .map(|&c| table.columns[c].name.as_str())
+            .collect();
+        let values: Vec<String> = columns
+            .iter()
+            .map(|&c| match cols[c].value(row, table.columns[c].ty.ty) {
+                Value::Null => "null".to_string(),
+                v => value_to_string(&v, &fmt),
+            })
+            .collect();
+        format!("({})=({})", names.join(", "), values.join(", "))
+    }
+
+    /// ALTER TABLE … ADD FOREIGN KEY: every live row must find its key.
+    pub(super) fn validate_foreign_keys(
+        &self,
+        table: &TableEntry,
+        fks: &[ForeignKey],
+        ctx: &ExecContext,
+    ) -> Result<()> {
+        for fk in fks {
+            let parent = self.referenced_table(fk, ctx)?;
+            let Some(ix) = parent_index(&parent, fk) else {
+                return Err(Error::internal(format!(
+                    "foreign key {} has no index",
+                    fk.name
+                )));
+            };
+            for (g, rows) in table.storage.live_rows() {
+                for &r in &rows {
+                    if !Self::reference_found(&parent, ix, fk, &g.columns, r as usize) {
+                        return Err(
+                            self.missing_reference_error(table, fk, &g.columns, r as usize, ctx)
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Versions of `parent` went away: `old` holds their columns (table order); for an
+    /// UPDATE, row `i` of `new` replaced row `i` of `old`. Runs each referencing key's
+    /// action on the rows that referenced a key that is gone.
+    pub(super) fn referenced_rows_changed(
+        &mut self,
+        parent: &Arc<TableEntry>,
+        old: &Batch,
+        new: Option<&Batch>,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<()> {
+        if old.rows == 0 {
+            return Ok(());
+        }
+        for (child, fk) in self.db.catalog.referencing(parent.oid, &ctx.snapshot) {
+            let action = if new.is_some() {
+                fk.on_update
+            } else {
+                fk.on_delete
+            };
+            // The keys that went away, with the old row that held each.
+            let mut gone: HashMap<Vec<u8>, usize> = HashMap::new();
+            for r in 0..old.rows {
+                let Some(key) = match_key(&old.columns, &fk.parent_columns, r) else {
+                    continue;
+                };
+                if let Some(n) = new
+                    && match_key(&n.columns, &fk.parent_columns, r).as_ref() == Some(&key)
+                {
+                    continue;
+                }
+                gone.entry(key).or_insert(r);
+            }
+            if gone.is_empty() {
+                continue;
+            }
+            // NO ACTION only cares whether the key is gone at the end: another live
+            // version may hold it now.
+            if action == FkAction::NoAction
+                && let Some(ix) = parent_index(parent, &fk)
+            {
+                gone.retain(|_, &mut r| {
+                    let mut probe_fk = fk.clone();
+                    probe_fk.columns = fk.parent_columns.clone();
+                    !Self::reference_found(parent, ix, &probe_fk, &old.columns, r)
+                });
+                if gone.is_empty() {
+                    continue;
+                }
+            }
+            // The referencing rows.
+            let mut hits: Vec<(RowId, usize)> = Vec::new();
+            let groups = child.storage.groups();
+            for (g, group) in groups.iter().enumerate() {
+                for r in 0..group.rows() {
+                    let id = row_id(g, r);
+                    if !live(child.storage.stamps(id)) {
+                        continue;
+                    }
+                    if let Some(key) = match_key(&group.columns, &fk.columns, r)
+                        && let Some(&old_row) = gone.get(&key)
+                    {
+                        hits.push((id, old_row));
+                    }
+                }
+            }
+            if hits.is_empty() {
+                continue;
+            }
+            match action {
+                FkAction::NoAction | FkAction::Restrict => {
+                    let old_row = hits[0].1;
+                    let key = self.columns_text(parent, &fk.parent_columns, &old.columns, old_row);
+                    return Err(Error::new(
+                        "23503",
+                        format!(
+                            "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
+                            parent.name, fk.name, child.name
+                        ),
+                    )
+                    .with_detail(format!("Key {key} is still referenced from table \"{}\".", child.name))
+                    .on_table(&child.name, None, Some(&fk.name)));
+                }
+                FkAction::Cascade if new.is_none() => {
+                    let mut deleted = Vec::new();
+                    for &(id, _) in &hits {
+                        if child.storage.delete(id, txn) {
+                            self.undo.push(Undo::Delete(child.clone(), id));
+                            deleted.push(id);
+                        }
+                    }
+                    let rows = Batch::new(child.storage.fetch(&deleted, None), deleted.len());
+                    self.referenced_rows_changed(&child, &rows, None, ctx, txn)?;
+                }
+                _ => {
+                    // CASCADE on update, SET NULL, SET DEFAULT: new versions of the
+                    // referencing rows with their key columns replaced.
+                    let ids: Vec<RowId> = hits.iter().map(|h| h.0).collect();
+                    let before = child.storage.fetch(&ids, None);
+                    let mut after = before.clone();
+                    for (j, &c) in fk.columns.iter().enumerate() {
+                        let ty = child.columns[c].ty.ty;
+                        let mut v = Vector::with_capacity(ty, hits.len());
+                        for &(_, old_row) in &hits {
+                            let value = match action {
+                                FkAction::Cascade => match new {
+                                    Some(n) => n.columns[fk.parent_columns[j]]
+                                        .value(old_row, parent.columns[fk.parent_columns[j]].ty.ty),
+                                    None => Value::Null,
+                                },
+                                FkAction::SetDefault => match &child.columns[c].default {
+                                    Some(d) => {
+                                        let none = Batch::new(Vec::new(), 1);
+                                        crate::exec::expr::eval(d, &none, &[0], ctx)?.value(0, ty)
+                                    }
+                                    None => Value::Null,
+                                },
+                                _ => Value::Null,
+                            };
+                            let value = crate::types::cast::cast_value(
+                                value,
+                                child.columns[c].ty,
+                                false,
+                                &self.text_format(),
+                            )?;
+                            v.push_value(&value);
+                        }
+                        after[c] = v;
+                    }
+                    let mut kept = Vec::new();
+                    for (i, &id) in ids.iter().enumerate() {
+                        if child.storage.delete(id, txn) {
+                            self.undo.push(Undo::Delete(child.clone(), id));
+                            kept.push(i as u32);
+                        }
+                    }
+                    let before =
+                        Batch::new(before.iter().map(|c| c.gather(&kept)).collect(), kept.len());
+                    let after =
+                        Batch::new(after.iter().map(|c| c.gather(&kept)).collect(), kept.len());
+                    self.store_rows(&child, &after, ctx, txn, 0, None)?;
+                    self.referenced_rows_changed(&child, &before, Some(&after), ctx, txn)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
