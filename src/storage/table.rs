@@ -3,7 +3,7 @@
 //! ```text
 //!   Table ── RwLock<Vec<Arc<RowGroup>>>      (the list is swapped, never edited in place
 //!                │                            while a reader holds it)
-//!                ├─ RowGroup 0: [col 0 | col 1 | …] [xmin…] [xmax…]   ≤ GROUP_ROWS_MAX rows
+//!                ├─ RowGroup 0: [col 0 | col 1 | …] [stamp chunks: xmin, xmax, next]
 //!                └─ RowGroup 1 (tail, appended to)
 //! ```
 //!
@@ -40,38 +40,92 @@ use crate::types::DataType;
 /// Rows per row group.
 pub const GROUP_ROWS_MAX: usize = 8192;
 
-pub struct RowGroup {
-    pub columns: Vec<Vector>,
-    pub xmin: Vec<AtomicU64>,
-    pub xmax: Vec<AtomicU64>,
+/// Rows per chunk of stamps.
+const STAMP_CHUNK_ROWS: usize = 256;
+/// `next` of a version nobody replaced.
+pub const NO_NEXT: u64 = u64::MAX;
+
+/// The MVCC stamps of 256 consecutive versions: who created each, who deleted (or
+/// locked) it, and the row id of the version that replaced it.
+pub struct StampChunk {
+    xmin: [AtomicU64; STAMP_CHUNK_ROWS],
+    xmax: [AtomicU64; STAMP_CHUNK_ROWS],
+    next: [AtomicU64; STAMP_CHUNK_ROWS],
 }
 
-impl Clone for RowGroup {
-    fn clone(&self) -> RowGroup {
-        let copy = |v: &Vec<AtomicU64>| {
-            let mut out = Vec::with_capacity(GROUP_ROWS_MAX);
-            out.extend(v.iter().map(|a| AtomicU64::new(a.load(Ordering::Relaxed))));
-            out
-        };
-        RowGroup {
-            columns: self.columns.clone(),
-            xmin: copy(&self.xmin),
-            xmax: copy(&self.xmax),
-        }
+impl StampChunk {
+    fn new() -> Arc<StampChunk> {
+        Arc::new(StampChunk {
+            xmin: std::array::from_fn(|_| AtomicU64::new(TXN_ABORTED)),
+            xmax: std::array::from_fn(|_| AtomicU64::new(TXN_NONE)),
+            next: std::array::from_fn(|_| AtomicU64::new(NO_NEXT)),
+        })
     }
+}
+
+/// Up to [`GROUP_ROWS_MAX`] row versions: column vectors and stamps.
+///
+/// The stamps live in chunks shared by every copy of the group (`Arc`s), so a stamp
+/// written through one copy — a delete, a row lock — is seen through all: appending to
+/// a group a reader holds copies its columns (`Arc::make_mut`), never its stamps.
+#[derive(Clone)]
+pub struct RowGroup {
+    pub columns: Vec<Vector>,
+    rows: usize,
+    stamps: Vec<Arc<StampChunk>>,
 }
 
 impl RowGroup {
     fn new(types: &[DataType]) -> RowGroup {
         RowGroup {
             columns: types.iter().map(|&t| Vector::with_capacity(t, 0)).collect(),
-            xmin: Vec::new(),
-            xmax: Vec::new(),
+            rows: 0,
+            stamps: Vec::new(),
         }
     }
 
     pub fn rows(&self) -> usize {
-        self.xmin.len()
+        self.rows
+    }
+
+    #[inline]
+    pub fn xmin(&self, row: usize) -> &AtomicU64 {
+        &self.stamps[row / STAMP_CHUNK_ROWS].xmin[row % STAMP_CHUNK_ROWS]
+    }
+
+    #[inline]
+    pub fn xmax(&self, row: usize) -> &AtomicU64 {
+        &self.stamps[row / STAMP_CHUNK_ROWS].xmax[row % STAMP_CHUNK_ROWS]
+    }
+
+    #[inline]
+    pub fn next(&self, row: usize) -> &AtomicU64 {
+        &self.stamps[row / STAMP_CHUNK_ROWS].next[row % STAMP_CHUNK_ROWS]
+    }
+
+    /// `(xmin, xmax)` of `row`.
+    #[inline]
+    pub fn stamps(&self, row: usize) -> (TxnId, TxnId) {
+        (
+            self.xmin(row).load(Ordering::Acquire),
+            self.xmax(row).load(Ordering::Acquire),
+        )
+    }
+
+    /// Makes room for `count` more versions' stamps, created by `xmin`, deleted by
+    /// `xmax`, and counts them in.
+    fn push_stamps(&mut self, count: usize, xmin: TxnId, xmax: TxnId) {
+        let end = self.rows + count;
+        while self.stamps.len() * STAMP_CHUNK_ROWS < end {
+            self.stamps.push(StampChunk::new());
+        }
+        for r in self.rows..end {
+            self.xmax(r).store(xmax, Ordering::Relaxed);
+            self.next(r).store(NO_NEXT, Ordering::Relaxed);
+            // xmin last: a version becomes a candidate once its creator is set.
+            self.xmin(r).store(xmin, Ordering::Release);
+        }
+        self.rows = end;
     }
 
     /// Appends rows `start..start + count` of `other`, stamps included.
@@ -83,14 +137,13 @@ impl RowGroup {
                 dst.extend_from(&src.slice(start, start + count));
             }
         }
-        let copy = |v: &Vec<AtomicU64>| {
-            v[start..start + count]
-                .iter()
-                .map(|a| AtomicU64::new(a.load(Ordering::Relaxed)))
-                .collect::<Vec<_>>()
-        };
-        self.xmin.extend(copy(&other.xmin));
-        self.xmax.extend(copy(&other.xmax));
+        let first = self.rows;
+        self.push_stamps(count, TXN_NONE, TXN_NONE);
+        for k in 0..count {
+            let (xmin, xmax) = other.stamps(start + k);
+            self.xmin(first + k).store(xmin, Ordering::Relaxed);
+            self.xmax(first + k).store(xmax, Ordering::Relaxed);
+        }
     }
 
     /// Appends the visible row indices in `start..end` to `out`.
@@ -101,15 +154,20 @@ impl RowGroup {
         out.resize(base + (end - start), 0);
         let slots = &mut out[base..];
         let mut kept = 0;
-        for (i, (xmin, xmax)) in self.xmin[start..end]
-            .iter()
-            .zip(&self.xmax[start..end])
-            .enumerate()
-        {
-            let visible =
-                snapshot.is_visible(xmin.load(Ordering::Relaxed), xmax.load(Ordering::Relaxed));
-            slots[kept] = (start + i) as u32;
-            kept += visible as usize;
+        let mut row = start;
+        while row < end {
+            let chunk = &self.stamps[row / STAMP_CHUNK_ROWS];
+            let from = row % STAMP_CHUNK_ROWS;
+            let to = (from + (end - row)).min(STAMP_CHUNK_ROWS);
+            for k in from..to {
+                let visible = snapshot.is_visible(
+                    chunk.xmin[k].load(Ordering::Acquire),
+                    chunk.xmax[k].load(Ordering::Acquire),
+                );
+                slots[kept] = (row + k - from) as u32;
+                kept += visible as usize;
+            }
+            row += to - from;
         }
         out.truncate(base + kept);
     }
@@ -209,8 +267,7 @@ impl Table {
         let mut garbage: Vec<usize> = Vec::new();
         let mut step = VacuumStep::default();
         for i in 0..group.rows() {
-            let xmin = group.xmin[i].load(Ordering::Relaxed);
-            let xmax = group.xmax[i].load(Ordering::Relaxed);
+            let (xmin, xmax) = group.stamps(i);
             if xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon) {
                 garbage.push(i);
             } else {
@@ -306,8 +363,8 @@ impl Table {
         for g in self.groups() {
             let live: Vec<u32> = (0..g.rows())
                 .filter(|&r| {
-                    g.xmin[r].load(Ordering::Relaxed) != TXN_ABORTED
-                        && g.xmax[r].load(Ordering::Relaxed) == TXN_NONE
+                    let (xmin, xmax) = g.stamps(r);
+                    xmin != TXN_ABORTED && xmax == TXN_NONE
                 })
                 .map(|r| r as u32)
                 .collect();
@@ -315,16 +372,18 @@ impl Table {
                 continue;
             }
             let columns = convert(&g, &live)?;
-            let xmin: Vec<AtomicU64> = live
-                .iter()
-                .map(|&r| AtomicU64::new(g.xmin[r as usize].load(Ordering::Relaxed)))
-                .collect();
-            let xmax = (0..live.len()).map(|_| AtomicU64::new(TXN_NONE)).collect();
-            out.groups.write().push(Arc::new(RowGroup {
+            let mut group = RowGroup {
                 columns,
-                xmin,
-                xmax,
-            }));
+                rows: 0,
+                stamps: Vec::new(),
+            };
+            group.push_stamps(live.len(), TXN_NONE, TXN_NONE);
+            for (k, &r) in live.iter().enumerate() {
+                group
+                    .xmin(k)
+                    .store(g.stamps(r as usize).0, Ordering::Relaxed);
+            }
+            out.groups.write().push(Arc::new(group));
         }
         Ok(out)
     }
@@ -337,8 +396,8 @@ impl Table {
             .map(|g| {
                 let live = (0..g.rows())
                     .filter(|&r| {
-                        g.xmin[r].load(Ordering::Relaxed) != TXN_ABORTED
-                            && g.xmax[r].load(Ordering::Relaxed) == TXN_NONE
+                        let (xmin, xmax) = g.stamps(r);
+                        xmin != TXN_ABORTED && xmax == TXN_NONE
                     })
                     .map(|r| r as u32)
                     .collect();
@@ -366,10 +425,7 @@ impl Table {
         let (g, r) = split_row_id(id);
         let groups = self.groups.read();
         let group = groups.get(g)?;
-        Some((
-            group.xmin.get(r)?.load(Ordering::Relaxed),
-            group.xmax.get(r)?.load(Ordering::Relaxed),
-        ))
+        (r < group.rows()).then(|| group.stamps(r))
     }
 
     /// Keeps the row ids in `ids` whose versions `snapshot` sees.
@@ -378,11 +434,10 @@ impl Table {
         ids.retain(|&id| {
             let (g, r) = split_row_id(id);
             groups.get(g).is_some_and(|group| {
-                r < group.rows()
-                    && snapshot.is_visible(
-                        group.xmin[r].load(Ordering::Relaxed),
-                        group.xmax[r].load(Ordering::Relaxed),
-                    )
+                r < group.rows() && {
+                    let (xmin, xmax) = group.stamps(r);
+                    snapshot.is_visible(xmin, xmax)
+                }
             })
         });
     }
@@ -427,9 +482,7 @@ impl Table {
                     dst.extend_from(&src.slice(done, done + take));
                 }
             }
-            tail.xmin.extend((0..take).map(|_| AtomicU64::new(txn)));
-            tail.xmax
-                .extend((0..take).map(|_| AtomicU64::new(TXN_NONE)));
+            tail.push_stamps(take, txn, TXN_NONE);
             ranges.push(RowRange {
                 group: group_index,
                 start,
@@ -454,14 +507,15 @@ impl Table {
         let Some(g) = groups.get(group) else {
             return false;
         };
-        let Some(slot) = g.xmax.get(row) else {
+        if row >= g.rows() {
             return false;
-        };
-        let prev = slot.load(Ordering::Relaxed);
+        }
+        let slot = g.xmax(row);
+        let prev = slot.load(Ordering::Acquire);
         if prev != TXN_NONE && prev != TXN_ABORTED {
             return false;
         }
-        slot.store(txn, Ordering::Relaxed);
+        slot.store(txn, Ordering::Release);
         self.version.fetch_add(1, Ordering::AcqRel);
         self.dead.fetch_add(1, Ordering::Relaxed);
         true
@@ -472,8 +526,8 @@ impl Table {
     pub fn undo_insert(&self, range: RowRange) {
         let groups = self.groups.read();
         if let Some(g) = groups.get(range.group) {
-            for slot in g.xmin.iter().skip(range.start).take(range.count) {
-                slot.store(TXN_ABORTED, Ordering::Relaxed);
+            for r in range.start..(range.start + range.count).min(g.rows()) {
+                g.xmin(r).store(TXN_ABORTED, Ordering::Release);
             }
         }
         self.dead.fetch_add(range.count, Ordering::Relaxed);
@@ -484,8 +538,10 @@ impl Table {
     pub fn undo_delete(&self, id: RowId) {
         let (group, row) = split_row_id(id);
         let groups = self.groups.read();
-        if let Some(slot) = groups.get(group).and_then(|g| g.xmax.get(row)) {
-            slot.store(TXN_NONE, Ordering::Relaxed);
+        if let Some(g) = groups.get(group)
+            && row < g.rows()
+        {
+            g.xmax(row).store(TXN_NONE, Ordering::Release);
         }
         let _ = self
             .dead
