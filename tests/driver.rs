@@ -372,50 +372,57 @@ async fn statement_timeout_is_enforced() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_writer_at_a_time_and_readers_never_wait() {
+async fn writers_wait_only_for_the_rows_they_touch_and_readers_never_wait() {
     let server = TestServer::start();
     let a = server.connect().await;
     let b = server.connect().await;
     a.batch_execute("CREATE TABLE w (x int); INSERT INTO w VALUES (1)")
         .await
         .expect("setup");
-    a.batch_execute("BEGIN; INSERT INTO w VALUES (2)")
+    a.batch_execute("BEGIN; INSERT INTO w VALUES (2); UPDATE w SET x = x + 100 WHERE x = 1")
         .await
-        .expect("a writes");
-    // b reads without waiting, and does not see a's uncommitted row.
+        .expect("a writes and holds row 1");
+    // b reads without waiting, and does not see a's uncommitted work.
     let started = std::time::Instant::now();
     let row = b
-        .query_one("SELECT count(*) FROM w", &[])
+        .query_one("SELECT count(*), sum(x) FROM w", &[])
         .await
         .expect("b reads");
-    assert_eq!(row.get::<_, i64>(0), 1);
+    assert_eq!((row.get::<_, i64>(0), row.get::<_, i64>(1)), (1, 1));
     assert!(started.elapsed() < Duration::from_secs(2));
-    // b's write waits for the writer lock, bounded by lock_timeout.
+    // b inserts without waiting: a holds no lock b needs.
+    b.execute("INSERT INTO w VALUES (3)", &[])
+        .await
+        .expect("concurrent insert");
+    // b's update of the row a holds waits, bounded by lock_timeout.
     b.batch_execute("SET lock_timeout = '150ms'")
         .await
         .expect("set");
     let err = b
-        .execute("INSERT INTO w VALUES (3)", &[])
+        .execute("UPDATE w SET x = x * 10 WHERE x = 1", &[])
         .await
         .expect_err("lock timeout");
     assert_eq!(err.code().map(|c| c.code()), Some("55P03"));
-    // Once a commits, b's write goes through and sees a's row.
+    // Once a commits, b's waiting update re-checks the row's new version (READ
+    // COMMITTED): x = 101 no longer matches, so nothing is updated.
     b.batch_execute("SET lock_timeout = 0").await.expect("set");
     let b_write = tokio::spawn(async move {
-        b.execute("UPDATE w SET x = x * 10", &[])
+        let n = b
+            .execute("UPDATE w SET x = x * 10 WHERE x = 1 OR x > 100", &[])
             .await
             .expect("b updates after waiting");
-        b
+        (b, n)
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
     a.batch_execute("COMMIT").await.expect("a commits");
-    let b = b_write.await.expect("join");
+    let (b, n) = b_write.await.expect("join");
+    assert_eq!(n, 1, "the re-checked version still matches x > 100");
     let rows = b
         .query("SELECT x FROM w ORDER BY x", &[])
         .await
         .expect("select");
     let xs: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
-    assert_eq!(xs, vec![10, 20]);
+    assert_eq!(xs, vec![2, 3, 1010]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -200,30 +200,32 @@ async fn prepared_statements_follow_the_table_they_name() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn statement_timeout_bounds_the_wait_for_the_writer_lock() {
+async fn statement_timeout_bounds_the_wait_for_a_row_lock() {
     let server = TestServer::start();
     let a = server.connect().await;
     let b = server.connect().await;
-    a.batch_execute("CREATE TABLE lw (a int)")
+    a.batch_execute("CREATE TABLE lw (a int); INSERT INTO lw VALUES (1)")
         .await
         .expect("create");
-    a.batch_execute("BEGIN; INSERT INTO lw VALUES (1)")
+    a.batch_execute("BEGIN; UPDATE lw SET a = 5")
         .await
-        .expect("a writes");
+        .expect("a holds the row");
     b.batch_execute("SET statement_timeout = '300ms'")
         .await
         .expect("set");
     let started = Instant::now();
     let err = b
-        .batch_execute("INSERT INTO lw VALUES (2)")
+        .batch_execute("UPDATE lw SET a = 6")
         .await
         .expect_err("times out while waiting");
     assert_eq!(code(&err), Some("57014"));
     assert!(started.elapsed() < Duration::from_secs(5));
     a.batch_execute("COMMIT").await.expect("commit");
-    b.batch_execute("INSERT INTO lw VALUES (2)")
+    b.batch_execute("UPDATE lw SET a = a + 1")
         .await
         .expect("free now");
+    let v = column(&b, "SELECT a::text FROM lw").await.expect("read");
+    assert_eq!(v, vec!["6"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -746,14 +746,13 @@ mod tests {
     fn uncommitted_ddl_is_invisible_to_other_snapshots() -> Result<()> {
         let txns = Arc::new(TxnManager::new());
         let catalog = Catalog::new();
-        let ok = || Ok(());
-        let t1 = txns.begin_write(None, &ok)?;
+        let t1 = txns.begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)?;
         let v1 = catalog.create_table("t", int_column(), t1, &txns.snapshot(t1))?;
         assert!(catalog.table("t", &txns.snapshot(TXN_NONE)).is_none());
         assert!(catalog.table("t", &txns.snapshot(t1)).is_some());
         txns.end_write(t1);
 
-        let t2 = txns.begin_write(None, &ok)?;
+        let t2 = txns.begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)?;
         let before = txns.snapshot(TXN_NONE);
         catalog.drop_table("t", t2, &txns.snapshot(t2));
         let v2 = catalog.create_table("t", int_column(), t2, &txns.snapshot(t2))?;

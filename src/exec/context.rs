@@ -62,6 +62,9 @@ pub struct ExecContext {
     /// The catalog and this session's sequence state, for nextval and its kin (None
     /// where no session runs the expression: constant folding).
     pub sequences: Option<SequenceAccess>,
+    /// Versions deleted below this transaction id are garbage to every snapshot: index
+    /// scans drop the entries of such versions they meet (`TXN_NONE`: never).
+    pub prune_below: crate::storage::mvcc::TxnId,
 }
 
 /// What the sequence functions need: the catalog to find a sequence by name in the

@@ -79,7 +79,18 @@ impl IndexScan {
             for p in &prefixes {
                 self.lookup.index.index.prefix(p, &mut ids);
             }
+            let found = ids.len();
             storage.visible(&mut ids, &ctx.snapshot);
+            // Invisible versions met here may be garbage for everyone: drop their
+            // entries so that the next lookup of a hot key stays short.
+            if ids.len() < found && ctx.prune_below != 0 {
+                for p in &prefixes {
+                    self.lookup
+                        .index
+                        .index
+                        .prune(p, |id| storage.is_dead(id, ctx.prune_below));
+                }
+            }
             storage.fetch(&ids, self.needed.as_deref())
         };
         let rows = ids.len();

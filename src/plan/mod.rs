@@ -44,6 +44,15 @@ pub struct Returning {
     pub columns: Vec<OutputColumn>,
 }
 
+/// An UPDATE's or DELETE's WHERE and (UPDATE) new row, over a batch of the target
+/// table's columns: evaluated again on the newest version of a row that a concurrent
+/// transaction updated while this one waited (PostgreSQL's EvalPlanQual).
+#[derive(Clone, Debug)]
+pub struct Recheck {
+    pub filter: Option<Expr>,
+    pub new_row: Vec<Expr>,
+}
+
 /// INSERT's ON CONFLICT clause, bound.
 #[derive(Clone, Debug)]
 pub struct OnConflict {
@@ -90,11 +99,15 @@ pub enum BoundStatement {
         table: Arc<TableEntry>,
         source: Plan,
         returning: Option<Returning>,
+        /// READ COMMITTED's re-check of a row a concurrent transaction changed.
+        recheck: Option<Recheck>,
     },
     Delete {
         table: Arc<TableEntry>,
         source: Plan,
         returning: Option<Returning>,
+        /// READ COMMITTED's re-check of a row a concurrent transaction changed.
+        recheck: Option<Recheck>,
     },
     Truncate {
         tables: Vec<Arc<TableEntry>>,
@@ -185,6 +198,23 @@ pub enum BoundStatement {
 }
 
 impl BoundStatement {
+    /// Whether the statement changes the catalog (or empties tables wholesale): it runs
+    /// in the exclusive mode, with no other transaction writing (`storage::mvcc`).
+    pub fn is_ddl(&self) -> bool {
+        matches!(
+            self,
+            BoundStatement::Truncate { .. }
+                | BoundStatement::CreateTable { .. }
+                | BoundStatement::CreateIndex { .. }
+                | BoundStatement::DropIndex { .. }
+                | BoundStatement::CreateSequence { .. }
+                | BoundStatement::AlterTable { .. }
+                | BoundStatement::CreateView { .. }
+                | BoundStatement::CreateTableAs { .. }
+                | BoundStatement::DropTable { .. }
+        )
+    }
+
     /// Whether running the statement needs the writer lock (and so a transaction id).
     pub fn takes_writer_lock(&self) -> bool {
         match self {

@@ -88,7 +88,7 @@ impl Session {
             let action = {
                 let mut binder = Binder::new(
                     &self.db.catalog,
-                    ctx.snapshot,
+                    ctx.snapshot.clone(),
                     self.text_format(),
                     Vec::new(),
                 );

@@ -289,9 +289,9 @@ impl Session {
                 FkAction::Cascade if new.is_none() => {
                     let mut deleted = Vec::new();
                     for &(id, _) in &hits {
-                        if child.storage.delete(id, txn) {
-                            self.undo.push(Undo::Delete(child.clone(), id));
-                            deleted.push(id);
+                        if let Some(v) = self.claim_for_action(&child, id, txn)? {
+                            self.undo.push(Undo::Delete(child.clone(), v));
+                            deleted.push(v);
                         }
                     }
                     let rows = Batch::new(child.storage.fetch(&deleted, None), deleted.len());
@@ -334,9 +334,13 @@ impl Session {
                     }
                     let mut kept = Vec::new();
                     for (i, &id) in ids.iter().enumerate() {
-                        if child.storage.delete(id, txn) {
-                            self.undo.push(Undo::Delete(child.clone(), id));
-                            kept.push(i as u32);
+                        match self.claim_for_action(&child, id, txn)? {
+                            Some(v) if v == id => {
+                                self.undo.push(Undo::Delete(child.clone(), id));
+                                kept.push(i as u32);
+                            }
+                            Some(v) => child.storage.release(v, txn),
+                            None => {}
                         }
                     }
                     let before =

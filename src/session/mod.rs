@@ -48,7 +48,7 @@ use crate::plan::{BoundStatement, OutputColumn, Plan, Returning, TransactionOp};
 use crate::sql::binder::Binder;
 use crate::sql::parse;
 use crate::storage::index::RowId;
-use crate::storage::mvcc::{TXN_NONE, TxnId};
+use crate::storage::mvcc::{TXN_NONE, TxnId, WaitLimits};
 use crate::storage::table::RowRange;
 use crate::storage::vacuum;
 use crate::types::datetime::{UNIX_EPOCH_DAYS, USECS_PER_DAY};
@@ -373,6 +373,7 @@ impl Session {
                 catalog: self.db.catalog.clone(),
                 session: self.sequences.clone(),
             }),
+            prune_below: self.db.txns.gc_horizon(),
         }
     }
 
@@ -498,23 +499,52 @@ impl Session {
     /// request ends it.
     fn ensure_writer(&mut self) -> Result<TxnId> {
         if self.writer == TXN_NONE {
-            let cancel = self.cancel.clone();
-            let deadline = self.statement_deadline;
-            let interrupted = move || {
-                if cancel.take() {
-                    return Err(Error::query_canceled());
-                }
-                match deadline {
-                    Some(d) if Instant::now() >= d => Err(Error::statement_timeout()),
-                    _ => Ok(()),
-                }
+            let interrupted = self.interrupt_check();
+            let limits = WaitLimits {
+                lock_timeout: self.settings.lock_timeout,
+                deadlock_timeout: self.settings.deadlock_timeout,
+                interrupted: &interrupted,
             };
-            self.writer = self
-                .db
-                .txns
-                .begin_write(self.settings.lock_timeout, &interrupted)?;
+            self.writer = self.db.txns.begin_write(&limits)?;
         }
         Ok(self.writer)
+    }
+
+    /// What a wait polls: a cancel request or the statement's timeout ends it.
+    fn interrupt_check(&self) -> impl Fn() -> Result<()> + use<> {
+        let cancel = self.cancel.clone();
+        let deadline = self.statement_deadline;
+        move || {
+            if cancel.take() {
+                return Err(Error::query_canceled());
+            }
+            match deadline {
+                Some(d) if Instant::now() >= d => Err(Error::statement_timeout()),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    /// Waits for transaction `other` to end (a row lock or a unique key it holds).
+    pub(super) fn wait_for_txn(&self, other: TxnId) -> Result<()> {
+        let interrupted = self.interrupt_check();
+        let limits = WaitLimits {
+            lock_timeout: self.settings.lock_timeout,
+            deadlock_timeout: self.settings.deadlock_timeout,
+            interrupted: &interrupted,
+        };
+        self.db.txns.wait_for(self.writer, other, &limits)
+    }
+
+    /// Takes the exclusive mode for this transaction's DDL (see `storage::mvcc`).
+    fn lock_exclusive(&self) -> Result<()> {
+        let interrupted = self.interrupt_check();
+        let limits = WaitLimits {
+            lock_timeout: self.settings.lock_timeout,
+            deadlock_timeout: self.settings.deadlock_timeout,
+            interrupted: &interrupted,
+        };
+        self.db.txns.lock_exclusive(self.writer, &limits)
     }
 
     /// Executes one bound statement with parameter values.
@@ -623,7 +653,11 @@ impl Session {
         }
         self.begin_implicit();
         let own = if stmt.takes_writer_lock() {
-            self.ensure_writer()?
+            let txn = self.ensure_writer()?;
+            if stmt.is_ddl() {
+                self.lock_exclusive()?;
+            }
+            txn
         } else {
             self.writer
         };
@@ -636,7 +670,7 @@ impl Session {
         if current {
             self.run(prepared, ctx)
         } else {
-            let fresh = self.rebind(prepared, ctx.snapshot)?;
+            let fresh = self.rebind(prepared, ctx.snapshot.clone())?;
             self.run(&fresh, ctx)
         }
     }
@@ -731,9 +765,18 @@ impl Session {
                 table,
                 source,
                 returning,
+                recheck,
             } => {
                 let mut out = Vec::new();
-                let n = self.run_update(table, source, &ctx, txn, returning.as_ref(), &mut out)?;
+                let n = self.run_update(
+                    table,
+                    source,
+                    &ctx,
+                    txn,
+                    returning.as_ref(),
+                    recheck.as_ref(),
+                    &mut out,
+                )?;
                 Ok(dml_outcome(
                     format!("UPDATE {n}"),
                     returning.as_ref(),
@@ -745,9 +788,18 @@ impl Session {
                 table,
                 source,
                 returning,
+                recheck,
             } => {
                 let mut out = Vec::new();
-                let n = self.run_delete(table, source, &ctx, txn, returning.as_ref(), &mut out)?;
+                let n = self.run_delete(
+                    table,
+                    source,
+                    &ctx,
+                    txn,
+                    returning.as_ref(),
+                    recheck.as_ref(),
+                    &mut out,
+                )?;
                 Ok(dml_outcome(
                     format!("DELETE {n}"),
                     returning.as_ref(),
@@ -791,7 +843,7 @@ impl Session {
                         0.0,
                     );
                     self.truncating = true;
-                    let done = self.run_delete(t, &scan, &ctx, txn, None, &mut Vec::new());
+                    let done = self.run_delete(t, &scan, &ctx, txn, None, None, &mut Vec::new());
                     self.truncating = false;
                     done?;
                 }

@@ -43,6 +43,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("IntervalStyle", "postgres".into()),
         ("is_superuser", "on".into()),
         ("lock_timeout", "0".into()),
+        ("deadlock_timeout", "1s".into()),
         ("max_identifier_length", "63".into()),
         ("search_path", "\"$user\", public".into()),
         ("server_encoding", "UTF8".into()),
@@ -138,6 +139,8 @@ pub struct Settings {
     pub extra_float_digits: i32,
     pub statement_timeout: Option<Duration>,
     pub lock_timeout: Option<Duration>,
+    /// How long a lock wait lasts before it looks for a deadlock.
+    pub deadlock_timeout: Duration,
     /// `kiln.max_query_memory` (MB), in bytes: working memory one statement may hold.
     pub query_memory_max: usize,
 }
@@ -152,6 +155,7 @@ impl Settings {
             extra_float_digits: 1,
             statement_timeout: None,
             lock_timeout: None,
+            deadlock_timeout: Duration::from_secs(1),
             query_memory_max: 4096 << 20,
         };
         for (k, v) in defaults(user) {
@@ -253,6 +257,16 @@ impl Settings {
                 }
                 self.extra_float_digits = n;
                 n.to_string()
+            }
+            "deadlock_timeout" => {
+                let ms = parse_duration_ms(&value).ok_or_else(invalid)?;
+                if ms == 0 {
+                    return Err(Error::invalid_parameter(
+                        "0 ms is outside the valid range for parameter \"deadlock_timeout\" (1 .. 2147483647)",
+                    ));
+                }
+                self.deadlock_timeout = Duration::from_millis(ms);
+                format_ms(ms)
             }
             "statement_timeout" | "lock_timeout" | "idle_in_transaction_session_timeout" => {
                 let ms = parse_duration_ms(&value).ok_or_else(invalid)?;

@@ -25,16 +25,26 @@ use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
-use crate::plan::{OnConflict, Plan, Returning};
+use crate::plan::{OnConflict, Plan, Recheck, Returning};
 use crate::storage::index::{KeyPart, RowId};
 use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId};
-use crate::storage::table::{RowRange, range_ids};
+use crate::storage::table::{Claim, RowRange, range_ids};
 use crate::types::Value;
 use crate::types::text::value_to_string;
 
 /// Versions an UPDATE deleted, with the position (in the statement's row order) of
 /// the row that deleted each.
 type Deleted = HashMap<RowId, u64>;
+
+/// What claiming a row for UPDATE or DELETE came to.
+enum Claimed {
+    /// The version the statement read.
+    Same,
+    /// A newer version of the row (a concurrent update committed meanwhile).
+    Newer(RowId),
+    /// Nothing to do: deleted meanwhile, or this statement already changed it.
+    Skip,
+}
 
 /// A constraint a row failed, in the order PostgreSQL checks them.
 enum Violation {
@@ -91,13 +101,14 @@ impl Session {
             }
         }
         let limit = first.as_ref().map_or(rows, |(r, _)| *r);
-        let ranges = table.storage.append(cols, rows, txn);
+        let (ranges, probes) = table.storage.append_probing(cols, rows, txn);
         for range in &ranges {
             self.undo.push(Undo::Insert(table.clone(), *range));
         }
         if limit > 0
+            && !probes.is_empty()
             && let Some((row, index)) =
-                self.unique_conflict(table, cols, &ranges, limit, first_position, deleted)
+                self.unique_conflict(table, cols, &probes, txn, limit, first_position, deleted)?
         {
             first = Some((row, Violation::Unique(index)));
         }
@@ -149,21 +160,47 @@ impl Session {
                     1,
                 );
                 self.check_row(table, &proposed, ctx)?;
-                let mut conflict = None;
-                for &k in &oc.arbiters {
-                    candidates.clear();
-                    let index = &table.indexes[k].index;
-                    index.same_key(&proposed.columns, 0, RowId::MAX, &mut candidates);
-                    conflict = candidates
-                        .iter()
-                        .copied()
-                        .find(|&c| live(storage.stamps(c)));
-                    if conflict.is_some() {
-                        break;
+                // Find the conflicting version and, for DO UPDATE, claim it; a version
+                // a concurrent transaction replaced meanwhile means looking again.
+                let (existing, update) = loop {
+                    let mut conflict = None;
+                    for &k in &oc.arbiters {
+                        candidates.clear();
+                        let index = &table.indexes[k].index;
+                        index.same_key(&proposed.columns, 0, RowId::MAX, &mut candidates);
+                        for &c in &candidates {
+                            if self.holds_key(table, c, txn, u64::MAX, None)? {
+                                conflict = Some(c);
+                                break;
+                            }
+                        }
+                        if conflict.is_some() {
+                            break;
+                        }
                     }
-                }
-                let (Some(existing), Some(update)) = (conflict, &oc.update) else {
-                    if conflict.is_none() {
+                    match (conflict, &oc.update) {
+                        (Some(existing), Some(update)) => {
+                            if written.contains(&existing) {
+                                return Err(Error::new(
+                                    "21000",
+                                    "ON CONFLICT DO UPDATE command cannot affect row a second time",
+                                )
+                                .with_hint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values."));
+                            }
+                            match self.claim_row(table, existing, txn)? {
+                                Claimed::Same => break (Some(existing), Some(update)),
+                                Claimed::Newer(v) => {
+                                    storage.release(v, txn);
+                                    continue;
+                                }
+                                Claimed::Skip => continue,
+                            }
+                        }
+                        (conflict, _) => break (conflict, None),
+                    }
+                };
+                let (Some(existing), Some(update)) = (existing, update) else {
+                    if existing.is_none() {
                         let ranges = self.store_rows(table, &proposed, ctx, txn, count, None)?;
                         written.extend(range_ids(&ranges).map(|(_, id)| id));
                         count += 1;
@@ -171,19 +208,13 @@ impl Session {
                     }
                     continue;
                 };
-                if written.contains(&existing) {
-                    return Err(Error::new(
-                        "21000",
-                        "ON CONFLICT DO UPDATE command cannot affect row a second time",
-                    )
-                    .with_hint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values."));
-                }
                 let mut both = storage.fetch(&[existing], None);
                 both.extend(proposed.columns.iter().cloned());
                 let both = Batch::new(both, 1);
                 if let Some(f) = &update.filter
                     && exec::expr::eval_filter(f, &both, &[0], ctx)?.is_empty()
                 {
+                    storage.release(existing, txn);
                     continue;
                 }
                 let new_row = Batch::new(
@@ -194,10 +225,11 @@ impl Session {
                         .collect::<Result<Vec<_>>>()?,
                     1,
                 );
-                if storage.delete(existing, txn) {
-                    self.undo.push(Undo::Delete(table.clone(), existing));
-                }
+                self.undo.push(Undo::Delete(table.clone(), existing));
                 let ranges = self.store_rows(table, &new_row, ctx, txn, count, None)?;
+                if let Some((_, new_id)) = range_ids(&ranges).next() {
+                    storage.set_next(existing, new_id);
+                }
                 let old_row = Batch::new(both.columns[..width].to_vec(), 1);
                 self.referenced_rows_changed(table, &old_row, Some(&new_row), ctx, txn)?;
                 written.extend(range_ids(&ranges).map(|(_, id)| id));
@@ -228,49 +260,95 @@ impl Session {
         Ok(())
     }
 
-    /// The first row before `limit` whose key some unique index already holds in a live
-    /// version, and that index's position in `table.indexes`.
+    /// The first row before `limit` whose key some unique index already held in a live
+    /// version when the row's entry went in (`probes`, from the append), and that
+    /// index's position in `table.indexes`. Versions of transactions in progress are
+    /// waited for: their commit decides.
+    #[allow(clippy::too_many_arguments)]
     fn unique_conflict(
         &self,
         table: &TableEntry,
         cols: &[Vector],
-        ranges: &[RowRange],
+        probes: &[(u32, usize, RowId)],
+        txn: TxnId,
         limit: usize,
         first_position: u64,
         deleted: Option<&Deleted>,
-    ) -> Option<(usize, usize)> {
-        let storage = &table.storage;
-        let mut candidates: Vec<RowId> = Vec::new();
-        for (row, id) in range_ids(ranges).take(limit) {
-            for (k, ix) in table.indexes.iter().enumerate() {
-                if !ix.index.unique {
-                    continue;
-                }
-                candidates.clear();
-                ix.index.same_key(cols, row, id, &mut candidates);
-                let position = first_position + row as u64;
-                let live = candidates.iter().any(|&other| {
-                    let Some((xmin, xmax)) = storage.stamps(other) else {
-                        return false;
-                    };
-                    if xmin == TXN_ABORTED {
-                        return false;
-                    }
-                    if xmax == TXN_NONE {
-                        return true;
-                    }
-                    // Deleted by this statement at a row it reaches later: PostgreSQL
-                    // would still see that version when it stores this row.
-                    deleted
-                        .and_then(|d| d.get(&other))
-                        .is_some_and(|&at| at > position)
-                });
-                if live {
-                    return Some((row, k));
+    ) -> Result<Option<(usize, usize)>> {
+        // Garbage among the candidates: their entries go (see `Index::prune`).
+        let horizon = self.db.txns.gc_horizon();
+        let mut pruned: Vec<(u32, usize)> = Vec::new();
+        for &(index_id, row, other) in probes {
+            if table.storage.is_dead(other, horizon) && !pruned.contains(&(index_id, row)) {
+                pruned.push((index_id, row));
+                if let Some(ix) = table.indexes.iter().find(|i| i.index.id == index_id) {
+                    let key = ix.index.key_of(cols, row);
+                    ix.index
+                        .prune(&key, |id| table.storage.is_dead(id, horizon));
                 }
             }
         }
-        None
+        let mut first: Option<(usize, usize)> = None;
+        for &(index_id, row, other) in probes {
+            if row >= limit
+                || first.is_some_and(|(r, _)| r <= row)
+                || table.storage.is_dead(other, horizon)
+            {
+                continue;
+            }
+            let Some(k) = table.indexes.iter().position(|i| i.index.id == index_id) else {
+                continue;
+            };
+            let position = first_position + row as u64;
+            if self.holds_key(table, other, txn, position, deleted)? {
+                let better = first.is_none_or(|(r, kk)| row < r || (row == r && k < kk));
+                if better {
+                    first = Some((row, k));
+                }
+            }
+        }
+        Ok(first)
+    }
+
+    /// Whether version `other` holds its key for a unique check by the row at
+    /// statement position `position`: inserted by a transaction that did not roll back,
+    /// and not deleted — waiting for the transaction that inserted or deletes it while
+    /// it is in progress.
+    fn holds_key(
+        &self,
+        table: &TableEntry,
+        other: RowId,
+        txn: TxnId,
+        position: u64,
+        deleted: Option<&Deleted>,
+    ) -> Result<bool> {
+        loop {
+            let Some((xmin, xmax)) = table.storage.stamps(other) else {
+                return Ok(false);
+            };
+            if xmin == TXN_ABORTED {
+                return Ok(false);
+            }
+            if xmin != txn && self.db.txns.is_active(xmin) {
+                self.wait_for_txn(xmin)?;
+                continue;
+            }
+            if xmax == TXN_NONE {
+                return Ok(true);
+            }
+            if xmax == txn {
+                // Deleted by this statement at a row it reaches later: PostgreSQL would
+                // still see that version when it stores this row.
+                return Ok(deleted
+                    .and_then(|d| d.get(&other))
+                    .is_some_and(|&at| at > position));
+            }
+            if self.db.txns.is_active(xmax) {
+                self.wait_for_txn(xmax)?;
+                continue;
+            }
+            return Ok(false);
+        }
     }
 
     fn violation(&self, table: &TableEntry, cols: &[Vector], row: usize, v: Violation) -> Error {
@@ -325,6 +403,70 @@ impl Session {
         }
     }
 
+    /// Claims version `id` of `table` for this transaction, waiting for a transaction
+    /// in progress that holds it. A version a committed transaction replaced meanwhile
+    /// is followed to its newest version (READ COMMITTED), which the caller re-checks.
+    fn claim_row(&self, table: &TableEntry, id: RowId, txn: TxnId) -> Result<Claimed> {
+        let txns = self.db.txns.clone();
+        let mut at = id;
+        loop {
+            match table.storage.claim(at, txn, |t| txns.is_active(t)) {
+                Claim::Locked if at == id => return Ok(Claimed::Same),
+                Claim::Locked => return Ok(Claimed::Newer(at)),
+                Claim::Ours | Claim::Missing => return Ok(Claimed::Skip),
+                Claim::Busy(other) => self.wait_for_txn(other)?,
+                Claim::Gone(_) => match table.storage.next_version(at) {
+                    Some(next) => at = next,
+                    None => return Ok(Claimed::Skip),
+                },
+            }
+        }
+    }
+
+    /// Claims a referencing row a foreign key's action changes: the version claimed, or
+    /// None if it is gone. A newer version (updated concurrently) is claimed as found.
+    pub(super) fn claim_for_action(
+        &self,
+        table: &TableEntry,
+        id: RowId,
+        txn: TxnId,
+    ) -> Result<Option<RowId>> {
+        Ok(match self.claim_row(table, id, txn)? {
+            Claimed::Same => Some(id),
+            Claimed::Newer(v) => Some(v),
+            Claimed::Skip => None,
+        })
+    }
+
+    /// For a row claimed at a newer version: its columns, if the statement's WHERE
+    /// still holds there (else the claim is given back). No re-check (UPDATE … FROM,
+    /// DELETE … USING): `40001`.
+    fn recheck_row(
+        &self,
+        table: &TableEntry,
+        version: RowId,
+        recheck: Option<&Recheck>,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Option<Batch>> {
+        let Some(rc) = recheck else {
+            table.storage.release(version, txn);
+            return Err(Error::new(
+                "40001",
+                "could not serialize access due to concurrent update",
+            ));
+        };
+        let row = Batch::new(table.storage.fetch(&[version], None), 1);
+        if let Some(f) = &rc.filter
+            && exec::expr::eval_filter(f, &row, &[0], ctx)?.is_empty()
+        {
+            table.storage.release(version, txn);
+            return Ok(None);
+        }
+        Ok(Some(row))
+    }
+
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn run_update(
         &mut self,
         table: &Arc<TableEntry>,
@@ -332,6 +474,7 @@ impl Session {
         ctx: &ExecContext,
         txn: TxnId,
         returning: Option<&Returning>,
+        recheck: Option<&Recheck>,
         out: &mut Vec<Batch>,
     ) -> Result<u64> {
         let mut op = exec::build(source);
@@ -347,15 +490,39 @@ impl Session {
         while let Some(b) = op.next(ctx)? {
             let b = b.compact();
             let ids = Self::row_ids(&b)?.to_vec();
-            let mut keep = Vec::with_capacity(ids.len());
+            // The versions replaced, and the batch rows (or re-computed rows) replacing them.
+            let mut keep: Vec<u32> = Vec::with_capacity(ids.len());
+            let mut old_ids: Vec<RowId> = Vec::with_capacity(ids.len());
+            let mut late: Vec<(RowId, Batch)> = Vec::new();
             for (i, &id) in ids.iter().enumerate() {
                 let id = id as RowId;
-                if table.storage.delete(id, txn) {
-                    self.undo.push(Undo::Delete(table.clone(), id));
-                    if has_unique {
-                        deleted.insert(id, count + keep.len() as u64);
+                match self.claim_row(table, id, txn)? {
+                    Claimed::Skip => {}
+                    Claimed::Same => {
+                        self.undo.push(Undo::Delete(table.clone(), id));
+                        if has_unique {
+                            deleted.insert(id, count + keep.len() as u64);
+                        }
+                        keep.push(i as u32);
+                        old_ids.push(id);
                     }
-                    keep.push(i as u32);
+                    Claimed::Newer(v) => {
+                        let Some(row) = self.recheck_row(table, v, recheck, ctx, txn)? else {
+                            continue;
+                        };
+                        self.undo.push(Undo::Delete(table.clone(), v));
+                        let new_row = match recheck {
+                            Some(rc) => Batch::new(
+                                rc.new_row
+                                    .iter()
+                                    .map(|e| exec::expr::eval(e, &row, &[0], ctx))
+                                    .collect::<Result<Vec<_>>>()?,
+                                1,
+                            ),
+                            None => continue,
+                        };
+                        late.push((v, new_row));
+                    }
                 }
             }
             let new_rows = if keep.len() == b.rows {
@@ -367,18 +534,33 @@ impl Session {
                 )
             };
             let deleted_now = has_unique.then_some(&deleted);
-            self.store_rows(table, &new_rows, ctx, txn, count, deleted_now)?;
+            let ranges = self.store_rows(table, &new_rows, ctx, txn, count, deleted_now)?;
+            for ((_, new_id), &old) in range_ids(&ranges).zip(&old_ids) {
+                table.storage.set_next(old, new_id);
+            }
             if referenced {
-                let old_ids: Vec<RowId> = keep.iter().map(|&i| ids[i as usize] as RowId).collect();
                 let old_rows = Batch::new(table.storage.fetch(&old_ids, None), old_ids.len());
                 self.referenced_rows_changed(table, &old_rows, Some(&new_rows), ctx, txn)?;
             }
             count += keep.len() as u64;
             returned_rows(returning, &new_rows, ctx, out)?;
+            for (old, row) in late {
+                let ranges = self.store_rows(table, &row, ctx, txn, count, deleted_now)?;
+                if let Some((_, new_id)) = range_ids(&ranges).next() {
+                    table.storage.set_next(old, new_id);
+                }
+                if referenced {
+                    let old_row = Batch::new(table.storage.fetch(&[old], None), 1);
+                    self.referenced_rows_changed(table, &old_row, Some(&row), ctx, txn)?;
+                }
+                count += 1;
+                returned_rows(returning, &row, ctx, out)?;
+            }
         }
         Ok(count)
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn run_delete(
         &mut self,
         table: &Arc<TableEntry>,
@@ -386,10 +568,12 @@ impl Session {
         ctx: &ExecContext,
         txn: TxnId,
         returning: Option<&Returning>,
+        recheck: Option<&Recheck>,
         out: &mut Vec<Batch>,
     ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
+        let width = table.columns.len();
         let referenced = !self.truncating
             && !self
                 .db
@@ -399,35 +583,32 @@ impl Session {
         while let Some(b) = op.next(ctx)? {
             let sel = b.selection();
             let ids = Self::row_ids(&b)?.to_vec();
-            let mut deleted: Vec<u32> = Vec::new();
-            let mut deleted_ids: Vec<RowId> = Vec::new();
+            // The deleted versions (for RETURNING and referencing tables).
+            let mut deleted: Vec<RowId> = Vec::new();
             for &i in &sel {
                 let id = ids[i as usize] as RowId;
-                if table.storage.delete(id, txn) {
-                    self.undo.push(Undo::Delete(table.clone(), id));
-                    count += 1;
-                    if returning.is_some() {
-                        deleted.push(i);
+                let victim = match self.claim_row(table, id, txn)? {
+                    Claimed::Skip => continue,
+                    Claimed::Same => id,
+                    Claimed::Newer(v) => {
+                        if self.recheck_row(table, v, recheck, ctx, txn)?.is_none() {
+                            continue;
+                        }
+                        v
                     }
-                    if referenced {
-                        deleted_ids.push(id);
-                    }
-                }
+                };
+                self.undo.push(Undo::Delete(table.clone(), victim));
+                count += 1;
+                deleted.push(victim);
             }
-            if referenced {
-                let old_rows =
-                    Batch::new(table.storage.fetch(&deleted_ids, None), deleted_ids.len());
-                self.referenced_rows_changed(table, &old_rows, None, ctx, txn)?;
-            }
-            if returning.is_some() {
-                let width = table.columns.len();
+            if (returning.is_some() || referenced) && !deleted.is_empty() {
                 let old_rows = Batch::new(
-                    b.columns[..width]
-                        .iter()
-                        .map(|c| c.gather(&deleted))
-                        .collect(),
+                    table.storage.fetch(&deleted, None)[..width].to_vec(),
                     deleted.len(),
                 );
+                if referenced {
+                    self.referenced_rows_changed(table, &old_rows, None, ctx, txn)?;
+                }
                 returned_rows(returning, &old_rows, ctx, out)?;
             }
         }

@@ -109,6 +109,33 @@ impl Index {
         }
     }
 
+    /// Adds entries like [`Index::insert`], and appends to `probes` `(row, other)` for
+    /// every entry with an equal key already present when the row's goes in: the
+    /// candidates a unique check looks at. Checking under the insertion's lock means of
+    /// two transactions inserting one key, only the second sees the first.
+    pub fn insert_probing(
+        &self,
+        columns: &[Vector],
+        rows: impl Iterator<Item = (usize, RowId)>,
+        probes: &mut Vec<(usize, RowId)>,
+    ) {
+        let mut key = Vec::new();
+        let mut entries = self.entries.write();
+        for (row, id) in rows {
+            let null = self.encode(columns, row, &mut key);
+            if !null || self.nulls_not_distinct {
+                let start: Box<[u8]> = key.as_slice().into();
+                for (k, other) in entries.range((Bound::Included((start, 0)), Bound::Unbounded)) {
+                    if k.as_ref() != key.as_slice() {
+                        break;
+                    }
+                    probes.push((row, *other));
+                }
+            }
+            entries.insert((key.as_slice().into(), id));
+        }
+    }
+
     /// Removes the entry of `(row of columns, row id)`.
     pub fn remove(&self, columns: &[Vector], rows: impl Iterator<Item = (usize, RowId)>) {
         let mut key = Vec::new();
@@ -173,6 +200,32 @@ impl Index {
             }
             out.push(*id);
         }
+    }
+
+    /// Removes the entries whose key starts with `prefix` and whose version `dead` says
+    /// no snapshot can see any more (PostgreSQL's killed index tuples): lookups of a
+    /// key that is updated again and again stay short between vacuums. Returns how
+    /// many went.
+    pub fn prune(&self, prefix: &[u8], dead: impl Fn(RowId) -> bool) -> usize {
+        let mut entries = self.entries.write();
+        let start: Box<[u8]> = prefix.into();
+        let gone: Vec<(Box<[u8]>, RowId)> = entries
+            .range((Bound::Included((start, 0)), Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .filter(|(_, id)| dead(*id))
+            .cloned()
+            .collect();
+        for e in &gone {
+            entries.remove(e);
+        }
+        gone.len()
+    }
+
+    /// The encoded key of row `row` of `columns`.
+    pub fn key_of(&self, columns: &[Vector], row: usize) -> Vec<u8> {
+        let mut key = Vec::new();
+        self.encode(columns, row, &mut key);
+        key
     }
 
     /// Every entry in key order (an ordered scan).

@@ -173,6 +173,21 @@ impl RowGroup {
     }
 }
 
+/// What an attempt to claim a version for deletion or update found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// Its `xmax` is now the claimant's.
+    Locked,
+    /// The claimant had claimed it already (updated or deleted it earlier).
+    Ours,
+    /// Another transaction in progress holds it: wait for that one, then try again.
+    Busy(TxnId),
+    /// A committed transaction deleted or replaced it (`next` says by what).
+    Gone(TxnId),
+    /// No such version.
+    Missing,
+}
+
 /// A contiguous run of rows written by one append: for undo.
 #[derive(Clone, Copy, Debug)]
 pub struct RowRange {
@@ -462,6 +477,17 @@ impl Table {
     /// Appends `rows` rows (dense columns, in table column order) created by `txn`, with
     /// their index entries. Returns the runs of row ids they got, in row order.
     pub fn append(&self, columns: &[Vector], rows: usize, txn: TxnId) -> Vec<RowRange> {
+        self.append_probing(columns, rows, txn).0
+    }
+
+    /// [`Table::append`], also returning what each unique index held already for each
+    /// new row's key: `(index id, row, other version)` (see [`Index::insert_probing`]).
+    pub fn append_probing(
+        &self,
+        columns: &[Vector],
+        rows: usize,
+        txn: TxnId,
+    ) -> (Vec<RowRange>, Vec<(u32, usize, RowId)>) {
         let mut ranges = Vec::new();
         let mut groups = self.groups.write();
         let mut done = 0;
@@ -491,12 +517,106 @@ impl Table {
             done += take;
         }
         drop(groups);
+        let mut probes = Vec::new();
         let indexes = self.indexes.read();
+        let mut found = Vec::new();
         for ix in indexes.iter() {
-            ix.insert(columns, range_ids(&ranges));
+            if ix.unique {
+                found.clear();
+                ix.insert_probing(columns, range_ids(&ranges), &mut found);
+                probes.extend(found.iter().map(|&(row, other)| (ix.id, row, other)));
+            } else {
+                ix.insert(columns, range_ids(&ranges));
+            }
         }
         self.version.fetch_add(1, Ordering::AcqRel);
-        ranges
+        (ranges, probes)
+    }
+
+    /// Whether version `id` is garbage below `horizon`: rolled back, or deleted by a
+    /// transaction every snapshot (present and future) sees as committed.
+    pub fn is_dead(&self, id: RowId, horizon: TxnId) -> bool {
+        self.stamps(id)
+            .is_some_and(|(xmin, xmax)| xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon))
+    }
+
+    /// Claims version `id` for `txn` by compare-and-swap of its `xmax` (PostgreSQL's row
+    /// lock). `is_active` tells an in-progress holder from a committed one: a holder
+    /// that rolled back has cleared `xmax` before it stops being active.
+    pub fn claim(&self, id: RowId, txn: TxnId, is_active: impl Fn(TxnId) -> bool) -> Claim {
+        let (group, row) = split_row_id(id);
+        let groups = self.groups.read();
+        let Some(g) = groups.get(group) else {
+            return Claim::Missing;
+        };
+        if row >= g.rows() {
+            return Claim::Missing;
+        }
+        let slot = g.xmax(row);
+        loop {
+            let current = slot.load(Ordering::Acquire);
+            if current == TXN_NONE {
+                if slot
+                    .compare_exchange(TXN_NONE, txn, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    self.version.fetch_add(1, Ordering::AcqRel);
+                    self.dead.fetch_add(1, Ordering::Relaxed);
+                    return Claim::Locked;
+                }
+                continue;
+            }
+            if current == txn {
+                return Claim::Ours;
+            }
+            if is_active(current) {
+                return Claim::Busy(current);
+            }
+            if slot.load(Ordering::Acquire) == current {
+                return Claim::Gone(current);
+            }
+        }
+    }
+
+    /// Gives back a claim that changed nothing (a re-checked row no longer qualified).
+    pub fn release(&self, id: RowId, txn: TxnId) {
+        let (group, row) = split_row_id(id);
+        let groups = self.groups.read();
+        if let Some(g) = groups.get(group)
+            && row < g.rows()
+            && g.xmax(row)
+                .compare_exchange(txn, TXN_NONE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            let _ = self
+                .dead
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| {
+                    Some(d.saturating_sub(1))
+                });
+        }
+    }
+
+    /// The version that replaced `id`, if an UPDATE did.
+    pub fn next_version(&self, id: RowId) -> Option<RowId> {
+        let (group, row) = split_row_id(id);
+        let groups = self.groups.read();
+        let g = groups.get(group)?;
+        if row >= g.rows() {
+            return None;
+        }
+        let next = g.next(row).load(Ordering::Acquire);
+        (next != NO_NEXT).then_some(next)
+    }
+
+    /// Links version `id` to `next`, the version an UPDATE made of it.
+    pub fn set_next(&self, id: RowId, next: RowId) {
+        let (group, row) = split_row_id(id);
+        let groups = self.groups.read();
+        if let Some(g) = groups.get(group)
+            && row < g.rows()
+        {
+            g.next(row).store(next, Ordering::Release);
+        }
     }
 
     /// Stamps version `id` deleted by `txn`. Returns false if it was already deleted by
@@ -534,13 +654,14 @@ impl Table {
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// Undoes a delete of a rolled-back transaction.
+    /// Undoes a delete of a rolled-back transaction (and forgets the successor link).
     pub fn undo_delete(&self, id: RowId) {
         let (group, row) = split_row_id(id);
         let groups = self.groups.read();
         if let Some(g) = groups.get(group)
             && row < g.rows()
         {
+            g.next(row).store(NO_NEXT, Ordering::Relaxed);
             g.xmax(row).store(TXN_NONE, Ordering::Release);
         }
         let _ = self

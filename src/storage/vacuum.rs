@@ -190,7 +190,6 @@ mod tests {
     #[test]
     fn index_entries_follow_moved_versions_and_leave_with_removed_ones() {
         let txns = Arc::new(TxnManager::new());
-        let ok = || Ok(());
         let table = Table::new(vec![DataType::Int4]);
         let index = Arc::new(Index::new(
             1,
@@ -203,10 +202,14 @@ mod tests {
             false,
         ));
         table.add_index(index.clone());
-        let t1 = txns.begin_write(None, &ok).unwrap();
+        let t1 = txns
+            .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
+            .unwrap();
         table.append(&ints(0..1000), 1000, t1);
         txns.end_write(t1);
-        let t2 = txns.begin_write(None, &ok).unwrap();
+        let t2 = txns
+            .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
+            .unwrap();
         for r in (0..1000).filter(|r| r % 3 != 0) {
             table.delete(row_id(0, r), t2);
         }
@@ -226,14 +229,17 @@ mod tests {
     #[test]
     fn removes_what_no_snapshot_sees_and_keeps_what_one_does() {
         let txns = Arc::new(TxnManager::new());
-        let ok = || Ok(());
         let table = Table::new(vec![DataType::Int4]);
         let rows = 3 * GROUP_ROWS_MAX as i32;
-        let t1 = txns.begin_write(None, &ok).unwrap();
+        let t1 = txns
+            .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
+            .unwrap();
         table.append(&ints(0..rows), rows as usize, t1);
         txns.end_write(t1);
         // Delete every row but each 10th.
-        let t2 = txns.begin_write(None, &ok).unwrap();
+        let t2 = txns
+            .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
+            .unwrap();
         for g in 0..3 {
             for r in 0..GROUP_ROWS_MAX {
                 if !(g * GROUP_ROWS_MAX + r).is_multiple_of(10) {
@@ -268,9 +274,10 @@ mod tests {
     #[test]
     fn rolled_back_inserts_are_garbage_at_once() {
         let txns = Arc::new(TxnManager::new());
-        let ok = || Ok(());
         let table = Table::new(vec![DataType::Int4]);
-        let t1 = txns.begin_write(None, &ok).unwrap();
+        let t1 = txns
+            .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
+            .unwrap();
         let ranges = table.append(&ints(0..100), 100, t1);
         for r in ranges {
             table.undo_insert(r);
@@ -284,9 +291,10 @@ mod tests {
     #[test]
     fn yields_to_a_writer() {
         let txns = Arc::new(TxnManager::new());
-        let ok = || Ok(());
         let table = Table::new(vec![DataType::Int4]);
-        let t1 = txns.begin_write(None, &ok).unwrap();
+        let t1 = txns
+            .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
+            .unwrap();
         table.append(&ints(0..10), 10, t1);
         let done = vacuum_table(&table, &txns);
         assert!(!done.finished, "a writer holds the lock: try again later");

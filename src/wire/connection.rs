@@ -39,6 +39,16 @@ const CANCEL_REQUEST: i32 = 80_877_102;
 const STREAM_SLICE_ROWS: usize = 128;
 /// How long a connection polls for the next message before sleeping in `read`.
 const SPIN: Duration = Duration::from_micros(50);
+
+/// Connection threads spinning right now: at most one per core spins, so that many
+/// busy connections on few cores leave the cores to work (and to the clients).
+static SPINNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Cores the machine has (read once).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 /// The first write of a result goes out once 2 KB are encoded; each later write waits
 /// for this many times more bytes than the one before, up to the 64 KB of
 /// `codec::FLUSH_BYTES`. The client gets its first rows early and is kept fed while it
@@ -299,9 +309,19 @@ impl Connection {
     /// the message loop spins only while the client's last answer came within `SPIN`,
     /// so a client that pauses (reading a large result, or idle) costs no spinning.
     fn spin_for_next_message(&mut self) {
+        use std::sync::atomic::Ordering;
         if !self.reader.buffer().is_empty() {
             return;
         }
+        if SPINNING.fetch_add(1, Ordering::AcqRel) >= cores().saturating_sub(1).max(1) {
+            SPINNING.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        self.spin();
+        SPINNING.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    fn spin(&mut self) {
         let sock = self.reader.get_ref();
         if sock.set_nonblocking(true).is_err() {
             return;

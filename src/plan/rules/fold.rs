@@ -28,8 +28,9 @@ use crate::types::{DataType, SqlType, Value};
 fn context(fmt: TextFormat) -> ExecContext {
     ExecContext {
         snapshot: Snapshot {
-            horizon: 0,
-            active_writer: 0,
+            xmax: 0,
+            xmin: 0,
+            active: std::sync::Arc::from(Vec::new()),
             own: 0,
         },
         pin: None,
@@ -48,6 +49,7 @@ fn context(fmt: TextFormat) -> ExecContext {
         ctes: Default::default(),
         worktables: Default::default(),
         sequences: None,
+        prune_below: 0,
     }
 }
 

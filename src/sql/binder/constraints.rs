@@ -224,11 +224,11 @@ impl Binder<'_> {
                 });
             }
             let catalog = self.catalog;
-            let snapshot = self.snapshot;
+            let snapshot = &self.snapshot;
             let taken = |n: &str| {
                 specs.iter().any(|s| s.name == n)
                     || existing.constraints.iter().any(|c| c == n)
-                    || catalog.relation_exists(n, &snapshot)
+                    || catalog.relation_exists(n, snapshot)
             };
             let name = match k.name {
                 Some(n) => {
@@ -591,9 +591,9 @@ impl Binder<'_> {
             Some(n) => object_name(n)?,
             None => {
                 let catalog = self.catalog;
-                let snapshot = self.snapshot;
+                let snapshot = &self.snapshot;
                 first_free(&table.name, &names.join("_"), "idx", &|n| {
-                    catalog.relation_exists(n, &snapshot)
+                    catalog.relation_exists(n, snapshot)
                 })
             }
         };

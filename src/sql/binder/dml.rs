@@ -1,7 +1,7 @@
 //! INSERT, UPDATE and DELETE.
 
 use super::*;
-use crate::plan::Returning;
+use crate::plan::{Recheck, Returning};
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, insert: &A::Insert) -> Result<BoundStatement> {
@@ -311,6 +311,13 @@ impl Binder<'_> {
             }
         }
         let get = input;
+        // READ COMMITTED's re-check of a row a concurrent transaction updated: the
+        // WHERE and the new row over the target's columns alone (not with FROM).
+        let recheck = if update.from.is_none() {
+            self.recheck(&row_id, &table, filter.as_ref(), &new_row)
+        } else {
+            None
+        };
         new_row.push(row_id);
         let scan = with_filter(get, filter);
         let rel = self.new_rel();
@@ -328,7 +335,43 @@ impl Binder<'_> {
             table,
             source,
             returning,
+            recheck,
         })
+    }
+
+    /// The re-check of a concurrently updated row: `filter` and `new_row`, bound over
+    /// the target's columns (the relation `row_id` belongs to), lowered to positions.
+    /// None when they cannot be evaluated over the row alone.
+    fn recheck(
+        &mut self,
+        row_id: &Expr,
+        table: &TableEntry,
+        filter: Option<&Expr>,
+        new_row: &[Expr],
+    ) -> Option<Recheck> {
+        let Expr::ColumnRef { id, .. } = row_id else {
+            return None;
+        };
+        let rel = id.rel;
+        let n = table.columns.len();
+        let layout = crate::plan::lower::Layout {
+            width: n,
+            map: (0..n).map(|i| (ColumnId::new(rel, i as u32), i)).collect(),
+        };
+        if filter.is_some_and(|f| f.has_subquery()) || new_row.iter().any(|e| e.has_subquery()) {
+            return None;
+        }
+        let mut lowerer = Lowerer::new();
+        let filter = match filter {
+            Some(f) => Some(lowerer.expr(f, &layout).ok()?),
+            None => None,
+        };
+        let new_row = new_row
+            .iter()
+            .map(|e| lowerer.expr(e, &layout))
+            .collect::<Result<Vec<_>>>()
+            .ok()?;
+        Some(Recheck { filter, new_row })
     }
 
     pub(super) fn bind_delete(&mut self, delete: &A::Delete) -> Result<BoundStatement> {
@@ -357,6 +400,11 @@ impl Binder<'_> {
             None => (get, scope),
         };
         let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
+        let recheck = if delete.using.is_none() {
+            self.recheck(&row_id, &table, filter.as_ref(), &[])
+        } else {
+            None
+        };
         // RETURNING reads the deleted rows' columns: they come before the row id.
         let mut exprs: Vec<Expr> = if delete.returning.is_some() {
             target_columns
@@ -383,6 +431,7 @@ impl Binder<'_> {
             table,
             source,
             returning,
+            recheck,
         })
     }
 }

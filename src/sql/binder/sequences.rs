@@ -113,9 +113,9 @@ impl Binder<'_> {
         taken: &[NewSequence],
     ) -> String {
         let catalog = self.catalog;
-        let snapshot = self.snapshot;
+        let snapshot = &self.snapshot;
         super::constraints::first_free(table, column, "seq", &|n| {
-            taken.iter().any(|s| s.name == n) || catalog.relation_exists(n, &snapshot)
+            taken.iter().any(|s| s.name == n) || catalog.relation_exists(n, snapshot)
         })
     }
 
