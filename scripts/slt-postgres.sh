@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs tests/slt/**/*.slt against a throwaway PostgreSQL 15 instead of kiln.
+# Runs tests/slt/**/*.slt and tests/concurrency.rs against a throwaway PostgreSQL 15
+# instead of kiln.
 #
 #   scripts/slt-postgres.sh            start a temporary server on loopback, run, stop it
 #   KILN_SLT_URL="host=… port=… user=…" cargo test --test slt   (an existing server)
@@ -30,3 +31,6 @@ trap cleanup EXIT
 pg_temp_start "$WORK" fsync=off TimeZone=UTC
 KILN_SLT_URL="host=127.0.0.1 port=$PG_PORT user=postgres" cargo test --test slt
 echo "slt-postgres: every .slt file gave PostgreSQL 15's answers"
+# The many-writer scenarios (which step blocks, how it ends) against the same server.
+KILN_PG_URL="host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" cargo test --test concurrency
+echo "slt-postgres: the concurrency tests' expectations hold on PostgreSQL 15"

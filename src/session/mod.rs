@@ -417,9 +417,16 @@ impl Session {
                 self.rollback();
                 self.status = TxnStatus::Idle;
             }
-            // The block fails but keeps its undo log: ROLLBACK undoes everything,
-            // ROLLBACK TO SAVEPOINT undoes back to the savepoint and carries on.
-            TxnStatus::InBlock | TxnStatus::Failed => self.status = TxnStatus::Failed,
+            // The block fails. Without savepoints it is rolled back at once, as
+            // PostgreSQL aborts it: its row locks go now, not at the client's ROLLBACK.
+            // With savepoints it keeps its undo log: ROLLBACK TO SAVEPOINT undoes back
+            // to the savepoint and carries on.
+            TxnStatus::InBlock | TxnStatus::Failed => {
+                if self.savepoints.is_empty() {
+                    self.rollback();
+                }
+                self.status = TxnStatus::Failed;
+            }
         }
     }
 

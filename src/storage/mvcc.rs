@@ -317,6 +317,7 @@ impl TxnManager {
             return Ok(());
         }
         s.waits_for.insert(txn, other);
+        let mut checked = false;
         let outcome = loop {
             if !s.active.contains(&other) {
                 break Ok(());
@@ -324,7 +325,13 @@ impl TxnManager {
             if let Err(e) = self.wait_slice(&mut s, start, limits) {
                 break Err(e);
             }
-            if start.elapsed() >= limits.deadlock_timeout && Self::in_cycle(&s, txn) {
+            // Once, when deadlock_timeout has passed (as PostgreSQL's CheckDeadLock): the
+            // waiter whose timer fires after the cycle closed is the victim.
+            if !checked && start.elapsed() >= limits.deadlock_timeout {
+                checked = true;
+                if !Self::in_cycle(&s, txn) {
+                    continue;
+                }
                 break Err(Error::new("40P01", "deadlock detected").with_detail(format!(
                     "Transaction {txn} waits for transaction {other}, which waits (through others) for {txn}."
                 )));

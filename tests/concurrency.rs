@@ -1,0 +1,314 @@
+//! Many writers: sessions driven step by step, asserting which step blocks, when it
+//! unblocks and how it ends. Every case states PostgreSQL 15's behaviour; with
+//! `KILN_PG_URL` set (scripts/slt-postgres.sh sets it) the same tests run against a
+//! real PostgreSQL, proving the expectations. Each test uses its own tables.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{TestServer, connect_url};
+use tokio_postgres::Client;
+
+/// Where the sessions connect: a kiln started for the test, or `KILN_PG_URL`.
+struct Target {
+    _server: Option<TestServer>,
+    url: String,
+}
+
+impl Target {
+    fn new() -> Target {
+        match std::env::var("KILN_PG_URL") {
+            Ok(url) => Target { _server: None, url },
+            Err(_) => {
+                let server = TestServer::start();
+                let url = server.url();
+                Target {
+                    _server: Some(server),
+                    url,
+                }
+            }
+        }
+    }
+
+    async fn connect(&self) -> Client {
+        connect_url(&self.url).await
+    }
+}
+
+fn code(e: &tokio_postgres::Error) -> Option<&str> {
+    e.code().map(|c| c.code())
+}
+
+async fn ints(c: &Client, sql: &str) -> Vec<i64> {
+    c.query(sql, &[])
+        .await
+        .expect(sql)
+        .iter()
+        .map(|r| r.get::<_, i64>(0))
+        .collect()
+}
+
+/// Whether `task` is still running after `ms` milliseconds (it is blocked).
+async fn still_blocked<T>(task: &tokio::task::JoinHandle<T>, ms: u64) -> bool {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    !task.is_finished()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_increments_are_never_lost() {
+    let t = Target::new();
+    let setup = t.connect().await;
+    setup
+        .batch_execute(
+            "DROP TABLE IF EXISTS cc_counter; CREATE TABLE cc_counter (id int PRIMARY KEY, n bigint); INSERT INTO cc_counter VALUES (1, 0)",
+        )
+        .await
+        .expect("setup");
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let c = t.connect().await;
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..50 {
+                c.batch_execute("BEGIN; UPDATE cc_counter SET n = n + 1 WHERE id = 1; COMMIT")
+                    .await
+                    .expect("increment");
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("join");
+    }
+    assert_eq!(ints(&setup, "SELECT n FROM cc_counter").await, vec![200]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_committed_rechecks_the_new_version_of_an_updated_row() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_rc; CREATE TABLE cc_rc (id int PRIMARY KEY, v int); INSERT INTO cc_rc VALUES (1, 10), (2, 20)",
+    )
+    .await
+    .expect("setup");
+    a.batch_execute("BEGIN; UPDATE cc_rc SET v = v + 5 WHERE id = 1")
+        .await
+        .expect("a holds row 1");
+    // b's update of row 1 blocks; after a commits it applies to the new version
+    // (15 → 30), and its WHERE is evaluated again on it.
+    let b_task = tokio::spawn(async move {
+        let n = b
+            .execute("UPDATE cc_rc SET v = v * 2 WHERE v >= 10", &[])
+            .await
+            .expect("b updates");
+        (b, n)
+    });
+    assert!(still_blocked(&b_task, 300).await, "b waits for a");
+    a.batch_execute("COMMIT").await.expect("a commits");
+    let (b, n) = b_task.await.expect("join");
+    assert_eq!(n, 2);
+    assert_eq!(
+        ints(&b, "SELECT v::bigint FROM cc_rc ORDER BY id").await,
+        vec![30, 40]
+    );
+    // A re-check that fails: the row no longer matches and is left alone.
+    a.batch_execute("BEGIN; UPDATE cc_rc SET v = 0 WHERE id = 1")
+        .await
+        .expect("a again");
+    let b_task = tokio::spawn(async move {
+        let n = b
+            .execute("UPDATE cc_rc SET v = -1 WHERE v = 30", &[])
+            .await
+            .expect("b updates");
+        (b, n)
+    });
+    assert!(still_blocked(&b_task, 300).await);
+    a.batch_execute("COMMIT").await.expect("a commits");
+    let (b, n) = b_task.await.expect("join");
+    assert_eq!(n, 0, "v is 0 now: the row no longer qualifies");
+    assert_eq!(
+        ints(&b, "SELECT v::bigint FROM cc_rc ORDER BY id").await,
+        vec![0, 40]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_unique_key_waits_for_the_inserting_transaction() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = Arc::new(t.connect().await);
+    a.batch_execute("DROP TABLE IF EXISTS cc_uq; CREATE TABLE cc_uq (k int PRIMARY KEY)")
+        .await
+        .expect("setup");
+    // After a commit: 23505.
+    a.batch_execute("BEGIN; INSERT INTO cc_uq VALUES (1)")
+        .await
+        .expect("a inserts");
+    let b2 = b.clone();
+    let task = tokio::spawn(async move { b2.execute("INSERT INTO cc_uq VALUES (1)", &[]).await });
+    assert!(still_blocked(&task, 300).await, "b waits for a's key");
+    a.batch_execute("COMMIT").await.expect("a commits");
+    let err = task.await.expect("join").expect_err("duplicate");
+    assert_eq!(code(&err), Some("23505"));
+    // After a rollback: b's row goes in.
+    a.batch_execute("BEGIN; INSERT INTO cc_uq VALUES (2)")
+        .await
+        .expect("a inserts");
+    let b2 = b.clone();
+    let task = tokio::spawn(async move { b2.execute("INSERT INTO cc_uq VALUES (2)", &[]).await });
+    assert!(still_blocked(&task, 300).await);
+    a.batch_execute("ROLLBACK").await.expect("a rolls back");
+    assert_eq!(task.await.expect("join").expect("b inserts"), 1);
+    assert_eq!(
+        ints(&a, "SELECT k::bigint FROM cc_uq ORDER BY k").await,
+        vec![1, 2]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crossing_updates_are_a_deadlock_and_one_transaction_survives() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_dl; CREATE TABLE cc_dl (id int PRIMARY KEY, v int); INSERT INTO cc_dl VALUES (1, 0), (2, 0)",
+    )
+    .await
+    .expect("setup");
+    a.batch_execute("SET deadlock_timeout = '100ms'; BEGIN; UPDATE cc_dl SET v = 1 WHERE id = 1")
+        .await
+        .expect("a holds 1");
+    b.batch_execute("SET deadlock_timeout = '100ms'; BEGIN; UPDATE cc_dl SET v = 2 WHERE id = 2")
+        .await
+        .expect("b holds 2");
+    let a_task = tokio::spawn(async move {
+        let r = a.execute("UPDATE cc_dl SET v = 1 WHERE id = 2", &[]).await;
+        (a, r)
+    });
+    assert!(still_blocked(&a_task, 200).await, "a waits for b");
+    let b_result = b.execute("UPDATE cc_dl SET v = 2 WHERE id = 1", &[]).await;
+    // One of the two is the deadlock's victim (40P01); the other goes on once the
+    // victim's transaction is rolled back.
+    let (a, a_result) = if b_result.is_err() {
+        b.batch_execute("ROLLBACK").await.expect("b rolls back");
+        a_task.await.expect("join")
+    } else {
+        a_task.await.expect("join")
+    };
+    let codes = [&a_result, &b_result].map(|r| r.as_ref().err().and_then(code));
+    assert!(
+        codes == [Some("40P01"), None] || codes == [None, Some("40P01")],
+        "exactly one deadlock victim: {codes:?}"
+    );
+    if a_result.is_err() {
+        a.batch_execute("ROLLBACK").await.expect("a rolls back");
+        b.batch_execute("COMMIT").await.expect("b commits");
+        assert_eq!(
+            ints(&b, "SELECT v::bigint FROM cc_dl ORDER BY id").await,
+            vec![2, 2]
+        );
+    } else {
+        a.batch_execute("COMMIT").await.expect("a commits");
+        assert_eq!(
+            ints(&a, "SELECT v::bigint FROM cc_dl ORDER BY id").await,
+            vec![1, 1]
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_timeout_ends_a_wait_for_a_row() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_lt; CREATE TABLE cc_lt (id int PRIMARY KEY, v int); INSERT INTO cc_lt VALUES (1, 0)",
+    )
+    .await
+    .expect("setup");
+    a.batch_execute("BEGIN; DELETE FROM cc_lt WHERE id = 1")
+        .await
+        .expect("a holds the row");
+    b.batch_execute("SET lock_timeout = '200ms'")
+        .await
+        .expect("set");
+    let err = b
+        .execute("UPDATE cc_lt SET v = 1", &[])
+        .await
+        .expect_err("times out");
+    assert_eq!(code(&err), Some("55P03"));
+    a.batch_execute("COMMIT").await.expect("a commits");
+    assert_eq!(
+        b.execute("UPDATE cc_lt SET v = 1", &[])
+            .await
+            .expect("no row left"),
+        0
+    );
+}
+
+/// Random transfers between accounts by several clients at once, in random order (so
+/// they deadlock now and then and retry): money is neither made nor lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_transfers_keep_the_total() {
+    let t = Target::new();
+    let setup = t.connect().await;
+    setup
+        .batch_execute(
+            "DROP TABLE IF EXISTS cc_bank; CREATE TABLE cc_bank (id int PRIMARY KEY, balance bigint NOT NULL CHECK (balance >= 0));
+             INSERT INTO cc_bank SELECT g, 1000 FROM generate_series(1, 8) g",
+        )
+        .await
+        .expect("setup");
+    let mut tasks = Vec::new();
+    for client in 0..4u64 {
+        let c = t.connect().await;
+        tasks.push(tokio::spawn(async move {
+            c.batch_execute("SET deadlock_timeout = '50ms'")
+                .await
+                .expect("set");
+            // A small deterministic generator per client.
+            let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ (client + 1);
+            let mut next = move |n: u64| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state % n
+            };
+            let mut done = 0;
+            while done < 40 {
+                let from = next(8) + 1;
+                let to = (from + next(7)) % 8 + 1;
+                let amount = next(300) as i64;
+                let sql = format!(
+                    "BEGIN; UPDATE cc_bank SET balance = balance - {amount} WHERE id = {from};
+                     UPDATE cc_bank SET balance = balance + {amount} WHERE id = {to}; COMMIT"
+                );
+                match c.batch_execute(&sql).await {
+                    Ok(()) => done += 1,
+                    Err(e) => {
+                        // Deadlock victims and overdrafts (the CHECK) roll back.
+                        assert!(
+                            matches!(code(&e), Some("40P01") | Some("23514")),
+                            "unexpected error: {e:?}"
+                        );
+                        c.batch_execute("ROLLBACK").await.expect("rollback");
+                        done += 1;
+                    }
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("join");
+    }
+    assert_eq!(
+        ints(&setup, "SELECT sum(balance)::bigint FROM cc_bank").await,
+        vec![8000]
+    );
+    assert_eq!(
+        ints(&setup, "SELECT count(*) FROM cc_bank WHERE balance < 0").await,
+        vec![0]
+    );
+}
