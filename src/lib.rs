@@ -55,6 +55,8 @@ pub const VERSION_STRING: &str = concat!(
 pub struct Database {
     pub catalog: Arc<Catalog>,
     pub txns: Arc<TxnManager>,
+    /// What SERIALIZABLE transactions read and wrote (`storage::ssi`).
+    pub serializable: storage::ssi::Serializable,
     vacuum: VacuumWorker,
     sessions: Mutex<HashMap<i32, (i32, Arc<CancelFlag>)>>,
     next_pid: AtomicI32,
@@ -81,6 +83,7 @@ impl Database {
         Database {
             catalog,
             txns,
+            serializable: Default::default(),
             vacuum,
             sessions: Mutex::new(HashMap::new()),
             next_pid: AtomicI32::new(1000),

@@ -312,3 +312,131 @@ async fn random_transfers_keep_the_total() {
         vec![0]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeatable_read_keeps_its_snapshot_and_refuses_lost_updates() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_rr; CREATE TABLE cc_rr (id int PRIMARY KEY, v int); INSERT INTO cc_rr VALUES (1, 10)",
+    )
+    .await
+    .expect("setup");
+    b.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        .await
+        .expect("begin");
+    assert_eq!(ints(&b, "SELECT v::bigint FROM cc_rr").await, vec![10]);
+    let level = b
+        .query_one("SHOW transaction_isolation", &[])
+        .await
+        .expect("show");
+    assert_eq!(level.get::<_, &str>(0), "repeatable read");
+    a.execute("UPDATE cc_rr SET v = 20", &[])
+        .await
+        .expect("a updates");
+    // b still reads its snapshot…
+    assert_eq!(ints(&b, "SELECT v::bigint FROM cc_rr").await, vec![10]);
+    // …and cannot update the row a changed after it.
+    let err = b
+        .execute("UPDATE cc_rr SET v = v + 1", &[])
+        .await
+        .expect_err("serialization failure");
+    assert_eq!(code(&err), Some("40001"));
+    b.batch_execute("ROLLBACK").await.expect("rollback");
+    // A waiting REPEATABLE READ update fails once the holder commits.
+    b.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
+        .await
+        .expect("begin");
+    a.batch_execute("BEGIN; UPDATE cc_rr SET v = 30")
+        .await
+        .expect("a holds");
+    let task = tokio::spawn(async move {
+        let r = b.execute("UPDATE cc_rr SET v = v + 1", &[]).await;
+        (b, r)
+    });
+    assert!(still_blocked(&task, 300).await);
+    a.batch_execute("COMMIT").await.expect("commit");
+    let (b, r) = task.await.expect("join");
+    assert_eq!(r.as_ref().err().and_then(code), Some("40001"));
+    b.batch_execute("ROLLBACK").await.expect("rollback");
+    assert_eq!(ints(&b, "SELECT v::bigint FROM cc_rr").await, vec![30]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serializable_refuses_write_skew() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_oncall; CREATE TABLE cc_oncall (name text PRIMARY KEY, on_call bool); INSERT INTO cc_oncall VALUES ('alice', true), ('bob', true)",
+    )
+    .await
+    .expect("setup");
+    // Each doctor checks that someone else is on call, then leaves.
+    for c in [&a, &b] {
+        c.batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+            .await
+            .expect("begin");
+        assert_eq!(
+            ints(c, "SELECT count(*) FROM cc_oncall WHERE on_call").await,
+            vec![2]
+        );
+    }
+    a.execute(
+        "UPDATE cc_oncall SET on_call = false WHERE name = 'alice'",
+        &[],
+    )
+    .await
+    .expect("alice leaves");
+    b.execute(
+        "UPDATE cc_oncall SET on_call = false WHERE name = 'bob'",
+        &[],
+    )
+    .await
+    .expect("bob leaves");
+    a.batch_execute("COMMIT")
+        .await
+        .expect("the first commit goes through");
+    let err = b.batch_execute("COMMIT").await.expect_err("write skew");
+    assert_eq!(code(&err), Some("40001"));
+    assert_eq!(
+        ints(&a, "SELECT count(*) FROM cc_oncall WHERE on_call").await,
+        vec![1]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_transactions_refuse_writes() {
+    let t = Target::new();
+    let a = t.connect().await;
+    a.batch_execute("DROP TABLE IF EXISTS cc_ro; CREATE TABLE cc_ro (x int)")
+        .await
+        .expect("setup");
+    a.batch_execute("BEGIN READ ONLY").await.expect("begin");
+    let err = a
+        .execute("INSERT INTO cc_ro VALUES (1)", &[])
+        .await
+        .expect_err("read-only");
+    assert_eq!(code(&err), Some("25006"));
+    a.batch_execute("ROLLBACK").await.expect("rollback");
+    a.batch_execute("SET default_transaction_read_only = on")
+        .await
+        .expect("set");
+    let err = a
+        .batch_execute("CREATE TABLE cc_ro2 (x int)")
+        .await
+        .expect_err("read-only DDL");
+    assert_eq!(code(&err), Some("25006"));
+    a.batch_execute("SET default_transaction_read_only = off")
+        .await
+        .expect("set");
+    // The isolation level is fixed once the transaction has run a query.
+    a.batch_execute("BEGIN; SELECT 1").await.expect("begin");
+    let err = a
+        .batch_execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+        .await
+        .expect_err("too late");
+    assert_eq!(code(&err), Some("25001"));
+    a.batch_execute("ROLLBACK").await.expect("rollback");
+}

@@ -72,12 +72,48 @@ pub struct ConflictUpdate {
 
 #[derive(Clone, Debug)]
 pub enum TransactionOp {
-    Begin,
+    Begin(TxnModes),
+    /// SET TRANSACTION.
+    SetModes(TxnModes),
     Commit,
     Rollback,
     Savepoint(String),
     RollbackTo(String),
     Release(String),
+}
+
+/// PostgreSQL's isolation levels (READ UNCOMMITTED runs as READ COMMITTED).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Isolation {
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl Isolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read committed",
+            Isolation::RepeatableRead => "repeatable read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Isolation> {
+        match text.to_lowercase().as_str() {
+            "read committed" | "read uncommitted" => Some(Isolation::ReadCommitted),
+            "repeatable read" => Some(Isolation::RepeatableRead),
+            "serializable" => Some(Isolation::Serializable),
+            _ => None,
+        }
+    }
+}
+
+/// BEGIN's and SET TRANSACTION's modes (None: as the defaults say).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxnModes {
+    pub isolation: Option<Isolation>,
+    pub read_only: Option<bool>,
 }
 
 /// A statement ready to execute.
@@ -198,6 +234,25 @@ pub enum BoundStatement {
 }
 
 impl BoundStatement {
+    /// The command a read-only transaction refuses (`25006`), as PostgreSQL names it.
+    pub fn command_name(&self) -> &'static str {
+        match self {
+            BoundStatement::Insert { .. } => "INSERT",
+            BoundStatement::Update { .. } => "UPDATE",
+            BoundStatement::Delete { .. } => "DELETE",
+            BoundStatement::Truncate { .. } => "TRUNCATE TABLE",
+            BoundStatement::CreateTable { .. } => "CREATE TABLE",
+            BoundStatement::CreateIndex { .. } => "CREATE INDEX",
+            BoundStatement::DropIndex { .. } => "DROP INDEX",
+            BoundStatement::CreateSequence { .. } => "CREATE SEQUENCE",
+            BoundStatement::AlterTable { .. } => "ALTER TABLE",
+            BoundStatement::CreateView { .. } => "CREATE VIEW",
+            BoundStatement::CreateTableAs { .. } => "CREATE TABLE AS",
+            BoundStatement::DropTable { .. } => "DROP TABLE",
+            _ => "this statement",
+        }
+    }
+
     /// Whether the statement changes the catalog (or empties tables wholesale): it runs
     /// in the exclusive mode, with no other transaction writing (`storage::mvcc`).
     pub fn is_ddl(&self) -> bool {

@@ -44,7 +44,9 @@ use crate::exec::context::{CancelFlag, ExecContext, SequenceAccess};
 use crate::exec::vector::Batch;
 use crate::exec::{self, BoxedOperator};
 use crate::plan::physical::Op;
-use crate::plan::{BoundStatement, OutputColumn, Plan, Returning, TransactionOp};
+use crate::plan::{
+    BoundStatement, Isolation, OutputColumn, Plan, Returning, TransactionOp, TxnModes,
+};
 use crate::sql::binder::Binder;
 use crate::sql::parse;
 use crate::storage::index::RowId;
@@ -220,6 +222,43 @@ pub struct Session {
     sequences: Arc<parking_lot::Mutex<SessionSequences>>,
     /// A TRUNCATE is deleting: referencing tables were checked (or go too).
     truncating: bool,
+    /// The running transaction's isolation, access mode and (REPEATABLE READ and
+    /// SERIALIZABLE) snapshot.
+    txn: TxnState,
+}
+
+/// What a transaction runs as.
+pub(super) struct TxnState {
+    isolation: Isolation,
+    read_only: bool,
+    /// Names a SERIALIZABLE transaction in `storage::ssi`.
+    token: u64,
+    /// A query has run (the isolation level is fixed from then on).
+    queried: bool,
+    /// The transaction's snapshot, taken by its first query (REPEATABLE READ and
+    /// SERIALIZABLE), pinned until it ends.
+    snapshot: Option<(
+        crate::storage::mvcc::Snapshot,
+        crate::storage::mvcc::SnapshotPin,
+    )>,
+}
+
+impl Default for TxnState {
+    fn default() -> TxnState {
+        TxnState {
+            isolation: Isolation::ReadCommitted,
+            read_only: false,
+            token: 0,
+            queried: false,
+            snapshot: None,
+        }
+    }
+}
+
+/// A fresh SERIALIZABLE transaction token.
+fn next_txn_token() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// What a DML statement answers: its tag, or with RETURNING the rows under it.
@@ -268,6 +307,7 @@ impl Session {
             changed_settings: Vec::new(),
             sequences: Default::default(),
             truncating: false,
+            txn: TxnState::default(),
         }
     }
 
@@ -350,8 +390,30 @@ impl Session {
         }
     }
 
-    fn exec_context(&self, snapshot_own: TxnId) -> ExecContext {
-        let (snapshot, pin) = self.db.txns.pinned_snapshot(snapshot_own);
+    fn exec_context(&mut self, snapshot_own: TxnId) -> ExecContext {
+        self.txn.queried = true;
+        let (snapshot, pin) =
+            if self.txn.isolation == Isolation::ReadCommitted || self.status == TxnStatus::Idle {
+                self.db.txns.pinned_snapshot(snapshot_own)
+            } else {
+                // REPEATABLE READ and SERIALIZABLE: one snapshot for the whole transaction.
+                if self.txn.snapshot.is_none() {
+                    let taken = self.db.txns.pinned_snapshot(snapshot_own);
+                    if self.txn.isolation == Isolation::Serializable
+                        && self.status == TxnStatus::InBlock
+                    {
+                        self.txn.token = next_txn_token();
+                        self.db.serializable.begin(self.txn.token, taken.0.xmax);
+                    }
+                    self.txn.snapshot = Some(taken);
+                }
+                let Some((s, _)) = &self.txn.snapshot else {
+                    unreachable!("stored above")
+                };
+                let mut s = s.clone();
+                s.own = snapshot_own;
+                self.db.txns.pinned_snapshot_at(s)
+            };
         ExecContext {
             snapshot,
             pin: Some(pin),
@@ -398,7 +460,69 @@ impl Session {
         if self.status == TxnStatus::Idle {
             self.status = TxnStatus::Implicit;
             self.start_clock();
+            self.start_transaction();
         }
+    }
+
+    /// A transaction starts: its isolation level and access mode are the defaults
+    /// until BEGIN or SET TRANSACTION say otherwise.
+    fn start_transaction(&mut self) {
+        let isolation = self
+            .settings
+            .get("default_transaction_isolation")
+            .and_then(|(_, v)| Isolation::parse(v))
+            .unwrap_or(Isolation::ReadCommitted);
+        let read_only = self
+            .settings
+            .get("default_transaction_read_only")
+            .is_some_and(|(_, v)| v == "on");
+        self.txn = TxnState {
+            isolation,
+            read_only,
+            ..TxnState::default()
+        };
+        self.report_modes();
+    }
+
+    /// BEGIN's or SET TRANSACTION's modes; the isolation level only before the
+    /// transaction's first query (25001).
+    fn apply_modes(&mut self, modes: TxnModes) -> Result<()> {
+        if let Some(level) = modes.isolation {
+            if self.txn.queried && level != self.txn.isolation {
+                return Err(Error::new(
+                    "25001",
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                ));
+            }
+            self.txn.isolation = level;
+        }
+        if let Some(ro) = modes.read_only {
+            if !ro && self.txn.read_only && self.txn.queried {
+                return Err(Error::new(
+                    "25001",
+                    "transaction read-write mode must be set before any query",
+                ));
+            }
+            self.txn.read_only = ro;
+        }
+        self.report_modes();
+        Ok(())
+    }
+
+    /// transaction_isolation and transaction_read_only say what the transaction runs as.
+    fn report_modes(&mut self) {
+        let _ = self
+            .settings
+            .set("transaction_isolation", Some(self.txn.isolation.name()));
+        let _ = self.settings.set(
+            "transaction_read_only",
+            Some(if self.txn.read_only { "on" } else { "off" }),
+        );
+    }
+
+    /// The transaction's isolation level.
+    pub(super) fn isolation(&self) -> Isolation {
+        self.txn.isolation
     }
 
     /// Ends an implicit transaction (end of a simple query string, or Sync).
@@ -455,6 +579,7 @@ impl Session {
         let garbage = self.made_garbage();
         self.undo.clear();
         self.savepoints.clear();
+        self.txn = TxnState::default();
         if self.writer != TXN_NONE {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
@@ -466,6 +591,9 @@ impl Session {
     }
 
     fn rollback(&mut self) {
+        if self.txn.isolation == Isolation::Serializable && self.txn.snapshot.is_some() {
+            self.db.serializable.abort(self.txn.token);
+        }
         // Undone inserts become garbage; the vacuum is asked once they are stamped.
         let mut inserted: Vec<Arc<TableEntry>> = Vec::new();
         for u in &self.undo {
@@ -476,6 +604,7 @@ impl Session {
             }
         }
         self.undo_to(0);
+        self.txn = TxnState::default();
         let over =
             |t: &Arc<TableEntry>| t.storage.dead_rows() >= vacuum::dead_rows_threshold(&t.storage);
         self.savepoints.clear();
@@ -659,6 +788,15 @@ impl Session {
             _ => {}
         }
         self.begin_implicit();
+        if self.txn.read_only && stmt.takes_writer_lock() {
+            return Err(Error::new(
+                "25006",
+                format!(
+                    "cannot execute {} in a read-only transaction",
+                    stmt.command_name()
+                ),
+            ));
+        }
         let own = if stmt.takes_writer_lock() {
             let txn = self.ensure_writer()?;
             if stmt.is_ddl() {
@@ -670,6 +808,26 @@ impl Session {
         };
         let mut ctx = self.exec_context(own);
         ctx.params = params;
+        if self.txn.token != 0 {
+            let target = match stmt {
+                BoundStatement::Insert { table, .. } => Some(table.oid),
+                _ => None,
+            };
+            // An INSERT writes its target without reading it.
+            let reads: Vec<u32> = prepared
+                .tables
+                .iter()
+                .map(|t| t.oid)
+                .filter(|&o| Some(o) != target)
+                .collect();
+            let write = match stmt {
+                BoundStatement::Insert { table, .. }
+                | BoundStatement::Update { table, .. }
+                | BoundStatement::Delete { table, .. } => Some(table.oid),
+                _ => None,
+            };
+            self.db.serializable.record(self.txn.token, &reads, write);
+        }
         let current = prepared
             .tables
             .iter()
@@ -1242,7 +1400,10 @@ impl Session {
             TransactionOp::Savepoint(n) => (n, "SAVEPOINT"),
             TransactionOp::RollbackTo(n) => (n, "ROLLBACK"),
             TransactionOp::Release(n) => (n, "RELEASE"),
-            TransactionOp::Begin | TransactionOp::Commit | TransactionOp::Rollback => {
+            TransactionOp::Begin(_)
+            | TransactionOp::SetModes(_)
+            | TransactionOp::Commit
+            | TransactionOp::Rollback => {
                 return Err(Error::internal("not a savepoint command"));
             }
         };
@@ -1272,7 +1433,10 @@ impl Session {
                 let at = position.ok_or_else(missing)?;
                 self.savepoints.truncate(at);
             }
-            TransactionOp::Begin | TransactionOp::Commit | TransactionOp::Rollback => {}
+            TransactionOp::Begin(_)
+            | TransactionOp::SetModes(_)
+            | TransactionOp::Commit
+            | TransactionOp::Rollback => {}
         }
         Ok(Outcome::Done { tag: tag.into() })
     }
@@ -1288,13 +1452,18 @@ impl Session {
             | TransactionOp::Release(_) => {
                 return self.savepoint_control(op);
             }
-            TransactionOp::Begin => {
+            TransactionOp::Begin(modes) => {
                 match self.status {
                     TxnStatus::Idle => {
                         self.start_clock();
+                        self.start_transaction();
                         self.status = TxnStatus::InBlock;
+                        self.apply_modes(*modes)?;
                     }
-                    TxnStatus::Implicit => self.status = TxnStatus::InBlock,
+                    TxnStatus::Implicit => {
+                        self.status = TxnStatus::InBlock;
+                        self.apply_modes(*modes)?;
+                    }
                     TxnStatus::InBlock | TxnStatus::Failed => {
                         warn(self, "there is already a transaction in progress")
                     }
@@ -1302,6 +1471,17 @@ impl Session {
                 Outcome::Done {
                     tag: "BEGIN".into(),
                 }
+            }
+            TransactionOp::SetModes(modes) => {
+                match self.status {
+                    TxnStatus::InBlock => self.apply_modes(*modes)?,
+                    _ => self.notices.push((
+                        "WARNING".into(),
+                        "25P01".into(),
+                        "SET TRANSACTION can only be used in transaction blocks".into(),
+                    )),
+                }
+                Outcome::Done { tag: "SET".into() }
             }
             TransactionOp::Commit => {
                 let tag = match self.status {
@@ -1327,6 +1507,22 @@ impl Session {
                         "COMMIT"
                     }
                     TxnStatus::InBlock => {
+                        if self.txn.isolation == Isolation::Serializable
+                            && self.txn.snapshot.is_some()
+                            && !self
+                                .db
+                                .serializable
+                                .commit(self.txn.token, self.db.txns.next_id())
+                        {
+                            self.rollback();
+                            self.status = TxnStatus::Idle;
+                            return Err(Error::new(
+                                "40001",
+                                "could not serialize access due to read/write dependencies among transactions",
+                            )
+                            .with_detail("Reason code: Canceled on identification as a pivot, during commit attempt.")
+                            .with_hint("The transaction might succeed if retried."));
+                        }
                         self.commit();
                         "COMMIT"
                     }

@@ -296,10 +296,19 @@ impl Settings {
             }
             "transaction_isolation" | "default_transaction_isolation" => {
                 let v = value.to_lowercase();
-                if v != "read committed" {
-                    return Err(Error::feature_not_supported(format!("isolation level {v}")));
+                match v.as_str() {
+                    "read committed" | "repeatable read" | "serializable" => v,
+                    // PostgreSQL runs READ UNCOMMITTED as READ COMMITTED.
+                    "read uncommitted" => v,
+                    _ => return Err(invalid()),
                 }
-                v
+            }
+            "transaction_read_only" | "default_transaction_read_only" => {
+                match value.to_lowercase().as_str() {
+                    "on" | "true" | "yes" | "1" => "on".into(),
+                    "off" | "false" | "no" | "0" => "off".into(),
+                    _ => return Err(invalid()),
+                }
             }
             "standard_conforming_strings" => {
                 if !matches!(value.to_lowercase().as_str(), "on" | "true" | "1") {

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
-use crate::plan::{OnConflict, Plan, Recheck, Returning};
+use crate::plan::{Isolation, OnConflict, Plan, Recheck, Returning};
 use crate::storage::index::{KeyPart, RowId};
 use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId};
 use crate::storage::table::{Claim, RowRange, range_ids};
@@ -415,6 +415,19 @@ impl Session {
                 Claim::Locked => return Ok(Claimed::Newer(at)),
                 Claim::Ours | Claim::Missing => return Ok(Claimed::Skip),
                 Claim::Busy(other) => self.wait_for_txn(other)?,
+                // REPEATABLE READ and SERIALIZABLE cannot move to a version their
+                // snapshot does not see.
+                Claim::Gone(_) if self.isolation() != Isolation::ReadCommitted => {
+                    let what = if table.storage.next_version(at).is_some() {
+                        "update"
+                    } else {
+                        "delete"
+                    };
+                    return Err(Error::new(
+                        "40001",
+                        format!("could not serialize access due to concurrent {what}"),
+                    ));
+                }
                 Claim::Gone(_) => match table.storage.next_version(at) {
                     Some(next) => at = next,
                     None => return Ok(Claimed::Skip),

@@ -9,5 +9,6 @@
 
 pub mod index;
 pub mod mvcc;
+pub mod ssi;
 pub mod table;
 pub mod vacuum;

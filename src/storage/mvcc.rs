@@ -213,6 +213,19 @@ impl TxnManager {
         (snapshot, pin)
     }
 
+    /// Pins `snapshot` again (a REPEATABLE READ transaction's statement reusing the
+    /// transaction's snapshot).
+    pub fn pinned_snapshot_at(self: &Arc<Self>, snapshot: Snapshot) -> (Snapshot, SnapshotPin) {
+        let mut s = self.state.lock();
+        let xmin = snapshot.xmin;
+        *s.pinned.entry(xmin).or_insert(0) += 1;
+        let pin = SnapshotPin {
+            txns: self.clone(),
+            xmin,
+        };
+        (snapshot, pin)
+    }
+
     /// Versions deleted by a committed transaction below this id are invisible to every
     /// pinned snapshot and to every snapshot still to come.
     pub fn gc_horizon(&self) -> TxnId {
@@ -220,6 +233,11 @@ impl TxnManager {
         let oldest_pin = s.pinned.keys().next().copied().unwrap_or(s.next_txn);
         let oldest_active = s.active.iter().next().copied().unwrap_or(s.next_txn);
         oldest_pin.min(oldest_active).min(s.next_txn)
+    }
+
+    /// The id the next transaction will get (commit order for SERIALIZABLE).
+    pub fn next_id(&self) -> TxnId {
+        self.state.lock().next_txn
     }
 
     /// Whether `txn` is a writing transaction still in progress.

@@ -380,9 +380,9 @@ impl<'a> Binder<'a> {
                 }
                 Ok(BoundStatement::Truncate { tables })
             }
-            A::Statement::StartTransaction { .. } => {
-                Ok(BoundStatement::Transaction(TransactionOp::Begin))
-            }
+            A::Statement::StartTransaction { modes, .. } => Ok(BoundStatement::Transaction(
+                TransactionOp::Begin(utility::transaction_modes(modes)?),
+            )),
             A::Statement::Commit { chain: false, .. } => {
                 Ok(BoundStatement::Transaction(TransactionOp::Commit))
             }

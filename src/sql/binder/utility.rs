@@ -2,6 +2,7 @@
 //! reads them through these).
 
 use super::*;
+use crate::plan::{Isolation, TxnModes};
 
 /// A setting's name: dotted parts joined (`kiln.max_query_memory`), not resolved as an
 /// object name.
@@ -73,17 +74,31 @@ impl Binder<'_> {
                 value: Some(charset_name.value.clone()),
                 local: false,
             }),
-            A::Set::SetTransaction { modes, .. } => {
-                for mode in modes {
-                    if let A::TransactionMode::IsolationLevel(level) = mode
-                        && !matches!(level, A::TransactionIsolationLevel::ReadCommitted)
-                    {
-                        return Err(Error::feature_not_supported(format!(
-                            "isolation level {level}"
-                        )));
-                    }
+            A::Set::SetTransaction {
+                modes,
+                snapshot,
+                session,
+            } => {
+                if snapshot.is_some() {
+                    return Err(Error::feature_not_supported("SET TRANSACTION SNAPSHOT"));
                 }
-                Ok(BoundStatement::NoOp { tag: "SET".into() })
+                let m = transaction_modes(modes)?;
+                if *session {
+                    // SET SESSION CHARACTERISTICS AS TRANSACTION: the defaults.
+                    if let Some(ro) = m.read_only {
+                        return Ok(BoundStatement::Set {
+                            name: "default_transaction_read_only".into(),
+                            value: Some(if ro { "on" } else { "off" }.into()),
+                            local: false,
+                        });
+                    }
+                    return Ok(BoundStatement::Set {
+                        name: "default_transaction_isolation".into(),
+                        value: m.isolation.map(|i| i.name().to_string()),
+                        local: false,
+                    });
+                }
+                Ok(BoundStatement::Transaction(TransactionOp::SetModes(m)))
             }
             other => Err(Error::feature_not_supported(format!("statement {other}"))),
         }
@@ -160,4 +175,33 @@ impl Binder<'_> {
             options: opts,
         })
     }
+}
+
+/// BEGIN's or SET TRANSACTION's modes.
+pub(super) fn transaction_modes(modes: &[A::TransactionMode]) -> Result<TxnModes> {
+    let mut out = TxnModes::default();
+    for mode in modes {
+        match mode {
+            A::TransactionMode::IsolationLevel(level) => {
+                out.isolation = Some(match level {
+                    A::TransactionIsolationLevel::ReadUncommitted
+                    | A::TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
+                    A::TransactionIsolationLevel::RepeatableRead => Isolation::RepeatableRead,
+                    A::TransactionIsolationLevel::Serializable => Isolation::Serializable,
+                    other => {
+                        return Err(Error::feature_not_supported(format!(
+                            "isolation level {other}"
+                        )));
+                    }
+                })
+            }
+            A::TransactionMode::AccessMode(A::TransactionAccessMode::ReadOnly) => {
+                out.read_only = Some(true)
+            }
+            A::TransactionMode::AccessMode(A::TransactionAccessMode::ReadWrite) => {
+                out.read_only = Some(false)
+            }
+        }
+    }
+    Ok(out)
 }
