@@ -440,3 +440,53 @@ async fn read_only_transactions_refuse_writes() {
     assert_eq!(code(&err), Some("25001"));
     a.batch_execute("ROLLBACK").await.expect("rollback");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn for_update_waits_nowait_fails_and_skip_locked_skips() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_jobs; CREATE TABLE cc_jobs (id int PRIMARY KEY, done bool, n int);
+         INSERT INTO cc_jobs SELECT g, false, 0 FROM generate_series(1, 4) g",
+    )
+    .await
+    .expect("setup");
+    // a takes the first two jobs.
+    a.batch_execute("BEGIN").await.expect("begin");
+    let taken = ints(
+        &a,
+        "SELECT id::bigint FROM cc_jobs WHERE NOT done ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED",
+    )
+    .await;
+    assert_eq!(taken, vec![1, 2]);
+    // b skips them, …
+    b.batch_execute("BEGIN").await.expect("begin");
+    let next = ints(
+        &b,
+        "SELECT id::bigint FROM cc_jobs WHERE NOT done ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED",
+    )
+    .await;
+    assert_eq!(next, vec![3, 4]);
+    b.batch_execute("ROLLBACK").await.expect("rollback");
+    // … NOWAIT refuses at once, …
+    let err = b
+        .query("SELECT id FROM cc_jobs WHERE id = 1 FOR UPDATE NOWAIT", &[])
+        .await
+        .expect_err("locked");
+    assert_eq!(code(&err), Some("55P03"));
+    // … and a plain FOR UPDATE waits, then sees a's change (READ COMMITTED).
+    let task = tokio::spawn(async move {
+        let r = b
+            .query("SELECT n::bigint FROM cc_jobs WHERE id = 1 FOR UPDATE", &[])
+            .await
+            .map(|rows| rows.iter().map(|r| r.get::<_, i64>(0)).collect::<Vec<_>>());
+        (b, r)
+    });
+    assert!(still_blocked(&task, 300).await, "b waits for a's lock");
+    a.batch_execute("UPDATE cc_jobs SET n = 7 WHERE id = 1; COMMIT")
+        .await
+        .expect("a updates and commits");
+    let (_b, r) = task.await.expect("join");
+    assert_eq!(r.expect("b locks"), vec![7]);
+}

@@ -65,6 +65,18 @@ pub struct ExecContext {
     /// Versions deleted below this transaction id are garbage to every snapshot: index
     /// scans drop the entries of such versions they meet (`TXN_NONE`: never).
     pub prune_below: crate::storage::mvcc::TxnId,
+    /// How SELECT … FOR UPDATE waits for row locks (None outside a writing statement).
+    pub locker: Option<Locker>,
+}
+
+/// What locking rows needs: the transaction manager to wait on holders, and how long.
+#[derive(Clone)]
+pub struct Locker {
+    pub txns: Arc<crate::storage::mvcc::TxnManager>,
+    pub lock_timeout: Option<std::time::Duration>,
+    pub deadlock_timeout: std::time::Duration,
+    /// REPEATABLE READ or SERIALIZABLE: a row changed since the snapshot is 40001.
+    pub repeatable: bool,
 }
 
 /// What the sequence functions need: the catalog to find a sequence by name in the

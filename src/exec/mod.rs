@@ -19,6 +19,7 @@ pub mod instrument;
 pub mod join;
 pub mod keyfilter;
 pub mod keys;
+pub mod lock_rows;
 pub mod ops;
 pub mod scan;
 pub mod setop;
@@ -175,6 +176,19 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
                 limit.clone(),
             ))
         }
+        Op::LockRows {
+            input,
+            table,
+            rid,
+            wait,
+            count,
+        } => Box::new(lock_rows::LockRowsOp::new(
+            build_with(input, inst),
+            table.clone(),
+            *rid,
+            *wait,
+            count.clone(),
+        )),
         Op::Limit {
             input,
             limit,

@@ -213,6 +213,10 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.kind = "Limit";
             node.name = "Limit".into();
         }
+        Op::LockRows { .. } => {
+            node.kind = "LockRows";
+            node.name = "LockRows".into();
+        }
         Op::ProjectSet { calls, .. } => {
             node.kind = "ProjectSet";
             node.name = "ProjectSet".into();
@@ -488,9 +492,10 @@ fn output_labels(plan: &Plan) -> Vec<Option<String>> {
             .map(|c| Some(format!("{alias}.{}", c.name)))
             .collect(),
         Op::Project { exprs, .. } => exprs.iter().map(|e| Some(show_inner(e))).collect(),
-        Op::Filter { input, .. } | Op::Sort { input, .. } | Op::Limit { input, .. } => {
-            output_labels(input)
-        }
+        Op::Filter { input, .. }
+        | Op::Sort { input, .. }
+        | Op::Limit { input, .. }
+        | Op::LockRows { input, .. } => output_labels(input),
         Op::Join {
             left, right, kind, ..
         } => {

@@ -23,6 +23,7 @@ use crate::types::SqlType;
 pub mod access;
 pub mod cardinality;
 pub mod explain;
+pub mod lock_rows;
 pub mod logical;
 pub mod lower;
 pub mod physical;
@@ -122,6 +123,8 @@ pub enum BoundStatement {
     Query {
         plan: Plan,
         columns: Vec<OutputColumn>,
+        /// FOR UPDATE / FOR SHARE: the query locks rows (and so needs a transaction id).
+        locks: bool,
     },
     /// `source` yields rows in table column order, already cast to column types.
     Insert {
@@ -273,6 +276,7 @@ impl BoundStatement {
     /// Whether running the statement needs the writer lock (and so a transaction id).
     pub fn takes_writer_lock(&self) -> bool {
         match self {
+            BoundStatement::Query { locks, .. } => *locks,
             BoundStatement::Insert { .. }
             | BoundStatement::Update { .. }
             | BoundStatement::Delete { .. }
@@ -285,8 +289,7 @@ impl BoundStatement {
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }
             | BoundStatement::DropTable { .. } => true,
-            BoundStatement::Query { .. }
-            | BoundStatement::Explain { .. }
+            BoundStatement::Explain { .. }
             | BoundStatement::Transaction(_)
             | BoundStatement::Set { .. }
             | BoundStatement::Show { .. }

@@ -43,6 +43,7 @@ impl Plan {
             | Op::DistinctOn { input, .. }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
+            | Op::LockRows { input, .. }
             | Op::Window { input, .. }
             | Op::ProjectSet { input, .. }
             | Op::Apply { left: input, .. } => vec![input],
@@ -66,6 +67,7 @@ impl Plan {
             | Op::DistinctOn { input, .. }
             | Op::Sort { input, .. }
             | Op::Limit { input, .. }
+            | Op::LockRows { input, .. }
             | Op::Window { input, .. }
             | Op::ProjectSet { input, .. }
             | Op::Apply { left: input, .. } => vec![input],
@@ -78,6 +80,16 @@ impl Plan {
             Op::CteScan { .. } | Op::WorkTableScan { .. } => Vec::new(),
         }
     }
+}
+
+/// What FOR UPDATE does about a row another transaction holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockWait {
+    Wait,
+    /// NOWAIT: 55P03 at once.
+    Error,
+    /// SKIP LOCKED: leave the row out.
+    Skip,
 }
 
 /// An index scan's lookup: the rows whose leading key columns equal one of `keys`.
@@ -157,6 +169,16 @@ pub enum Op {
         offset: Option<Expr>,
         /// WITH TIES: the input positions of the ORDER BY keys (empty: none).
         ties: Vec<usize>,
+    },
+    /// SELECT … FOR UPDATE / FOR SHARE: locks the table row whose row id is at input
+    /// position `rid` of each input row, before passing it on. `count` (the LIMIT +
+    /// OFFSET above it) bounds how many rows it locks.
+    LockRows {
+        input: Box<Plan>,
+        table: Arc<TableEntry>,
+        rid: usize,
+        wait: LockWait,
+        count: Option<(Option<Expr>, Option<Expr>)>,
     },
     /// A hash join on `left_keys[i] = right_keys[i]` (a nested loop without keys); the
     /// right input is the build side. Output: left positions, then right positions

@@ -436,6 +436,12 @@ impl Session {
                 session: self.sequences.clone(),
             }),
             prune_below: self.db.txns.gc_horizon(),
+            locker: Some(crate::exec::context::Locker {
+                txns: self.db.txns.clone(),
+                lock_timeout: self.settings.lock_timeout,
+                deadlock_timeout: self.settings.deadlock_timeout,
+                repeatable: self.txn.isolation != Isolation::ReadCommitted,
+            }),
         }
     }
 
@@ -871,7 +877,11 @@ impl Session {
         };
         let txn = ctx.snapshot.own;
         match stmt {
-            BoundStatement::Query { plan, columns } => {
+            BoundStatement::Query {
+                plan,
+                columns,
+                locks: false,
+            } => {
                 let op = exec::build(plan);
                 Ok(Outcome::Rows(Box::new(RowStream {
                     op,
@@ -882,6 +892,41 @@ impl Session {
                     finished: false,
                     tag: None,
                 })))
+            }
+            BoundStatement::Query {
+                plan,
+                columns,
+                locks: true,
+            } => {
+                // The rows are locked before any leaves; a row a committed transaction
+                // changed meanwhile means running again on a new snapshot (READ
+                // COMMITTED: see `exec::lock_rows`).
+                let mut ctx = ctx;
+                let mut tries = 0;
+                loop {
+                    let mut op = exec::build(plan);
+                    match op.next(&ctx) {
+                        Ok(first) => {
+                            return Ok(Outcome::Rows(Box::new(RowStream {
+                                op,
+                                ctx,
+                                columns: columns.clone(),
+                                finished: first.is_none(),
+                                pending: first,
+                                rows_sent: 0,
+                                tag: None,
+                            })));
+                        }
+                        Err(e) if e.code == exec::lock_rows::RESTART && tries < 100 => {
+                            tries += 1;
+                            let params = std::mem::take(&mut ctx.params);
+                            drop(ctx);
+                            ctx = self.exec_context(txn);
+                            ctx.params = params;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
             }
             BoundStatement::Explain {
                 plan,

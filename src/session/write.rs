@@ -27,7 +27,7 @@ use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
 use crate::plan::{Isolation, OnConflict, Plan, Recheck, Returning};
 use crate::storage::index::{KeyPart, RowId};
-use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId};
+use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId, deleter};
 use crate::storage::table::{Claim, RowRange, range_ids};
 use crate::types::Value;
 use crate::types::text::value_to_string;
@@ -326,6 +326,7 @@ impl Session {
             let Some((xmin, xmax)) = table.storage.stamps(other) else {
                 return Ok(false);
             };
+            let xmax = deleter(xmax);
             if xmin == TXN_ABORTED {
                 return Ok(false);
             }
@@ -779,5 +780,5 @@ fn returned_rows(
 /// Whether a version with these stamps is live for a unique check: inserted by a
 /// transaction that did not roll back, and not deleted.
 pub(super) fn live(stamps: Option<(TxnId, TxnId)>) -> bool {
-    stamps.is_some_and(|(xmin, xmax)| xmin != TXN_ABORTED && xmax == TXN_NONE)
+    stamps.is_some_and(|(xmin, xmax)| xmin != TXN_ABORTED && deleter(xmax) == TXN_NONE)
 }

@@ -65,6 +65,17 @@ pub const TXN_ABORTED: TxnId = u64::MAX;
 /// Transaction ids start here (0 and MAX are reserved).
 const TXN_FIRST: TxnId = 1;
 
+/// Set in an `xmax` that only *locks* the version (SELECT … FOR UPDATE): the version is
+/// not deleted, and once the locker has ended the lock is stale (PostgreSQL's
+/// HEAP_XMAX_LOCK_ONLY).
+pub const LOCK_ONLY: TxnId = 1 << 62;
+
+/// The transaction that deleted a version stamped `xmax` (`TXN_NONE` for a lock).
+#[inline]
+pub fn deleter(xmax: TxnId) -> TxnId {
+    if xmax & LOCK_ONLY != 0 { TXN_NONE } else { xmax }
+}
+
 /// How long a wait sleeps between checks for cancel and timeouts.
 const WAIT_SLICE: Duration = Duration::from_millis(10);
 
@@ -93,6 +104,7 @@ impl Snapshot {
     /// Whether a version stamped `(xmin, xmax)` is visible.
     #[inline]
     pub fn is_visible(&self, xmin: TxnId, xmax: TxnId) -> bool {
+        let xmax = deleter(xmax);
         xmin != TXN_ABORTED && self.sees(xmin) && (xmax == TXN_NONE || !self.sees(xmax))
     }
 }

@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use parking_lot::RwLock;
 
 use super::index::{Index, RowId, row_id, split_row_id};
-use super::mvcc::{Snapshot, TXN_ABORTED, TXN_NONE, TxnId};
+use super::mvcc::{LOCK_ONLY, Snapshot, TXN_ABORTED, TXN_NONE, TxnId, deleter};
 use crate::exec::vector::Vector;
 use crate::types::DataType;
 
@@ -283,6 +283,7 @@ impl Table {
         let mut step = VacuumStep::default();
         for i in 0..group.rows() {
             let (xmin, xmax) = group.stamps(i);
+            let xmax = deleter(xmax);
             if xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon) {
                 garbage.push(i);
             } else {
@@ -379,7 +380,7 @@ impl Table {
             let live: Vec<u32> = (0..g.rows())
                 .filter(|&r| {
                     let (xmin, xmax) = g.stamps(r);
-                    xmin != TXN_ABORTED && xmax == TXN_NONE
+                    xmin != TXN_ABORTED && deleter(xmax) == TXN_NONE
                 })
                 .map(|r| r as u32)
                 .collect();
@@ -412,7 +413,7 @@ impl Table {
                 let live = (0..g.rows())
                     .filter(|&r| {
                         let (xmin, xmax) = g.stamps(r);
-                        xmin != TXN_ABORTED && xmax == TXN_NONE
+                        xmin != TXN_ABORTED && deleter(xmax) == TXN_NONE
                     })
                     .map(|r| r as u32)
                     .collect();
@@ -537,7 +538,10 @@ impl Table {
     /// transaction every snapshot (present and future) sees as committed.
     pub fn is_dead(&self, id: RowId, horizon: TxnId) -> bool {
         self.stamps(id)
-            .is_some_and(|(xmin, xmax)| xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon))
+            .is_some_and(|(xmin, xmax)| {
+                let xmax = deleter(xmax);
+                xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon)
+            })
     }
 
     /// Claims version `id` for `txn` by compare-and-swap of its `xmax` (PostgreSQL's row
@@ -552,28 +556,61 @@ impl Table {
         if row >= g.rows() {
             return Claim::Missing;
         }
-        let slot = g.xmax(row);
+        Self::claim_slot(g.xmax(row), txn, txn, &is_active, || {
+            self.version.fetch_add(1, Ordering::AcqRel);
+            self.dead.fetch_add(1, Ordering::Relaxed);
+        })
+    }
+
+    /// Locks version `id` for `txn` without deleting it (SELECT … FOR UPDATE).
+    pub fn lock_row(&self, id: RowId, txn: TxnId, is_active: impl Fn(TxnId) -> bool) -> Claim {
+        let (group, row) = split_row_id(id);
+        let groups = self.groups.read();
+        let Some(g) = groups.get(group) else {
+            return Claim::Missing;
+        };
+        if row >= g.rows() {
+            return Claim::Missing;
+        }
+        Self::claim_slot(g.xmax(row), txn, txn | LOCK_ONLY, &is_active, || {})
+    }
+
+    /// Sets `slot` (an `xmax`) to `stamp` for `txn` by compare-and-swap: over nothing,
+    /// over a stale lock, or over `txn`'s own lock. A lock or delete of another active
+    /// transaction is `Busy`; a committed delete is `Gone`.
+    fn claim_slot(
+        slot: &AtomicU64,
+        txn: TxnId,
+        stamp: TxnId,
+        is_active: &impl Fn(TxnId) -> bool,
+        on_delete: impl Fn(),
+    ) -> Claim {
         loop {
             let current = slot.load(Ordering::Acquire);
-            if current == TXN_NONE {
+            let holder = current & !LOCK_ONLY;
+            let locked_only = current & LOCK_ONLY != 0;
+            if current == txn || (locked_only && holder == txn && stamp == current) {
+                return Claim::Ours;
+            }
+            let free = current == TXN_NONE
+                || (locked_only && (holder == txn || !is_active(holder)));
+            if free {
                 if slot
-                    .compare_exchange(TXN_NONE, txn, Ordering::AcqRel, Ordering::Acquire)
+                    .compare_exchange(current, stamp, Ordering::AcqRel, Ordering::Acquire)
                     .is_ok()
                 {
-                    self.version.fetch_add(1, Ordering::AcqRel);
-                    self.dead.fetch_add(1, Ordering::Relaxed);
+                    if stamp & LOCK_ONLY == 0 {
+                        on_delete();
+                    }
                     return Claim::Locked;
                 }
                 continue;
             }
-            if current == txn {
-                return Claim::Ours;
-            }
-            if is_active(current) {
-                return Claim::Busy(current);
+            if is_active(holder) {
+                return Claim::Busy(holder);
             }
             if slot.load(Ordering::Acquire) == current {
-                return Claim::Gone(current);
+                return Claim::Gone(holder);
             }
         }
     }

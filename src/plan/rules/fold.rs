@@ -50,6 +50,7 @@ fn context(fmt: TextFormat) -> ExecContext {
         worktables: Default::default(),
         sequences: None,
         prune_below: 0,
+        locker: None,
     }
 }
 

@@ -285,10 +285,15 @@ impl<'a> Binder<'a> {
                 (None, Some(stmt)) => self.bind_statement_inner(stmt),
                 _ => Err(Error::internal("DML body vanished")),
             },
+            A::Statement::Query(q) if !q.locks.is_empty() => self.bind_locking_query(q),
             A::Statement::Query(q) => {
                 let (plan, columns) = self.bind_query(q)?;
                 let plan = self.finish_plan(plan)?;
-                Ok(BoundStatement::Query { plan, columns })
+                Ok(BoundStatement::Query {
+                    plan,
+                    columns,
+                    locks: false,
+                })
             }
             A::Statement::Explain {
                 analyze,
@@ -486,6 +491,68 @@ impl<'a> Binder<'a> {
     }
 
     // ----- queries -------------------------------------------------------------------
+
+    /// SELECT … FOR UPDATE / FOR SHARE [NOWAIT | SKIP LOCKED] over one table
+    /// (`plan::lock_rows`).
+    fn bind_locking_query(&mut self, q: &A::Query) -> Result<BoundStatement> {
+        let first = &q.locks[0];
+        let word = match first.lock_type {
+            A::LockType::Update => "FOR UPDATE",
+            A::LockType::Share => "FOR SHARE",
+        };
+        if let A::SetExpr::Select(s) = q.body.as_ref() {
+            if s.distinct.is_some() {
+                return Err(Error::new(
+                    "0A000",
+                    format!("{word} is not allowed with DISTINCT clause"),
+                ));
+            }
+            let grouped = match &s.group_by {
+                A::GroupByExpr::Expressions(e, _) => !e.is_empty(),
+                A::GroupByExpr::All(_) => true,
+            };
+            if grouped {
+                return Err(Error::new(
+                    "0A000",
+                    format!("{word} is not allowed with GROUP BY clause"),
+                ));
+            }
+            if s.having.is_some() {
+                return Err(Error::new(
+                    "0A000",
+                    format!("{word} is not allowed with HAVING clause"),
+                ));
+            }
+        } else {
+            return Err(Error::new(
+                "0A000",
+                format!("{word} is not allowed with UNION/INTERSECT/EXCEPT"),
+            ));
+        }
+        let wait = match first.nonblock {
+            None => crate::plan::physical::LockWait::Wait,
+            Some(A::NonBlock::Nowait) => crate::plan::physical::LockWait::Error,
+            Some(A::NonBlock::SkipLocked) => crate::plan::physical::LockWait::Skip,
+        };
+        let mut plain = q.clone();
+        plain.locks.clear();
+        let (plan, columns) = self.bind_query(&plain)?;
+        let plan = self.finish_plan(plan)?;
+        let table = match self.tables.as_slice() {
+            [t] if t.view.is_none() && t.sequence.is_none() => t.clone(),
+            _ => {
+                return Err(Error::feature_not_supported(format!(
+                    "{word} over several tables, views or subqueries"
+                )));
+            }
+        };
+        let plan = crate::plan::lock_rows::lock_rows(plan, &table, wait, &columns, word)?;
+        Ok(BoundStatement::Query {
+            plan,
+            columns,
+            locks: true,
+        })
+    }
 }
 
 /// The INSERT, UPDATE or DELETE a query wraps (`WITH … DELETE …`), when that is all
