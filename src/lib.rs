@@ -57,6 +57,8 @@ pub struct Database {
     pub txns: Arc<TxnManager>,
     /// What SERIALIZABLE transactions read and wrote (`storage::ssi`).
     pub serializable: storage::ssi::Serializable,
+    /// pg_advisory_lock and kin.
+    pub advisory: Arc<storage::advisory::AdvisoryLocks>,
     vacuum: VacuumWorker,
     sessions: Mutex<HashMap<i32, (i32, Arc<CancelFlag>)>>,
     next_pid: AtomicI32,
@@ -84,6 +86,7 @@ impl Database {
             catalog,
             txns,
             serializable: Default::default(),
+            advisory: Default::default(),
             vacuum,
             sessions: Mutex::new(HashMap::new()),
             next_pid: AtomicI32::new(1000),

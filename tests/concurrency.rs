@@ -490,3 +490,54 @@ async fn for_update_waits_nowait_fails_and_skip_locked_skips() {
     let (_b, r) = task.await.expect("join");
     assert_eq!(r.expect("b locks"), vec![7]);
 }
+
+async fn flag(c: &Client, sql: &str) -> bool {
+    c.query_one(sql, &[]).await.expect(sql).get::<_, bool>(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advisory_locks_exclude_other_sessions_until_released() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute("SELECT pg_advisory_lock(4242)")
+        .await
+        .expect("a locks");
+    assert!(!flag(&b, "SELECT pg_try_advisory_lock(4242)").await);
+    assert!(
+        flag(&a, "SELECT pg_try_advisory_lock(4242)").await,
+        "reentrant"
+    );
+    let task = tokio::spawn(async move {
+        b.batch_execute("SELECT pg_advisory_lock(4242)")
+            .await
+            .expect("b locks");
+        b
+    });
+    assert!(still_blocked(&task, 300).await, "b waits");
+    assert!(flag(&a, "SELECT pg_advisory_unlock(4242)").await);
+    assert!(still_blocked(&task, 200).await, "a still holds it once");
+    assert!(flag(&a, "SELECT pg_advisory_unlock(4242)").await);
+    let b = task.await.expect("join");
+    assert!(
+        !flag(&a, "SELECT pg_advisory_unlock(4242)").await,
+        "a holds nothing"
+    );
+    assert!(flag(&b, "SELECT pg_advisory_unlock(4242)").await);
+    // A transaction-level lock goes with the transaction; two-key form.
+    a.batch_execute("BEGIN; SELECT pg_advisory_xact_lock(1, 2)")
+        .await
+        .expect("xact lock");
+    assert!(!flag(&b, "SELECT pg_try_advisory_xact_lock(1, 2)").await);
+    a.batch_execute("COMMIT").await.expect("commit");
+    assert!(flag(&b, "SELECT pg_try_advisory_lock(1, 2)").await);
+    assert!(flag(&b, "SELECT pg_advisory_unlock(1, 2)").await);
+    // Shared locks share.
+    assert!(flag(&a, "SELECT pg_try_advisory_lock_shared(7)").await);
+    assert!(flag(&b, "SELECT pg_try_advisory_lock_shared(7)").await);
+    assert!(!flag(&b, "SELECT pg_try_advisory_lock(7)").await);
+    a.batch_execute("SELECT pg_advisory_unlock_all()")
+        .await
+        .expect("unlock all");
+    assert!(flag(&b, "SELECT pg_advisory_unlock_shared(7)").await);
+}

@@ -65,7 +65,8 @@ pub fn compute(table: &Table) -> TableStats {
     for g in &groups {
         for i in 0..g.rows() {
             let row = global + i;
-            let alive = crate::storage::mvcc::deleter(g.xmax(i).load(Ordering::Relaxed)) == TXN_NONE;
+            let alive =
+                crate::storage::mvcc::deleter(g.xmax(i).load(Ordering::Relaxed)) == TXN_NONE;
             live += usize::from(alive);
             if !alive || !in_sample(row, step) {
                 continue;

@@ -67,6 +67,8 @@ pub struct ExecContext {
     pub prune_below: crate::storage::mvcc::TxnId,
     /// How SELECT … FOR UPDATE waits for row locks (None outside a writing statement).
     pub locker: Option<Locker>,
+    /// The advisory locks and who this session is to them.
+    pub advisory: Option<(Arc<crate::storage::advisory::AdvisoryLocks>, u64)>,
 }
 
 /// What locking rows needs: the transaction manager to wait on holders, and how long.

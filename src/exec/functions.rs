@@ -562,6 +562,17 @@ pub fn eval_function(
             sequence_call(func, &vs, n, ctx)?
         }
         Func::PgGetSerialSequence => serial_sequence(&vs, n, ctx)?,
+        Func::AdvisoryLock
+        | Func::AdvisoryLockShared
+        | Func::AdvisoryXactLock
+        | Func::AdvisoryXactLockShared
+        | Func::TryAdvisoryLock
+        | Func::TryAdvisoryLockShared
+        | Func::TryAdvisoryXactLock
+        | Func::TryAdvisoryXactLockShared
+        | Func::AdvisoryUnlock
+        | Func::AdvisoryUnlockShared
+        | Func::AdvisoryUnlockAll => advisory_call(func, &vs, n, ctx)?,
         Func::Extract | Func::DatePart | Func::DateTrunc | Func::Age | Func::Timezone => {
             super::date_functions::eval(func, args, &vs, n, ty, ctx)?
         }
@@ -836,6 +847,89 @@ fn serial_sequence(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
         match owned {
             Some(s) => out.push_value(&Value::Text(format!("public.{}", s.name))),
             None => out.push_null(),
+        }
+    }
+    Ok(out)
+}
+
+/// The advisory lock functions, row by row. `void` results are empty text.
+fn advisory_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    use crate::storage::advisory::Request;
+    let Some((locks, owner)) = &ctx.advisory else {
+        return Err(Error::internal("advisory lock outside a session"));
+    };
+    let owner = *owner;
+    let returns_bool = !matches!(
+        func,
+        Func::AdvisoryLock
+            | Func::AdvisoryLockShared
+            | Func::AdvisoryXactLock
+            | Func::AdvisoryXactLockShared
+            | Func::AdvisoryUnlockAll
+    );
+    let mut out = Vector::with_capacity(
+        if returns_bool {
+            DataType::Bool
+        } else {
+            DataType::Text
+        },
+        n,
+    );
+    for i in 0..n {
+        if func == Func::AdvisoryUnlockAll {
+            locks.release(owner, true);
+            out.push_value(&Value::Text(String::new()));
+            continue;
+        }
+        if args.iter().any(|a| a.is_null(i)) {
+            out.push_null();
+            continue;
+        }
+        let key = match (args.first(), args.get(1)) {
+            (Some(a), None) => match a.value(i, DataType::Int8) {
+                Value::Int8(k) => k,
+                _ => return Err(Error::internal("advisory key is not bigint")),
+            },
+            (Some(a), Some(b)) => match (a.value(i, DataType::Int8), b.value(i, DataType::Int4)) {
+                (Value::Int8(hi), Value::Int4(lo)) => (hi << 32) | (lo as u32 as i64),
+                _ => return Err(Error::internal("advisory keys are not integers")),
+            },
+            _ => return Err(Error::internal("advisory lock without a key")),
+        };
+        let shared = matches!(
+            func,
+            Func::AdvisoryLockShared
+                | Func::AdvisoryXactLockShared
+                | Func::TryAdvisoryLockShared
+                | Func::TryAdvisoryXactLockShared
+                | Func::AdvisoryUnlockShared
+        );
+        let xact = matches!(
+            func,
+            Func::AdvisoryXactLock
+                | Func::AdvisoryXactLockShared
+                | Func::TryAdvisoryXactLock
+                | Func::TryAdvisoryXactLockShared
+        );
+        let r = Request {
+            key,
+            owner,
+            shared,
+            xact,
+        };
+        match func {
+            Func::AdvisoryLock
+            | Func::AdvisoryLockShared
+            | Func::AdvisoryXactLock
+            | Func::AdvisoryXactLockShared => {
+                let lock_timeout = ctx.locker.as_ref().and_then(|l| l.lock_timeout);
+                locks.lock(r, lock_timeout, &|| ctx.check_interrupt())?;
+                out.push_value(&Value::Text(String::new()));
+            }
+            Func::AdvisoryUnlock | Func::AdvisoryUnlockShared => {
+                out.push_value(&Value::Bool(locks.unlock(key, owner, shared)));
+            }
+            _ => out.push_value(&Value::Bool(locks.try_lock(r))),
         }
     }
     Ok(out)

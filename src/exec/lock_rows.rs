@@ -73,7 +73,11 @@ impl LockRowsOp {
             interrupted: &interrupted,
         };
         loop {
-            match self.table.storage.lock_row(id, txn, |t| locker.txns.is_active(t)) {
+            match self
+                .table
+                .storage
+                .lock_row(id, txn, |t| locker.txns.is_active(t))
+            {
                 Claim::Locked | Claim::Ours => return Ok(true),
                 Claim::Missing => return Ok(false),
                 Claim::Busy(holder) => match self.wait {
@@ -113,7 +117,9 @@ impl LockRowsOp {
         let mut out = Vec::new();
         let mut locked = 0u64;
         while wanted.is_none_or(|w| locked < w) {
-            let Some(b) = self.input.next(ctx)? else { break };
+            let Some(b) = self.input.next(ctx)? else {
+                break;
+            };
             let b = b.compact();
             let Data::I64(ids) = &b.columns[self.rid].data else {
                 return Err(Error::internal("LockRows without row ids"));

@@ -22,7 +22,13 @@ fn refuse(word: &str, what: &str) -> Error {
 }
 
 /// Threads the row id of `table` through `plan`; returns its position in the output.
-fn thread(plan: &mut Plan, table: &Arc<TableEntry>, wait: LockWait, word: &str, placed: &mut bool) -> Result<usize> {
+fn thread(
+    plan: &mut Plan,
+    table: &Arc<TableEntry>,
+    wait: LockWait,
+    word: &str,
+    placed: &mut bool,
+) -> Result<usize> {
     let rows = plan.rows;
     match &mut plan.op {
         Op::Scan {
@@ -32,7 +38,9 @@ fn thread(plan: &mut Plan, table: &Arc<TableEntry>, wait: LockWait, word: &str, 
             ..
         } => {
             if t.oid != table.oid {
-                return Err(Error::feature_not_supported(format!("{word} over several tables")));
+                return Err(Error::feature_not_supported(format!(
+                    "{word} over several tables"
+                )));
             }
             let n = t.columns.len();
             *row_ids = true;
@@ -42,9 +50,10 @@ fn thread(plan: &mut Plan, table: &Arc<TableEntry>, wait: LockWait, word: &str, 
             }
             Ok(n)
         }
-        Op::Filter { input, .. } | Op::Sort { input, limit: None, .. } => {
-            thread(input, table, wait, word, placed)
-        }
+        Op::Filter { input, .. }
+        | Op::Sort {
+            input, limit: None, ..
+        } => thread(input, table, wait, word, placed),
         // A top-N sort: it sorts everything, and LockRows takes the first N rows it can
         // lock (with SKIP LOCKED, not necessarily the first N).
         Op::Sort { limit: Some(_), .. } => {
@@ -56,7 +65,13 @@ fn thread(plan: &mut Plan, table: &Arc<TableEntry>, wait: LockWait, word: &str, 
             if !*placed {
                 let sort = std::mem::replace(
                     plan,
-                    Plan::new(Op::Values { rows: Vec::new(), types: Vec::new() }, 0.0),
+                    Plan::new(
+                        Op::Values {
+                            rows: Vec::new(),
+                            types: Vec::new(),
+                        },
+                        0.0,
+                    ),
                 );
                 *plan = Plan::new(
                     Op::LockRows {
@@ -89,7 +104,16 @@ fn thread(plan: &mut Plan, table: &Arc<TableEntry>, wait: LockWait, word: &str, 
         } => {
             let p = thread(input, table, wait, word, placed)?;
             if !*placed {
-                let inner = std::mem::replace(input.as_mut(), Plan::new(Op::Values { rows: Vec::new(), types: Vec::new() }, 0.0));
+                let inner = std::mem::replace(
+                    input.as_mut(),
+                    Plan::new(
+                        Op::Values {
+                            rows: Vec::new(),
+                            types: Vec::new(),
+                        },
+                        0.0,
+                    ),
+                );
                 **input = Plan::new(
                     Op::LockRows {
                         input: Box::new(inner),
@@ -109,7 +133,9 @@ fn thread(plan: &mut Plan, table: &Arc<TableEntry>, wait: LockWait, word: &str, 
         Op::Distinct { .. } | Op::DistinctOn { .. } => Err(refuse(word, "DISTINCT clause")),
         Op::SetOp { .. } | Op::Append { .. } => Err(refuse(word, "UNION/INTERSECT/EXCEPT")),
         Op::ProjectSet { .. } => Err(refuse(word, "set-returning functions in the target list")),
-        _ => Err(Error::feature_not_supported(format!("{word} over several tables or subqueries"))),
+        _ => Err(Error::feature_not_supported(format!(
+            "{word} over several tables or subqueries"
+        ))),
     }
 }
 

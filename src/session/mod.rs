@@ -225,6 +225,8 @@ pub struct Session {
     /// The running transaction's isolation, access mode and (REPEATABLE READ and
     /// SERIALIZABLE) snapshot.
     txn: TxnState,
+    /// Who this session is to the advisory locks.
+    advisory_owner: u64,
 }
 
 /// What a transaction runs as.
@@ -308,6 +310,7 @@ impl Session {
             sequences: Default::default(),
             truncating: false,
             txn: TxnState::default(),
+            advisory_owner: next_txn_token(),
         }
     }
 
@@ -442,6 +445,7 @@ impl Session {
                 deadlock_timeout: self.settings.deadlock_timeout,
                 repeatable: self.txn.isolation != Isolation::ReadCommitted,
             }),
+            advisory: Some((self.db.advisory.clone(), self.advisory_owner)),
         }
     }
 
@@ -582,6 +586,7 @@ impl Session {
     }
 
     fn commit(&mut self) {
+        self.db.advisory.release(self.advisory_owner, false);
         let garbage = self.made_garbage();
         self.undo.clear();
         self.savepoints.clear();
@@ -597,6 +602,7 @@ impl Session {
     }
 
     fn rollback(&mut self) {
+        self.db.advisory.release(self.advisory_owner, false);
         if self.txn.isolation == Isolation::Serializable && self.txn.snapshot.is_some() {
             self.db.serializable.abort(self.txn.token);
         }
@@ -1598,5 +1604,6 @@ impl Drop for Session {
     fn drop(&mut self) {
         // A client that disconnects mid-transaction rolls it back.
         self.rollback();
+        self.db.advisory.release(self.advisory_owner, true);
     }
 }

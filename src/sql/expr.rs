@@ -121,6 +121,18 @@ pub enum Func {
     SetVal,
     LastVal,
     PgGetSerialSequence,
+    /// Advisory locks (`storage::advisory`).
+    AdvisoryLock,
+    AdvisoryLockShared,
+    AdvisoryXactLock,
+    AdvisoryXactLockShared,
+    TryAdvisoryLock,
+    TryAdvisoryLockShared,
+    TryAdvisoryXactLock,
+    TryAdvisoryXactLockShared,
+    AdvisoryUnlock,
+    AdvisoryUnlockShared,
+    AdvisoryUnlockAll,
     /// EXTRACT(unit FROM x), args [unit, x]: numeric.
     Extract,
     /// date_part(unit, x): double precision.

@@ -7,6 +7,7 @@
 //! of SQL: it stores vectors, stamps versions and answers "which rows does this
 //! snapshot see".
 
+pub mod advisory;
 pub mod index;
 pub mod mvcc;
 pub mod ssi;

@@ -73,7 +73,11 @@ pub const LOCK_ONLY: TxnId = 1 << 62;
 /// The transaction that deleted a version stamped `xmax` (`TXN_NONE` for a lock).
 #[inline]
 pub fn deleter(xmax: TxnId) -> TxnId {
-    if xmax & LOCK_ONLY != 0 { TXN_NONE } else { xmax }
+    if xmax & LOCK_ONLY != 0 {
+        TXN_NONE
+    } else {
+        xmax
+    }
 }
 
 /// How long a wait sleeps between checks for cancel and timeouts.

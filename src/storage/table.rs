@@ -537,11 +537,10 @@ impl Table {
     /// Whether version `id` is garbage below `horizon`: rolled back, or deleted by a
     /// transaction every snapshot (present and future) sees as committed.
     pub fn is_dead(&self, id: RowId, horizon: TxnId) -> bool {
-        self.stamps(id)
-            .is_some_and(|(xmin, xmax)| {
-                let xmax = deleter(xmax);
-                xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon)
-            })
+        self.stamps(id).is_some_and(|(xmin, xmax)| {
+            let xmax = deleter(xmax);
+            xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon)
+        })
     }
 
     /// Claims version `id` for `txn` by compare-and-swap of its `xmax` (PostgreSQL's row
@@ -592,8 +591,8 @@ impl Table {
             if current == txn || (locked_only && holder == txn && stamp == current) {
                 return Claim::Ours;
             }
-            let free = current == TXN_NONE
-                || (locked_only && (holder == txn || !is_active(holder)));
+            let free =
+                current == TXN_NONE || (locked_only && (holder == txn || !is_active(holder)));
             if free {
                 if slot
                     .compare_exchange(current, stamp, Ordering::AcqRel, Ordering::Acquire)

@@ -51,6 +51,7 @@ fn context(fmt: TextFormat) -> ExecContext {
         sequences: None,
         prune_below: 0,
         locker: None,
+        advisory: None,
     }
 }
 
