@@ -11,7 +11,7 @@
 //!    and [`plan::lower`] turns it into a physical plan ([`plan::physical`]); the result
 //!    is a [`plan::BoundStatement`].
 //! 5. [`session`] runs it inside the session's transaction: it takes a snapshot (after
-//!    the writer lock, for writes) from [`storage::mvcc`], binds again if a table the
+//!    a transaction id, for writes) from [`storage::mvcc`], binds again if a table the
 //!    statement names has changed, and builds operators with [`exec::build`].
 //! 6. For a query, the connection pulls batches of column vectors from those operators
 //!    (which read [`storage`] tables) through a [`session::RowStream`], and

@@ -11,7 +11,7 @@
 //! name resolves to the one version a snapshot sees. So another session never sees a
 //! table whose CREATE has not committed, and keeps reading a table whose DROP has not
 //! committed (PostgreSQL would make it wait for the dropper instead; both give a
-//! committed state). DDL takes the writer lock like any write, so at most one
+//! committed state). DDL runs in the exclusive mode (`storage::mvcc`), so at most one
 //! transaction has uncommitted versions; its undo log reverses them on rollback
 //! ([`Catalog::undo_create`], [`Catalog::undo_drop`]).
 //!

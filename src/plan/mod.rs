@@ -273,7 +273,7 @@ impl BoundStatement {
         )
     }
 
-    /// Whether running the statement needs the writer lock (and so a transaction id).
+    /// Whether running the statement writes (and so needs a transaction id).
     pub fn takes_writer_lock(&self) -> bool {
         match self {
             BoundStatement::Query { locks, .. } => *locks,

@@ -9,17 +9,19 @@
 //!       simple-query string (or at Sync in the extended protocol), or rolls back on error
 //! ```
 //!
-//! A transaction takes the database's writer lock at its first write and keeps an undo
-//! log of what it stamped (inserted row ranges, deleted rows, created and dropped
-//! tables); ROLLBACK replays it backwards before releasing the lock (see `storage::mvcc`).
-//! Each statement reads through a fresh snapshot (READ COMMITTED); a writing statement
-//! takes its snapshot after it holds the writer lock.
+//! A transaction gets a transaction id at its first write (DDL also takes the exclusive
+//! mode, see `storage::mvcc`) and keeps an undo log of what it stamped (inserted row
+//! ranges, deleted rows, created and dropped tables); ROLLBACK replays it backwards
+//! before the id leaves the in-progress list. A statement that fails inside a block
+//! rolls the block back at once (its row locks go), unless savepoints keep it. READ
+//! COMMITTED reads each statement through a fresh snapshot; REPEATABLE READ and
+//! SERIALIZABLE through the transaction's first (`TxnState`).
 //!
 //! ## Bound statements go stale
 //!
 //! A statement is bound against the catalog version one snapshot sees and may run under a
-//! later one: a prepared statement runs many times, and a write binds before it waits
-//! for the writer lock. So before a statement runs, the session checks that every table
+//! later one: a prepared statement runs many times, and DDL binds before it waits for
+//! the exclusive mode. So before a statement runs, the session checks that every table
 //! it was bound to is still the version its snapshot sees, and binds it again if not —
 //! the way PostgreSQL's plan cache revalidates. A prepared statement whose result
 //! columns would change fails with `0A000` "cached plan must not change result type",
@@ -642,7 +644,7 @@ impl Session {
         }
     }
 
-    /// Takes the writer lock if this transaction does not hold it yet. The wait is
+    /// Gives this transaction an id if it has none yet. The wait (while DDL runs) is
     /// bounded by lock_timeout and by the statement's statement_timeout, and a cancel
     /// request ends it.
     fn ensure_writer(&mut self) -> Result<TxnId> {

@@ -25,7 +25,8 @@
 //! entries of the versions it frees and moves those of the versions it relocates, all
 //! under the table's reorganization lock ([`Table::reorg`]), which index scans hold
 //! while they turn entries into rows. Undo logs and statements also hold row ids; the
-//! vacuum runs only under the writer lock, so none is held while versions move.
+//! vacuum runs only in the exclusive mode (no transaction writing), so none is held
+//! while versions move.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -273,7 +274,7 @@ impl Table {
     /// (their entries follow them) and the group is left empty; row ids of versions
     /// that stay never change. Returns None past the last group.
     ///
-    /// The caller must hold the writer lock (`TxnManager::try_lock_for_maintenance`):
+    /// The caller must hold the exclusive mode (`TxnManager::try_lock_for_maintenance`):
     /// then nothing else stamps, appends or holds row ids while versions move. Readers
     /// keep scanning the `Arc`s they copied; they see the new list from their next scan.
     pub fn vacuum_group(&self, index: usize, horizon: TxnId) -> Option<VacuumStep> {
@@ -369,7 +370,7 @@ impl Table {
     /// TABLE's rewrite). Row ids change; no index comes along. Versions deleted by a
     /// committed transaction are left behind: only snapshots taken after the rewriting
     /// transaction commits read the new table, and none of them sees those versions.
-    /// The caller holds the writer lock.
+    /// The caller holds the exclusive mode.
     pub fn rewrite(
         &self,
         types: Vec<DataType>,
@@ -423,7 +424,7 @@ impl Table {
     }
 
     /// Adds `index` with an entry for every version stored. The caller holds the
-    /// writer lock, so no version moves or arrives meanwhile.
+    /// exclusive mode, so no version moves or arrives meanwhile.
     pub fn add_index(&self, index: Arc<Index>) {
         for (g, group) in self.groups().iter().enumerate() {
             index.insert(&group.columns, (0..group.rows()).map(|r| (r, row_id(g, r))));

@@ -12,7 +12,7 @@
 //! - **What.** Versions deleted by a committed transaction below the GC horizon
 //!   (`TxnManager::gc_horizon`: no pinned snapshot is older), and versions whose insert
 //!   rolled back. Dropped tables leave the catalog at the same horizon.
-//! - **How.** One row group at a time, each step under the writer lock taken *without
+//! - **How.** One row group at a time, each step in the exclusive mode taken *without
 //!   waiting* ([`vacuum_table`]): the vacuum yields to transactions, holds the lock
 //!   for one group's copy (tens of microseconds), and never moves rows under a
 //!   statement's row ids or a transaction's undo log. A group with garbage is emptied
