@@ -52,6 +52,9 @@ pub struct ColumnDef {
     pub default: Option<Expr>,
     /// GENERATED … AS IDENTITY: `Some(true)` for ALWAYS, `Some(false)` for BY DEFAULT.
     pub identity: Option<bool>,
+    /// GENERATED ALWAYS AS (expr) STORED: the expression, over a batch of the table's
+    /// columns by position, computed whenever a row is stored.
+    pub generated: Option<Expr>,
 }
 
 /// Which constraint an index backs (the constraint has the index's name).
@@ -739,6 +742,7 @@ mod tests {
             not_null: false,
             default: None,
             identity: None,
+            generated: None,
         }]
     }
 

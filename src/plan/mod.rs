@@ -150,6 +150,10 @@ pub enum BoundStatement {
     },
     Truncate {
         tables: Vec<Arc<TableEntry>>,
+        /// RESTART IDENTITY: the tables' owned sequences start over.
+        restart_identity: bool,
+        /// CASCADE: tables with foreign keys to these are emptied too.
+        cascade: bool,
     },
     CreateTable {
         name: String,

@@ -209,8 +209,33 @@ impl Session {
                         .map(|(_, c)| c.gather(live))
                         .collect())
                 })?;
+                if let Some(g) = t.columns.iter().find(|c| {
+                    c.generated.as_ref().is_some_and(|e| {
+                        let mut read = vec![false; t.columns.len()];
+                        crate::plan::physical::mark_columns(e, &mut read);
+                        read[column]
+                    })
+                }) {
+                    return Err(Error::new(
+                        "2BP01",
+                        format!(
+                            "cannot drop column {} of table {} because other objects depend on it",
+                            t.columns[column].name, t.name
+                        ),
+                    )
+                    .with_detail(format!(
+                        "column {} of table {} depends on column {}",
+                        g.name, t.name, t.columns[column].name
+                    ))
+                    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                }
                 let mut columns = t.columns.clone();
                 let dropped = columns.remove(column);
+                for c in &mut columns {
+                    if let Some(g) = &c.generated {
+                        c.generated = remap_expr(g, &remap);
+                    }
+                }
                 let specs: Vec<IndexSpec> =
                     t.indexes.iter().filter_map(|i| respec(i, &remap)).collect();
                 let checks: Vec<CheckConstraint> = t

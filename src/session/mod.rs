@@ -1025,8 +1025,30 @@ impl Session {
                     ctx,
                 ))
             }
-            BoundStatement::Truncate { tables } => {
-                for t in tables {
+            BoundStatement::Truncate {
+                tables,
+                restart_identity,
+                cascade,
+            } => {
+                let mut tables = tables.clone();
+                if *cascade {
+                    let mut at = 0;
+                    while at < tables.len() {
+                        let oid = tables[at].oid;
+                        for (child, _) in self.db.catalog.referencing(oid, &ctx.snapshot) {
+                            if !tables.iter().any(|x| x.oid == child.oid) {
+                                self.notices.push((
+                                    "NOTICE".into(),
+                                    "00000".into(),
+                                    format!("truncate cascades to table \"{}\"", child.name),
+                                ));
+                                tables.push(child);
+                            }
+                        }
+                        at += 1;
+                    }
+                }
+                for t in &tables {
                     if let Some((child, _)) = self
                         .db
                         .catalog
@@ -1048,6 +1070,16 @@ impl Session {
                         )));
                     }
                 }
+                if *restart_identity {
+                    for t in &tables {
+                        for seq in self.db.catalog.owned_sequences(t.oid, &ctx.snapshot) {
+                            if let Some(sq) = &seq.sequence {
+                                sq.setval(&seq.name, sq.options.start, false)?;
+                            }
+                        }
+                    }
+                }
+                let tables = &tables;
                 for t in tables {
                     let scan = Plan::new(
                         Op::Scan {

@@ -69,6 +69,13 @@ impl Session {
         deleted: Option<&Deleted>,
     ) -> Result<Vec<RowRange>> {
         let width = table.columns.len();
+        let computed;
+        let batch = if table.columns.iter().any(|c| c.generated.is_some()) {
+            computed = with_generated(table, batch, ctx)?;
+            &computed
+        } else {
+            batch
+        };
         let rows = batch.rows;
         let cols = &batch.columns[..width];
         // The earliest failing row and what it failed.
@@ -159,6 +166,11 @@ impl Session {
                         .collect(),
                     1,
                 );
+                let proposed = if table.columns.iter().any(|c| c.generated.is_some()) {
+                    with_generated(table, &proposed, ctx)?
+                } else {
+                    proposed
+                };
                 self.check_row(table, &proposed, ctx)?;
                 // Find the conflicting version and, for DO UPDATE, claim it; a version
                 // a concurrent transaction replaced meanwhile means looking again.
@@ -225,6 +237,11 @@ impl Session {
                         .collect::<Result<Vec<_>>>()?,
                     1,
                 );
+                let new_row = if table.columns.iter().any(|c| c.generated.is_some()) {
+                    with_generated(table, &new_row, ctx)?
+                } else {
+                    new_row
+                };
                 self.undo.push(Undo::Delete(table.clone(), existing));
                 let ranges = self.store_rows(table, &new_row, ctx, txn, count, None)?;
                 if let Some((_, new_id)) = range_ids(&ranges).next() {
@@ -388,8 +405,12 @@ impl Session {
     ) -> Result<u64> {
         let mut op = exec::build(source);
         let mut count = 0u64;
+        let generated = table.columns.iter().any(|c| c.generated.is_some());
         while let Some(b) = op.next(ctx)? {
-            let b = b.compact();
+            let mut b = b.compact();
+            if generated {
+                b = with_generated(table, &b, ctx)?;
+            }
             self.store_rows(table, &b, ctx, txn, count, None)?;
             count += b.rows as u64;
             returned_rows(returning, &b, ctx, out)?;
@@ -535,6 +556,11 @@ impl Session {
                             ),
                             None => continue,
                         };
+                        let new_row = if table.columns.iter().any(|c| c.generated.is_some()) {
+                            with_generated(table, &new_row, ctx)?
+                        } else {
+                            new_row
+                        };
                         late.push((v, new_row));
                     }
                 }
@@ -546,6 +572,11 @@ impl Session {
                     b.columns[..width].iter().map(|c| c.gather(&keep)).collect(),
                     keep.len(),
                 )
+            };
+            let new_rows = if table.columns.iter().any(|c| c.generated.is_some()) {
+                with_generated(table, &new_rows, ctx)?
+            } else {
+                new_rows
             };
             let deleted_now = has_unique.then_some(&deleted);
             let ranges = self.store_rows(table, &new_rows, ctx, txn, count, deleted_now)?;
@@ -752,6 +783,23 @@ impl Session {
             .collect();
         format!("({})=({})", names.join(", "), values.join(", "))
     }
+}
+
+/// `batch` with its generated columns computed from the others.
+pub(super) fn with_generated(
+    table: &TableEntry,
+    batch: &Batch,
+    ctx: &ExecContext,
+) -> Result<Batch> {
+    let width = table.columns.len();
+    let mut columns = batch.columns[..width].to_vec();
+    let sel: Vec<u32> = (0..batch.rows as u32).collect();
+    for (i, c) in table.columns.iter().enumerate() {
+        if let Some(g) = &c.generated {
+            columns[i] = exec::expr::eval(g, batch, &sel, ctx)?;
+        }
+    }
+    Ok(Batch::new(columns, batch.rows))
 }
 
 /// Appends RETURNING's rows for `rows` (a dense batch of the table's columns) to `out`.

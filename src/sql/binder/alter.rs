@@ -107,6 +107,19 @@ impl Binder<'_> {
                         ),
                     ));
                 }
+                if column_def.options.iter().any(|o| {
+                    matches!(
+                        o.option,
+                        A::ColumnOption::Generated {
+                            generation_expr: Some(_),
+                            ..
+                        }
+                    )
+                }) {
+                    return Err(Error::feature_not_supported(
+                        "ADD COLUMN … GENERATED ALWAYS AS (…) STORED",
+                    ));
+                }
                 let (column, sequence) = self.bind_column_def(&table.name, column_def, &[])?;
                 let mut columns = table.columns.clone();
                 columns.push(column);
@@ -324,6 +337,21 @@ impl Binder<'_> {
     ) -> Result<AlterAction> {
         let ty = type_from_ast(data_type)?;
         let def = &table.columns[column];
+        let reads_column = |e: &Expr| {
+            let mut read = vec![false; table.columns.len()];
+            crate::plan::physical::mark_columns(e, &mut read);
+            read[column]
+        };
+        if def.generated.is_some()
+            || table
+                .columns
+                .iter()
+                .any(|c| c.generated.as_ref().is_some_and(reads_column))
+        {
+            return Err(Error::feature_not_supported(
+                "changing the type of a generated column or one a generation expression reads",
+            ));
+        }
         if table.checks.iter().any(|c| {
             let mut read = vec![false; table.columns.len()];
             crate::plan::physical::mark_columns(&c.expr, &mut read);

@@ -39,6 +39,7 @@ impl Binder<'_> {
             sequences.extend(sequence);
             columns.push(def);
         }
+        self.bind_generated(&name, &mut columns, &ct.columns)?;
         let bound = self.bind_table_constraints(
             &name,
             &mut columns,
@@ -79,6 +80,7 @@ impl Binder<'_> {
             not_null: false,
             default: None,
             identity: None,
+            generated: None,
         };
         // The sequence a SERIAL or identity column draws from.
         let mut sequence: Option<crate::catalog::sequence::SequenceSpec> =
@@ -131,8 +133,14 @@ impl Binder<'_> {
                         sequence_options.as_deref().unwrap_or(&[]),
                     )?);
                 }
+                // Bound once every column is known (`bind_generated`).
+                A::ColumnOption::Generated {
+                    generated_as: A::GeneratedAs::ExpStored | A::GeneratedAs::Always,
+                    generation_expr: Some(_),
+                    ..
+                } => {}
                 A::ColumnOption::Generated { .. } => {
-                    return Err(Error::feature_not_supported("generated columns"));
+                    return Err(Error::feature_not_supported("virtual generated columns"));
                 }
                 // Bound with the table's other constraints below.
                 A::ColumnOption::PrimaryKey(_)
@@ -164,6 +172,113 @@ impl Binder<'_> {
             });
         }
         Ok((def, made))
+    }
+
+    /// GENERATED ALWAYS AS (expr) STORED columns: each expression bound over the
+    /// table's other columns (not generated ones), immutable, cast to the column's type
+    /// and lowered to positions.
+    pub(super) fn bind_generated(
+        &mut self,
+        table: &str,
+        columns: &mut [ColumnDef],
+        asts: &[A::ColumnDef],
+    ) -> Result<()> {
+        let mut exprs: Vec<(usize, &A::Expr)> = Vec::new();
+        for c in asts {
+            for opt in &c.options {
+                if let A::ColumnOption::Generated {
+                    generation_expr: Some(e),
+                    ..
+                } = &opt.option
+                {
+                    let name = ident_name(&c.name);
+                    let Some(i) = columns.iter().position(|d| d.name == name) else {
+                        continue;
+                    };
+                    exprs.push((i, e));
+                }
+            }
+        }
+        let generated: Vec<usize> = exprs.iter().map(|(i, _)| *i).collect();
+        for (i, e) in exprs {
+            if columns[i].default.is_some() {
+                return Err(Error::syntax(format!(
+                    "both default and generation expression specified for column \"{}\" of table \"{table}\"",
+                    columns[i].name
+                )));
+            }
+            if columns[i].identity.is_some() {
+                return Err(Error::syntax(format!(
+                    "both identity and generation expression specified for column \"{}\" of table \"{table}\"",
+                    columns[i].name
+                )));
+            }
+            let rel = self.new_rel();
+            let scope = Scope {
+                columns: columns
+                    .iter()
+                    .enumerate()
+                    .map(|(k, c)| ScopeColumn {
+                        qualifier: Some(table.to_string()),
+                        name: c.name.clone(),
+                        expr: Expr::ColumnRef {
+                            id: ColumnId::new(rel, k as u32),
+                            ty: c.ty,
+                            name: c.name.clone(),
+                        },
+                        hidden: false,
+                    })
+                    .collect(),
+            };
+            let saved = self
+                .agg_forbidden_in
+                .replace("column generation expression");
+            let bound = self.bind_expr(e, &scope);
+            self.agg_forbidden_in = saved;
+            let bound = bound?;
+            if bound.has_subquery() {
+                return Err(Error::new(
+                    "0A000",
+                    "cannot use subquery in column generation expression",
+                ));
+            }
+            let mut reads_generated = None;
+            bound.column_refs(&mut |id, _| {
+                if generated.contains(&(id.col as usize)) {
+                    reads_generated = Some(id.col as usize);
+                }
+            });
+            if let Some(g) = reads_generated {
+                return Err(Error::new(
+                    "42P17",
+                    format!(
+                        "cannot use generated column \"{}\" in column generation expression",
+                        columns[g].name
+                    ),
+                )
+                .with_detail("A generated column cannot reference another generated column."));
+            }
+            let volatile = bound.any(&|x| {
+                matches!(x, Expr::Func { func, .. }
+                    if func.volatility() != crate::sql::functions::Volatility::Immutable)
+            });
+            if volatile {
+                return Err(Error::new(
+                    "42P17",
+                    "generation expression is not immutable",
+                ));
+            }
+            let target = columns[i].clone();
+            let coerced = self.coerce_column(bound, &target)?;
+            let layout = crate::plan::lower::Layout {
+                width: columns.len(),
+                map: (0..columns.len())
+                    .map(|k| (ColumnId::new(rel, k as u32), k))
+                    .collect(),
+            };
+            columns[i].generated = Some(Lowerer::new().expr(&coerced, &layout)?);
+        }
+        Ok(())
     }
 
     /// `CREATE TABLE name [(columns)] AS query` (`with_data` false: WITH NO DATA).
@@ -246,6 +361,7 @@ impl Binder<'_> {
                 not_null: false,
                 default: None,
                 identity: None,
+                generated: None,
             });
         }
         Ok(columns)

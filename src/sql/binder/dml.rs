@@ -294,6 +294,13 @@ impl Binder<'_> {
                 let value = if is_default_keyword(value) {
                     self.default_expr(&table, i)?
                 } else {
+                    if table.columns[i].generated.is_some() {
+                        return Err(Error::new(
+                            "428C9",
+                            format!("column \"{cname}\" can only be updated to DEFAULT"),
+                        )
+                        .with_detail(format!("Column \"{cname}\" is a generated column.")));
+                    }
                     if table.columns[i].identity == Some(true) {
                         return Err(Error::new(
                             "428C9",
@@ -438,10 +445,17 @@ impl Binder<'_> {
 
 /// INSERT's 428C9 for an explicit value in a GENERATED ALWAYS identity column.
 fn refuse_identity_value(column: &ColumnDef) -> Result<()> {
+    let name = &column.name;
+    if column.generated.is_some() {
+        return Err(Error::new(
+            "428C9",
+            format!("cannot insert a non-DEFAULT value into column \"{name}\""),
+        )
+        .with_detail(format!("Column \"{name}\" is a generated column.")));
+    }
     if column.identity != Some(true) {
         return Ok(());
     }
-    let name = &column.name;
     Err(Error::new(
         "428C9",
         format!("cannot insert a non-DEFAULT value into column \"{name}\""),

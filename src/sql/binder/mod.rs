@@ -383,7 +383,14 @@ impl<'a> Binder<'a> {
                     }
                     tables.push(t);
                 }
-                Ok(BoundStatement::Truncate { tables })
+                Ok(BoundStatement::Truncate {
+                    tables,
+                    restart_identity: matches!(
+                        t.identity,
+                        Some(A::TruncateIdentityOption::Restart)
+                    ),
+                    cascade: matches!(t.cascade, Some(A::CascadeOption::Cascade)),
+                })
             }
             A::Statement::StartTransaction { modes, .. } => Ok(BoundStatement::Transaction(
                 TransactionOp::Begin(utility::transaction_modes(modes)?),
