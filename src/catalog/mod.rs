@@ -122,6 +122,8 @@ pub struct IndexSpec {
     pub unique: bool,
     pub nulls_not_distinct: bool,
     pub constraint: Option<KeyConstraint>,
+    /// A partial index's WHERE, over the table's columns by position.
+    pub predicate: Option<Expr>,
 }
 
 /// What a view is: its query, kept as SQL text and bound anew where it is used.
@@ -499,12 +501,15 @@ impl Catalog {
 
     fn new_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
         let oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
-        let index = Arc::new(Index::new(
-            oid,
-            spec.parts.clone(),
-            spec.unique,
-            spec.nulls_not_distinct,
-        ));
+        let index = Arc::new(
+            Index::new(
+                oid,
+                spec.parts.clone(),
+                spec.unique,
+                spec.nulls_not_distinct,
+            )
+            .with_predicate(spec.predicate.clone()),
+        );
         storage.add_index(index.clone());
         Arc::new(IndexEntry {
             oid,

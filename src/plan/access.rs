@@ -61,6 +61,19 @@ fn pinned(c: &Expr, column: usize, ty: crate::types::DataType) -> Option<Vec<Exp
     }
 }
 
+/// `e` with column names blanked: the same condition whatever the table is called.
+fn unnamed(e: &Expr) -> Expr {
+    let mut out = e.clone();
+    fn walk(e: &mut Expr) {
+        if let Expr::Column { name, .. } = e {
+            name.clear();
+        }
+        e.children_mut(&mut walk);
+    }
+    walk(&mut out);
+    out
+}
+
 /// A conjunct (by position) pinning one key column, and the values it allows.
 type Pinned = (usize, Vec<Expr>);
 
@@ -72,6 +85,13 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLooku
     let conjuncts = filter.clone().conjuncts();
     let mut best: Option<(usize, usize, Vec<Pinned>)> = None;
     for (k, entry) in table.indexes.iter().enumerate() {
+        // A partial index answers only a scan whose filter includes its WHERE.
+        if let Some(p) = &entry.index.predicate {
+            let p = unnamed(p);
+            if !conjuncts.iter().any(|c| unnamed(c) == p) {
+                continue;
+            }
+        }
         let mut matched: Vec<Pinned> = Vec::new();
         let mut tuples = 1usize;
         for part in &entry.index.parts {

@@ -31,12 +31,17 @@ fn respec(ix: &IndexEntry, remap: &dyn Fn(usize) -> Option<usize>) -> Option<Ind
     for p in &mut parts {
         p.column = remap(p.column)?;
     }
+    let predicate = match &ix.index.predicate {
+        Some(p) => Some(remap_expr(p, remap)?),
+        None => None,
+    };
     Some(IndexSpec {
         name: ix.name.clone(),
         parts,
         unique: ix.index.unique,
         nulls_not_distinct: ix.index.nulls_not_distinct,
         constraint: ix.constraint,
+        predicate,
     })
 }
 
@@ -628,9 +633,12 @@ impl Session {
         let mut candidates = Vec::new();
         let groups = storage.groups();
         for (g, group) in groups.iter().enumerate() {
+            let admitted = ix.index.admits(&group.columns, group.rows());
             for r in 0..group.rows() {
                 let id = row_id(g, r);
-                if !super::write::live(storage.stamps(id)) {
+                if !super::write::live(storage.stamps(id))
+                    || admitted.as_ref().is_some_and(|a| !a[r])
+                {
                     continue;
                 }
                 candidates.clear();

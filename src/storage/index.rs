@@ -66,6 +66,9 @@ pub struct Index {
     pub parts: Vec<KeyPart>,
     pub unique: bool,
     pub nulls_not_distinct: bool,
+    /// A partial index's WHERE (over the table's columns by position): only versions
+    /// it holds for get entries.
+    pub predicate: Option<crate::sql::expr::Expr>,
     entries: RwLock<BTreeSet<(Box<[u8]>, RowId)>>,
 }
 
@@ -82,8 +85,33 @@ impl Index {
             parts,
             unique,
             nulls_not_distinct,
+            predicate: None,
             entries: RwLock::new(BTreeSet::new()),
         }
+    }
+
+    /// A partial index over the rows `predicate` holds for.
+    pub fn with_predicate(mut self, predicate: Option<crate::sql::expr::Expr>) -> Index {
+        self.predicate = predicate;
+        self
+    }
+
+    /// For a partial index, which of the first `rows` rows of `columns` it takes (None:
+    /// every row). The predicate is immutable, so it needs no session to evaluate.
+    pub fn admits(&self, columns: &[Vector], rows: usize) -> Option<Vec<bool>> {
+        let predicate = self.predicate.as_ref()?;
+        let batch = crate::exec::vector::Batch::new(columns.to_vec(), rows);
+        let ctx = crate::plan::rules::fold::context(crate::types::text::TextFormat::default());
+        let sel: Vec<u32> = (0..rows as u32).collect();
+        let mut keep = vec![false; rows];
+        // A predicate that fails on a row leaves the row out (PostgreSQL would refuse
+        // the row; immutable predicates rarely fail).
+        if let Ok(kept) = crate::exec::expr::eval_filter(predicate, &batch, &sel, &ctx) {
+            for r in kept {
+                keep[r as usize] = true;
+            }
+        }
+        Some(keep)
     }
 
     /// Encodes row `row` of `columns` (all the table's columns) into `out`; returns
@@ -146,15 +174,17 @@ impl Index {
         }
     }
 
-    /// Replaces the row id of an entry (the vacuum moved its version).
+    /// Replaces the row id of an entry (the vacuum moved its version); versions a
+    /// partial index never took stay without one.
     pub fn relocate(&self, columns: &[Vector], moves: impl Iterator<Item = (usize, RowId, RowId)>) {
         let mut key = Vec::new();
         let mut entries = self.entries.write();
         for (row, from, to) in moves {
             self.encode(columns, row, &mut key);
             let k: Box<[u8]> = key.as_slice().into();
-            entries.remove(&(k.clone(), from));
-            entries.insert((k, to));
+            if entries.remove(&(k.clone(), from)) {
+                entries.insert((k, to));
+            }
         }
     }
 

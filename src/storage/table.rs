@@ -427,7 +427,13 @@ impl Table {
     /// exclusive mode, so no version moves or arrives meanwhile.
     pub fn add_index(&self, index: Arc<Index>) {
         for (g, group) in self.groups().iter().enumerate() {
-            index.insert(&group.columns, (0..group.rows()).map(|r| (r, row_id(g, r))));
+            let admitted = index.admits(&group.columns, group.rows());
+            index.insert(
+                &group.columns,
+                (0..group.rows())
+                    .filter(|&r| admitted.as_ref().is_none_or(|a| a[r]))
+                    .map(|r| (r, row_id(g, r))),
+            );
         }
         self.indexes.write().push(index);
     }
@@ -523,12 +529,14 @@ impl Table {
         let indexes = self.indexes.read();
         let mut found = Vec::new();
         for ix in indexes.iter() {
+            let admitted = ix.admits(columns, rows);
+            let ids = range_ids(&ranges).filter(|&(r, _)| admitted.as_ref().is_none_or(|a| a[r]));
             if ix.unique {
                 found.clear();
-                ix.insert_probing(columns, range_ids(&ranges), &mut found);
+                ix.insert_probing(columns, ids, &mut found);
                 probes.extend(found.iter().map(|&(row, other)| (ix.id, row, other)));
             } else {
-                ix.insert(columns, range_ids(&ranges));
+                ix.insert(columns, ids);
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);

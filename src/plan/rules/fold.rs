@@ -25,7 +25,9 @@ use crate::storage::mvcc::Snapshot;
 use crate::types::text::TextFormat;
 use crate::types::{DataType, SqlType, Value};
 
-fn context(fmt: TextFormat) -> ExecContext {
+/// A context for evaluating expressions that read no session state (constant folding,
+/// partial index predicates).
+pub fn context(fmt: TextFormat) -> ExecContext {
     ExecContext {
         snapshot: Snapshot {
             xmax: 0,

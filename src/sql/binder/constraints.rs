@@ -250,6 +250,7 @@ impl Binder<'_> {
                 } else {
                     KeyConstraint::Unique
                 }),
+                predicate: None,
             });
         }
         let mut bound: Vec<CheckConstraint> = Vec::new();
@@ -539,12 +540,6 @@ impl Binder<'_> {
 
     /// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON table (columns …).
     pub(super) fn bind_create_index(&mut self, ci: &A::CreateIndex) -> Result<BoundStatement> {
-        if ci.predicate.is_some() {
-            return Err(Error::feature_not_supported("partial indexes (WHERE)"));
-        }
-        if !ci.include.is_empty() {
-            return Err(Error::feature_not_supported("INCLUDE columns"));
-        }
         if let Some(using) = &ci.using {
             let method = using.to_string().to_lowercase();
             if method != "btree" {
@@ -587,6 +582,21 @@ impl Binder<'_> {
             });
             names.push(name);
         }
+        // INCLUDE columns are stored by the table already (no index-only scans): they
+        // must exist, and take no part in the key.
+        for c in &ci.include {
+            let n = ident_name(c);
+            if table.column_index(&n).is_none() {
+                return Err(Error::new(
+                    "42703",
+                    format!("column \"{n}\" does not exist"),
+                ));
+            }
+        }
+        let predicate = match &ci.predicate {
+            Some(p) => Some(self.bind_index_predicate(&table, p)?),
+            None => None,
+        };
         let name = match &ci.name {
             Some(n) => object_name(n)?,
             None => {
@@ -605,9 +615,28 @@ impl Binder<'_> {
                 unique: ci.unique,
                 nulls_not_distinct: ci.nulls_distinct == Some(false),
                 constraint: None,
+                predicate,
             },
             if_not_exists: ci.if_not_exists,
         })
+    }
+}
+
+impl Binder<'_> {
+    /// A partial index's WHERE: boolean, immutable, no subqueries; over the table's
+    /// columns by position.
+    fn bind_index_predicate(&mut self, table: &TableEntry, p: &A::Expr) -> Result<Expr> {
+        let (e, _) = self.bind_check(&table.name, &table.columns, p)?;
+        if e.any(&|x| {
+            matches!(x, Expr::Func { func, .. }
+                if func.volatility() != crate::sql::functions::Volatility::Immutable)
+        }) {
+            return Err(Error::new(
+                "42P17",
+                "functions in index predicate must be marked IMMUTABLE",
+            ));
+        }
+        Ok(e)
     }
 }
 
