@@ -541,3 +541,35 @@ async fn advisory_locks_exclude_other_sessions_until_released() {
         .expect("unlock all");
     assert!(flag(&b, "SELECT pg_advisory_unlock_shared(7)").await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_transaction_times_out_and_releases_its_locks() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_idle; CREATE TABLE cc_idle (id int PRIMARY KEY, v int); INSERT INTO cc_idle VALUES (1, 0)",
+    )
+    .await
+    .expect("setup");
+    a.batch_execute(
+        "SET idle_in_transaction_session_timeout = '200ms'; BEGIN; UPDATE cc_idle SET v = 1",
+    )
+    .await
+    .expect("a holds the row and goes idle");
+    // b waits for the row until a's session is ended; a's update is rolled back.
+    let n = b
+        .execute("UPDATE cc_idle SET v = v + 10", &[])
+        .await
+        .expect("b gets the row");
+    assert_eq!(n, 1);
+    assert_eq!(ints(&b, "SELECT v::bigint FROM cc_idle").await, vec![10]);
+    let err = a
+        .batch_execute("SELECT 1")
+        .await
+        .expect_err("a was disconnected");
+    assert!(
+        code(&err) == Some("25P03") || err.is_closed(),
+        "a's next statement finds the connection ended: {err:?}"
+    );
+}

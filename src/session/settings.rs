@@ -141,6 +141,8 @@ pub struct Settings {
     pub lock_timeout: Option<Duration>,
     /// How long a lock wait lasts before it looks for a deadlock.
     pub deadlock_timeout: Duration,
+    /// How long a session may sit idle inside a transaction block.
+    pub idle_in_transaction_timeout: Option<Duration>,
     /// `kiln.max_query_memory` (MB), in bytes: working memory one statement may hold.
     pub query_memory_max: usize,
 }
@@ -156,6 +158,7 @@ impl Settings {
             statement_timeout: None,
             lock_timeout: None,
             deadlock_timeout: Duration::from_secs(1),
+            idle_in_transaction_timeout: None,
             query_memory_max: 4096 << 20,
         };
         for (k, v) in defaults(user) {
@@ -274,7 +277,7 @@ impl Settings {
                 match key.as_str() {
                     "statement_timeout" => self.statement_timeout = d,
                     "lock_timeout" => self.lock_timeout = d,
-                    _ => {}
+                    _ => self.idle_in_transaction_timeout = d,
                 }
                 if ms == 0 { "0".into() } else { format_ms(ms) }
             }

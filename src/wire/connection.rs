@@ -28,6 +28,7 @@ use super::codec::{self, MessageReader, OutBuf};
 use super::encode;
 use crate::Database;
 use crate::error::{Error, Result};
+use crate::session::TxnStatus;
 use crate::session::settings::REPORTED;
 use crate::session::{Outcome, Prepared, RowStream, Session};
 use crate::types::{DataType, SqlType, Value};
@@ -269,10 +270,34 @@ impl Connection {
             if last_gap < SPIN {
                 self.spin_for_next_message();
             }
+            // idle_in_transaction_session_timeout: a block left idle too long ends the
+            // connection (its transaction rolls back when the session drops).
+            let idle_limit = self.session.as_ref().and_then(|s| {
+                let in_block = matches!(s.status, TxnStatus::InBlock | TxnStatus::Failed);
+                s.settings.idle_in_transaction_timeout.filter(|_| in_block)
+            });
+            if idle_limit.is_some() && self.reader.buffer().is_empty() {
+                let _ = self.reader.get_ref().set_read_timeout(idle_limit);
+            }
             let mut header = [0u8; 5];
             let read = self.reader.read_exact(&mut header);
             last_gap = waited.elapsed();
+            if idle_limit.is_some() {
+                let _ = self.reader.get_ref().set_read_timeout(None);
+            }
             if let Err(e) = read {
+                if idle_limit.is_some()
+                    && matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    )
+                {
+                    self.fatal(Error::new(
+                        "25P03",
+                        "terminating connection due to idle-in-transaction timeout",
+                    ))?;
+                    return Ok(());
+                }
                 return if e.kind() == io::ErrorKind::UnexpectedEof {
                     Ok(())
                 } else {
