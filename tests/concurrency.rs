@@ -573,3 +573,33 @@ async fn an_idle_transaction_times_out_and_releases_its_locks() {
         "a's next statement finds the connection ended: {err:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_table_needs_a_block_and_nowait_refuses_a_busy_table() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute("DROP TABLE IF EXISTS cc_lock; CREATE TABLE cc_lock (x int)")
+        .await
+        .expect("setup");
+    let err = a
+        .batch_execute("LOCK TABLE cc_lock")
+        .await
+        .expect_err("outside a block");
+    assert_eq!(code(&err), Some("25P01"));
+    a.batch_execute("BEGIN; INSERT INTO cc_lock VALUES (1)")
+        .await
+        .expect("a writes");
+    b.batch_execute("BEGIN").await.expect("begin");
+    let err = b
+        .batch_execute("LOCK TABLE cc_lock IN ACCESS EXCLUSIVE MODE NOWAIT")
+        .await
+        .expect_err("a writes to it");
+    assert_eq!(code(&err), Some("55P03"));
+    b.batch_execute("ROLLBACK").await.expect("rollback");
+    a.batch_execute("COMMIT").await.expect("commit");
+    b.batch_execute("BEGIN; LOCK TABLE cc_lock; INSERT INTO cc_lock VALUES (2); COMMIT")
+        .await
+        .expect("lock and write");
+    assert_eq!(ints(&a, "SELECT count(*) FROM cc_lock").await, vec![2]);
+}

@@ -173,6 +173,11 @@ pub enum BoundStatement {
         if_exists: bool,
         actions: Vec<sqlparser::ast::AlterTableOperation>,
     },
+    /// LOCK TABLE: runs in the exclusive mode until the transaction ends.
+    LockTable {
+        tables: Vec<Arc<TableEntry>>,
+        nowait: bool,
+    },
     CreateSequence {
         name: String,
         options: crate::catalog::sequence::SequenceOptions,
@@ -256,6 +261,7 @@ impl BoundStatement {
             BoundStatement::CreateView { .. } => "CREATE VIEW",
             BoundStatement::CreateTableAs { .. } => "CREATE TABLE AS",
             BoundStatement::DropTable { .. } => "DROP TABLE",
+            BoundStatement::LockTable { .. } => "LOCK TABLE",
             _ => "this statement",
         }
     }
@@ -270,6 +276,7 @@ impl BoundStatement {
                 | BoundStatement::CreateIndex { .. }
                 | BoundStatement::DropIndex { .. }
                 | BoundStatement::CreateSequence { .. }
+                | BoundStatement::LockTable { .. }
                 | BoundStatement::AlterTable { .. }
                 | BoundStatement::CreateView { .. }
                 | BoundStatement::CreateTableAs { .. }
@@ -288,6 +295,7 @@ impl BoundStatement {
             | BoundStatement::CreateTable { .. }
             | BoundStatement::CreateIndex { .. }
             | BoundStatement::CreateSequence { .. }
+            | BoundStatement::LockTable { .. }
             | BoundStatement::AlterTable { .. }
             | BoundStatement::DropIndex { .. }
             | BoundStatement::CreateView { .. }

@@ -811,8 +811,30 @@ impl Session {
                 ),
             ));
         }
+        if let BoundStatement::LockTable { .. } = stmt
+            && !matches!(self.status, TxnStatus::InBlock)
+        {
+            return Err(Error::new(
+                "25P01",
+                "LOCK TABLE can only be used in transaction blocks",
+            ));
+        }
         let own = if stmt.takes_writer_lock() {
             let txn = self.ensure_writer()?;
+            if let BoundStatement::LockTable {
+                tables,
+                nowait: true,
+            } = stmt
+                && !self.db.txns.try_lock_exclusive(txn)
+            {
+                return Err(Error::new(
+                    "55P03",
+                    format!(
+                        "could not obtain lock on relation \"{}\"",
+                        tables.first().map_or("", |t| t.name.as_str())
+                    ),
+                ));
+            }
             if stmt.is_ddl() {
                 self.lock_exclusive()?;
             }
@@ -1158,6 +1180,9 @@ impl Session {
                 if_exists,
                 actions,
             } => self.alter_table(name, *if_exists, actions, &ctx, txn),
+            BoundStatement::LockTable { .. } => Ok(Outcome::Done {
+                tag: "LOCK TABLE".into(),
+            }),
             BoundStatement::CreateSequence {
                 name,
                 options,

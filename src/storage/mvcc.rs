@@ -312,6 +312,20 @@ impl TxnManager {
         }
     }
 
+    /// Takes the exclusive mode for active transaction `txn` if it can be had at once
+    /// (LOCK TABLE … NOWAIT).
+    pub fn try_lock_exclusive(&self, txn: TxnId) -> bool {
+        let mut s = self.state.lock();
+        if s.exclusive == txn {
+            return true;
+        }
+        if s.exclusive == TXN_NONE && s.active.iter().all(|&t| t == txn) {
+            s.exclusive = txn;
+            return true;
+        }
+        false
+    }
+
     /// Takes the exclusive mode for maintenance if no transaction writes, without
     /// waiting: the vacuum yields to transactions. Release it with
     /// [`TxnManager::end_write`].

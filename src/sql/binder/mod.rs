@@ -307,6 +307,23 @@ impl<'a> Binder<'a> {
             A::Statement::Delete(delete) => self.bind_delete(delete),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
             A::Statement::CreateIndex(ci) => self.bind_create_index(ci),
+            A::Statement::Lock(lock) => {
+                let mut tables = Vec::new();
+                for target in &lock.tables {
+                    let t = self.table(&target.name)?;
+                    if t.view.is_some() || t.sequence.is_some() {
+                        return Err(Error::new(
+                            "42809",
+                            format!("\"{}\" is not a table", t.name),
+                        ));
+                    }
+                    tables.push(t);
+                }
+                Ok(BoundStatement::LockTable {
+                    tables,
+                    nowait: lock.nowait,
+                })
+            }
             A::Statement::AlterTable(at) => {
                 if at.only {
                     return Err(Error::feature_not_supported("ALTER TABLE ONLY"));
