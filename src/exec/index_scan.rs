@@ -7,7 +7,8 @@
 //! and collects the row ids of every entry starting with each. Holding the table's
 //! reorganization lock, it keeps the ids whose versions the snapshot sees and copies
 //! the needed columns out; then it tests the residual conditions and hands out the rows
-//! a batch at a time.
+//! a batch at a time. A range lookup reads the keys between two bounds under each
+//! prefix instead (key order; NULLs never in range).
 
 use std::sync::Arc;
 
@@ -20,6 +21,9 @@ use crate::catalog::TableEntry;
 use crate::error::Result;
 use crate::plan::physical::IndexLookup;
 use crate::storage::index::RowId;
+
+/// Encoded lower and upper bounds of a range lookup.
+type KeyBounds = (std::ops::Bound<Vec<u8>>, std::ops::Bound<Vec<u8>>);
 
 pub struct IndexScan {
     table: Arc<TableEntry>,
@@ -70,14 +74,78 @@ impl IndexScan {
         Ok(out)
     }
 
+    /// The encoded bounds of the range lookup under `prefix`, as `Index::range` takes
+    /// them; None when a bound is NULL (nothing matches).
+    fn range_bounds(
+        &self,
+        prefix: &[u8],
+        range: &crate::plan::physical::KeyRange,
+        ctx: &ExecContext,
+    ) -> Result<Option<KeyBounds>> {
+        use std::ops::Bound;
+        let part = self.lookup.index.index.parts[self.lookup.keys[0].len()];
+        let none = Batch::new(Vec::new(), 1);
+        let encode = |e: &crate::sql::expr::Expr| -> Result<Option<Vec<u8>>> {
+            let v: Vector = eval(e, &none, &[0], ctx)?;
+            if v.is_null(0) {
+                return Ok(None);
+            }
+            let mut k = prefix.to_vec();
+            normalize_value(&v, 0, part.desc, part.nulls_first, &mut k);
+            Ok(Some(k))
+        };
+        // The non-NULL values under the prefix start with marker byte 1.
+        let mut all_values = prefix.to_vec();
+        all_values.push(1);
+        let mut after_values = prefix.to_vec();
+        after_values.push(2);
+        let mut low: Bound<Vec<u8>> = Bound::Included(all_values);
+        let mut high: Bound<Vec<u8>> = Bound::Excluded(after_values);
+        // In a descending key, the SQL lower bound is the byte order's upper one.
+        for (b, is_lower) in [(&range.lower, true), (&range.upper, false)] {
+            let Some((e, inclusive)) = b else { continue };
+            let Some(k) = encode(e)? else {
+                return Ok(None);
+            };
+            let bound = if *inclusive {
+                Bound::Included(k)
+            } else {
+                Bound::Excluded(k)
+            };
+            if is_lower != part.desc {
+                low = bound;
+            } else {
+                high = bound;
+            }
+        }
+        Ok(Some((low, high)))
+    }
+
     fn look_up(&mut self, ctx: &ExecContext) -> Result<(Batch, Vec<u32>)> {
         let prefixes = self.prefixes(ctx)?;
         let storage = &self.table.storage;
         let mut ids: Vec<RowId> = Vec::new();
+        let mut ranges = Vec::new();
+        if let Some(range) = &self.lookup.range {
+            for p in &prefixes {
+                if let Some(r) = self.range_bounds(p, range, ctx)? {
+                    ranges.push(r);
+                }
+            }
+        }
         let columns = {
             let _reorg = storage.reorg();
-            for p in &prefixes {
-                self.lookup.index.index.prefix(p, &mut ids);
+            if self.lookup.range.is_some() {
+                for (low, high) in &ranges {
+                    self.lookup
+                        .index
+                        .index
+                        .range(bound_ref(low), bound_ref(high), &mut ids);
+                }
+            } else {
+                for p in &prefixes {
+                    self.lookup.index.index.prefix(p, &mut ids);
+                }
             }
             let found = ids.len();
             storage.visible(&mut ids, &ctx.snapshot);
@@ -107,6 +175,14 @@ impl IndexScan {
             None => all,
         };
         Ok((batch, sel))
+    }
+}
+
+fn bound_ref(b: &std::ops::Bound<Vec<u8>>) -> std::ops::Bound<&[u8]> {
+    match b {
+        std::ops::Bound::Included(k) => std::ops::Bound::Included(k.as_slice()),
+        std::ops::Bound::Excluded(k) => std::ops::Bound::Excluded(k.as_slice()),
+        std::ops::Bound::Unbounded => std::ops::Bound::Unbounded,
     }
 }
 

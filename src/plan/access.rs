@@ -9,8 +9,10 @@
 //! than a fifth of the table, where reading everything is cheaper. The conjuncts the
 //! lookup answers leave the filter; the rest are tested on the rows it finds.
 //!
-//! Range conditions, ORDER BY … LIMIT and min/max through an index come next (issue
-//! "Keys, indexes and many writers"); today those scan the table.
+//! A range (`<`, `<=`, `>`, `>=`, BETWEEN) on the key column after the equality-pinned
+//! ones makes a range lookup, used when the scan's estimate keeps at most a fifth of
+//! the table. ORDER BY … LIMIT and min/max through an index come next (issue "Keys,
+//! indexes and many writers"); today those scan the table.
 
 use std::sync::Arc;
 
@@ -77,13 +79,48 @@ fn unnamed(e: &Expr) -> Expr {
 /// A conjunct (by position) pinning one key column, and the values it allows.
 type Pinned = (usize, Vec<Expr>);
 
+/// A bound conjunct `c` puts on column `column`: `(value, inclusive, is_lower)`.
+fn bound(c: &Expr, column: usize, ty: crate::types::DataType) -> Option<(Expr, bool, bool)> {
+    let Expr::Binary {
+        op, left, right, ..
+    } = c
+    else {
+        return None;
+    };
+    let is_column = |e: &Expr| matches!(e, Expr::Column { index, .. } if *index == column);
+    let usable = |e: &Expr| fixed(e) && e.ty().ty == ty;
+    // column op value, or value op column (flipped).
+    let (op, value) = if is_column(left) && usable(right) {
+        (*op, (**right).clone())
+    } else if is_column(right) && usable(left) {
+        let flipped = match op {
+            BinaryOp::Lt => BinaryOp::Gt,
+            BinaryOp::LtEq => BinaryOp::GtEq,
+            BinaryOp::Gt => BinaryOp::Lt,
+            BinaryOp::GtEq => BinaryOp::LtEq,
+            other => *other,
+        };
+        (flipped, (**left).clone())
+    } else {
+        return None;
+    };
+    match op {
+        BinaryOp::Gt => Some((value, false, true)),
+        BinaryOp::GtEq => Some((value, true, true)),
+        BinaryOp::Lt => Some((value, false, false)),
+        BinaryOp::LtEq => Some((value, true, false)),
+        _ => None,
+    }
+}
+
 /// The index lookup for a scan of `table` with (lowered) `filter`, if one pays.
-pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLookup> {
+/// `estimated` is the planner's row estimate for the scan.
+pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> Option<IndexLookup> {
     if table.indexes.is_empty() {
         return None;
     }
     let conjuncts = filter.clone().conjuncts();
-    let mut best: Option<(usize, usize, Vec<Pinned>)> = None;
+    let mut best: Option<(usize, usize, Vec<Pinned>, Vec<usize>)> = None;
     for (k, entry) in table.indexes.iter().enumerate() {
         // A partial index answers only a scan whose filter includes its WHERE.
         if let Some(p) = &entry.index.predicate {
@@ -109,27 +146,70 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLooku
             }
             matched.push((ci, values));
         }
-        if matched.is_empty() {
+        // A range on the next key column (only after single-valued equalities).
+        let mut range_conds: Vec<usize> = Vec::new();
+        if tuples == 1
+            && let Some(part) = entry.index.parts.get(matched.len())
+        {
+            let ty = table.columns[part.column].ty.ty;
+            for (i, c) in conjuncts.iter().enumerate() {
+                if bound(c, part.column, ty).is_some() {
+                    range_conds.push(i);
+                }
+            }
+        }
+        if matched.is_empty() && range_conds.is_empty() {
             continue;
         }
         let whole_unique = entry.index.unique && matched.len() == entry.index.parts.len();
-        let score = matched.len() * 2 + usize::from(whole_unique) * 1000;
-        if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
-            best = Some((score, k, matched));
+        let score = matched.len() * 2
+            + usize::from(!range_conds.is_empty())
+            + usize::from(whole_unique) * 1000;
+        if best.as_ref().is_none_or(|(s, _, _, _)| score > *s) {
+            best = Some((score, k, matched, range_conds));
         }
     }
-    let (_, k, matched) = best?;
+    let (_, k, matched, range_conds) = best?;
     let entry = table.indexes[k].clone();
     let tuples: usize = matched.iter().map(|(_, v)| v.len()).product();
-    if !(entry.index.unique && matched.len() == entry.index.parts.len()) {
+    let stats = table.stats();
+    if !range_conds.is_empty() {
+        // A range: worth it when the scan as a whole keeps few rows.
+        if stats.rows > 1000.0 && estimated > SELECTIVITY_MAX * stats.rows {
+            return None;
+        }
+    } else if !(entry.index.unique && matched.len() == entry.index.parts.len()) {
         // Expected rows: the table over the leading column's distinct values, per tuple.
-        let stats = table.stats();
         let lead = entry.index.parts[0].column;
         let ndv = stats.columns.get(lead).map_or(1.0, |c| c.ndv.max(1.0));
         if stats.rows > 1000.0 && tuples as f64 / ndv > SELECTIVITY_MAX {
             return None;
         }
     }
+    // The range's tightest bounds (several conjuncts may bound one side: each is kept
+    // as a condition the rows are tested on, the first of each side bounds the lookup).
+    // The conjuncts that bound the lookup (the rest are tested on the rows).
+    let mut bounding: Vec<usize> = Vec::new();
+    let range = if range_conds.is_empty() {
+        None
+    } else {
+        let part = entry.index.parts[matched.len()];
+        let ty = table.columns[part.column].ty.ty;
+        let mut r = crate::plan::physical::KeyRange {
+            lower: None,
+            upper: None,
+        };
+        for &i in &range_conds {
+            if let Some((v, inclusive, is_lower)) = bound(&conjuncts[i], part.column, ty) {
+                let side = if is_lower { &mut r.lower } else { &mut r.upper };
+                if side.is_none() {
+                    *side = Some((v, inclusive));
+                    bounding.push(i);
+                }
+            }
+        }
+        Some(r)
+    };
     // Every combination of the matched columns' values.
     let mut keys: Vec<Vec<Expr>> = vec![Vec::new()];
     for (_, values) in &matched {
@@ -148,7 +228,7 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLooku
     let mut conds = Vec::new();
     let mut rest = Vec::new();
     for (i, c) in conjuncts.into_iter().enumerate() {
-        if used.contains(&i) {
+        if used.contains(&i) || bounding.contains(&i) {
             conds.push(c);
         } else {
             rest.push(c);
@@ -157,6 +237,7 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr) -> Option<IndexLooku
     Some(IndexLookup {
         index: entry,
         keys,
+        range,
         conds,
         residual: Expr::and_all(rest),
     })

@@ -169,9 +169,10 @@ impl Lowerer {
                     layout.map.insert(ColumnId::new(*rel, ncols as u32), ncols);
                 }
                 let filter = filter.as_ref().map(|f| self.expr(f, &layout)).transpose()?;
+                let estimated = crate::plan::cardinality::estimate(plan).rows;
                 let index = filter
                     .as_ref()
-                    .and_then(|f| crate::plan::access::choose_index(table, f))
+                    .and_then(|f| crate::plan::access::choose_index(table, f, estimated))
                     .map(Box::new);
                 Ok((
                     node(Op::Scan {

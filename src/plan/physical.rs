@@ -92,6 +92,13 @@ pub enum LockWait {
     Skip,
 }
 
+/// Bounds on one key column (values fixed for the scan).
+#[derive(Clone, Debug)]
+pub struct KeyRange {
+    pub lower: Option<(Expr, bool)>,
+    pub upper: Option<(Expr, bool)>,
+}
+
 /// An index scan's lookup: the rows whose leading key columns equal one of `keys`.
 #[derive(Clone, Debug)]
 pub struct IndexLookup {
@@ -99,6 +106,9 @@ pub struct IndexLookup {
     /// Tuples of values for the leading key columns (expressions over no input row:
     /// literals, parameters, outer values), any of which a row may match.
     pub keys: Vec<Vec<Expr>>,
+    /// A range on the key column after those `keys` pin: `(bound, inclusive)` for the
+    /// smallest and largest values (SQL order), either open.
+    pub range: Option<KeyRange>,
     /// The conditions the lookup answers (EXPLAIN's Index Cond).
     pub conds: Vec<Expr>,
     /// The scan's other conditions, tested on the rows the lookup finds.
