@@ -15,8 +15,10 @@
 //! referencing rows or moves their key to the new value, SET NULL and SET DEFAULT
 //! update them. Changes made by an action go through the same path, so they cascade on.
 //!
-//! Constraints are checked when each statement's rows are stored; INITIALLY DEFERRED
-//! (checks at COMMIT) is refused with 0A000 when the key is created.
+//! **Deferred keys.** A DEFERRABLE key that is INITIALLY DEFERRED, or deferred by SET
+//! CONSTRAINTS, records its checks ([`Pending`]) instead of running them; COMMIT (or
+//! SET CONSTRAINTS … IMMEDIATE) runs them against the rows as they are then, and a
+//! failing COMMIT rolls back with `23503`. RESTRICT is never deferred.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,6 +34,31 @@ use crate::storage::index::{RowId, row_id};
 use crate::storage::mvcc::TxnId;
 use crate::types::Value;
 use crate::types::text::value_to_string;
+
+/// A foreign-key check left for COMMIT.
+pub(super) enum Pending {
+    /// New versions of `table` that must find their key.
+    Child {
+        table: Arc<TableEntry>,
+        fk: ForeignKey,
+        rows: Vec<RowId>,
+    },
+    /// Keys (rows of `keys`, the referenced table's columns) that went from `parent`:
+    /// no live row of `child` may still hold one.
+    Parent {
+        parent: Arc<TableEntry>,
+        child: Arc<TableEntry>,
+        fk: ForeignKey,
+        keys: Batch,
+    },
+}
+
+/// SET CONSTRAINTS' state in a transaction.
+#[derive(Default)]
+pub(super) struct Deferral {
+    pub(super) all: Option<bool>,
+    pub(super) named: HashMap<String, bool>,
+}
 
 /// A key's columns encoded for matching (ascending, NULLs last), or None if one is NULL.
 fn match_key(cols: &[Vector], columns: &[usize], row: usize) -> Option<Vec<u8>> {
@@ -101,6 +128,7 @@ impl Session {
         table: &TableEntry,
         cols: &[Vector],
         limit: usize,
+        skip: &[bool],
         ctx: &ExecContext,
     ) -> Result<Option<(usize, usize)>> {
         let mut parents = Vec::with_capacity(table.foreign_keys.len());
@@ -116,6 +144,9 @@ impl Session {
         }
         for row in 0..limit {
             for (k, fk) in table.foreign_keys.iter().enumerate() {
+                if skip.get(k).copied().unwrap_or(false) {
+                    continue;
+                }
                 let parent = &parents[k];
                 let Some(ix) = parent_index(parent, fk) else {
                     continue;
@@ -203,6 +234,218 @@ impl Session {
         Ok(())
     }
 
+    /// Whether `fk` is checked at COMMIT in this transaction: DEFERRABLE, and deferred
+    /// by SET CONSTRAINTS or INITIALLY DEFERRED.
+    pub(super) fn fk_deferred(&self, fk: &ForeignKey) -> bool {
+        // Outside a block the statement is the transaction: checked at its end, now.
+        if !fk.deferrable || !matches!(self.status, super::TxnStatus::InBlock) {
+            return false;
+        }
+        let d = &self.txn.deferral;
+        d.named
+            .get(&fk.name)
+            .copied()
+            .or(d.all)
+            .unwrap_or(fk.initially_deferred)
+    }
+
+    pub(super) fn defer_child_check(
+        &mut self,
+        table: &TableEntry,
+        fk: &ForeignKey,
+        rows: Vec<RowId>,
+    ) {
+        let Some(t) = self
+            .db
+            .catalog
+            .by_oid(table.oid, &self.db.txns.snapshot(self.writer))
+        else {
+            return;
+        };
+        self.txn.pending.push(Pending::Child {
+            table: t,
+            fk: fk.clone(),
+            rows,
+        });
+    }
+
+    fn defer_parent_check(
+        &mut self,
+        parent: &Arc<TableEntry>,
+        child: &Arc<TableEntry>,
+        fk: &ForeignKey,
+        keys: Batch,
+    ) {
+        self.txn.pending.push(Pending::Parent {
+            parent: parent.clone(),
+            child: child.clone(),
+            fk: fk.clone(),
+            keys,
+        });
+    }
+
+    /// SET CONSTRAINTS { ALL | name, … } { DEFERRED | IMMEDIATE } (the text after
+    /// CONSTRAINTS): outside a block a warning; naming a key that is not deferrable,
+    /// 42809; IMMEDIATE runs the checks pending for the keys it names.
+    pub(super) fn set_constraints(&mut self, spec: &str) -> Result<()> {
+        let spec = spec.trim();
+        let (names, mode) = match spec.rsplit_once(char::is_whitespace) {
+            Some((n, m)) => (n.trim(), m.to_uppercase()),
+            None => return Err(Error::syntax(format!("syntax error at or near \"{spec}\""))),
+        };
+        let deferred = match mode.as_str() {
+            "DEFERRED" => true,
+            "IMMEDIATE" => false,
+            _ => return Err(Error::syntax(format!("syntax error at or near \"{mode}\""))),
+        };
+        if !matches!(self.status, super::TxnStatus::InBlock) {
+            self.notices.push((
+                "WARNING".into(),
+                "25P01".into(),
+                "SET CONSTRAINTS can only be used in transaction blocks".into(),
+            ));
+            return Ok(());
+        }
+        if names.eq_ignore_ascii_case("ALL") {
+            self.txn.deferral.all = Some(deferred);
+            self.txn.deferral.named.clear();
+        } else {
+            let snapshot = self.db.txns.snapshot(self.writer);
+            let all_fks: Vec<ForeignKey> = self
+                .db
+                .catalog
+                .all_tables()
+                .iter()
+                .filter(|t| self.db.catalog.is_current(t, &snapshot))
+                .flat_map(|t| t.foreign_keys.clone())
+                .collect();
+            for raw in names.split(',') {
+                let name = crate::catalog::sequence::parse_relation_name(raw.trim())?;
+                let Some(fk) = all_fks.iter().find(|f| f.name == name) else {
+                    return Err(Error::new(
+                        "42704",
+                        format!("constraint \"{name}\" does not exist"),
+                    ));
+                };
+                if !fk.deferrable {
+                    return Err(Error::new(
+                        "42809",
+                        format!("constraint \"{name}\" is not deferrable"),
+                    ));
+                }
+                self.txn.deferral.named.insert(name, deferred);
+            }
+        }
+        if !deferred {
+            self.check_pending(false)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the deferred checks whose keys are no longer deferred (`all`: every one, at
+    /// COMMIT). The first violation is the error.
+    pub(super) fn check_pending(&mut self, all: bool) -> Result<()> {
+        let pending = std::mem::take(&mut self.txn.pending);
+        let mut keep = Vec::new();
+        let mut failure = None;
+        for p in pending {
+            let fk = match &p {
+                Pending::Child { fk, .. } | Pending::Parent { fk, .. } => fk,
+            };
+            if failure.is_some() || (!all && self.fk_deferred(fk)) {
+                keep.push(p);
+                continue;
+            }
+            if let Err(e) = self.run_pending(&p) {
+                failure = Some(e);
+            }
+        }
+        self.txn.pending = keep;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn run_pending(&self, p: &Pending) -> Result<()> {
+        let snapshot = self.db.txns.snapshot(self.writer);
+        match p {
+            Pending::Child { table, fk, rows } => {
+                let Some(parent) = self.db.catalog.by_oid(fk.parent, &snapshot) else {
+                    return Ok(());
+                };
+                let Some(ix) = parent_index(&parent, fk) else {
+                    return Ok(());
+                };
+                let live_rows: Vec<RowId> = rows
+                    .iter()
+                    .copied()
+                    .filter(|&id| live(table.storage.stamps(id)))
+                    .collect();
+                if live_rows.is_empty() {
+                    return Ok(());
+                }
+                let cols = table.storage.fetch(&live_rows, None);
+                for r in 0..live_rows.len() {
+                    if !Self::reference_found(&parent, ix, fk, &cols, r) {
+                        let key = self.columns_text(table, &fk.columns, &cols, r);
+                        return Err(Error::new(
+                            "23503",
+                            format!(
+                                "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
+                                table.name, fk.name
+                            ),
+                        )
+                        .with_detail(format!("Key {key} is not present in table \"{}\".", parent.name))
+                        .on_table(&table.name, None, Some(&fk.name)));
+                    }
+                }
+                Ok(())
+            }
+            Pending::Parent {
+                parent,
+                child,
+                fk,
+                keys,
+            } => {
+                let Some(ix) = parent_index(parent, fk) else {
+                    return Ok(());
+                };
+                let mut probe = fk.clone();
+                probe.columns = fk.parent_columns.clone();
+                for r in 0..keys.rows {
+                    if Self::reference_found(parent, ix, &probe, &keys.columns, r) {
+                        continue;
+                    }
+                    let Some(key) = match_key(&keys.columns, &fk.parent_columns, r) else {
+                        continue;
+                    };
+                    for (g, group) in child.storage.groups().iter().enumerate() {
+                        for row in 0..group.rows() {
+                            if live(child.storage.stamps(row_id(g, row)))
+                                && match_key(&group.columns, &fk.columns, row).as_ref()
+                                    == Some(&key)
+                            {
+                                let text =
+                                    self.columns_text(parent, &fk.parent_columns, &keys.columns, r);
+                                return Err(Error::new(
+                                    "23503",
+                                    format!(
+                                        "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
+                                        parent.name, fk.name, child.name
+                                    ),
+                                )
+                                .with_detail(format!("Key {text} is still referenced from table \"{}\".", child.name))
+                                .on_table(&child.name, None, Some(&fk.name)));
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Versions of `parent` went away: `old` holds their columns (table order); for an
     /// UPDATE, row `i` of `new` replaced row `i` of `old`. Runs each referencing key's
     /// action on the rows that referenced a key that is gone.
@@ -237,6 +480,16 @@ impl Session {
                 gone.entry(key).or_insert(r);
             }
             if gone.is_empty() {
+                continue;
+            }
+            // A deferred NO ACTION key is checked at COMMIT.
+            if action == FkAction::NoAction && self.fk_deferred(&fk) {
+                let rows: Vec<u32> = gone.values().map(|&r| r as u32).collect();
+                let keys = Batch::new(
+                    old.columns.iter().map(|c| c.gather(&rows)).collect(),
+                    rows.len(),
+                );
+                self.defer_parent_check(parent, &child, &fk, keys);
                 continue;
             }
             // NO ACTION only cares whether the key is gone at the end: another live

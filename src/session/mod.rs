@@ -239,6 +239,9 @@ pub(super) struct TxnState {
     token: u64,
     /// A query has run (the isolation level is fixed from then on).
     queried: bool,
+    /// SET CONSTRAINTS in this transaction, and the checks deferred to COMMIT.
+    deferral: foreign_keys::Deferral,
+    pending: Vec<foreign_keys::Pending>,
     /// The transaction's snapshot, taken by its first query (REPEATABLE READ and
     /// SERIALIZABLE), pinned until it ends.
     snapshot: Option<(
@@ -254,6 +257,8 @@ impl Default for TxnState {
             read_only: false,
             token: 0,
             queried: false,
+            deferral: Default::default(),
+            pending: Vec::new(),
             snapshot: None,
         }
     }
@@ -721,6 +726,12 @@ impl Session {
         }
         match stmt {
             BoundStatement::Transaction(op) => return self.transaction_control(op),
+            BoundStatement::Set { name, value, .. } if name == "kiln.set_constraints" => {
+                self.set_constraints(value.as_deref().unwrap_or(""))?;
+                return Ok(Outcome::Done {
+                    tag: "SET CONSTRAINTS".into(),
+                });
+            }
             BoundStatement::Set { name, value, .. } => {
                 if let Some(display) = self.settings.set(name, value.as_deref())? {
                     self.changed_settings.push(display);
@@ -1617,6 +1628,11 @@ impl Session {
                         "COMMIT"
                     }
                     TxnStatus::InBlock => {
+                        if let Err(e) = self.check_pending(true) {
+                            self.rollback();
+                            self.status = TxnStatus::Idle;
+                            return Err(e);
+                        }
                         if self.txn.isolation == Isolation::Serializable
                             && self.txn.snapshot.is_some()
                             && !self

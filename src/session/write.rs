@@ -120,11 +120,25 @@ impl Session {
             first = Some((row, Violation::Unique(index)));
         }
         // Foreign keys last: PostgreSQL checks them after the statement's rows are in.
-        if first.is_none()
-            && !table.foreign_keys.is_empty()
-            && let Some((row, k)) = self.missing_reference(table, cols, rows, ctx)?
-        {
-            first = Some((row, Violation::ForeignKey(k)));
+        // Deferred ones wait for COMMIT (or SET CONSTRAINTS … IMMEDIATE).
+        if first.is_none() && !table.foreign_keys.is_empty() {
+            let deferred: Vec<bool> = table
+                .foreign_keys
+                .iter()
+                .map(|fk| self.fk_deferred(fk))
+                .collect();
+            for (k, fk) in table.foreign_keys.iter().enumerate() {
+                if deferred[k] {
+                    self.defer_child_check(
+                        table,
+                        fk,
+                        range_ids(&ranges).map(|(_, id)| id).collect(),
+                    );
+                }
+            }
+            if let Some((row, k)) = self.missing_reference(table, cols, rows, &deferred, ctx)? {
+                first = Some((row, Violation::ForeignKey(k)));
+            }
         }
         match first {
             None => Ok(ranges),

@@ -168,6 +168,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
     let mut text = blank_frame_exclusions(sql);
+    if mentions(sql, "constraints")
+        && let Some(rewritten) = set_constraints(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if (mentions(sql, "sequence") || mentions(sql, "identity"))
         && let Some(reordered) = super::sequence_syntax::reorder_sequence_options(&text)
     {
@@ -407,6 +412,53 @@ pub fn maintenance_options(sql: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// `SET CONSTRAINTS { ALL | name, … } { DEFERRED | IMMEDIATE }`, which sqlparser does
+/// not read, becomes `SET "kiln.set_constraints" TO '…'` with the rest of the statement
+/// as the value; the session carries it out (`session::foreign_keys`).
+fn set_constraints(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let sig: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let word = |n: usize, w: &str| matches!(sig.get(n).map(|&i| &tokens[i].token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut n = 0;
+    let mut changed = false;
+    while n < sig.len() {
+        let at_start = n == 0 || matches!(tokens[sig[n - 1]].token, Token::SemiColon);
+        if at_start && word(n, "SET") && word(n + 1, "CONSTRAINTS") {
+            let start = byte_offset(sql, tokens[sig[n]].span.start)?;
+            let mut end_tok = n + 2;
+            while end_tok < sig.len() && !matches!(tokens[sig[end_tok]].token, Token::SemiColon) {
+                end_tok += 1;
+            }
+            let rest_start = byte_offset(sql, tokens[sig[n + 1]].span.end)?;
+            let end = match sig.get(end_tok) {
+                Some(&i) => byte_offset(sql, tokens[i].span.start)?,
+                None => sql.len(),
+            };
+            let rest = sql[rest_start..end].trim().replace('\'', "''");
+            out.push_str(&sql[copied..start]);
+            out.push_str(&format!("SET \"kiln.set_constraints\" TO '{rest}'"));
+            copied = end;
+            changed = true;
+            n = end_tok;
+        } else {
+            n += 1;
+        }
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&sql[copied..]);
+    Some(out)
 }
 
 /// Whether `word` (ASCII) occurs in `text`, in any case: a cheap test before

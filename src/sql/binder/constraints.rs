@@ -462,11 +462,7 @@ impl Binder<'_> {
             }
             None => (false, false),
         };
-        if initially_deferred {
-            return Err(Error::feature_not_supported(
-                "INITIALLY DEFERRED foreign keys (checked at COMMIT)",
-            ));
-        }
+
         Ok(ForeignKey {
             oid: 0,
             name,
