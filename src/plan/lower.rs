@@ -559,6 +559,9 @@ impl Lowerer {
         if super::rules::join_order::is_lateral(left, right) {
             return self.lower_apply(left, right, kind, on);
         }
+        if let Some(plan) = self.index_nested_loop(left, right, kind, on)? {
+            return Ok(plan);
+        }
         let (lp, ll) = self.lower(left)?;
         let (rp, rl) = self.lower(right)?;
         let mut left_rels = BTreeSet::new();
@@ -655,6 +658,98 @@ impl Lowerer {
 
     /// A LATERAL join: the right input runs once per left row, with the left columns
     /// it reads in outer-parameter slots.
+    /// An index nested-loop join: a few outer rows, each looking its matches up in an
+    /// index of a much larger table, instead of a hash table built over (or probed by)
+    /// the whole table. Written as a LATERAL join whose inner side is the table filtered
+    /// by `key = outer value`, which the index scan answers. Inner and left joins; the
+    /// inner side must be a plain table scan with an index leading with a join key.
+    fn index_nested_loop(
+        &mut self,
+        left: &LogicalPlan,
+        right: &LogicalPlan,
+        kind: JoinKind,
+        on: &Expr,
+    ) -> Result<Option<(Plan, Layout)>> {
+        /// Outer rows above which a hash join wins.
+        const OUTER_ROWS_MAX: f64 = 1000.0;
+        // A right join is a left join with the sides swapped.
+        let (left, right, kind) = match kind {
+            JoinKind::Right => (right, left, JoinKind::Left),
+            JoinKind::Inner | JoinKind::Left => (left, right, kind),
+            _ => return Ok(None),
+        };
+        let (lrows, rrows) = (estimate(left).rows, estimate(right).rows);
+        // The indexed side: the right one, or for an inner join either.
+        let (outer, inner) = if rrows >= 10.0 * lrows.max(1.0) && lrows <= OUTER_ROWS_MAX {
+            (left, right)
+        } else if kind == JoinKind::Inner
+            && lrows >= 10.0 * rrows.max(1.0)
+            && rrows <= OUTER_ROWS_MAX
+        {
+            (right, left)
+        } else {
+            return Ok(None);
+        };
+        let LogicalPlan::Get {
+            rel,
+            table,
+            alias,
+            columns,
+            row_id,
+            filter,
+        } = inner
+        else {
+            return Ok(None);
+        };
+        if table.indexes.is_empty() || table.view.is_some() {
+            return Ok(None);
+        }
+        let mut outer_rels = BTreeSet::new();
+        outer.defined_rels(&mut outer_rels);
+        let inner_rels: BTreeSet<RelId> = [*rel].into_iter().collect();
+        // An equality `inner.col = outer expression` on a column an index leads with.
+        let mut lookup = None;
+        for c in on.clone().conjuncts() {
+            let Some((o, i)) = equi_key(&c, &outer_rels, &inner_rels) else {
+                continue;
+            };
+            let Expr::ColumnRef { id, ty, .. } = i else {
+                continue;
+            };
+            if id.rel != *rel || o.ty().ty != ty.ty {
+                continue;
+            }
+            let leads = table.indexes.iter().any(|ix| {
+                ix.index.predicate.is_none() && ix.index.parts[0].column == id.col as usize
+            });
+            if leads {
+                lookup = Some(Expr::Binary {
+                    op: BinaryOp::Eq,
+                    left: Box::new(i.clone()),
+                    right: Box::new(o.clone()),
+                    ty: SqlType::new(DataType::Bool),
+                });
+                break;
+            }
+        }
+        let Some(lookup) = lookup else {
+            return Ok(None);
+        };
+        let filter = Some(match filter {
+            Some(f) => Expr::And(vec![lookup, f.clone()]),
+            None => lookup,
+        });
+        let inner = LogicalPlan::Get {
+            rel: *rel,
+            table: table.clone(),
+            alias: alias.clone(),
+            columns: columns.clone(),
+            row_id: *row_id,
+            filter,
+        };
+        Ok(Some(self.lower_apply(outer, &inner, kind, on)?))
+    }
+
     fn lower_apply(
         &mut self,
         left: &LogicalPlan,
