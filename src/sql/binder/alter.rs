@@ -261,9 +261,53 @@ impl Binder<'_> {
                 AlterAction::AddConstraint { constraints }
             }
             Op::DropConstraint {
-                if_exists, name, ..
+                if_exists,
+                name,
+                drop_behavior,
             } => {
                 let name = ident_name(name);
+                // A key that foreign keys reference goes only with them (CASCADE).
+                if let Some(ix) = table.index_named(&name).filter(|i| i.constraint.is_some()) {
+                    let key: std::collections::BTreeSet<usize> =
+                        ix.index.parts.iter().map(|p| p.column).collect();
+                    let dependents: Vec<(String, String)> = self
+                        .catalog
+                        .referencing(table.oid, &self.snapshot)
+                        .into_iter()
+                        .filter(|(_, fk)| {
+                            fk.parent_columns
+                                .iter()
+                                .copied()
+                                .collect::<std::collections::BTreeSet<_>>()
+                                == key
+                        })
+                        .map(|(c, fk)| (c.name.clone(), fk.name))
+                        .collect();
+                    if !dependents.is_empty()
+                        && !matches!(drop_behavior, Some(A::DropBehavior::Cascade))
+                    {
+                        let detail: Vec<String> = dependents
+                            .iter()
+                            .map(|(c, f)| {
+                                format!("constraint {f} on table {c} depends on index {name}")
+                            })
+                            .collect();
+                        return Err(Error::new(
+                            "2BP01",
+                            format!(
+                                "cannot drop constraint {name} on table {} because other objects depend on it",
+                                table.name
+                            ),
+                        )
+                        .with_detail(detail.join("\n"))
+                        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                    }
+                    if !dependents.is_empty() {
+                        return Err(Error::feature_not_supported(
+                            "DROP CONSTRAINT … CASCADE of a key foreign keys reference",
+                        ));
+                    }
+                }
                 let exists = table.checks.iter().any(|c| c.name == name)
                     || table.foreign_keys.iter().any(|c| c.name == name)
                     || table
