@@ -752,6 +752,39 @@ impl Session {
                     owner.name
                 )));
             }
+            if let Some(ix) = owner.index_named(name)
+                && ix.index.unique
+            {
+                let cols: std::collections::BTreeSet<usize> =
+                    ix.index.parts.iter().map(|p| p.column).collect();
+                let dependents: Vec<String> = self
+                    .db
+                    .catalog
+                    .referencing(owner.oid, &ctx.snapshot)
+                    .into_iter()
+                    .filter(|(_, fk)| {
+                        fk.parent_columns
+                            .iter()
+                            .copied()
+                            .collect::<std::collections::BTreeSet<_>>()
+                            == cols
+                    })
+                    .map(|(c, fk)| {
+                        format!(
+                            "constraint {} on table {} depends on index {name}",
+                            fk.name, c.name
+                        )
+                    })
+                    .collect();
+                if !dependents.is_empty() {
+                    return Err(Error::new(
+                        "2BP01",
+                        format!("cannot drop index {name} because other objects depend on it"),
+                    )
+                    .with_detail(dependents.join("\n"))
+                    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                }
+            }
             let indexes = owner
                 .indexes
                 .iter()

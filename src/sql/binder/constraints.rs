@@ -99,7 +99,7 @@ impl Existing {
             unique_keys: table
                 .indexes
                 .iter()
-                .filter(|i| i.index.unique && i.constraint.is_some())
+                .filter(|i| i.index.unique && i.index.predicate.is_none())
                 .map(|i| columns(i))
                 .collect(),
             constraints,
@@ -357,7 +357,7 @@ impl Binder<'_> {
                 let keys = parent
                     .indexes
                     .iter()
-                    .filter(|i| i.index.unique && i.constraint.is_some())
+                    .filter(|i| i.index.unique && i.index.predicate.is_none())
                     .map(|i| i.index.parts.iter().map(|p| p.column).collect())
                     .collect();
                 (parent.oid, parent.columns.clone(), keys)
