@@ -148,9 +148,17 @@ impl Session {
                 let mut types = t.storage.types.clone();
                 types.push(column.ty.ty);
                 let default = column.default.clone();
+                let generated = column.generated.clone();
                 let ty = column.ty.ty;
                 let storage = t.storage.rewrite(types, |g, live| {
                     let mut cols: Vec<Vector> = g.columns.iter().map(|c| c.gather(live)).collect();
+                    if let Some(expr) = &generated {
+                        // A generated column is computed from the row's other columns.
+                        let batch = Batch::new(cols.clone(), live.len());
+                        let sel: Vec<u32> = (0..live.len() as u32).collect();
+                        cols.push(exec::expr::eval(expr, &batch, &sel, ctx)?);
+                        return Ok(cols);
+                    }
                     let value = match &default {
                         Some(d) => {
                             let none = Batch::new(Vec::new(), live.len());

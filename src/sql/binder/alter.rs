@@ -107,22 +107,10 @@ impl Binder<'_> {
                         ),
                     ));
                 }
-                if column_def.options.iter().any(|o| {
-                    matches!(
-                        o.option,
-                        A::ColumnOption::Generated {
-                            generation_expr: Some(_),
-                            ..
-                        }
-                    )
-                }) {
-                    return Err(Error::feature_not_supported(
-                        "ADD COLUMN … GENERATED ALWAYS AS (…) STORED",
-                    ));
-                }
                 let (column, sequence) = self.bind_column_def(&table.name, column_def, &[])?;
                 let mut columns = table.columns.clone();
                 columns.push(column);
+                self.bind_generated(&table.name, &mut columns, std::slice::from_ref(column_def))?;
                 let constraints = self.bind_table_constraints(
                     &table.name,
                     &mut columns,

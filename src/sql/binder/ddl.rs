@@ -199,7 +199,15 @@ impl Binder<'_> {
                 }
             }
         }
-        let generated: Vec<usize> = exprs.iter().map(|(i, _)| *i).collect();
+        // Columns generated already (ALTER TABLE ADD COLUMN) or in this statement.
+        let mut generated: Vec<usize> = exprs.iter().map(|(i, _)| *i).collect();
+        generated.extend(
+            columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.generated.is_some())
+                .map(|(i, _)| i),
+        );
         for (i, e) in exprs {
             if columns[i].default.is_some() {
                 return Err(Error::syntax(format!(
