@@ -394,23 +394,7 @@ impl Binder<'_> {
             ));
         }
         let rel = self.new_rel();
-        let scope = Scope {
-            columns: table
-                .columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ScopeColumn {
-                    qualifier: Some(table.name.clone()),
-                    name: c.name.clone(),
-                    expr: Expr::ColumnRef {
-                        id: ColumnId::new(rel, i as u32),
-                        ty: c.ty,
-                        name: c.name.clone(),
-                    },
-                    hidden: false,
-                })
-                .collect(),
-        };
+        let scope = row_scope(&table.columns, rel, &table.name);
         let target = ColumnDef { ty, ..def.clone() };
         let converted = match using {
             Some(e) => {
@@ -435,12 +419,7 @@ impl Binder<'_> {
                 self.coerce_column(b, &target)?
             }
         };
-        let layout = crate::plan::lower::Layout {
-            width: table.columns.len(),
-            map: (0..table.columns.len())
-                .map(|i| (ColumnId::new(rel, i as u32), i))
-                .collect(),
-        };
+        let layout = row_layout(rel, table.columns.len());
         let using = Lowerer::new().expr(&converted, &layout)?;
         let default = match &def.default {
             Some(d) => Some(self.coerce_column(d.clone(), &target)?),

@@ -12,7 +12,6 @@ use super::*;
 use crate::catalog::{
     CheckConstraint, FkAction, ForeignKey, IndexEntry, IndexSpec, KeyConstraint, SELF_REFERENCE,
 };
-use crate::plan::lower::Layout;
 use crate::storage::index::{KeyPart, indexable};
 
 /// PostgreSQL's NAMEDATALEN - 1.
@@ -485,22 +484,7 @@ impl Binder<'_> {
         expr: &A::Expr,
     ) -> Result<(Expr, Vec<usize>)> {
         let rel = self.new_rel();
-        let scope = Scope {
-            columns: columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ScopeColumn {
-                    qualifier: Some(table.to_string()),
-                    name: c.name.clone(),
-                    expr: Expr::ColumnRef {
-                        id: ColumnId::new(rel, i as u32),
-                        ty: c.ty,
-                        name: c.name.clone(),
-                    },
-                    hidden: false,
-                })
-                .collect(),
-        };
+        let scope = row_scope(columns, rel, table);
         let saved = self.agg_forbidden_in.replace("check constraints");
         let bound = self.bind_expr(expr, &scope);
         self.agg_forbidden_in = saved;
@@ -524,12 +508,7 @@ impl Binder<'_> {
                 referenced.push(c);
             }
         });
-        let layout = Layout {
-            width: columns.len(),
-            map: (0..columns.len())
-                .map(|i| (ColumnId::new(rel, i as u32), i))
-                .collect(),
-        };
+        let layout = row_layout(rel, columns.len());
         let lowered = crate::plan::lower::Lowerer::new().expr(&bound, &layout)?;
         Ok((lowered, referenced))
     }

@@ -222,22 +222,7 @@ impl Binder<'_> {
                 )));
             }
             let rel = self.new_rel();
-            let scope = Scope {
-                columns: columns
-                    .iter()
-                    .enumerate()
-                    .map(|(k, c)| ScopeColumn {
-                        qualifier: Some(table.to_string()),
-                        name: c.name.clone(),
-                        expr: Expr::ColumnRef {
-                            id: ColumnId::new(rel, k as u32),
-                            ty: c.ty,
-                            name: c.name.clone(),
-                        },
-                        hidden: false,
-                    })
-                    .collect(),
-            };
+            let scope = row_scope(columns, rel, table);
             let saved = self
                 .agg_forbidden_in
                 .replace("column generation expression");
@@ -278,12 +263,7 @@ impl Binder<'_> {
             }
             let target = columns[i].clone();
             let coerced = self.coerce_column(bound, &target)?;
-            let layout = crate::plan::lower::Layout {
-                width: columns.len(),
-                map: (0..columns.len())
-                    .map(|k| (ColumnId::new(rel, k as u32), k))
-                    .collect(),
-            };
+            let layout = row_layout(rel, columns.len());
             columns[i].generated = Some(Lowerer::new().expr(&coerced, &layout)?);
         }
         Ok(())

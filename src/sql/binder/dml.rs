@@ -360,11 +360,7 @@ impl Binder<'_> {
             return None;
         };
         let rel = id.rel;
-        let n = table.columns.len();
-        let layout = crate::plan::lower::Layout {
-            width: n,
-            map: (0..n).map(|i| (ColumnId::new(rel, i as u32), i)).collect(),
-        };
+        let layout = row_layout(rel, table.columns.len());
         if filter.is_some_and(|f| f.has_subquery()) || new_row.iter().any(|e| e.has_subquery()) {
             return None;
         }
@@ -488,23 +484,7 @@ impl Binder<'_> {
         };
         let qualifier = alias.unwrap_or_else(|| table.name.clone());
         let rel = self.new_rel();
-        let scope = Scope {
-            columns: table
-                .columns
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ScopeColumn {
-                    qualifier: Some(qualifier.clone()),
-                    name: c.name.clone(),
-                    expr: Expr::ColumnRef {
-                        id: ColumnId::new(rel, i as u32),
-                        ty: c.ty,
-                        name: c.name.clone(),
-                    },
-                    hidden: false,
-                })
-                .collect(),
-        };
+        let scope = row_scope(&table.columns, rel, &qualifier);
         let mut exprs = Vec::new();
         let mut columns = Vec::new();
         let mut push = |me: &mut Self, e: Expr, name: String| -> Result<()> {
@@ -530,12 +510,7 @@ impl Binder<'_> {
                 "window functions are not allowed in RETURNING",
             ));
         }
-        let layout = crate::plan::lower::Layout {
-            width: table.columns.len(),
-            map: (0..table.columns.len())
-                .map(|i| (ColumnId::new(rel, i as u32), i))
-                .collect(),
-        };
+        let layout = row_layout(rel, table.columns.len());
         let mut lowerer = Lowerer::new();
         let exprs = exprs
             .iter()

@@ -108,3 +108,33 @@ impl Binder<'_> {
         })
     }
 }
+
+/// The columns of one table row as relation `rel` under `qualifier` (CHECK
+/// constraints, generation expressions, RETURNING, ON CONFLICT, ALTER … TYPE USING).
+pub(super) fn row_scope(columns: &[ColumnDef], rel: RelId, qualifier: &str) -> Scope {
+    Scope {
+        columns: columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ScopeColumn {
+                qualifier: Some(qualifier.to_string()),
+                name: c.name.clone(),
+                expr: Expr::ColumnRef {
+                    id: ColumnId::new(rel, i as u32),
+                    ty: c.ty,
+                    name: c.name.clone(),
+                },
+                hidden: false,
+            })
+            .collect(),
+    }
+}
+
+/// Relation `rel`'s `n` columns at positions `0..n`: what expressions over one table
+/// row are lowered against.
+pub(super) fn row_layout(rel: RelId, n: usize) -> crate::plan::lower::Layout {
+    crate::plan::lower::Layout {
+        width: n,
+        map: (0..n).map(|i| (ColumnId::new(rel, i as u32), i)).collect(),
+    }
+}

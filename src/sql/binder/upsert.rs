@@ -108,26 +108,10 @@ impl Binder<'_> {
         let existing = self.new_rel();
         let proposed = self.new_rel();
         let qualifier = alias.unwrap_or(&table.name).to_string();
-        let column = |rel, i: usize, q: &str| {
-            let c = &table.columns[i];
-            ScopeColumn {
-                qualifier: Some(q.to_string()),
-                name: c.name.clone(),
-                expr: Expr::ColumnRef {
-                    id: ColumnId::new(rel, i as u32),
-                    ty: c.ty,
-                    name: c.name.clone(),
-                },
-                hidden: false,
-            }
-        };
-        let mut scope = Scope::default();
+        let mut scope = row_scope(&table.columns, existing, &qualifier);
         scope
             .columns
-            .extend((0..n).map(|i| column(existing, i, &qualifier)));
-        scope
-            .columns
-            .extend((0..n).map(|i| column(proposed, i, "excluded")));
+            .extend(row_scope(&table.columns, proposed, "excluded").columns);
         // Unqualified names mean the existing row (the excluded columns are only found
         // qualified): PostgreSQL's scope for DO UPDATE.
         for c in scope.columns.iter_mut().skip(n) {
