@@ -245,75 +245,9 @@ impl Binder<'_> {
         let filter = self.bind_where(update.selection.as_ref(), &scope)?;
         let mut assigned = vec![false; table.columns.len()];
         for a in &update.assignments {
-            // `SET (a, b) = (x, y)` is `SET a = x, b = y`.
-            let pairs: Vec<(&A::ObjectName, &A::Expr)> = match (&a.target, &a.value) {
-                (A::AssignmentTarget::ColumnName(n), v) => vec![(n, v)],
-                (A::AssignmentTarget::Tuple(names), A::Expr::Tuple(values))
-                    if names.len() == values.len() =>
-                {
-                    names.iter().zip(values).collect()
-                }
-                (A::AssignmentTarget::Tuple(_), A::Expr::Tuple(_)) => {
-                    return Err(Error::syntax(
-                        "number of columns does not match number of values",
-                    ));
-                }
-                (A::AssignmentTarget::Tuple(_), A::Expr::Subquery(_)) => {
-                    return Err(Error::feature_not_supported(
-                        "multi-column SET from a subquery",
-                    ));
-                }
-                (A::AssignmentTarget::Tuple(_), _) => {
-                    return Err(Error::new(
-                        "0A000",
-                        "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression",
-                    ));
-                }
-            };
-            for (names, value) in pairs {
-                let cname = match names.0.last() {
-                    Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
-                    _ => return Err(Error::syntax("syntax error in SET")),
-                };
-                let i = table.column_index(&cname).ok_or_else(|| {
-                    Error::new(
-                        "42703",
-                        format!(
-                            "column \"{cname}\" of relation \"{}\" does not exist",
-                            table.name
-                        ),
-                    )
-                })?;
-                if assigned[i] {
-                    return Err(Error::new(
-                        "42601",
-                        format!("multiple assignments to same column \"{cname}\""),
-                    ));
-                }
-                assigned[i] = true;
-                let value = if is_default_keyword(value) {
-                    self.default_expr(&table, i)?
-                } else {
-                    if table.columns[i].generated.is_some() {
-                        return Err(Error::new(
-                            "428C9",
-                            format!("column \"{cname}\" can only be updated to DEFAULT"),
-                        )
-                        .with_detail(format!("Column \"{cname}\" is a generated column.")));
-                    }
-                    if table.columns[i].identity == Some(true) {
-                        return Err(Error::new(
-                            "428C9",
-                            format!("column \"{cname}\" can only be updated to DEFAULT"),
-                        )
-                        .with_detail(format!(
-                            "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
-                        )));
-                    }
-                    let b = self.bind_expr(value, &scope)?;
-                    let coerced = self.coerce_column(b, &table.columns[i]);
-                    coerced.map_err(|err| self.locate(err, value))?
-                };
+            for (names, value) in assignment_pairs(a)? {
+                let (i, value) =
+                    self.bind_assignment(&table, names, value, &scope, &mut assigned)?;
                 new_row[i] = value;
             }
         }
@@ -436,6 +370,88 @@ impl Binder<'_> {
             returning,
             recheck,
         })
+    }
+}
+
+/// The `(column, value)` pairs of one SET item: `SET (a, b) = (x, y)` is
+/// `SET a = x, b = y`.
+pub(super) fn assignment_pairs(a: &A::Assignment) -> Result<Vec<(&A::ObjectName, &A::Expr)>> {
+    match (&a.target, &a.value) {
+        (A::AssignmentTarget::ColumnName(n), v) => Ok(vec![(n, v)]),
+        (A::AssignmentTarget::Tuple(names), A::Expr::Tuple(values))
+            if names.len() == values.len() =>
+        {
+            Ok(names.iter().zip(values).collect())
+        }
+        (A::AssignmentTarget::Tuple(_), A::Expr::Tuple(_)) => Err(Error::syntax(
+            "number of columns does not match number of values",
+        )),
+        (A::AssignmentTarget::Tuple(_), A::Expr::Subquery(_)) => Err(Error::feature_not_supported(
+            "multi-column SET from a subquery",
+        )),
+        (A::AssignmentTarget::Tuple(_), _) => Err(Error::new(
+            "0A000",
+            "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression",
+        )),
+    }
+}
+
+impl Binder<'_> {
+    /// One `column = value` of an UPDATE's or ON CONFLICT DO UPDATE's SET: the
+    /// column's position and its new value, coerced to the column's type. `DEFAULT`
+    /// is the column's default; generated and GENERATED ALWAYS identity columns take
+    /// nothing else (428C9), and a column is assigned once (42601).
+    pub(super) fn bind_assignment(
+        &mut self,
+        table: &Arc<TableEntry>,
+        names: &A::ObjectName,
+        value: &A::Expr,
+        scope: &Scope,
+        assigned: &mut [bool],
+    ) -> Result<(usize, Expr)> {
+        let cname = match names.0.last() {
+            Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+            _ => return Err(Error::syntax("syntax error in SET")),
+        };
+        let i = table.column_index(&cname).ok_or_else(|| {
+            Error::new(
+                "42703",
+                format!(
+                    "column \"{cname}\" of relation \"{}\" does not exist",
+                    table.name
+                ),
+            )
+        })?;
+        if assigned[i] {
+            return Err(Error::new(
+                "42601",
+                format!("multiple assignments to same column \"{cname}\""),
+            ));
+        }
+        assigned[i] = true;
+        if is_default_keyword(value) {
+            return Ok((i, self.default_expr(table, i)?));
+        }
+        let only_default = |detail: String| {
+            Error::new(
+                "428C9",
+                format!("column \"{cname}\" can only be updated to DEFAULT"),
+            )
+            .with_detail(detail)
+        };
+        if table.columns[i].generated.is_some() {
+            return Err(only_default(format!(
+                "Column \"{cname}\" is a generated column."
+            )));
+        }
+        if table.columns[i].identity == Some(true) {
+            return Err(only_default(format!(
+                "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
+            )));
+        }
+        let b = self.bind_expr(value, scope)?;
+        let coerced = self.coerce_column(b, &table.columns[i]);
+        Ok((i, coerced.map_err(|err| self.locate(err, value))?))
     }
 }
 

@@ -120,48 +120,11 @@ impl Binder<'_> {
         let mut new_row: Vec<Expr> = (0..n).map(|i| scope.columns[i].expr.clone()).collect();
         let mut assigned = vec![false; n];
         for a in &du.assignments {
-            let names = match &a.target {
-                A::AssignmentTarget::ColumnName(n) => n,
-                A::AssignmentTarget::Tuple(_) => {
-                    return Err(Error::feature_not_supported("multi-column SET"));
-                }
-            };
-            let cname = match names.0.last() {
-                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
-                _ => return Err(Error::syntax("syntax error in SET")),
-            };
-            let i = table.column_index(&cname).ok_or_else(|| {
-                Error::new(
-                    "42703",
-                    format!(
-                        "column \"{cname}\" of relation \"{}\" does not exist",
-                        table.name
-                    ),
-                )
-            })?;
-            if assigned[i] {
-                return Err(Error::new(
-                    "42601",
-                    format!("multiple assignments to same column \"{cname}\""),
-                ));
+            for (names, value) in super::dml::assignment_pairs(a)? {
+                let (i, value) =
+                    self.bind_assignment(table, names, value, &scope, &mut assigned)?;
+                new_row[i] = value;
             }
-            assigned[i] = true;
-            new_row[i] = if is_default_keyword(&a.value) {
-                self.default_expr(table, i)?
-            } else {
-                if table.columns[i].identity == Some(true) {
-                    return Err(Error::new(
-                        "428C9",
-                        format!("column \"{cname}\" can only be updated to DEFAULT"),
-                    )
-                    .with_detail(format!(
-                        "Column \"{cname}\" is an identity column defined as GENERATED ALWAYS."
-                    )));
-                }
-                let b = self.bind_expr(&a.value, &scope)?;
-                let coerced = self.coerce_column(b, &table.columns[i]);
-                coerced.map_err(|err| self.locate(err, &a.value))?
-            };
         }
         let filter = self.bind_where(du.selection.as_ref(), &scope)?;
         let layout = crate::plan::lower::Layout {
