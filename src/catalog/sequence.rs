@@ -124,37 +124,50 @@ impl SequenceSpec {
 
 #[derive(Debug)]
 struct State {
+    options: SequenceOptions,
     last: i64,
     is_called: bool,
 }
 
-/// A sequence's counter.
+/// A sequence's counter. Its options sit under the same lock as its value, so ALTER
+/// SEQUENCE changes them while other sessions draw numbers.
 #[derive(Debug)]
 pub struct Sequence {
-    pub options: SequenceOptions,
     state: Mutex<State>,
+}
+
+/// A sequence as it stood, for putting it back when an ALTER SEQUENCE rolls back.
+#[derive(Clone, Debug)]
+pub struct SequenceImage {
+    pub options: SequenceOptions,
+    pub last: i64,
+    pub is_called: bool,
 }
 
 impl Sequence {
     pub fn new(options: SequenceOptions) -> Sequence {
         let last = options.start;
         Sequence {
-            options,
             state: Mutex::new(State {
+                options,
                 last,
                 is_called: false,
             }),
         }
     }
 
+    pub fn options(&self) -> SequenceOptions {
+        self.state.lock().options.clone()
+    }
+
     /// The next value (`name` is for the error past the end).
     pub fn nextval(&self, name: &str) -> Result<i64> {
-        let o = &self.options;
         let mut s = self.state.lock();
         if !s.is_called {
             s.is_called = true;
             return Ok(s.last);
         }
+        let o = &s.options;
         let next = s.last.checked_add(o.increment);
         let next = match next {
             Some(v) if v >= o.min && v <= o.max => v,
@@ -181,9 +194,86 @@ impl Sequence {
         Ok(next)
     }
 
+    /// ALTER SEQUENCE: `changes` over the current options, checked as PostgreSQL's
+    /// init_params does; `restart` (`Some(None)`: to the start value) sets the next
+    /// value. Returns the sequence as it was.
+    pub fn alter(
+        &self,
+        changes: &SequenceSpec,
+        restart: Option<Option<i64>>,
+    ) -> Result<SequenceImage> {
+        let mut s = self.state.lock();
+        let before = SequenceImage {
+            options: s.options.clone(),
+            last: s.last,
+            is_called: s.is_called,
+        };
+        let old = &s.options;
+        let ty = changes.ty.unwrap_or(old.ty);
+        // A new type moves a bound that was the old type's limit to the new type's.
+        let (old_lo, old_hi) = type_range(old.ty);
+        let keep = |v: i64, limit: i64| {
+            if ty != old.ty && v == limit {
+                None
+            } else {
+                Some(v)
+            }
+        };
+        let spec = SequenceSpec {
+            ty: Some(ty),
+            increment: Some(changes.increment.unwrap_or(old.increment)),
+            min: Some(changes.min.unwrap_or_else(|| keep(old.min, old_lo))),
+            max: Some(changes.max.unwrap_or_else(|| keep(old.max, old_hi))),
+            start: Some(changes.start.unwrap_or(old.start)),
+            cache: Some(changes.cache.unwrap_or(old.cache)),
+            cycle: Some(changes.cycle.unwrap_or(old.cycle)),
+        };
+        // A start left as it was may fall outside new bounds: PostgreSQL checks it
+        // all the same.
+        let options = spec.resolve()?;
+        let (last, is_called) = match restart {
+            Some(at) => (at.unwrap_or(options.start), false),
+            None => (s.last, s.is_called),
+        };
+        if last < options.min {
+            return Err(Error::new(
+                "22023",
+                format!(
+                    "RESTART value ({last}) cannot be less than MINVALUE ({})",
+                    options.min
+                ),
+            ));
+        }
+        if last > options.max {
+            return Err(Error::new(
+                "22023",
+                format!(
+                    "RESTART value ({last}) cannot be greater than MAXVALUE ({})",
+                    options.max
+                ),
+            ));
+        }
+        *s = State {
+            options,
+            last,
+            is_called,
+        };
+        Ok(before)
+    }
+
+    /// Puts back what [`Sequence::alter`] returned.
+    pub fn restore(&self, image: SequenceImage) {
+        *self.state.lock() = State {
+            options: image.options,
+            last: image.last,
+            is_called: image.is_called,
+        };
+    }
+
     /// setval: the next nextval returns `value` (is_called false) or the one after it.
     pub fn setval(&self, name: &str, value: i64, is_called: bool) -> Result<i64> {
-        let o = &self.options;
+        let mut s = self.state.lock();
+        let o = &s.options;
         if value < o.min || value > o.max {
             return Err(Error::new(
                 "22003",
@@ -193,7 +283,6 @@ impl Sequence {
                 ),
             ));
         }
-        let mut s = self.state.lock();
         s.last = value;
         s.is_called = is_called;
         Ok(value)

@@ -183,6 +183,16 @@ pub enum BoundStatement {
         options: crate::catalog::sequence::SequenceOptions,
         if_not_exists: bool,
     },
+    /// ALTER SEQUENCE: `changes` over the sequence's options; RESTART (`Some(None)`:
+    /// at its start value).
+    AlterSequence {
+        name: String,
+        if_exists: bool,
+        changes: crate::catalog::sequence::SequenceSpec,
+        restart: Option<Option<i64>>,
+        /// OWNED BY: `Some(None)` for NONE, else the owning table's oid and column.
+        owned_by: Option<Option<(u32, String)>>,
+    },
     CreateIndex {
         table: Arc<TableEntry>,
         spec: crate::catalog::IndexSpec,
@@ -257,6 +267,7 @@ impl BoundStatement {
             BoundStatement::CreateIndex { .. } => "CREATE INDEX",
             BoundStatement::DropIndex { .. } => "DROP INDEX",
             BoundStatement::CreateSequence { .. } => "CREATE SEQUENCE",
+            BoundStatement::AlterSequence { .. } => "ALTER SEQUENCE",
             BoundStatement::AlterTable { .. } => "ALTER TABLE",
             BoundStatement::CreateView { .. } => "CREATE VIEW",
             BoundStatement::CreateTableAs { .. } => "CREATE TABLE AS",
@@ -281,6 +292,10 @@ impl BoundStatement {
                 | BoundStatement::CreateView { .. }
                 | BoundStatement::CreateTableAs { .. }
                 | BoundStatement::DropTable { .. }
+                | BoundStatement::AlterSequence {
+                    owned_by: Some(_),
+                    ..
+                }
         )
     }
 
@@ -295,6 +310,7 @@ impl BoundStatement {
             | BoundStatement::CreateTable { .. }
             | BoundStatement::CreateIndex { .. }
             | BoundStatement::CreateSequence { .. }
+            | BoundStatement::AlterSequence { .. }
             | BoundStatement::LockTable { .. }
             | BoundStatement::AlterTable { .. }
             | BoundStatement::DropIndex { .. }

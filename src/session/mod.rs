@@ -85,6 +85,11 @@ enum Undo {
     Delete(Arc<TableEntry>, RowId),
     CreateTable(Arc<TableEntry>),
     DropTable(Arc<TableEntry>),
+    /// A sequence as it was before ALTER SEQUENCE.
+    Sequence(
+        Arc<crate::catalog::sequence::Sequence>,
+        crate::catalog::sequence::SequenceImage,
+    ),
 }
 
 /// A parsed and bound statement (the extended protocol's prepared statement).
@@ -579,7 +584,7 @@ impl Session {
             let table = match u {
                 Undo::Insert(t, _) | Undo::Delete(t, _) => t,
                 Undo::DropTable(_) => return true,
-                Undo::CreateTable(_) => continue,
+                Undo::CreateTable(_) | Undo::Sequence(..) => continue,
             };
             if last.is_some_and(|l| Arc::ptr_eq(l, table)) {
                 continue;
@@ -645,6 +650,7 @@ impl Session {
                 Undo::Delete(t, id) => t.storage.undo_delete(id),
                 Undo::CreateTable(entry) => self.db.catalog.undo_create(&entry),
                 Undo::DropTable(entry) => self.db.catalog.undo_drop(&entry),
+                Undo::Sequence(seq, image) => seq.restore(image),
             }
         }
     }
@@ -1107,7 +1113,7 @@ impl Session {
                     for t in &tables {
                         for seq in self.db.catalog.owned_sequences(t.oid, &ctx.snapshot) {
                             if let Some(sq) = &seq.sequence {
-                                sq.setval(&seq.name, sq.options.start, false)?;
+                                sq.setval(&seq.name, sq.options().start, false)?;
                             }
                         }
                     }
@@ -1218,6 +1224,42 @@ impl Session {
                     &ctx.snapshot,
                 )?;
                 self.undo.push(Undo::CreateTable(entry));
+                Ok(done)
+            }
+            BoundStatement::AlterSequence {
+                name,
+                if_exists,
+                changes,
+                restart,
+                owned_by,
+            } => {
+                let done = Outcome::Done {
+                    tag: "ALTER SEQUENCE".into(),
+                };
+                let Some(entry) = self.db.catalog.table(name, &ctx.snapshot) else {
+                    if *if_exists {
+                        self.notices.push((
+                            "NOTICE".into(),
+                            "00000".into(),
+                            format!("relation \"{name}\" does not exist, skipping"),
+                        ));
+                        return Ok(done);
+                    }
+                    return Err(Error::new(
+                        "42P01",
+                        format!("relation \"{name}\" does not exist"),
+                    ));
+                };
+                let Some(seq) = &entry.sequence else {
+                    return Err(Error::new("42809", format!("\"{name}\" is not a sequence")));
+                };
+                let image = seq.alter(changes, *restart)?;
+                self.undo.push(Undo::Sequence(seq.clone(), image));
+                if let Some(owner) = owned_by {
+                    let moved = self.db.catalog.reown(&entry, owner.clone(), txn);
+                    self.undo.push(Undo::DropTable(entry.clone()));
+                    self.undo.push(Undo::CreateTable(moved));
+                }
                 Ok(done)
             }
             BoundStatement::DropIndex { names, if_exists } => {

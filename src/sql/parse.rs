@@ -168,8 +168,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
     let mut text = blank_frame_exclusions(sql);
-    if mentions(sql, "constraints")
-        && let Some(rewritten) = set_constraints(&text)
+    if (mentions(sql, "constraints") || mentions(sql, "sequence"))
+        && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
@@ -414,10 +414,49 @@ pub fn maintenance_options(sql: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// `SET CONSTRAINTS { ALL | name, … } { DEFERRED | IMMEDIATE }`, which sqlparser does
-/// not read, becomes `SET "kiln.set_constraints" TO '…'` with the rest of the statement
-/// as the value; the session carries it out (`session::foreign_keys`).
-fn set_constraints(sql: &str) -> Option<String> {
+/// `FOR NO KEY UPDATE` and `FOR KEY SHARE`, which sqlparser does not read: [`parse`]
+/// blanks `NO KEY` and `KEY`, leaving FOR UPDATE and FOR SHARE. kiln's row locks are
+/// exclusive in every strength (`storage::mvcc`), so the weaker ones lock as much as
+/// the stronger: more waiting than PostgreSQL, never less. Returns the byte ranges.
+pub fn key_lock_strengths(sql: &str) -> Vec<(usize, usize)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |i: usize, w: &str| matches!(sig.get(i).map(|t| &t.token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut out = Vec::new();
+    for i in 0..sig.len() {
+        if !is(i, "FOR") {
+            continue;
+        }
+        let (first, last) = if is(i + 1, "NO") && is(i + 2, "KEY") && is(i + 3, "UPDATE") {
+            (i + 1, i + 2)
+        } else if is(i + 1, "KEY") && is(i + 2, "SHARE") {
+            (i + 1, i + 1)
+        } else {
+            continue;
+        };
+        if let (Some(a), Some(b)) = (
+            byte_offset(sql, sig[first].span.start),
+            byte_offset(sql, sig[last].span.end),
+        ) {
+            out.push((a, b));
+        }
+    }
+    out
+}
+
+/// Statements sqlparser does not read become a SET of a kiln setting whose value is the
+/// rest of the statement: `SET CONSTRAINTS { ALL | name, … } { DEFERRED | IMMEDIATE }`
+/// becomes `SET "kiln.set_constraints" TO '…'` (carried out by
+/// `session::foreign_keys`), `ALTER SEQUENCE …` becomes `SET "kiln.alter_sequence" TO
+/// '…'` (bound by `binder::sequences`).
+fn unparsed_statements(sql: &str) -> Option<String> {
     use sqlparser::tokenizer::{Token, Tokenizer};
     let dialect = PostgreSqlDialect {};
     let tokens = Tokenizer::new(&dialect, sql)
@@ -433,7 +472,16 @@ fn set_constraints(sql: &str) -> Option<String> {
     let mut changed = false;
     while n < sig.len() {
         let at_start = n == 0 || matches!(tokens[sig[n - 1]].token, Token::SemiColon);
-        if at_start && word(n, "SET") && word(n + 1, "CONSTRAINTS") {
+        let setting = if !at_start {
+            None
+        } else if word(n, "SET") && word(n + 1, "CONSTRAINTS") {
+            Some("kiln.set_constraints")
+        } else if word(n, "ALTER") && word(n + 1, "SEQUENCE") {
+            Some("kiln.alter_sequence")
+        } else {
+            None
+        };
+        if let Some(setting) = setting {
             let start = byte_offset(sql, tokens[sig[n]].span.start)?;
             let mut end_tok = n + 2;
             while end_tok < sig.len() && !matches!(tokens[sig[end_tok]].token, Token::SemiColon) {
@@ -446,7 +494,7 @@ fn set_constraints(sql: &str) -> Option<String> {
             };
             let rest = sql[rest_start..end].trim().replace('\'', "''");
             out.push_str(&sql[copied..start]);
-            out.push_str(&format!("SET \"kiln.set_constraints\" TO '{rest}'"));
+            out.push_str(&format!("SET \"{setting}\" TO '{rest}'"));
             copied = end;
             changed = true;
             n = end_tok;
@@ -539,7 +587,9 @@ fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
     let ctas = mentions(sql, "create") && mentions(sql, " as");
     let maintenance = mentions(sql, "vacuum") || mentions(sql, "analyze");
     let search_cycle = mentions(sql, "search") || mentions(sql, "cycle");
+    let key_locks = mentions(sql, "key") && mentions(sql, "for");
     if !mentions(sql, "exclude")
+        && !key_locks
         && !mentions(sql, "symmetric")
         && !ctas
         && !maintenance
@@ -560,6 +610,9 @@ fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
     }
     if search_cycle {
         ranges.extend(search_cycle_clauses(sql).into_iter().map(|c| c.range));
+    }
+    if key_locks {
+        ranges.extend(key_lock_strengths(sql));
     }
     if ranges.is_empty() {
         return std::borrow::Cow::Borrowed(sql);

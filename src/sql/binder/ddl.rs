@@ -8,6 +8,9 @@ use super::*;
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &A::CreateTable) -> Result<BoundStatement> {
+        if ct.temporary {
+            return Err(Error::feature_not_supported("temporary tables"));
+        }
         if let Some(q) = &ct.query {
             let mut names: Vec<String> = ct.columns.iter().map(|c| ident_name(&c.name)).collect();
             if names.is_empty()
@@ -16,9 +19,6 @@ impl Binder<'_> {
                 names = listed;
             }
             let with_data = ct.with_data.is_none_or(|w| w.data);
-            if ct.temporary {
-                return Err(Error::feature_not_supported("temporary tables"));
-            }
             return self.bind_create_table_as(&ct.name, &names, q, ct.if_not_exists, with_data);
         }
         let name = object_name(&ct.name)?;

@@ -5,6 +5,10 @@
 //! | BY DEFAULT} AS IDENTITY` is the same with the sequence's options written in the
 //! column, and ALWAYS refuses explicit values (428C9). The default is an ordinary
 //! bound expression, `nextval('name')` cast to the column's type.
+//!
+//! ALTER SEQUENCE, which sqlparser does not read, arrives as the rest of its text
+//! (`sql::parse` turns it into a kiln setting); its options are CREATE SEQUENCE's but
+//! RESTART, so RESTART is taken out and the rest parsed as a CREATE SEQUENCE would be.
 
 use super::*;
 use crate::catalog::sequence::{SequenceOptions, SequenceSpec};
@@ -145,5 +149,149 @@ impl Binder<'_> {
             options,
             if_not_exists,
         })
+    }
+}
+
+/// Whether token `t` is the unquoted keyword `w`.
+fn is_word(t: &sqlparser::tokenizer::Token, w: &str) -> bool {
+    matches!(t, sqlparser::tokenizer::Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+}
+
+impl Binder<'_> {
+    /// `ALTER SEQUENCE [IF EXISTS] name option…`, given what follows `SEQUENCE`.
+    pub(super) fn bind_alter_sequence(&mut self, rest: &str) -> Result<BoundStatement> {
+        use sqlparser::tokenizer::{Token, Tokenizer};
+        let dialect = sqlparser::dialect::PostgreSqlDialect {};
+        let tokens = Tokenizer::new(&dialect, rest)
+            .tokenize()
+            .map_err(|e| Error::syntax(e.to_string()))?;
+        let sig: Vec<&Token> = tokens
+            .iter()
+            .filter(|t| !matches!(t, Token::Whitespace(_)))
+            .collect();
+        let mut n = 0;
+        let if_exists = sig.len() >= 2 && is_word(sig[0], "IF") && is_word(sig[1], "EXISTS");
+        if if_exists {
+            n = 2;
+        }
+        for t in &sig[n..] {
+            for w in ["RENAME", "OWNER", "SET", "SEQUENCE", "LOGGED", "UNLOGGED"] {
+                if is_word(t, w) {
+                    return Err(Error::feature_not_supported(format!(
+                        "ALTER SEQUENCE … {w}"
+                    )));
+                }
+            }
+        }
+        // The text again without IF EXISTS and RESTART [[WITH] n].
+        let mut kept = String::new();
+        let mut restart: Option<Option<i64>> = None;
+        let mut options = 0;
+        let mut i = n;
+        while i < sig.len() {
+            if is_word(sig[i], "RESTART") {
+                i += 1;
+                if sig.get(i).is_some_and(|t| is_word(t, "WITH")) {
+                    i += 1;
+                }
+                let mut text = String::new();
+                if let Some(Token::Minus | Token::Plus) = sig.get(i) {
+                    text.push_str(&sig[i].to_string());
+                    i += 1;
+                }
+                let value = match sig.get(i) {
+                    Some(Token::Number(digits, _)) => {
+                        text.push_str(digits);
+                        i += 1;
+                        Some(text.parse::<i64>().map_err(|_| {
+                            Error::new(
+                                "22003",
+                                format!("value \"{text}\" is out of range for type bigint"),
+                            )
+                        })?)
+                    }
+                    _ if !text.is_empty() => {
+                        return Err(Error::syntax(format!("syntax error at or near \"{text}\"")));
+                    }
+                    _ => None,
+                };
+                restart = Some(value);
+                options += 1;
+                continue;
+            }
+            if i > n && matches!(sig[i], Token::Word(_)) {
+                options += 1;
+            }
+            kept.push_str(&sig[i].to_string());
+            kept.push(' ');
+            i += 1;
+        }
+        if options == 0 {
+            return Err(Error::syntax("syntax error at end of input"));
+        }
+        let statements = crate::sql::parse::parse(&format!("CREATE SEQUENCE {kept}"))?;
+        let [
+            A::Statement::CreateSequence {
+                name,
+                data_type,
+                sequence_options,
+                owned_by,
+                ..
+            },
+        ] = statements.as_slice()
+        else {
+            return Err(Error::syntax("syntax error in ALTER SEQUENCE"));
+        };
+        let owned_by = match owned_by {
+            None => None,
+            Some(o) => Some(self.sequence_owner(o)?),
+        };
+        let ty = match data_type {
+            None => None,
+            Some(t) => Some(type_from_ast(t)?.ty),
+        };
+        Ok(BoundStatement::AlterSequence {
+            name: object_name(name)?,
+            if_exists,
+            changes: sequence_spec(ty, sequence_options)?,
+            restart,
+            owned_by,
+        })
+    }
+
+    /// OWNED BY's `table.column` (its table's oid and the column), or None for NONE.
+    fn sequence_owner(&mut self, o: &A::ObjectName) -> Result<Option<(u32, String)>> {
+        let parts: Vec<String> =
+            o.0.iter()
+                .map(|p| match p {
+                    A::ObjectNamePart::Identifier(i) => Ok(ident_name(i)),
+                    _ => Err(Error::syntax("syntax error in OWNED BY")),
+                })
+                .collect::<Result<_>>()?;
+        if let [only] = parts.as_slice() {
+            if only == "none" {
+                return Ok(None);
+            }
+            return Err(Error::new("42601", "invalid OWNED BY option")
+                .with_hint("Specify OWNED BY table.column or OWNED BY NONE."));
+        }
+        let (column, table) = parts.split_last().expect("two or more parts");
+        let table = A::ObjectName(
+            table
+                .iter()
+                .map(|t| A::ObjectNamePart::Identifier(A::Ident::with_quote('"', t.clone())))
+                .collect(),
+        );
+        let table = self.table(&table)?;
+        if table.column_index(column).is_none() {
+            return Err(Error::new(
+                "42703",
+                format!(
+                    "column \"{column}\" of relation \"{}\" does not exist",
+                    table.name
+                ),
+            ));
+        }
+        Ok(Some((table.oid, column.clone())))
     }
 }

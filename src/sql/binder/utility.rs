@@ -62,6 +62,9 @@ impl Binder<'_> {
                             .join(", "),
                     )
                 };
+                if name == "kiln.alter_sequence" {
+                    return self.bind_alter_sequence(value.as_deref().unwrap_or(""));
+                }
                 Ok(BoundStatement::Set { name, value, local })
             }
             A::Set::SetTimeZone { local, value } => Ok(BoundStatement::Set {
