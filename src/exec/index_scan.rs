@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::Operator;
 use super::context::ExecContext;
-use super::expr::{eval, eval_filter};
+use super::expr::{eval, eval_filter, replay_filter};
 use super::sort::normalize_value;
 use super::vector::{BATCH_ROWS_MAX, Batch, Data, Vector};
 use crate::catalog::TableEntry;
@@ -121,7 +121,113 @@ impl IndexScan {
         Ok(Some((low, high)))
     }
 
+    /// The ORDER BY … LIMIT walk: entries in key order (or backwards) a chunk at a
+    /// time, each chunk's visible versions tested on the residual conditions, until
+    /// `count` rows passed or the range ends.
+    fn walk_in_order(
+        &self,
+        order: &crate::plan::physical::IndexOrder,
+        ctx: &ExecContext,
+    ) -> Result<Vec<RowId>> {
+        use std::ops::Bound;
+        let none = Batch::new(Vec::new(), 1);
+        let count = eval(&order.count, &none, &[0], ctx)?;
+        let need = if count.is_null(0) {
+            usize::MAX
+        } else {
+            match count.value(0, order.count.ty().ty) {
+                crate::types::Value::Int8(n) => n.max(0) as usize,
+                crate::types::Value::Int4(n) => n.max(0) as usize,
+                crate::types::Value::Int2(n) => n.max(0) as usize,
+                _ => usize::MAX,
+            }
+        };
+        let mut chosen: Vec<RowId> = Vec::new();
+        if need == 0 {
+            return Ok(chosen);
+        }
+        let prefixes = self.prefixes(ctx)?;
+        let Some(prefix) = prefixes.first() else {
+            return Ok(chosen);
+        };
+        let (low, high) = match &self.lookup.range {
+            Some(range) => match self.range_bounds(prefix, range, ctx)? {
+                Some(b) => b,
+                None => return Ok(chosen),
+            },
+            None if prefix.is_empty() => (Bound::Unbounded, Bound::Unbounded),
+            None => (
+                Bound::Included(prefix.clone()),
+                Bound::Included(prefix.clone()),
+            ),
+        };
+        let storage = &self.table.storage;
+        let index = &self.lookup.index.index;
+        let _reorg = storage.reorg();
+        let mut cursor = None;
+        let mut chunk = need.saturating_mul(2).clamp(16, 4096);
+        let mut ids: Vec<RowId> = Vec::with_capacity(chunk);
+        loop {
+            ctx.check_interrupt()?;
+            ids.clear();
+            let more = index.walk(
+                bound_ref(&low),
+                bound_ref(&high),
+                order.reverse,
+                &mut cursor,
+                chunk,
+                &mut ids,
+            );
+            storage.visible(&mut ids, &ctx.snapshot);
+            match &self.lookup.residual {
+                None => chosen.extend_from_slice(&ids),
+                Some(f) if !ids.is_empty() => {
+                    let batch = Batch::new(storage.fetch(&ids, self.needed.as_deref()), ids.len());
+                    let all: Vec<u32> = (0..ids.len() as u32).collect();
+                    match eval_filter(f, &batch, &all, ctx) {
+                        Ok(kept) => chosen.extend(kept.iter().map(|&r| ids[r as usize])),
+                        Err(e) => {
+                            // Row by row, as PostgreSQL meets them: the error counts only
+                            // if it comes before enough rows passed.
+                            let replayed = replay_filter(f, &batch, &all, ctx, e)?;
+                            for r in replayed.ok {
+                                if chosen.len() >= need {
+                                    break;
+                                }
+                                chosen.push(ids[r as usize]);
+                            }
+                            if chosen.len() >= need {
+                                return Ok(chosen);
+                            }
+                            return Err(replayed.error);
+                        }
+                    }
+                }
+                Some(_) => {}
+            }
+            if !more || chosen.len() >= need {
+                return Ok(chosen);
+            }
+            chunk = (chunk * 2).min(65536);
+        }
+    }
+
     fn look_up(&mut self, ctx: &ExecContext) -> Result<(Batch, Vec<u32>)> {
+        if let Some(order) = self.lookup.order.clone() {
+            let ids = self.walk_in_order(&order, ctx)?;
+            let storage = &self.table.storage;
+            let mut columns = {
+                let _reorg = storage.reorg();
+                storage.fetch(&ids, self.needed.as_deref())
+            };
+            if self.row_ids {
+                columns.push(Vector::from_data(Data::I64(
+                    ids.iter().map(|&id| id as i64).collect(),
+                )));
+            }
+            let rows = ids.len();
+            return Ok((Batch::new(columns, rows), (0..rows as u32).collect()));
+        }
         let prefixes = self.prefixes(ctx)?;
         let storage = &self.table.storage;
         let mut ids: Vec<RowId> = Vec::new();

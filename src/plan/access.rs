@@ -11,8 +11,13 @@
 //!
 //! A range (`<`, `<=`, `>`, `>=`, BETWEEN) on the key column after the equality-pinned
 //! ones makes a range lookup, used when the scan's estimate keeps at most a fifth of
-//! the table. ORDER BY … LIMIT and min/max through an index come next (issue "Keys,
-//! indexes and many writers"); today those scan the table.
+//! the table.
+//!
+//! ORDER BY … LIMIT reads through an index whose key, after the columns equalities pin
+//! to one value, starts with the sort keys in the same order (or all reversed, read
+//! backwards), nulls placed alike: the walk goes in key order and stops once LIMIT +
+//! OFFSET rows pass the other conditions ([`order_by_index`]). A range on the first
+//! sort column bounds it (keyset pagination: `WHERE id > $1 ORDER BY id LIMIT n`).
 
 use std::sync::Arc;
 
@@ -240,5 +245,130 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
         range,
         conds,
         residual: Expr::and_all(rest),
+        order: None,
     })
+}
+
+/// A sort key over a scan's columns, as [`order_by_index`] takes it.
+#[derive(Clone, Copy, Debug)]
+pub struct OrderKey {
+    pub column: usize,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+/// The index walk that yields a scan of `table` (with lowered `filter`, if any) in
+/// `keys` order, for a consumer needing `count` rows; None when no index gives that
+/// order, or when conditions the index does not answer are left and the scan is
+/// expected to keep under 5% of the table (`estimated` rows): the walk could read
+/// most of it to find a few.
+///
+/// With `non_null` the walk covers only non-NULL keys (min/max), so where the index
+/// puts its NULLs does not matter.
+pub fn order_by_index(
+    table: &Arc<TableEntry>,
+    filter: Option<&Expr>,
+    keys: &[OrderKey],
+    count: Expr,
+    estimated: f64,
+    non_null: bool,
+) -> Option<IndexLookup> {
+    if keys.is_empty() || table.indexes.is_empty() {
+        return None;
+    }
+    let conjuncts = filter.map_or_else(Vec::new, |f| f.clone().conjuncts());
+    let stats = table.stats();
+    'indexes: for entry in &table.indexes {
+        if let Some(p) = &entry.index.predicate {
+            let p = unnamed(p);
+            if !conjuncts.iter().any(|c| unnamed(c) == p) {
+                continue;
+            }
+        }
+        let parts = &entry.index.parts;
+        // Leading columns pinned to one value each.
+        let mut pinned_values: Vec<(usize, Expr)> = Vec::new();
+        for part in parts {
+            let ty = table.columns[part.column].ty.ty;
+            let found = conjuncts.iter().enumerate().find_map(|(i, c)| {
+                pinned(c, part.column, ty)
+                    .filter(|v| v.len() == 1)
+                    .map(|mut v| (i, v.remove(0)))
+            });
+            match found {
+                Some(p) => pinned_values.push(p),
+                None => break,
+            }
+        }
+        let pinned_columns: Vec<usize> = parts[..pinned_values.len()]
+            .iter()
+            .map(|p| p.column)
+            .collect();
+        // The sort keys not pinned must follow the index from there.
+        let mut next = pinned_values.len();
+        let mut reverse = None;
+        for k in keys {
+            if pinned_columns.contains(&k.column) {
+                continue;
+            }
+            let Some(part) = parts.get(next) else {
+                continue 'indexes;
+            };
+            let r = k.desc != part.desc;
+            if part.column != k.column
+                || (!non_null && k.nulls_first != (part.nulls_first != r))
+                || reverse.is_some_and(|x| x != r)
+            {
+                continue 'indexes;
+            }
+            reverse = Some(r);
+            next += 1;
+        }
+        let Some(reverse) = reverse else {
+            continue;
+        };
+        // A range on the first ordering column.
+        let first = parts[pinned_values.len()];
+        let ty = table.columns[first.column].ty.ty;
+        let mut range = crate::plan::physical::KeyRange {
+            lower: None,
+            upper: None,
+        };
+        let mut used: Vec<usize> = pinned_values.iter().map(|(i, _)| *i).collect();
+        for (i, c) in conjuncts.iter().enumerate() {
+            if let Some((v, inclusive, is_lower)) = bound(c, first.column, ty) {
+                let side = if is_lower {
+                    &mut range.lower
+                } else {
+                    &mut range.upper
+                };
+                if side.is_none() {
+                    *side = Some((v, inclusive));
+                    used.push(i);
+                }
+            }
+        }
+        let mut conds = Vec::new();
+        let mut rest = Vec::new();
+        for (i, c) in conjuncts.iter().enumerate() {
+            if used.contains(&i) {
+                conds.push(c.clone());
+            } else {
+                rest.push(c.clone());
+            }
+        }
+        if !rest.is_empty() && stats.rows > 1000.0 && estimated < 0.05 * stats.rows {
+            continue;
+        }
+        let range = (non_null || range.lower.is_some() || range.upper.is_some()).then_some(range);
+        return Some(IndexLookup {
+            index: entry.clone(),
+            keys: vec![pinned_values.into_iter().map(|(_, v)| v).collect()],
+            range,
+            conds,
+            residual: Expr::and_all(rest),
+            order: Some(crate::plan::physical::IndexOrder { reverse, count }),
+        });
+    }
+    None
 }

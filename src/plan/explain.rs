@@ -101,8 +101,16 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             index: Some(lookup),
             ..
         } => {
-            node.kind = "Index Scan";
-            node.name = format!("Index Scan using {} on {}", lookup.index.name, table.name);
+            let backward = lookup.order.as_ref().is_some_and(|o| o.reverse);
+            node.kind = if backward {
+                "Index Scan Backward"
+            } else {
+                "Index Scan"
+            };
+            node.name = format!(
+                "{} using {} on {}",
+                node.kind, lookup.index.name, table.name
+            );
             if *alias != table.name {
                 node.name.push(' ');
                 node.name.push_str(alias);

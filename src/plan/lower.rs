@@ -51,6 +51,83 @@ fn node(op: Op) -> Plan {
     Plan::new(op, -1.0)
 }
 
+/// Makes `plan` — a table scan, or a projection of one that passes the sort columns
+/// through — produce its rows in `keys` order by walking an index, for a top-N sort
+/// needing `count` rows (`plan::access::order_by_index`). Returns whether it did, and
+/// so whether the sort is unnecessary.
+fn order_through_index(
+    plan: &mut Plan,
+    keys: &[SortKey],
+    count: &Expr,
+    estimated: f64,
+    non_null: bool,
+) -> bool {
+    match &mut plan.op {
+        Op::Project { input, exprs } => {
+            let mut mapped = Vec::with_capacity(keys.len());
+            for k in keys {
+                match exprs.get(k.column) {
+                    Some(Expr::Column { index, .. }) => mapped.push(SortKey {
+                        column: *index,
+                        ..*k
+                    }),
+                    _ => return false,
+                }
+            }
+            matches!(input.op, Op::Scan { .. })
+                && order_through_index(input, &mapped, count, estimated, non_null)
+        }
+        Op::Scan {
+            table,
+            filter,
+            index,
+            ..
+        } => {
+            // A lookup of a few keys already (at most one row per key, or several
+            // keys whose rows would need merging): leave the sort to order them.
+            if let Some(existing) = index
+                && (existing.keys.len() > 1
+                    || (existing.index.index.unique
+                        && existing.keys.first().map_or(0, |k| k.len())
+                            == existing.index.index.parts.len()))
+            {
+                return false;
+            }
+            let ncols = table.columns.len();
+            if keys.iter().any(|k| k.column >= ncols) {
+                return false;
+            }
+            let order_keys: Vec<crate::plan::access::OrderKey> = keys
+                .iter()
+                .map(|k| crate::plan::access::OrderKey {
+                    column: k.column,
+                    desc: k.desc,
+                    nulls_first: k.nulls_first,
+                })
+                .collect();
+            let Some(lookup) = crate::plan::access::order_by_index(
+                table,
+                filter.as_ref(),
+                &order_keys,
+                count.clone(),
+                estimated,
+                non_null,
+            ) else {
+                return false;
+            };
+            if let Some(existing) = index
+                && existing.index.oid != lookup.index.oid
+            {
+                // Another index narrows the scan: keep it.
+                return false;
+            }
+            *index = Some(Box::new(lookup));
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Which position of a physical plan's output holds which column id.
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
@@ -313,6 +390,30 @@ impl Lowerer {
                 let out = Layout::dense(
                     (0..group_by.len() + lowered.len()).map(|i| ColumnId::new(*rel, i as u32)),
                 );
+                let mut child = child;
+                // min(x) / max(x) alone: the first non-NULL key of an index on x.
+                if let ([], [call]) = (group_by.as_slice(), lowered.as_slice())
+                    && matches!(
+                        call.func,
+                        crate::sql::expr::AggFunc::Min | crate::sql::expr::AggFunc::Max
+                    )
+                    && !call.distinct
+                    && call.filter.is_none()
+                    && call.order_by.is_empty()
+                    && let Some(Expr::Column { index, .. }) = &call.arg
+                {
+                    let key = SortKey {
+                        column: *index,
+                        desc: call.func == crate::sql::expr::AggFunc::Max,
+                        nulls_first: false,
+                    };
+                    let one = Expr::Literal {
+                        value: Value::Int8(1),
+                        ty: INT8,
+                    };
+                    let estimated = crate::plan::cardinality::estimate(input).rows;
+                    order_through_index(&mut child, &[key], &one, estimated, true);
+                }
                 Ok((
                     node(Op::Aggregate {
                         input: Box::new(child),
@@ -860,6 +961,20 @@ impl Lowerer {
             });
         }
         let width = next_computed;
+        if let Some(count) = &limit
+            && computed.is_empty()
+        {
+            let estimated = crate::plan::cardinality::estimate(input).rows;
+            if order_through_index(&mut child, &sort_keys, count, estimated, false) {
+                return Ok((
+                    child,
+                    Layout {
+                        width,
+                        map: layout.map,
+                    },
+                ));
+            }
+        }
         Ok((
             node(Op::Sort {
                 input: Box::new(child),

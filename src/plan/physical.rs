@@ -113,6 +113,19 @@ pub struct IndexLookup {
     pub conds: Vec<Expr>,
     /// The scan's other conditions, tested on the rows the lookup finds.
     pub residual: Option<Expr>,
+    /// Set when the lookup stands in for an ORDER BY … LIMIT: rows come out in the
+    /// index's order (or backwards), and the walk stops once it has found enough.
+    pub order: Option<IndexOrder>,
+}
+
+/// An index walk in key order, for ORDER BY … LIMIT.
+#[derive(Clone, Debug)]
+pub struct IndexOrder {
+    /// Backwards (`Index Scan Backward`).
+    pub reverse: bool,
+    /// How many rows the consumer needs (LIMIT + OFFSET); the walk finds at least
+    /// these, or all.
+    pub count: Expr,
 }
 
 #[derive(Clone, Debug)]

@@ -232,6 +232,89 @@ impl Index {
         }
     }
 
+    /// Walks the entries between `lower` and `upper` (bounds as [`Index::range`] takes
+    /// them) in key order, or backwards, starting just past `cursor` (the last entry an
+    /// earlier call handed out, which this call moves on), appending at most `max` row
+    /// ids. Returns whether entries may remain.
+    pub fn walk(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        reverse: bool,
+        cursor: &mut Option<(Box<[u8]>, RowId)>,
+        max: usize,
+        out: &mut Vec<RowId>,
+    ) -> bool {
+        let below_lower = |k: &[u8]| match lower {
+            Bound::Included(l) => k < l,
+            Bound::Excluded(l) => k < l || k.starts_with(l),
+            Bound::Unbounded => false,
+        };
+        let above_upper = |k: &[u8]| match upper {
+            Bound::Included(u) => k > u && !k.starts_with(u),
+            Bound::Excluded(u) => k >= u,
+            Bound::Unbounded => false,
+        };
+        let entries = self.entries.read();
+        let mut taken = 0;
+        let mut take = |k: &[u8], id: RowId, cursor: &mut Option<(Box<[u8]>, RowId)>| {
+            if taken == max {
+                return false;
+            }
+            out.push(id);
+            taken += 1;
+            *cursor = Some((k.into(), id));
+            true
+        };
+        if !reverse {
+            let start = match cursor.clone() {
+                Some(c) => Bound::Excluded(c),
+                None => match lower {
+                    Bound::Included(k) | Bound::Excluded(k) => Bound::Included((k.into(), 0)),
+                    Bound::Unbounded => Bound::Unbounded,
+                },
+            };
+            for (k, id) in entries.range((start, Bound::Unbounded)) {
+                if below_lower(k) {
+                    // Keys an excluded lower bound is a prefix of.
+                    continue;
+                }
+                if above_upper(k) || !take(k, *id, cursor) {
+                    return !above_upper(k);
+                }
+            }
+        } else {
+            let end = match cursor.clone() {
+                Some(c) => Bound::Excluded(c),
+                None => match upper {
+                    Bound::Excluded(u) => Bound::Excluded((u.into(), 0)),
+                    Bound::Included(u) => match prefix_successor(u) {
+                        Some(next) => Bound::Excluded((next, 0)),
+                        None => Bound::Unbounded,
+                    },
+                    Bound::Unbounded => Bound::Unbounded,
+                },
+            };
+            for (k, id) in entries.range((Bound::Unbounded, end)).rev() {
+                if above_upper(k) {
+                    continue;
+                }
+                if below_lower(k) {
+                    // Past the bound, or (an excluded bound) among the keys it prefixes.
+                    let prefixed = matches!(lower, Bound::Excluded(l) if k.starts_with(l));
+                    if prefixed {
+                        continue;
+                    }
+                    return false;
+                }
+                if !take(k, *id, cursor) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// Removes the entries whose key starts with `prefix` and whose version `dead` says
     /// no snapshot can see any more (PostgreSQL's killed index tuples): lookups of a
     /// key that is updated again and again stay short between vacuums. Returns how
@@ -290,6 +373,19 @@ pub fn parts_indexable(parts: &[KeyPart], types: &[DataType]) -> Option<DataType
         .iter()
         .map(|p| types[p.column])
         .find(|&t| !indexable(t))
+}
+
+/// The smallest byte string greater than every string starting with `prefix` (None:
+/// there is none, the prefix is all 0xFF).
+fn prefix_successor(prefix: &[u8]) -> Option<Box<[u8]>> {
+    let mut next = prefix.to_vec();
+    while let Some(last) = next.pop() {
+        if last < 0xFF {
+            next.push(last + 1);
+            return Some(next.into());
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -358,5 +454,38 @@ mod tests {
         strict.insert(&col, (0..2).map(|r| (r, r as RowId)));
         strict.same_key(&col, 0, 0, &mut out);
         assert_eq!(out, vec![1]);
+    }
+
+    #[test]
+    fn walks_in_chunks_both_ways() {
+        let ix = index(false);
+        let col = [int_column(&[5, -3, 7, 5, 100, 6])];
+        ix.insert(&col, (0..6).map(|r| (r, r as RowId)));
+        let key = |v: i32| {
+            let mut k = Vec::new();
+            ix.encode(&[int_column(&[v])], 0, &mut k);
+            k
+        };
+        let walk_all = |lower: Bound<&[u8]>, upper: Bound<&[u8]>, reverse: bool| {
+            let mut cursor = None;
+            let mut out = Vec::new();
+            let mut calls = 0;
+            while ix.walk(lower, upper, reverse, &mut cursor, 2, &mut out) {
+                calls += 1;
+                assert!(calls < 10, "the walk ends");
+            }
+            out
+        };
+        use Bound::*;
+        assert_eq!(
+            walk_all(Unbounded, Unbounded, false),
+            vec![1, 0, 3, 5, 2, 4]
+        );
+        assert_eq!(walk_all(Unbounded, Unbounded, true), vec![4, 2, 5, 3, 0, 1]);
+        let (k5, k7) = (key(5), key(7));
+        assert_eq!(walk_all(Excluded(&k5), Included(&k7), false), vec![5, 2]);
+        assert_eq!(walk_all(Excluded(&k5), Included(&k7), true), vec![2, 5]);
+        assert_eq!(walk_all(Included(&k5), Excluded(&k7), true), vec![5, 3, 0]);
+        assert_eq!(walk_all(Included(&k5), Excluded(&k7), false), vec![0, 3, 5]);
     }
 }
