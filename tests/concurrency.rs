@@ -491,6 +491,47 @@ async fn for_update_waits_nowait_fails_and_skip_locked_skips() {
     assert_eq!(r.expect("b locks"), vec![7]);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skip_locked_through_an_index_walk_finds_the_next_rows() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_queue; CREATE TABLE cc_queue (id bigint PRIMARY KEY, done bool);
+         INSERT INTO cc_queue SELECT g, false FROM generate_series(1, 5000) g",
+    )
+    .await
+    .expect("setup");
+    // ORDER BY the key with a LIMIT reads through the primary key's index: the rows a
+    // holds are skipped and the walk goes on to the next ones.
+    a.batch_execute("BEGIN").await.expect("begin");
+    let first: Vec<i64> = (1..=40).collect();
+    assert_eq!(
+        ints(
+            &a,
+            "SELECT id FROM cc_queue ORDER BY id LIMIT 40 FOR UPDATE SKIP LOCKED"
+        )
+        .await,
+        first
+    );
+    b.batch_execute("BEGIN").await.expect("begin");
+    assert_eq!(
+        ints(
+            &b,
+            "SELECT id FROM cc_queue ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED"
+        )
+        .await,
+        vec![41, 42]
+    );
+    let newest = "SELECT id FROM cc_queue ORDER BY id DESC LIMIT 1 FOR UPDATE SKIP LOCKED";
+    assert_eq!(ints(&a, newest).await, vec![5000]);
+    assert_eq!(ints(&b, newest).await, vec![4999]);
+    a.batch_execute("ROLLBACK").await.expect("rollback");
+    b.batch_execute("ROLLBACK; DROP TABLE cc_queue")
+        .await
+        .expect("rollback");
+}
+
 async fn flag(c: &Client, sql: &str) -> bool {
     c.query_one(sql, &[]).await.expect(sql).get::<_, bool>(0)
 }

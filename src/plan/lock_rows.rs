@@ -35,12 +35,22 @@ fn thread(
             table: t,
             row_ids,
             needed,
+            index,
             ..
         } => {
             if t.oid != table.oid {
                 return Err(Error::feature_not_supported(format!(
                     "{word} over several tables"
                 )));
+            }
+            // An index walk for ORDER BY … LIMIT stops after LIMIT rows, but LockRows
+            // may skip (SKIP LOCKED) or drop (a re-check) some: the walk goes on to the
+            // end of its range, and LockRows takes the first ones it can lock.
+            if let Some(order) = index.as_mut().and_then(|l| l.order.as_mut()) {
+                order.count = Expr::Literal {
+                    value: crate::types::Value::Null,
+                    ty: SqlType::new(DataType::Int8),
+                };
             }
             let n = t.columns.len();
             *row_ids = true;
