@@ -135,14 +135,14 @@ impl Binder<'_> {
             for opt in &c.options {
                 let name = opt.name.as_ref().map(ident_name);
                 match &opt.option {
-                    A::ColumnOption::PrimaryKey(_) => keys.push(KeyClause {
-                        name,
+                    A::ColumnOption::PrimaryKey(pk) => keys.push(KeyClause {
+                        name: immediate(&pk.characteristics).map(|()| name)?,
                         columns: vec![cname.clone()],
                         primary: true,
                         nulls_not_distinct: false,
                     }),
                     A::ColumnOption::Unique(u) => keys.push(KeyClause {
-                        name,
+                        name: immediate(&u.characteristics).map(|()| name)?,
                         columns: vec![cname.clone()],
                         primary: false,
                         nulls_not_distinct: u.nulls_distinct == A::NullsDistinctOption::NotDistinct,
@@ -162,13 +162,15 @@ impl Binder<'_> {
         for tc in constraints {
             match tc {
                 A::TableConstraint::PrimaryKey(pk) => keys.push(KeyClause {
-                    name: pk.name.as_ref().map(ident_name),
+                    name: immediate(&pk.characteristics)
+                        .map(|()| pk.name.as_ref().map(ident_name))?,
                     columns: key_columns(&pk.columns)?,
                     primary: true,
                     nulls_not_distinct: false,
                 }),
                 A::TableConstraint::Unique(u) => keys.push(KeyClause {
-                    name: u.name.as_ref().map(ident_name),
+                    name: immediate(&u.characteristics)
+                        .map(|()| u.name.as_ref().map(ident_name))?,
                     columns: key_columns(&u.columns)?,
                     primary: false,
                     nulls_not_distinct: u.nulls_distinct == A::NullsDistinctOption::NotDistinct,
@@ -634,4 +636,19 @@ fn check_indexable(column: &ColumnDef) -> Result<()> {
             column.ty.display_name()
         )))
     }
+}
+
+/// A PRIMARY KEY or UNIQUE constraint must be checked row by row as kiln does:
+/// DEFERRABLE ones (checked at statement end, or at commit) are 0A000 rather than
+/// checked too early.
+fn immediate(ch: &Option<A::ConstraintCharacteristics>) -> Result<()> {
+    let deferrable = ch.as_ref().is_some_and(|c| {
+        c.deferrable == Some(true) || c.initially == Some(A::DeferrableInitial::Deferred)
+    });
+    if deferrable {
+        return Err(Error::feature_not_supported(
+            "DEFERRABLE PRIMARY KEY and UNIQUE constraints",
+        ));
+    }
+    Ok(())
 }
