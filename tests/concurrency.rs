@@ -532,6 +532,185 @@ async fn skip_locked_through_an_index_walk_finds_the_next_rows() {
         .expect("rollback");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drop_waits_for_a_reader_and_later_readers_queue_behind_it() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    let c = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_drop; CREATE TABLE cc_drop (v int); INSERT INTO cc_drop VALUES (1)",
+    )
+    .await
+    .expect("setup");
+    // a reads the table in an open transaction: it holds ACCESS SHARE.
+    a.batch_execute("BEGIN").await.expect("begin");
+    assert_eq!(ints(&a, "SELECT v::bigint FROM cc_drop").await, vec![1]);
+    let dropper = tokio::spawn(async move {
+        let r = b.batch_execute("DROP TABLE cc_drop").await;
+        (b, r)
+    });
+    assert!(
+        still_blocked(&dropper, 300).await,
+        "DROP waits for the reader"
+    );
+    // A later reader queues behind the DROP rather than slipping past it.
+    let reader = tokio::spawn(async move {
+        let r = c.query("SELECT v FROM cc_drop", &[]).await;
+        (c, r)
+    });
+    assert!(
+        still_blocked(&reader, 300).await,
+        "the next reader waits too"
+    );
+    // a still reads (it holds its lock), then ends: the DROP goes, the reader finds
+    // no table.
+    assert_eq!(ints(&a, "SELECT v::bigint FROM cc_drop").await, vec![1]);
+    a.batch_execute("COMMIT").await.expect("commit");
+    let (_b, dropped) = dropper.await.expect("join");
+    dropped.expect("DROP finishes");
+    let (_c, read) = reader.await.expect("join");
+    assert_eq!(code(&read.expect_err("gone")), Some("42P01"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alter_and_writers_of_one_table_wait_for_each_other_not_for_other_tables() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_alt, cc_other; CREATE TABLE cc_alt (id int); CREATE TABLE cc_other (id int)",
+    )
+    .await
+    .expect("setup");
+    // A writer of cc_alt holds ROW EXCLUSIVE: ALTER TABLE waits for it …
+    a.batch_execute("BEGIN; INSERT INTO cc_alt VALUES (1)")
+        .await
+        .expect("a writes");
+    // … while DDL on another table does not.
+    b.batch_execute("ALTER TABLE cc_other ADD COLUMN w int")
+        .await
+        .expect("DDL elsewhere goes at once");
+    let alter = tokio::spawn(async move {
+        let r = b.batch_execute("ALTER TABLE cc_alt ADD COLUMN v int").await;
+        (b, r)
+    });
+    assert!(
+        still_blocked(&alter, 300).await,
+        "ALTER waits for the writer"
+    );
+    a.batch_execute("COMMIT").await.expect("commit");
+    let (b, altered) = alter.await.expect("join");
+    altered.expect("ALTER finishes");
+    // Now the ALTER's transaction holds the table and a writer waits for it.
+    b.batch_execute("BEGIN; ALTER TABLE cc_alt ADD COLUMN w int")
+        .await
+        .expect("b alters");
+    let writer = tokio::spawn(async move {
+        let r = a.batch_execute("INSERT INTO cc_alt (id) VALUES (2)").await;
+        (a, r)
+    });
+    assert!(
+        still_blocked(&writer, 300).await,
+        "the writer waits for the ALTER"
+    );
+    b.batch_execute("COMMIT").await.expect("commit");
+    let (a, wrote) = writer.await.expect("join");
+    wrote.expect("the insert goes after the ALTER");
+    assert_eq!(
+        ints(&a, "SELECT count(w)::bigint + count(*) FROM cc_alt").await,
+        vec![2]
+    );
+    a.batch_execute("DROP TABLE cc_alt, cc_other")
+        .await
+        .expect("cleanup");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_table_modes_conflict_as_postgresqls() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_modes; CREATE TABLE cc_modes (id int); INSERT INTO cc_modes VALUES (1)",
+    )
+    .await
+    .expect("setup");
+    a.batch_execute("BEGIN; LOCK TABLE cc_modes IN SHARE MODE")
+        .await
+        .expect("a shares");
+    // SHARE lets readers and other sharers in, not writers.
+    assert_eq!(ints(&b, "SELECT id::bigint FROM cc_modes").await, vec![1]);
+    b.batch_execute("BEGIN; LOCK TABLE cc_modes IN SHARE MODE NOWAIT; COMMIT")
+        .await
+        .expect("two sharers");
+    let err = b
+        .batch_execute("BEGIN; LOCK TABLE cc_modes IN ROW EXCLUSIVE MODE NOWAIT")
+        .await
+        .expect_err("a writer's mode conflicts");
+    assert_eq!(code(&err), Some("55P03"));
+    b.batch_execute("ROLLBACK; SET lock_timeout = '200ms'")
+        .await
+        .expect("rollback");
+    let err = b
+        .batch_execute("INSERT INTO cc_modes VALUES (2)")
+        .await
+        .expect_err("an insert waits, then times out");
+    assert_eq!(code(&err), Some("55P03"));
+    a.batch_execute("COMMIT").await.expect("commit");
+    b.batch_execute("INSERT INTO cc_modes VALUES (2); DROP TABLE cc_modes")
+        .await
+        .expect("free again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_wait_and_a_table_wait_make_a_deadlock() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_dl1, cc_dl2; CREATE TABLE cc_dl1 (id int); CREATE TABLE cc_dl2 (id int PRIMARY KEY, v int); INSERT INTO cc_dl2 VALUES (1, 0)",
+    )
+    .await
+    .expect("setup");
+    // a reads cc_dl1; b updates the row of cc_dl2.
+    a.batch_execute("SET deadlock_timeout = '100ms'; BEGIN; SELECT * FROM cc_dl1")
+        .await
+        .expect("a reads");
+    b.batch_execute("SET deadlock_timeout = '100ms'; BEGIN; UPDATE cc_dl2 SET v = 2 WHERE id = 1")
+        .await
+        .expect("b updates");
+    // a waits for b's row; b's DROP waits for a's table lock: a cycle.
+    let a_task = tokio::spawn(async move {
+        let r = a
+            .batch_execute("UPDATE cc_dl2 SET v = 1 WHERE id = 1")
+            .await;
+        (a, r)
+    });
+    assert!(still_blocked(&a_task, 200).await, "a waits for b's row");
+    let b_result = b.batch_execute("DROP TABLE cc_dl1").await;
+    let (a, a_result) = if b_result.is_err() {
+        b.batch_execute("ROLLBACK").await.expect("b rolls back");
+        a_task.await.expect("join")
+    } else {
+        a_task.await.expect("join")
+    };
+    let codes = [&a_result, &b_result].map(|r| r.as_ref().err().and_then(code));
+    assert!(
+        codes == [Some("40P01"), None] || codes == [None, Some("40P01")],
+        "exactly one deadlock victim: {codes:?}"
+    );
+    if a_result.is_err() {
+        a.batch_execute("ROLLBACK").await.expect("a rolls back");
+        b.batch_execute("COMMIT").await.expect("b commits");
+    } else {
+        a.batch_execute("COMMIT").await.expect("a commits");
+    }
+    a.batch_execute("DROP TABLE IF EXISTS cc_dl1, cc_dl2")
+        .await
+        .expect("cleanup");
+}
+
 async fn flag(c: &Client, sql: &str) -> bool {
     c.query_one(sql, &[]).await.expect(sql).get::<_, bool>(0)
 }

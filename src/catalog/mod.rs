@@ -9,10 +9,11 @@
 //! The catalog is multi-versioned the way rows are (`storage::mvcc`): every entry carries
 //! the transaction that created it (`xmin`) and the one that dropped it (`xmax`), and a
 //! name resolves to the one version a snapshot sees. So another session never sees a
-//! table whose CREATE has not committed, and keeps reading a table whose DROP has not
-//! committed (PostgreSQL would make it wait for the dropper instead; both give a
-//! committed state). DDL runs in the exclusive mode (`storage::mvcc`), so at most one
-//! transaction has uncommitted versions; its undo log reverses them on rollback
+//! table whose CREATE has not committed; one that wants a table whose DROP (or ALTER)
+//! has not committed waits for the dropper's table lock (`storage::locks`), as in
+//! PostgreSQL, and then binds to what the dropper left. DDL takes the catalog's own
+//! lock (`session::CATALOG_LOCK`), so at most one transaction has uncommitted versions;
+//! its undo log reverses them on rollback
 //! ([`Catalog::undo_create`], [`Catalog::undo_drop`]).
 //!
 //! ```text
@@ -416,6 +417,19 @@ impl Catalog {
             .or_default()
             .push(entry.clone());
         Ok(entry)
+    }
+
+    /// [`Catalog::referencing`], asking for the snapshot only when some foreign key
+    /// exists (a DML statement's lock requests, on the hot path).
+    pub fn referencing_if_any<'s>(
+        &self,
+        parent: u32,
+        snapshot: impl FnOnce() -> &'s Snapshot,
+    ) -> Vec<(Arc<TableEntry>, ForeignKey)> {
+        if self.foreign_keys.load(Ordering::Relaxed) == 0 {
+            return Vec::new();
+        }
+        self.referencing(parent, snapshot())
     }
 
     /// The tables `snapshot` sees with a foreign key referencing the table with oid

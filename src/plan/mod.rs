@@ -173,10 +173,11 @@ pub enum BoundStatement {
         if_exists: bool,
         actions: Vec<sqlparser::ast::AlterTableOperation>,
     },
-    /// LOCK TABLE: runs in the exclusive mode until the transaction ends.
+    /// LOCK TABLE: the tables locked in `mode` until the transaction ends.
     LockTable {
         tables: Vec<Arc<TableEntry>>,
         nowait: bool,
+        mode: crate::storage::locks::LockMode,
     },
     CreateSequence {
         name: String,
@@ -277,8 +278,8 @@ impl BoundStatement {
         }
     }
 
-    /// Whether the statement changes the catalog (or empties tables wholesale): it runs
-    /// in the exclusive mode, with no other transaction writing (`storage::mvcc`).
+    /// Whether the statement changes the catalog (or empties tables wholesale): it takes
+    /// the catalog's lock (`session::CATALOG_LOCK`) besides its tables' locks.
     pub fn is_ddl(&self) -> bool {
         matches!(
             self,

@@ -9,8 +9,7 @@
 //!       simple-query string (or at Sync in the extended protocol), or rolls back on error
 //! ```
 //!
-//! A transaction gets a transaction id at its first write (DDL also takes the exclusive
-//! mode, see `storage::mvcc`) and keeps an undo log of what it stamped (inserted row
+//! A transaction gets a transaction id at its first write and keeps an undo log of what it stamped (inserted row
 //! ranges, deleted rows, created and dropped tables); ROLLBACK replays it backwards
 //! before the id leaves the in-progress list. A statement that fails inside a block
 //! rolls the block back at once (its row locks go), unless savepoints keep it. READ
@@ -20,8 +19,11 @@
 //! ## Bound statements go stale
 //!
 //! A statement is bound against the catalog version one snapshot sees and may run under a
-//! later one: a prepared statement runs many times, and DDL binds before it waits for
-//! the exclusive mode. So before a statement runs, the session checks that every table
+//! later one: a prepared statement runs many times, and any statement binds before it
+//! waits for its table locks (`storage::locks`, taken here before the statement's
+//! snapshot, held until the transaction ends; released after its commit is visible, so
+//! a waiter's snapshot sees what the holder did). So before a statement runs, the
+//! session checks that every table
 //! it was bound to is still the version its snapshot sees, and binds it again if not —
 //! the way PostgreSQL's plan cache revalidates. A prepared statement whose result
 //! columns would change fails with `0A000` "cached plan must not change result type",
@@ -52,6 +54,7 @@ use crate::plan::{
 use crate::sql::binder::Binder;
 use crate::sql::parse;
 use crate::storage::index::RowId;
+use crate::storage::locks::LockMode;
 use crate::storage::mvcc::{TXN_NONE, TxnId, WaitLimits};
 use crate::storage::table::RowRange;
 use crate::storage::vacuum;
@@ -91,6 +94,11 @@ enum Undo {
         crate::catalog::sequence::SequenceImage,
     ),
 }
+
+/// The table-lock key of the catalog itself: DDL takes it in ACCESS EXCLUSIVE mode, so
+/// catalog changes (and the names they create) go one transaction at a time. No table
+/// has oid 0.
+pub const CATALOG_LOCK: u32 = 0;
 
 /// A parsed and bound statement (the extended protocol's prepared statement).
 #[derive(Clone)]
@@ -232,8 +240,10 @@ pub struct Session {
     /// The running transaction's isolation, access mode and (REPEATABLE READ and
     /// SERIALIZABLE) snapshot.
     txn: TxnState,
-    /// Who this session is to the advisory locks.
+    /// Who this session is to the advisory locks and the table locks.
     advisory_owner: u64,
+    /// Whether this transaction holds table locks (released when it ends).
+    holds_table_locks: bool,
 }
 
 /// What a transaction runs as.
@@ -323,6 +333,7 @@ impl Session {
             truncating: false,
             txn: TxnState::default(),
             advisory_owner: next_txn_token(),
+            holds_table_locks: false,
         }
     }
 
@@ -607,6 +618,9 @@ impl Session {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
         }
+        // Table locks go once the transaction's effects are visible, so a waiter's
+        // snapshot sees them.
+        self.release_table_locks();
         // After the lock is free, so the vacuum can take it.
         if garbage {
             self.db.request_vacuum();
@@ -636,6 +650,7 @@ impl Session {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
         }
+        self.release_table_locks();
         if inserted.iter().any(over) {
             self.db.request_vacuum();
         }
@@ -666,7 +681,7 @@ impl Session {
                 deadlock_timeout: self.settings.deadlock_timeout,
                 interrupted: &interrupted,
             };
-            self.writer = self.db.txns.begin_write(&limits)?;
+            self.writer = self.db.txns.begin_write_for(self.advisory_owner, &limits)?;
         }
         Ok(self.writer)
     }
@@ -697,15 +712,138 @@ impl Session {
         self.db.txns.wait_for(self.writer, other, &limits)
     }
 
-    /// Takes the exclusive mode for this transaction's DDL (see `storage::mvcc`).
-    fn lock_exclusive(&self) -> Result<()> {
+    /// Locks table `oid` in `mode` until the transaction ends (`storage::locks`);
+    /// with `nowait`, false instead of waiting.
+    pub(super) fn lock_table(&mut self, oid: u32, mode: LockMode, nowait: bool) -> Result<bool> {
         let interrupted = self.interrupt_check();
         let limits = WaitLimits {
             lock_timeout: self.settings.lock_timeout,
             deadlock_timeout: self.settings.deadlock_timeout,
             interrupted: &interrupted,
         };
-        self.db.txns.lock_exclusive(self.writer, &limits)
+        self.holds_table_locks = true;
+        self.db
+            .txns
+            .lock_table(self.advisory_owner, oid, mode, nowait, &limits)
+    }
+
+    fn release_table_locks(&mut self) {
+        if std::mem::take(&mut self.holds_table_locks) {
+            self.db.txns.release_tables(self.advisory_owner);
+        }
+    }
+
+    /// The table locks a statement takes before it runs: ACCESS SHARE on what it reads
+    /// (ROW SHARE under FOR UPDATE), ROW EXCLUSIVE on a DML target (ROW SHARE on the
+    /// tables its foreign keys reference, ROW EXCLUSIVE on those whose keys reference
+    /// it, which its actions may write), SHARE for CREATE INDEX, SHARE ROW EXCLUSIVE
+    /// on a table a new foreign key references, ACCESS EXCLUSIVE for DROP, TRUNCATE and
+    /// ALTER. DDL first takes the catalog's own lock ([`CATALOG_LOCK`]), so catalog
+    /// changes still go one transaction at a time.
+    fn table_lock_requests(
+        &self,
+        stmt: &BoundStatement,
+        prepared: &Prepared,
+    ) -> Vec<(u32, LockMode)> {
+        let catalog = &self.db.catalog;
+        if let BoundStatement::Query { .. } = stmt {
+            let read = match stmt {
+                BoundStatement::Query { locks: true, .. } => LockMode::RowShare,
+                _ => LockMode::AccessShare,
+            };
+            return prepared.tables.iter().map(|t| (t.oid, read)).collect();
+        }
+        // The catalog as of now (what names mean, which keys reference a table), taken
+        // only if asked.
+        let now = std::cell::OnceCell::new();
+        let snapshot = || now.get_or_init(|| self.db.txns.snapshot(self.writer));
+        let mut out: Vec<(u32, LockMode)> = Vec::new();
+        if stmt.is_ddl() {
+            out.push((CATALOG_LOCK, LockMode::AccessExclusive));
+        }
+        let read = match stmt {
+            BoundStatement::Query { locks: true, .. } => LockMode::RowShare,
+            _ => LockMode::AccessShare,
+        };
+        out.extend(prepared.tables.iter().map(|t| (t.oid, read)));
+        let named = |name: &str| catalog.table(name, snapshot()).map(|t| t.oid);
+        match stmt {
+            BoundStatement::Insert { table, .. }
+            | BoundStatement::Update { table, .. }
+            | BoundStatement::Delete { table, .. } => {
+                out.push((table.oid, LockMode::RowExclusive));
+                for fk in &table.foreign_keys {
+                    out.push((fk.parent, LockMode::RowShare));
+                }
+                if !matches!(stmt, BoundStatement::Insert { .. }) {
+                    for (child, _) in catalog.referencing_if_any(table.oid, snapshot) {
+                        out.push((child.oid, LockMode::RowExclusive));
+                    }
+                }
+            }
+            BoundStatement::Truncate {
+                tables, cascade, ..
+            } => {
+                for t in tables {
+                    out.push((t.oid, LockMode::AccessExclusive));
+                    if *cascade {
+                        for (child, _) in catalog.referencing(t.oid, snapshot()) {
+                            out.push((child.oid, LockMode::AccessExclusive));
+                        }
+                    }
+                }
+            }
+            BoundStatement::CreateIndex { table, .. } => out.push((table.oid, LockMode::Share)),
+            BoundStatement::DropIndex { names, .. } => {
+                for n in names {
+                    if let Some(t) = catalog.index_owner(n, snapshot()) {
+                        out.push((t.oid, LockMode::AccessExclusive));
+                    }
+                }
+            }
+            BoundStatement::AlterTable { name, actions, .. } => {
+                out.extend(named(name).map(|oid| (oid, LockMode::AccessExclusive)));
+                for a in actions {
+                    if let sqlparser::ast::AlterTableOperation::AddConstraint {
+                        constraint: sqlparser::ast::TableConstraint::ForeignKey(fk),
+                        ..
+                    } = a
+                        && let Some(parent) = fk.foreign_table.0.last()
+                    {
+                        let parent = parent.to_string();
+                        let parent = crate::catalog::sequence::parse_relation_name(&parent)
+                            .unwrap_or(parent);
+                        out.extend(named(&parent).map(|oid| (oid, LockMode::ShareRowExclusive)));
+                    }
+                }
+            }
+            BoundStatement::DropTable { names, cascade, .. } => {
+                for n in names {
+                    let Some(oid) = named(n) else { continue };
+                    out.push((oid, LockMode::AccessExclusive));
+                    if *cascade {
+                        for d in catalog.dependents(n, snapshot()) {
+                            out.push((d.oid, LockMode::AccessExclusive));
+                        }
+                        for (child, _) in catalog.referencing(oid, snapshot()) {
+                            out.push((child.oid, LockMode::AccessExclusive));
+                        }
+                    }
+                }
+            }
+            BoundStatement::CreateTable { foreign_keys, .. } => {
+                for fk in foreign_keys {
+                    if fk.parent != crate::catalog::SELF_REFERENCE {
+                        out.push((fk.parent, LockMode::ShareRowExclusive));
+                    }
+                }
+            }
+            BoundStatement::AlterSequence { name, .. } => {
+                out.extend(named(name).map(|oid| (oid, LockMode::RowExclusive)));
+            }
+            _ => {}
+        }
+        out
     }
 
     /// Executes one bound statement with parameter values.
@@ -836,26 +974,27 @@ impl Session {
                 "LOCK TABLE can only be used in transaction blocks",
             ));
         }
+        if let BoundStatement::LockTable {
+            tables,
+            nowait,
+            mode,
+        } = stmt
+        {
+            for t in tables {
+                if !self.lock_table(t.oid, *mode, *nowait)? {
+                    return Err(Error::new(
+                        "55P03",
+                        format!("could not obtain lock on relation \"{}\"", t.name),
+                    ));
+                }
+            }
+        } else {
+            for (oid, mode) in self.table_lock_requests(stmt, prepared) {
+                self.lock_table(oid, mode, false)?;
+            }
+        }
         let own = if stmt.takes_writer_lock() {
-            let txn = self.ensure_writer()?;
-            if let BoundStatement::LockTable {
-                tables,
-                nowait: true,
-            } = stmt
-                && !self.db.txns.try_lock_exclusive(txn)
-            {
-                return Err(Error::new(
-                    "55P03",
-                    format!(
-                        "could not obtain lock on relation \"{}\"",
-                        tables.first().map_or("", |t| t.name.as_str())
-                    ),
-                ));
-            }
-            if stmt.is_ddl() {
-                self.lock_exclusive()?;
-            }
-            txn
+            self.ensure_writer()?
         } else {
             self.writer
         };

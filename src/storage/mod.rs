@@ -9,6 +9,7 @@
 
 pub mod advisory;
 pub mod index;
+pub mod locks;
 pub mod mvcc;
 pub mod ssi;
 pub mod table;

@@ -28,10 +28,12 @@
 //! ([`TxnManager::wait_for`]) — bounded by `lock_timeout`, and by deadlock detection
 //! over the wait-for edges (`40P01` once `deadlock_timeout` has passed with a cycle).
 //!
-//! **DDL** takes the *exclusive* mode ([`TxnManager::lock_exclusive`]): it waits until
-//! it is the only writing transaction, and writers that start meanwhile wait for it to
-//! end — so catalog changes never interleave with other transactions' writes. (Readers
-//! never wait: the catalog is versioned like rows.)
+//! **Table locks** in PostgreSQL's eight modes ([`TxnManager::lock_table`],
+//! `storage::locks`) live here too, so that one wait-for graph over lock owners
+//! (sessions; a writing transaction maps to its session) holds row waits and table
+//! waits alike, and a deadlock through both is found. The *exclusive* mode
+//! ([`TxnManager::try_lock_for_maintenance`]) is the vacuum's: taken only when no
+//! transaction writes, and writers that start meanwhile wait for it.
 //!
 //! Within a transaction each statement takes a fresh snapshot (READ COMMITTED).
 //!
@@ -55,8 +57,17 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
+use crate::storage::locks::{LockMode, Owner, TableLock, in_cycle};
 
 pub type TxnId = u64;
+
+/// Marks a wait-graph node that stands for a transaction without a lock owner
+/// (maintenance, tests): its own id with this bit.
+const ANONYMOUS: Owner = 1 << 63;
+
+fn owner_key(s: &State, txn: TxnId) -> Owner {
+    s.owners.get(&txn).copied().unwrap_or(txn | ANONYMOUS)
+}
 
 /// `xmax` of a version nobody deleted.
 pub const TXN_NONE: TxnId = 0;
@@ -118,10 +129,16 @@ struct State {
     next_txn: TxnId,
     /// Writing transactions in progress.
     active: BTreeSet<TxnId>,
-    /// The transaction holding the exclusive mode (DDL, the vacuum), or `TXN_NONE`.
+    /// The transaction holding the exclusive mode (the vacuum), or `TXN_NONE`.
     exclusive: TxnId,
-    /// Who waits for whom (a transaction waits for at most one other).
-    waits_for: HashMap<TxnId, TxnId>,
+    /// The lock owner (session) of each writing transaction that has one.
+    owners: HashMap<TxnId, Owner>,
+    /// Who waits for whom, over lock owners: row waits and table-lock waits alike.
+    waits: HashMap<Owner, Vec<Owner>>,
+    /// Table locks by table oid (`storage::locks`).
+    tables: HashMap<u32, TableLock>,
+    /// The tables each owner holds locks on.
+    held: HashMap<Owner, Vec<u32>>,
     /// `xmin` of every pinned snapshot, with how many pins hold it.
     pinned: BTreeMap<TxnId, usize>,
     /// The active set as snapshots share it; rebuilt after a change.
@@ -184,7 +201,10 @@ impl TxnManager {
                 next_txn: TXN_FIRST,
                 active: BTreeSet::new(),
                 exclusive: TXN_NONE,
-                waits_for: HashMap::new(),
+                owners: HashMap::new(),
+                waits: HashMap::new(),
+                tables: HashMap::new(),
+                held: HashMap::new(),
                 pinned: BTreeMap::new(),
                 shared_active: None,
             }),
@@ -264,6 +284,12 @@ impl TxnManager {
     /// Starts a writing transaction and returns its id, waiting while another holds
     /// the exclusive mode.
     pub fn begin_write(&self, limits: &WaitLimits) -> Result<TxnId> {
+        self.begin_write_for(0, limits)
+    }
+
+    /// [`TxnManager::begin_write`] for lock owner `owner` (0: none), whose waits for
+    /// this transaction's row locks are edges to `owner` in the wait-for graph.
+    pub fn begin_write_for(&self, owner: Owner, limits: &WaitLimits) -> Result<TxnId> {
         let start = Instant::now();
         let mut s = self.state.lock();
         while s.exclusive != TXN_NONE {
@@ -273,7 +299,97 @@ impl TxnManager {
         s.next_txn += 1;
         s.active.insert(txn);
         s.shared_active = None;
+        if owner != 0 {
+            s.owners.insert(txn, owner);
+        }
         Ok(txn)
+    }
+
+    /// Locks table `oid` in `mode` for `owner` until [`TxnManager::release_tables`]:
+    /// waits while other owners hold (or queue first for) a conflicting mode, bounded
+    /// by `limits`; past `deadlock_timeout`, a cycle of waits through `owner` is
+    /// `40P01`. With `nowait`, returns false instead of waiting.
+    pub fn lock_table(
+        &self,
+        owner: Owner,
+        oid: u32,
+        mode: LockMode,
+        nowait: bool,
+        limits: &WaitLimits,
+    ) -> Result<bool> {
+        let mut s = self.state.lock();
+        let entry = s.tables.entry(oid).or_default();
+        if entry.holds(owner, mode) {
+            return Ok(true);
+        }
+        if entry.blockers(owner, mode).is_empty() {
+            entry.grant(owner, mode);
+            s.held.entry(owner).or_default().push(oid);
+            return Ok(true);
+        }
+        if nowait {
+            return Ok(false);
+        }
+        entry.enqueue(owner, mode);
+        let start = Instant::now();
+        let mut checked = false;
+        let outcome = loop {
+            let blockers = match s.tables.get(&oid) {
+                Some(t) => t.blockers(owner, mode),
+                None => Vec::new(),
+            };
+            if blockers.is_empty() {
+                break Ok(());
+            }
+            s.waits.insert(owner, blockers);
+            if let Err(e) = self.wait_slice(&mut s, start, limits) {
+                break Err(e);
+            }
+            if !checked && start.elapsed() >= limits.deadlock_timeout {
+                checked = true;
+                if in_cycle(&s.waits, owner) {
+                    break Err(Error::new("40P01", "deadlock detected").with_detail(format!(
+                        "Process {owner} waits for {} lock on relation {oid}, held (through others) against it.",
+                        mode.name()
+                    )));
+                }
+            }
+        };
+        s.waits.remove(&owner);
+        let entry = s.tables.entry(oid).or_default();
+        match outcome {
+            Ok(()) => {
+                entry.grant(owner, mode);
+                s.held.entry(owner).or_default().push(oid);
+                Ok(true)
+            }
+            Err(e) => {
+                entry.dequeue(owner);
+                if entry.is_empty() {
+                    s.tables.remove(&oid);
+                }
+                // Requests queued behind this one may go now.
+                self.ended.notify_all();
+                Err(e)
+            }
+        }
+    }
+
+    /// Releases every table lock `owner` holds (its transaction ended).
+    pub fn release_tables(&self, owner: Owner) {
+        let mut s = self.state.lock();
+        let Some(oids) = s.held.remove(&owner) else {
+            return;
+        };
+        for oid in oids {
+            if let Some(t) = s.tables.get_mut(&oid) {
+                t.release(owner);
+                if t.is_empty() {
+                    s.tables.remove(&oid);
+                }
+            }
+        }
+        self.ended.notify_all();
     }
 
     /// One slice of a wait: sleeps until something ends (or a slice passes), checks
@@ -292,38 +408,6 @@ impl TxnManager {
             return Err(Error::lock_timeout());
         }
         Ok(())
-    }
-
-    /// Takes the exclusive mode for `txn` (which must be active): waits until no other
-    /// writing transaction is in progress and nobody else holds the mode.
-    pub fn lock_exclusive(&self, txn: TxnId, limits: &WaitLimits) -> Result<()> {
-        let start = Instant::now();
-        let mut s = self.state.lock();
-        loop {
-            if s.exclusive == txn {
-                return Ok(());
-            }
-            let alone = s.active.iter().all(|&t| t == txn);
-            if s.exclusive == TXN_NONE && alone {
-                s.exclusive = txn;
-                return Ok(());
-            }
-            self.wait_slice(&mut s, start, limits)?;
-        }
-    }
-
-    /// Takes the exclusive mode for active transaction `txn` if it can be had at once
-    /// (LOCK TABLE … NOWAIT).
-    pub fn try_lock_exclusive(&self, txn: TxnId) -> bool {
-        let mut s = self.state.lock();
-        if s.exclusive == txn {
-            return true;
-        }
-        if s.exclusive == TXN_NONE && s.active.iter().all(|&t| t == txn) {
-            s.exclusive = txn;
-            return true;
-        }
-        false
     }
 
     /// Takes the exclusive mode for maintenance if no transaction writes, without
@@ -352,7 +436,9 @@ impl TxnManager {
         if s.exclusive == txn {
             s.exclusive = TXN_NONE;
         }
-        s.waits_for.remove(&txn);
+        let me = owner_key(&s, txn);
+        s.waits.remove(&me);
+        s.owners.remove(&txn);
         self.ended.notify_all();
     }
 
@@ -364,7 +450,9 @@ impl TxnManager {
         if !s.active.contains(&other) {
             return Ok(());
         }
-        s.waits_for.insert(txn, other);
+        let me = owner_key(&s, txn);
+        let them = owner_key(&s, other);
+        s.waits.insert(me, vec![them]);
         let mut checked = false;
         let outcome = loop {
             if !s.active.contains(&other) {
@@ -377,7 +465,7 @@ impl TxnManager {
             // waiter whose timer fires after the cycle closed is the victim.
             if !checked && start.elapsed() >= limits.deadlock_timeout {
                 checked = true;
-                if !Self::in_cycle(&s, txn) {
+                if !in_cycle(&s.waits, me) {
                     continue;
                 }
                 break Err(Error::new("40P01", "deadlock detected").with_detail(format!(
@@ -385,21 +473,8 @@ impl TxnManager {
                 )));
             }
         };
-        s.waits_for.remove(&txn);
+        s.waits.remove(&me);
         outcome
-    }
-
-    /// Whether following the wait-for edges from `txn` comes back to it.
-    fn in_cycle(s: &State, txn: TxnId) -> bool {
-        let mut at = txn;
-        for _ in 0..=s.waits_for.len() {
-            match s.waits_for.get(&at) {
-                Some(&next) if next == txn => return true,
-                Some(&next) => at = next,
-                None => return false,
-            }
-        }
-        false
     }
 }
 
@@ -467,17 +542,40 @@ mod tests {
     }
 
     #[test]
-    fn exclusive_mode_waits_for_writers_and_times_out() {
+    fn table_locks_wait_for_conflicting_holders_and_time_out() {
+        use crate::storage::locks::LockMode::*;
         let m = TxnManager::new();
-        let t1 = m.begin_write(&limits()).unwrap();
-        let t2 = m.begin_write(&limits()).unwrap();
-        let err = m.lock_exclusive(t2, &limits()).unwrap_err();
-        assert_eq!(err.code, "55P03");
-        m.end_write(t1);
-        m.lock_exclusive(t2, &limits()).unwrap();
+        assert!(m.lock_table(1, 7, AccessShare, false, &limits()).unwrap());
+        assert!(m.lock_table(2, 7, RowExclusive, false, &limits()).unwrap());
+        assert!(
+            !m.lock_table(3, 7, AccessExclusive, true, &limits())
+                .unwrap()
+        );
+        let err = m.lock_table(3, 7, Share, false, &limits()).unwrap_err();
+        assert_eq!(
+            err.code, "55P03",
+            "SHARE waits for the ROW EXCLUSIVE holder"
+        );
+        m.release_tables(2);
+        assert!(m.lock_table(3, 7, Share, false, &limits()).unwrap());
+        assert!(
+            m.lock_table(3, 8, AccessExclusive, false, &limits())
+                .unwrap()
+        );
+        m.release_tables(1);
+        m.release_tables(3);
+        assert!(
+            m.lock_table(1, 7, AccessExclusive, true, &limits())
+                .unwrap()
+        );
+        m.release_tables(1);
+        let v = m.try_lock_for_maintenance().unwrap();
         let err = m.begin_write(&limits()).unwrap_err();
-        assert_eq!(err.code, "55P03", "writers wait for the exclusive holder");
-        m.end_write(t2);
+        assert_eq!(
+            err.code, "55P03",
+            "writers wait for the vacuum's exclusive mode"
+        );
+        m.end_write(v);
     }
 
     #[test]

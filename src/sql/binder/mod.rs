@@ -319,9 +319,21 @@ impl<'a> Binder<'a> {
                     }
                     tables.push(t);
                 }
+                use crate::storage::locks::LockMode as M;
+                let mode = match lock.lock_mode {
+                    None | Some(A::LockTableMode::AccessExclusive) => M::AccessExclusive,
+                    Some(A::LockTableMode::AccessShare) => M::AccessShare,
+                    Some(A::LockTableMode::RowShare) => M::RowShare,
+                    Some(A::LockTableMode::RowExclusive) => M::RowExclusive,
+                    Some(A::LockTableMode::ShareUpdateExclusive) => M::ShareUpdateExclusive,
+                    Some(A::LockTableMode::Share) => M::Share,
+                    Some(A::LockTableMode::ShareRowExclusive) => M::ShareRowExclusive,
+                    Some(A::LockTableMode::Exclusive) => M::Exclusive,
+                };
                 Ok(BoundStatement::LockTable {
                     tables,
                     nowait: lock.nowait,
+                    mode,
                 })
             }
             A::Statement::AlterTable(at) => {
