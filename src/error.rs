@@ -23,6 +23,8 @@ pub struct Error {
     /// The object an integrity error is about (schema, table, column, constraint), the
     /// fields drivers read to tell which constraint failed.
     pub object: Option<Box<ErrorObject>>,
+    /// Where the error happened (the `W` field: `COPY t, line 2, column b: "x"`).
+    pub context: Option<Box<String>>,
 }
 
 /// The `s`, `t`, `c` and `n` fields of an ErrorResponse.
@@ -46,6 +48,7 @@ impl Error {
             position: None,
             fatal: false,
             object: None,
+            context: None,
         }
     }
     /// Names the table (in schema `public`) and, if given, the column and constraint
@@ -72,6 +75,18 @@ impl Error {
         self.hint = Some(hint.into());
         self
     }
+    pub fn with_context(mut self, context: impl Into<String>) -> Error {
+        self.context = Some(Box::new(context.into()));
+        self
+    }
+    /// Marks the error as one PostgreSQL reports without a position (none is guessed
+    /// for it later).
+    pub fn without_position(mut self) -> Error {
+        self.position = Some(Error::NO_POSITION);
+        self
+    }
+    /// The `position` of an error that has none on purpose.
+    pub const NO_POSITION: u32 = u32::MAX;
     pub fn with_position(mut self, position: u32) -> Error {
         self.position = Some(position);
         self

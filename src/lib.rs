@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod catalog;
+pub mod copy;
 pub mod error;
 pub mod exec;
 pub mod plan;

@@ -171,7 +171,8 @@ impl Vector {
         nulls[i] = true;
     }
 
-    fn push_valid_flag(&mut self, is_null: bool) {
+    /// Records whether the value just pushed into the data is NULL.
+    pub fn push_valid_flag(&mut self, is_null: bool) {
         let len_before = self.len() - 1;
         match &mut self.nulls {
             Some(n) => n.push(is_null),

@@ -254,6 +254,27 @@ pub enum BoundStatement {
     NoOp {
         tag: String,
     },
+    /// COPY … FROM STDIN: rows the client sends, stored in `table` as an INSERT's.
+    CopyFrom {
+        table: Arc<TableEntry>,
+        /// The table columns the data fills, in the data's order; the others take
+        /// their defaults.
+        columns: Vec<usize>,
+        options: crate::copy::CopyOptions,
+        /// CSV FORCE_NOT_NULL / FORCE_NULL, per entry of `columns`.
+        force_not_null: Vec<bool>,
+        force_null: Vec<bool>,
+        /// WHERE: a condition over the table's row (table column positions).
+        filter: Option<crate::sql::expr::Expr>,
+    },
+    /// COPY … TO STDOUT: the rows of `plan`.
+    CopyTo {
+        plan: Plan,
+        columns: Vec<OutputColumn>,
+        options: crate::copy::CopyOptions,
+        /// CSV FORCE_QUOTE, per column.
+        force_quote: Vec<bool>,
+    },
 }
 
 impl BoundStatement {
@@ -274,6 +295,7 @@ impl BoundStatement {
             BoundStatement::CreateTableAs { .. } => "CREATE TABLE AS",
             BoundStatement::DropTable { .. } => "DROP TABLE",
             BoundStatement::LockTable { .. } => "LOCK TABLE",
+            BoundStatement::CopyFrom { .. } => "COPY FROM",
             _ => "this statement",
         }
     }
@@ -317,8 +339,10 @@ impl BoundStatement {
             | BoundStatement::DropIndex { .. }
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }
+            | BoundStatement::CopyFrom { .. }
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::Explain { .. }
+            | BoundStatement::CopyTo { .. }
             | BoundStatement::Transaction(_)
             | BoundStatement::Set { .. }
             | BoundStatement::Show { .. }

@@ -30,6 +30,7 @@
 //! as in PostgreSQL, since the client may already hold its RowDescription.
 
 mod alter;
+pub mod copy;
 mod foreign_keys;
 pub mod settings;
 mod write;
@@ -120,7 +121,13 @@ pub struct Prepared {
 /// What executing a statement produced.
 pub enum Outcome {
     Rows(Box<RowStream>),
-    Done { tag: String },
+    /// COPY FROM STDIN: the client sends the data next.
+    CopyIn(Box<copy::CopyIn>),
+    /// COPY TO STDOUT: rows to write in a COPY format.
+    CopyOut(Box<copy::CopyOut>),
+    Done {
+        tag: String,
+    },
     Empty,
 }
 
@@ -244,6 +251,11 @@ pub struct Session {
     advisory_owner: u64,
     /// Whether this transaction holds table locks (released when it ends).
     holds_table_locks: bool,
+    /// Tables this transaction created or truncated, with the savepoint depth then
+    /// (COPY FREEZE's condition).
+    fresh_tables: Vec<(u32, usize)>,
+    /// The batch row of the last constraint error `store_rows` raised.
+    failed_row: Option<usize>,
 }
 
 /// What a transaction runs as.
@@ -334,6 +346,8 @@ impl Session {
             txn: TxnState::default(),
             advisory_owner: next_txn_token(),
             holds_table_locks: false,
+            fresh_tables: Vec::new(),
+            failed_row: None,
         }
     }
 
@@ -613,6 +627,7 @@ impl Session {
         let garbage = self.made_garbage();
         self.undo.clear();
         self.savepoints.clear();
+        self.fresh_tables.clear();
         self.txn = TxnState::default();
         if self.writer != TXN_NONE {
             self.db.txns.end_write(self.writer);
@@ -642,6 +657,7 @@ impl Session {
             }
         }
         self.undo_to(0);
+        self.fresh_tables.clear();
         self.txn = TxnState::default();
         let over =
             |t: &Arc<TableEntry>| t.storage.dead_rows() >= vacuum::dead_rows_threshold(&t.storage);
@@ -769,13 +785,17 @@ impl Session {
         let named = |name: &str| catalog.table(name, snapshot()).map(|t| t.oid);
         match stmt {
             BoundStatement::Insert { table, .. }
+            | BoundStatement::CopyFrom { table, .. }
             | BoundStatement::Update { table, .. }
             | BoundStatement::Delete { table, .. } => {
                 out.push((table.oid, LockMode::RowExclusive));
                 for fk in &table.foreign_keys {
                     out.push((fk.parent, LockMode::RowShare));
                 }
-                if !matches!(stmt, BoundStatement::Insert { .. }) {
+                if !matches!(
+                    stmt,
+                    BoundStatement::Insert { .. } | BoundStatement::CopyFrom { .. }
+                ) {
                     for (child, _) in catalog.referencing_if_any(table.oid, snapshot) {
                         out.push((child.oid, LockMode::RowExclusive));
                     }
@@ -1002,7 +1022,9 @@ impl Session {
         ctx.params = params;
         if self.txn.token != 0 {
             let target = match stmt {
-                BoundStatement::Insert { table, .. } => Some(table.oid),
+                BoundStatement::Insert { table, .. } | BoundStatement::CopyFrom { table, .. } => {
+                    Some(table.oid)
+                }
                 _ => None,
             };
             // An INSERT writes its target without reading it.
@@ -1014,6 +1036,7 @@ impl Session {
                 .collect();
             let write = match stmt {
                 BoundStatement::Insert { table, .. }
+                | BoundStatement::CopyFrom { table, .. }
                 | BoundStatement::Update { table, .. }
                 | BoundStatement::Delete { table, .. } => Some(table.oid),
                 _ => None,
@@ -1113,6 +1136,51 @@ impl Session {
                         Err(e) => return Err(e),
                     }
                 }
+            }
+            BoundStatement::CopyFrom {
+                table,
+                columns,
+                options,
+                force_not_null,
+                force_null,
+                filter,
+            } => self.start_copy_in(
+                table,
+                columns,
+                options,
+                force_not_null,
+                force_null,
+                filter.as_ref(),
+                ctx,
+            ),
+            BoundStatement::CopyTo {
+                plan,
+                columns,
+                options,
+                force_quote,
+            } => {
+                let fmt = ctx.fmt;
+                let stream = Box::new(RowStream {
+                    op: exec::build(plan),
+                    ctx,
+                    columns: columns.clone(),
+                    pending: None,
+                    rows_sent: 0,
+                    finished: false,
+                    tag: None,
+                });
+                let types = columns.iter().map(|c| c.ty).collect();
+                let writer = crate::copy::output::CopyWriter::new(
+                    options.clone(),
+                    types,
+                    force_quote.clone(),
+                    fmt,
+                );
+                Ok(Outcome::CopyOut(Box::new(copy::CopyOut {
+                    stream,
+                    writer,
+                    names: columns.iter().map(|c| c.name.clone()).collect(),
+                })))
             }
             BoundStatement::Explain {
                 plan,
@@ -1274,6 +1342,7 @@ impl Session {
                     let done = self.run_delete(t, &scan, &ctx, txn, None, None, &mut Vec::new());
                     self.truncating = false;
                     done?;
+                    self.fresh_tables.push((t.oid, self.savepoints.len()));
                 }
                 Ok(Outcome::Done {
                     tag: "TRUNCATE TABLE".into(),
@@ -1312,6 +1381,7 @@ impl Session {
                     self.db.catalog.foreign_key_created();
                 }
                 self.undo.push(Undo::CreateTable(entry.clone()));
+                self.fresh_tables.push((entry.oid, self.savepoints.len()));
                 for seq in sequences {
                     let made = self.db.catalog.create_sequence(
                         &seq.name,

@@ -140,6 +140,9 @@ impl Session {
                 first = Some((row, Violation::ForeignKey(k)));
             }
         }
+        if let Some((row, _)) = &first {
+            self.failed_row = Some(*row);
+        }
         match first {
             None => Ok(ranges),
             Some((row, Violation::ForeignKey(k))) => {

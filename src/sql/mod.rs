@@ -7,6 +7,7 @@
 //! [`expr::Expr`]s.
 
 pub mod binder;
+pub mod copy_syntax;
 pub mod expr;
 pub mod functions;
 pub mod parse;

@@ -168,7 +168,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
     let mut text = blank_frame_exclusions(sql);
-    if (mentions(sql, "constraints") || mentions(sql, "sequence"))
+    if (mentions(sql, "constraints") || mentions(sql, "sequence") || mentions(sql, "copy"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -478,21 +478,35 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.set_constraints")
         } else if word(n, "ALTER") && word(n + 1, "SEQUENCE") {
             Some("kiln.alter_sequence")
+        } else if word(n, "COPY") {
+            Some("kiln.copy")
         } else {
             None
         };
         if let Some(setting) = setting {
             let start = byte_offset(sql, tokens[sig[n]].span.start)?;
-            let mut end_tok = n + 2;
+            let mut end_tok = if setting == "kiln.copy" { n + 1 } else { n + 2 };
             while end_tok < sig.len() && !matches!(tokens[sig[end_tok]].token, Token::SemiColon) {
                 end_tok += 1;
             }
-            let rest_start = byte_offset(sql, tokens[sig[n + 1]].span.end)?;
+            let rest_start = if setting == "kiln.copy" {
+                byte_offset(sql, tokens[sig[n]].span.end)?
+            } else {
+                byte_offset(sql, tokens[sig[n + 1]].span.end)?
+            };
             let end = match sig.get(end_tok) {
                 Some(&i) => byte_offset(sql, tokens[i].span.start)?,
                 None => sql.len(),
             };
-            let rest = sql[rest_start..end].trim().replace('\'', "''");
+            let mut rest = sql[rest_start..end].replace('\'', "''");
+            if setting == "kiln.copy" {
+                // COPY keeps its text as written, with its character position, for
+                // error positions (`sql::copy_syntax`).
+                let position = sql[..rest_start].chars().count() + 1;
+                rest = format!("{position} {rest}");
+            } else {
+                rest = rest.trim().to_string();
+            }
             out.push_str(&sql[copied..start]);
             out.push_str(&format!("SET \"{setting}\" TO '{rest}'"));
             copied = end;
@@ -798,7 +812,7 @@ pub fn byte_offset(sql: &str, at: sqlparser::tokenizer::Location) -> Option<usiz
 
 /// Turns sqlparser's "Expected: X, found: Y at Line: L, Column: C" into PostgreSQL's
 /// `syntax error at or near "Y"` with a character position.
-fn syntax_error(sql: &str, err: ParserError) -> Error {
+pub(crate) fn syntax_error(sql: &str, err: ParserError) -> Error {
     let text = match err {
         ParserError::RecursionLimitExceeded => {
             return Error::new("54001", "stack depth limit exceeded")

@@ -130,6 +130,10 @@ impl OutBuf {
             e.hint.as_deref(),
             e.position,
         );
+        if let Some(c) = &e.context {
+            self.u8(b'W');
+            self.cstr(c);
+        }
         if let Some(o) = &e.object {
             for (tag, v) in [
                 (b's', &o.schema),
@@ -193,7 +197,7 @@ impl OutBuf {
             self.u8(b'H');
             self.cstr(h);
         }
-        if let Some(p) = position {
+        if let Some(p) = position.filter(|&p| p != Error::NO_POSITION) {
             self.u8(b'P');
             self.cstr(&p.to_string());
         }

@@ -29,6 +29,7 @@ use super::encode;
 use crate::Database;
 use crate::error::{Error, Result};
 use crate::session::TxnStatus;
+use crate::session::copy::{CopyIn, CopyOut};
 use crate::session::settings::REPORTED;
 use crate::session::{Outcome, Prepared, RowStream, Session};
 use crate::types::{DataType, SqlType, Value};
@@ -82,6 +83,11 @@ pub struct Connection {
 enum Flow {
     Continue,
     Close,
+}
+
+/// An I/O failure in the middle of a COPY: the connection is gone.
+fn lost(e: io::Error) -> Error {
+    Error::new("08006", format!("connection lost during COPY: {e}"))
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -514,6 +520,14 @@ impl Connection {
                 self.send_notices();
                 self.out.command_complete(&tag);
             }
+            Outcome::CopyIn(mut copy) => {
+                let n = self.copy_in(&mut copy)?;
+                self.out.command_complete(&format!("COPY {n}"));
+            }
+            Outcome::CopyOut(mut copy) => {
+                let n = self.copy_out(&mut copy)?;
+                self.out.command_complete(&format!("COPY {n}"));
+            }
             Outcome::Rows(mut stream) => {
                 encode::row_description(&mut self.out, &stream.columns, &[]);
                 self.stream_rows(&mut stream, &[], usize::MAX)?;
@@ -806,6 +820,18 @@ impl Connection {
                     return Ok(());
                 }
                 Outcome::Rows(stream) => portal.stream = Some(*stream),
+                Outcome::CopyIn(mut copy) => {
+                    let n = self.copy_in(&mut copy)?;
+                    self.out.command_complete(&format!("COPY {n}"));
+                    portal.done = true;
+                    return Ok(());
+                }
+                Outcome::CopyOut(mut copy) => {
+                    let n = self.copy_out(&mut copy)?;
+                    self.out.command_complete(&format!("COPY {n}"));
+                    portal.done = true;
+                    return Ok(());
+                }
             }
         }
         let mut stream = portal
@@ -821,6 +847,113 @@ impl Connection {
             portal.stream = Some(stream);
         }
         Ok(())
+    }
+
+    /// COPY FROM STDIN: CopyInResponse, then the client's CopyData until CopyDone (the
+    /// rows stored) or CopyFail (57014). Flush and Sync are ignored meanwhile, as
+    /// PostgreSQL does for clients that send them after every Execute.
+    fn copy_in(&mut self, copy: &mut CopyIn) -> Result<u64> {
+        let format = copy.format().wire_code();
+        let columns = copy.column_count();
+        let at = self.out.begin(b'G');
+        self.out.u8(format as u8);
+        self.out.i16(columns as i16);
+        for _ in 0..columns {
+            self.out.i16(format as i16);
+        }
+        self.out.end(at);
+        self.out.flush(&mut self.writer).map_err(lost)?;
+        let mut body = std::mem::take(&mut self.body);
+        let result = loop {
+            let mut header = [0u8; 5];
+            if let Err(e) = self.reader.read_exact(&mut header) {
+                break Err(lost(e));
+            }
+            let tag = header[0];
+            let len = i32::from_be_bytes([header[1], header[2], header[3], header[4]]);
+            if len < 4 || len as usize - 4 > codec::MESSAGE_BYTES_MAX {
+                break Err(Error::protocol_violation(format!(
+                    "invalid message length {len}"
+                )));
+            }
+            if let Err(e) = codec::read_body(&mut self.reader, &mut body, len as usize - 4) {
+                break Err(lost(e));
+            }
+            match tag {
+                b'd' => {
+                    if let Err(e) = self.session().copy_data(copy, &body) {
+                        break Err(e);
+                    }
+                }
+                b'c' => break self.session().copy_done(copy),
+                b'f' => {
+                    let why = MessageReader::new(&body).cstr().unwrap_or("").to_string();
+                    break Err(
+                        Error::new("57014", format!("COPY from stdin failed: {why}"))
+                            .with_context(copy.line_context()),
+                    );
+                }
+                b'H' | b'S' => {}
+                other => {
+                    break Err(Error::protocol_violation(format!(
+                        "unexpected message type 0x{other:02X} during COPY from stdin"
+                    ))
+                    .with_context(copy.line_context()));
+                }
+            }
+        };
+        if body.capacity() > 1 << 20 {
+            body = Vec::new();
+        }
+        self.body = body;
+        result
+    }
+
+    /// COPY TO STDOUT: CopyOutResponse, a CopyData per row (the header line its own,
+    /// the binary header with the first row, the binary trailer its own), CopyDone.
+    fn copy_out(&mut self, copy: &mut CopyOut) -> Result<u64> {
+        let format = copy.writer.format().wire_code();
+        let columns = copy.names.len();
+        let at = self.out.begin(b'H');
+        self.out.u8(format as u8);
+        self.out.i16(columns as i16);
+        for _ in 0..columns {
+            self.out.i16(format as i16);
+        }
+        self.out.end(at);
+        let mut line = Vec::new();
+        if copy.writer.header_line(&copy.names, &mut line) {
+            self.copy_data(&line);
+            line.clear();
+        }
+        copy.writer.binary_header(&mut line);
+        let mut count = 0u64;
+        let mut flush_at = FIRST_FLUSH_BYTES;
+        while let Some(batch) = copy.stream.next_batch()? {
+            for r in batch.selection() {
+                copy.writer.row(&batch, r as usize, &mut line);
+                self.copy_data(&line);
+                line.clear();
+                count += 1;
+            }
+            if self.out.buf.len() >= flush_at {
+                flush_at = (flush_at * FLUSH_GROWTH).min(codec::FLUSH_BYTES);
+                self.out.flush(&mut self.writer).map_err(lost)?;
+            }
+        }
+        copy.writer.trailer(&mut line);
+        if !line.is_empty() {
+            self.copy_data(&line);
+        }
+        let at = self.out.begin(b'c');
+        self.out.end(at);
+        Ok(count)
+    }
+
+    fn copy_data(&mut self, bytes: &[u8]) {
+        let at = self.out.begin(b'd');
+        self.out.buf.extend_from_slice(bytes);
+        self.out.end(at);
     }
 
     fn close_message(&mut self, body: &[u8]) -> Result<()> {

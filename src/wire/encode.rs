@@ -117,6 +117,13 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
     }
     let len_at = buf.len();
     buf.extend_from_slice(&[0, 0, 0, 0]);
+    text_value(buf, v, i, ty, fmt);
+    let len = (buf.len() - len_at - 4) as i32;
+    buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+}
+
+/// Appends the text form of row `i` of `v` (no length prefix).
+pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFormat) {
     match &v.data {
         Data::Bool(x) => text::write_bool(buf, x[i]),
         Data::I16(x) => text::write_int(buf, x[i] as i64),
@@ -142,11 +149,10 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         Data::Array(a) => array::write_text(a.blobs.get(i), a.elem, fmt, buf),
         Data::Record(t) => crate::types::record::write_text(t.get(i), fmt, buf),
     }
-    let len = (buf.len() - len_at - 4) as i32;
-    buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
 }
 
-fn binary_cell(buf: &mut Vec<u8>, v: &Vector, i: usize) {
+/// Appends the binary (send) form of row `i` of `v` (no length prefix).
+pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize) {
     match &v.data {
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -576,7 +582,7 @@ fn data_rows_rowwise(
             if binary[c] {
                 let len_at = out.buf.len();
                 out.buf.extend_from_slice(&[0, 0, 0, 0]);
-                binary_cell(&mut out.buf, v, row);
+                binary_value(&mut out.buf, v, row);
                 let len = (out.buf.len() - len_at - 4) as i32;
                 out.buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
             } else {

@@ -75,6 +75,7 @@ pub mod alter;
 mod array;
 mod coerce;
 pub mod constraints;
+mod copy;
 mod ddl;
 mod dml;
 mod expr;

@@ -62,6 +62,9 @@ impl Binder<'_> {
                             .join(", "),
                     )
                 };
+                if name == "kiln.copy" {
+                    return self.bind_copy(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.alter_sequence" {
                     return self.bind_alter_sequence(value.as_deref().unwrap_or(""));
                 }

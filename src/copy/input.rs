@@ -1,0 +1,990 @@
+//! COPY FROM's reader: bytes as they arrive (CopyData messages cut anywhere) become
+//! rows in column vectors, in PostgreSQL's text, csv and binary formats.
+//!
+//! The reader keeps the bytes of the record it has not finished and a scan position
+//! with the scanner's state (inside a quoted csv field, after a backslash), so a record
+//! spread over many messages is scanned once. A complete record is split into fields
+//! and each field is parsed straight into its column's vector by the column type's
+//! input rules — integers, floats, dates and unconstrained text without a `Value` in
+//! between. Errors carry PostgreSQL's CONTEXT line: `COPY t, line 3, column b: "x"` for a
+//! field, `COPY t, line 3: "…"` for the record as a whole.
+
+use crate::error::{Error, Result};
+use crate::exec::vector::Vector;
+use crate::types::text::{self, TextFormat};
+use crate::types::{DataType, SqlType, Value, cast, datetime};
+
+use super::options::{CopyOptions, Format, Header};
+
+/// The binary format's signature: `PGCOPY\n\377\r\n\0`.
+pub const BINARY_SIGNATURE: &[u8; 11] = b"PGCOPY\n\xff\r\n\0";
+/// The longest record kept while waiting for its end (PostgreSQL's limit on a line
+/// is 1 GB; a client cannot make the server hold more than this for one record).
+const RECORD_BYTES_MAX: usize = 512 << 20;
+/// PostgreSQL shows at most this many bytes of a line or value in a CONTEXT line.
+const DISPLAY_MAX: usize = 100;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Eol {
+    Unknown,
+    Nl,
+    Cr,
+    CrNl,
+}
+
+/// One target column of the COPY.
+pub struct Target {
+    pub name: String,
+    pub ty: SqlType,
+    /// CSV FORCE_NOT_NULL: an unquoted null string is an empty string here.
+    pub force_not_null: bool,
+    /// CSV FORCE_NULL: a quoted null string is NULL here too.
+    pub force_null: bool,
+}
+
+pub struct CopyReader {
+    opts: CopyOptions,
+    table: String,
+    targets: Vec<Target>,
+    fmt: TextFormat,
+    /// Unconsumed input: the start of the record being read.
+    pending: Vec<u8>,
+    /// How far into `pending` the scan for the record's end got, and its state there.
+    scanned: usize,
+    in_quote: bool,
+    last_was_escape: bool,
+    eol: Eol,
+    /// Records read (the line number of errors).
+    line: u64,
+    header_left: bool,
+    binary_header_read: bool,
+    /// The end marker (`\.`) or the binary trailer was read: the rest is ignored.
+    ended: bool,
+    columns: Vec<Vector>,
+    /// The line number of each buffered row.
+    lines: Vec<u64>,
+    /// Scratch: a field's de-escaped bytes and each field's place in `field_bytes`.
+    field_bytes: Vec<u8>,
+    fields: Vec<Option<(usize, usize, bool)>>,
+}
+
+impl CopyReader {
+    pub fn new(
+        opts: CopyOptions,
+        table: &str,
+        targets: Vec<Target>,
+        fmt: TextFormat,
+    ) -> CopyReader {
+        let columns = targets
+            .iter()
+            .map(|t| Vector::with_capacity(t.ty.ty, 1024))
+            .collect();
+        CopyReader {
+            header_left: opts.header != Header::No,
+            opts,
+            table: table.to_string(),
+            targets,
+            fmt,
+            pending: Vec::new(),
+            scanned: 0,
+            in_quote: false,
+            last_was_escape: false,
+            eol: Eol::Unknown,
+            line: 0,
+            binary_header_read: false,
+            ended: false,
+            columns,
+            lines: Vec::new(),
+            field_bytes: Vec::new(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Rows parsed and not yet taken.
+    pub fn buffered_rows(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Bytes the buffered rows hold (for batching by size).
+    pub fn buffered_bytes(&self) -> usize {
+        self.columns.iter().map(|c| c.heap_bytes()).sum()
+    }
+
+    /// The buffered rows, as one vector per target column, and their line numbers.
+    pub fn take_rows(&mut self) -> (Vec<Vector>, Vec<u64>) {
+        let fresh = self
+            .targets
+            .iter()
+            .map(|t| Vector::with_capacity(t.ty.ty, 1024))
+            .collect();
+        let cols = std::mem::replace(&mut self.columns, fresh);
+        (cols, std::mem::take(&mut self.lines))
+    }
+
+    /// Records read so far.
+    pub fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    /// The CONTEXT of an error about the row read at `line` (a constraint it failed).
+    pub fn row_context(&self, line: u64) -> String {
+        format!("COPY {}, line {line}", self.table)
+    }
+
+    /// Takes the next chunk of input and parses every record it completes.
+    pub fn feed(&mut self, data: &[u8]) -> Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        self.pending.extend_from_slice(data);
+        let consumed = match self.opts.format {
+            Format::Binary => self.parse_binary(false)?,
+            _ => self.parse_lines(false)?,
+        };
+        self.pending.drain(..consumed);
+        self.scanned -= consumed.min(self.scanned);
+        if self.pending.len() > RECORD_BYTES_MAX {
+            return Err(Error::program_limit(format!(
+                "COPY record is longer than {} bytes",
+                RECORD_BYTES_MAX
+            ))
+            .with_context(format!("COPY {}, line {}", self.table, self.line + 1)));
+        }
+        Ok(())
+    }
+
+    /// The end of the input: the last record may lack its line end.
+    pub fn finish(&mut self) -> Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        let consumed = match self.opts.format {
+            Format::Binary => self.parse_binary(true)?,
+            _ => self.parse_lines(true)?,
+        };
+        self.pending.drain(..consumed);
+        self.ended = true;
+        Ok(())
+    }
+
+    // ---- text and csv -------------------------------------------------------------
+
+    /// Parses the complete records in `pending`; returns the bytes consumed.
+    fn parse_lines(&mut self, at_end: bool) -> Result<usize> {
+        let csv = self.opts.format == Format::Csv;
+        let mut start = 0;
+        loop {
+            if self.ended {
+                return Ok(self.pending.len());
+            }
+            let Some((end, next)) = self.find_record_end(start, at_end)? else {
+                if at_end && start < self.pending.len() {
+                    // The last record, without a line end.
+                    if csv && self.in_quote {
+                        self.line += 1;
+                        return Err(Error::new("22P04", "unterminated CSV quoted field")
+                            .with_context(self.line_context(start, self.pending.len())));
+                    }
+                    let end = self.pending.len();
+                    self.line += 1;
+                    self.record(start, end)?;
+                    return Ok(end);
+                }
+                return Ok(start);
+            };
+            self.line += 1;
+            self.record(start, end)?;
+            start = next;
+            self.scanned = start;
+            self.in_quote = false;
+            self.last_was_escape = false;
+        }
+    }
+
+    /// Finds where the record starting at `start` ends: `(end of its data, start of the
+    /// next)`, or None if its end has not arrived.
+    fn find_record_end(&mut self, start: usize, at_end: bool) -> Result<Option<(usize, usize)>> {
+        let csv = self.opts.format == Format::Csv;
+        let (quote, escape) = (self.opts.quote, self.opts.escape);
+        let mut i = self.scanned.max(start);
+        while i < self.pending.len() {
+            let c = self.pending[i];
+            let len = self.pending.len();
+            if csv {
+                if self.in_quote {
+                    if c == escape && !self.last_was_escape && i + 1 >= len && !at_end {
+                        // Whether it escapes depends on the next byte.
+                        self.scanned = i;
+                        return Ok(None);
+                    }
+                    if c == escape && escape != quote && !self.last_was_escape {
+                        self.last_was_escape = true;
+                        i += 1;
+                        continue;
+                    }
+                    if c == quote && !self.last_was_escape {
+                        self.in_quote = false;
+                    }
+                    self.last_was_escape = false;
+                    i += 1;
+                    continue;
+                }
+                if c == quote {
+                    self.in_quote = true;
+                    i += 1;
+                    continue;
+                }
+            } else if c == b'\\' {
+                if i + 1 >= len {
+                    if at_end {
+                        i += 1;
+                        continue;
+                    }
+                    self.scanned = i;
+                    return Ok(None);
+                }
+                if self.pending[i + 1] == b'.' && self.end_marker(start, i, at_end)? {
+                    return Ok(None);
+                }
+                i += 2;
+                continue;
+            }
+            if c == b'\n' || c == b'\r' {
+                let crnl = c == b'\r' && self.pending.get(i + 1) == Some(&b'\n');
+                if c == b'\r' && i + 1 >= len && !at_end && self.eol != Eol::Cr {
+                    self.scanned = i;
+                    return Ok(None);
+                }
+                let found = if c == b'\n' {
+                    Eol::Nl
+                } else if crnl {
+                    Eol::CrNl
+                } else {
+                    Eol::Cr
+                };
+                if self.eol == Eol::Unknown {
+                    self.eol = found;
+                } else if self.eol != found {
+                    self.line += 1;
+                    let (message, hint) = match (self.eol, csv) {
+                        (Eol::Nl | Eol::Cr, false) if c == b'\r' => (
+                            "literal carriage return found in data",
+                            "Use \"\\r\" to represent carriage return.",
+                        ),
+                        (Eol::Nl | Eol::Cr, true) if c == b'\r' => (
+                            "unquoted carriage return found in data",
+                            "Use quoted CSV field to represent carriage return.",
+                        ),
+                        (_, false) => (
+                            "literal newline found in data",
+                            "Use \"\\n\" to represent newline.",
+                        ),
+                        (_, true) => (
+                            "unquoted newline found in data",
+                            "Use quoted CSV field to represent newline.",
+                        ),
+                    };
+                    return Err(Error::new("22P04", message)
+                        .with_hint(hint)
+                        .with_context(format!("COPY {}, line {}", self.table, self.line)));
+                }
+                let next = if crnl { i + 2 } else { i + 1 };
+                // CSV: a line that is exactly `\.` ends the data.
+                if csv && &self.pending[start..i] == b"\\." {
+                    self.ended = true;
+                    return Ok(None);
+                }
+                return Ok(Some((i, next)));
+            }
+            i += 1;
+        }
+        self.scanned = i;
+        if at_end && csv && !self.in_quote && &self.pending[start..] == b"\\." {
+            self.ended = true;
+        }
+        Ok(None)
+    }
+
+    /// A `\.` at `at` in text format: the end of the data when it starts its line and
+    /// the line ends there; anything else is PostgreSQL's "end-of-copy marker corrupt".
+    fn end_marker(&mut self, start: usize, at: usize, at_end: bool) -> Result<bool> {
+        let after = self.pending.get(at + 2).copied();
+        if after.is_none() && !at_end {
+            // Wait for what follows the marker.
+            return Ok(false);
+        }
+        let corrupt = || Error::new("22P04", "end-of-copy marker corrupt");
+        if at != start {
+            self.line += 1;
+            return Err(corrupt().with_context(self.line_context(start, at)));
+        }
+        match after {
+            None | Some(b'\n') | Some(b'\r') => {
+                self.ended = true;
+                Ok(true)
+            }
+            Some(_) => {
+                self.line += 1;
+                Err(corrupt().with_context(format!("COPY {}, line {}", self.table, self.line)))
+            }
+        }
+    }
+
+    /// `COPY t, line N: "<the line>"`, the line cut as PostgreSQL cuts it.
+    fn line_context(&self, start: usize, end: usize) -> String {
+        let raw = &self.pending[start..end.min(self.pending.len())];
+        format!(
+            "COPY {}, line {}: \"{}\"",
+            self.table,
+            self.line,
+            display(raw)
+        )
+    }
+
+    /// Splits the record `pending[start..end]` into fields and stores its row.
+    fn record(&mut self, start: usize, end: usize) -> Result<()> {
+        if self.header_left {
+            self.header_left = false;
+            if self.opts.header == Header::Match {
+                self.split(start, end)?;
+                self.match_header(start, end)?;
+            }
+            return Ok(());
+        }
+        if std::str::from_utf8(&self.pending[start..end]).is_err() {
+            return Err(invalid_utf8(&self.pending[start..end])
+                .with_context(format!("COPY {}, line {}", self.table, self.line)));
+        }
+        self.split(start, end)?;
+        let n = self.targets.len();
+        if self.fields.len() > n && !(n == 0 && self.fields.len() == 1 && end == start) {
+            return Err(Error::new("22P04", "extra data after last expected column")
+                .with_context(self.line_context(start, end)));
+        }
+        if self.fields.len() < n {
+            let missing = &self.targets[self.fields.len()].name;
+            return Err(
+                Error::new("22P04", format!("missing data for column \"{missing}\""))
+                    .with_context(self.line_context(start, end)),
+            );
+        }
+        for k in 0..n {
+            let field = self.fields[k].map(|(a, b, _)| (a, b));
+            let result = match field {
+                None => {
+                    self.columns[k].push_null();
+                    Ok(())
+                }
+                Some((a, b)) => {
+                    let bytes = &self.field_bytes[a..b];
+                    match std::str::from_utf8(bytes) {
+                        Ok(s) => push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt),
+                        Err(_) => Err(invalid_utf8(bytes)),
+                    }
+                }
+            };
+            if let Err(e) = result {
+                // Keep the columns the same length: drop this row's earlier fields.
+                for c in &mut self.columns[..k] {
+                    let len = c.len();
+                    *c = c.slice(0, len - 1);
+                }
+                let value = field.map(|(a, b)| display(&self.field_bytes[a..b]));
+                let context = match value {
+                    Some(v) => format!(
+                        "COPY {}, line {}, column {}: \"{v}\"",
+                        self.table, self.line, self.targets[k].name
+                    ),
+                    None => format!(
+                        "COPY {}, line {}, column {}: null input",
+                        self.table, self.line, self.targets[k].name
+                    ),
+                };
+                return Err(e.with_context(context));
+            }
+        }
+        self.lines.push(self.line);
+        Ok(())
+    }
+
+    /// Splits `pending[start..end]` into `fields` (text or csv rules), de-escaped into
+    /// `field_bytes`; a NULL field is None.
+    fn split(&mut self, start: usize, end: usize) -> Result<()> {
+        self.fields.clear();
+        self.field_bytes.clear();
+        if self.opts.format == Format::Csv {
+            self.split_csv(start, end)
+        } else {
+            self.split_text(start, end)
+        }
+    }
+
+    fn split_text(&mut self, start: usize, end: usize) -> Result<()> {
+        let delim = self.opts.delimiter;
+        let null = self.opts.null.as_bytes();
+        let line = &self.pending[start..end];
+        let mut i = 0;
+        loop {
+            let raw_start = i;
+            let out_start = self.field_bytes.len();
+            let mut high_bit = false;
+            while i < line.len() && line[i] != delim {
+                let c = line[i];
+                if c != b'\\' || i + 1 >= line.len() {
+                    self.field_bytes.push(c);
+                    i += 1;
+                    continue;
+                }
+                let e = line[i + 1];
+                i += 2;
+                let v = match e {
+                    b'0'..=b'7' => {
+                        let mut v = (e - b'0') as u32;
+                        for _ in 0..2 {
+                            match line.get(i) {
+                                Some(&d @ b'0'..=b'7') => {
+                                    v = v * 8 + (d - b'0') as u32;
+                                    i += 1;
+                                }
+                                _ => break,
+                            }
+                        }
+                        high_bit |= v == 0 || v >= 0x80;
+                        (v & 0xff) as u8
+                    }
+                    b'x' => match line.get(i).and_then(|&d| hex(d)) {
+                        Some(h) => {
+                            i += 1;
+                            let mut v = h;
+                            if let Some(l) = line.get(i).and_then(|&d| hex(d)) {
+                                v = v * 16 + l;
+                                i += 1;
+                            }
+                            high_bit |= v == 0 || v >= 0x80;
+                            v
+                        }
+                        None => b'x',
+                    },
+                    b'b' => 0x08,
+                    b'f' => 0x0c,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    b'v' => 0x0b,
+                    other => other,
+                };
+                self.field_bytes.push(v);
+            }
+            let raw = &line[raw_start..i];
+            if raw == null {
+                self.field_bytes.truncate(out_start);
+                self.fields.push(None);
+            } else {
+                if high_bit && std::str::from_utf8(&self.field_bytes[out_start..]).is_err() {
+                    return Err(invalid_utf8(&self.field_bytes[out_start..])
+                        .with_context(format!("COPY {}, line {}", self.table, self.line)));
+                }
+                self.fields
+                    .push(Some((out_start, self.field_bytes.len(), false)));
+            }
+            if i >= line.len() {
+                return Ok(());
+            }
+            i += 1; // the delimiter
+        }
+    }
+
+    fn split_csv(&mut self, start: usize, end: usize) -> Result<()> {
+        let (delim, quote, escape) = (self.opts.delimiter, self.opts.quote, self.opts.escape);
+        let null = self.opts.null.as_bytes();
+        let line = &self.pending[start..end];
+        let mut i = 0;
+        loop {
+            let raw_start = i;
+            let out_start = self.field_bytes.len();
+            let mut quoted = false;
+            let mut in_quote = false;
+            while i < line.len() {
+                let c = line[i];
+                if in_quote {
+                    if c == escape
+                        && escape != quote
+                        && let Some(&n) = line.get(i + 1)
+                        && (n == quote || n == escape)
+                    {
+                        self.field_bytes.push(n);
+                        i += 2;
+                        continue;
+                    }
+                    if c == quote {
+                        if escape == quote && line.get(i + 1) == Some(&quote) {
+                            self.field_bytes.push(quote);
+                            i += 2;
+                            continue;
+                        }
+                        in_quote = false;
+                        i += 1;
+                        continue;
+                    }
+                    self.field_bytes.push(c);
+                    i += 1;
+                    continue;
+                }
+                if c == delim {
+                    break;
+                }
+                if c == quote {
+                    in_quote = true;
+                    quoted = true;
+                    i += 1;
+                    continue;
+                }
+                self.field_bytes.push(c);
+                i += 1;
+            }
+            if in_quote {
+                return Err(Error::new("22P04", "unterminated CSV quoted field")
+                    .with_context(self.line_context(start, end)));
+            }
+            let k = self.fields.len();
+            let raw = &line[raw_start..i];
+            let target = self.targets.get(k);
+            let is_null = if quoted {
+                // A quoted value is the null string only under FORCE_NULL.
+                target.is_some_and(|t| t.force_null) && &self.field_bytes[out_start..] == null
+            } else {
+                raw == null && !target.is_some_and(|t| t.force_not_null)
+            };
+            if is_null {
+                self.field_bytes.truncate(out_start);
+                self.fields.push(None);
+            } else {
+                self.fields
+                    .push(Some((out_start, self.field_bytes.len(), quoted)));
+            }
+            if i >= line.len() {
+                return Ok(());
+            }
+            i += 1;
+        }
+    }
+
+    /// HEADER MATCH: the header line's names must be the columns', in order.
+    fn match_header(&self, start: usize, end: usize) -> Result<()> {
+        let n = self.targets.len();
+        if self.fields.len() != n {
+            return Err(Error::new(
+                "22P04",
+                format!(
+                    "wrong number of fields in header line: field count is {}, expected {n}",
+                    self.fields.len()
+                ),
+            )
+            .with_context(self.line_context(start, end)));
+        }
+        for (k, t) in self.targets.iter().enumerate() {
+            let got = self.fields[k].map(|(a, b, _)| &self.field_bytes[a..b]);
+            match got {
+                None => {
+                    return Err(Error::new(
+                        "22P04",
+                        format!(
+                            "column name mismatch in header line field {}: got null value (\"{}\"), expected \"{}\"",
+                            k + 1,
+                            self.opts.null,
+                            t.name
+                        ),
+                    )
+                    .with_context(self.line_context(start, end)));
+                }
+                Some(g) if g != t.name.as_bytes() => {
+                    return Err(Error::new(
+                        "22P04",
+                        format!(
+                            "column name mismatch in header line field {}: got \"{}\", expected \"{}\"",
+                            k + 1,
+                            String::from_utf8_lossy(g),
+                            t.name
+                        ),
+                    )
+                    .with_context(self.line_context(start, end)));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    // ---- binary --------------------------------------------------------------------
+
+    /// Parses the complete tuples in `pending`; returns the bytes consumed.
+    fn parse_binary(&mut self, at_end: bool) -> Result<usize> {
+        let mut at = 0;
+        let eof = |me: &CopyReader| {
+            Error::new("22P04", "unexpected EOF in COPY data").with_context(format!(
+                "COPY {}, line {}",
+                me.table,
+                me.line.max(1)
+            ))
+        };
+        if !self.binary_header_read {
+            let buf = &self.pending;
+            if buf.len() < 19 {
+                if at_end {
+                    if buf.is_empty() {
+                        return Ok(0);
+                    }
+                    return Err(self.header_error(
+                        "invalid COPY file header (missing flags)",
+                        buf.len() >= 11,
+                    ));
+                }
+                return Ok(0);
+            }
+            if &buf[..11] != BINARY_SIGNATURE {
+                return Err(Error::new("22P04", "COPY file signature not recognized")
+                    .with_context(format!("COPY {}, line 0", self.table)));
+            }
+            let flags = u32::from_be_bytes([buf[11], buf[12], buf[13], buf[14]]);
+            if flags & (1 << 16) != 0 {
+                return Err(
+                    Error::new("0A000", "COPY BINARY with OIDS is not supported")
+                        .with_context(format!("COPY {}, line 0", self.table)),
+                );
+            }
+            if flags & 0xfffe_0000 != 0 {
+                return Err(
+                    Error::new("22P04", "unrecognized critical flags in COPY file header")
+                        .with_context(format!("COPY {}, line 0", self.table)),
+                );
+            }
+            let ext = i32::from_be_bytes([buf[15], buf[16], buf[17], buf[18]]);
+            if ext < 0 {
+                return Err(
+                    Error::new("22P04", "invalid COPY file header (missing length)")
+                        .with_context(format!("COPY {}, line 0", self.table)),
+                );
+            }
+            let header_len = 19 + ext as usize;
+            if buf.len() < header_len {
+                if at_end {
+                    return Err(
+                        Error::new("22P04", "invalid COPY file header (wrong length)")
+                            .with_context(format!("COPY {}, line 0", self.table)),
+                    );
+                }
+                return Ok(0);
+            }
+            self.binary_header_read = true;
+            at = header_len;
+        }
+        let n = self.targets.len();
+        loop {
+            let buf = &self.pending;
+            if at + 2 > buf.len() {
+                if at_end && at < buf.len() {
+                    return Err(eof(self));
+                }
+                return Ok(at);
+            }
+            let count = i16::from_be_bytes([buf[at], buf[at + 1]]);
+            if count == -1 {
+                self.ended = true;
+                return Ok(buf.len());
+            }
+            // Find the tuple's end before parsing any of it.
+            let mut p = at + 2;
+            let mut complete = true;
+            let mut spans: Vec<Option<(usize, usize)>> = Vec::with_capacity(n);
+            for _ in 0..count.max(0) {
+                if p + 4 > buf.len() {
+                    complete = false;
+                    break;
+                }
+                let len = i32::from_be_bytes([buf[p], buf[p + 1], buf[p + 2], buf[p + 3]]);
+                p += 4;
+                if len < 0 {
+                    spans.push(None);
+                    continue;
+                }
+                let len = len as usize;
+                if p + len > buf.len() {
+                    complete = false;
+                    break;
+                }
+                spans.push(Some((p, p + len)));
+                p += len;
+            }
+            if !complete {
+                if at_end {
+                    self.line += 1;
+                    return Err(eof(self));
+                }
+                return Ok(at);
+            }
+            self.line += 1;
+            if count as usize != n {
+                return Err(Error::new(
+                    "22P04",
+                    format!("row field count is {count}, expected {n}"),
+                )
+                .with_context(format!("COPY {}, line {}", self.table, self.line)));
+            }
+            for (k, span) in spans.iter().enumerate() {
+                let result = match span {
+                    None => {
+                        self.columns[k].push_null();
+                        Ok(())
+                    }
+                    Some((a, b)) => crate::wire::encode::decode_param(
+                        Some(&self.pending[*a..*b]),
+                        self.targets[k].ty,
+                        true,
+                        k,
+                        &self.fmt,
+                    )
+                    .map(|v| self.columns[k].push_value(&v)),
+                };
+                if let Err(mut e) = result {
+                    for c in &mut self.columns[..k] {
+                        let len = c.len();
+                        *c = c.slice(0, len - 1);
+                    }
+                    if e.code == "22P03" {
+                        e.message = "incorrect binary data format".into();
+                    }
+                    return Err(e.with_context(format!(
+                        "COPY {}, line {}, column {}",
+                        self.table, self.line, self.targets[k].name
+                    )));
+                }
+            }
+            self.lines.push(self.line);
+            at = p;
+        }
+    }
+
+    fn header_error(&self, message: &str, signature_complete: bool) -> Error {
+        let message = if signature_complete {
+            message
+        } else {
+            "invalid COPY file header (missing signature)"
+        };
+        Error::new("22P04", message).with_context(format!("COPY {}, line 0", self.table))
+    }
+}
+
+fn hex(d: u8) -> Option<u8> {
+    (d as char).to_digit(16).map(|v| v as u8)
+}
+
+/// A line or value as PostgreSQL prints it in CONTEXT: at most 100 bytes (whole
+/// characters), then "...".
+fn display(raw: &[u8]) -> String {
+    let s = String::from_utf8_lossy(raw);
+    if s.len() <= DISPLAY_MAX {
+        return s.into_owned();
+    }
+    let mut cut = DISPLAY_MAX;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
+}
+
+/// PostgreSQL's message for bytes that are not UTF-8: the offending sequence in hex.
+fn invalid_utf8(bytes: &[u8]) -> Error {
+    let at = match std::str::from_utf8(bytes) {
+        Err(e) => e.valid_up_to(),
+        Ok(_) => 0,
+    };
+    let bad = &bytes[at..];
+    let width = match bad.first() {
+        Some(b) if b & 0xe0 == 0xc0 => 2,
+        Some(b) if b & 0xf0 == 0xe0 => 3,
+        Some(b) if b & 0xf8 == 0xf0 => 4,
+        _ => 1,
+    };
+    let shown: Vec<String> = bad
+        .iter()
+        .take(width.min(bad.len()))
+        .map(|b| format!("0x{b:02x}"))
+        .collect();
+    Error::new(
+        "22021",
+        format!(
+            "invalid byte sequence for encoding \"UTF8\": {}",
+            shown.join(" ")
+        ),
+    )
+}
+
+/// Parses one text field into `v` by `ty`'s input rules.
+fn push_text(v: &mut Vector, ty: SqlType, s: &str, fmt: &TextFormat) -> Result<()> {
+    use crate::exec::vector::Data;
+    let constrained = ty.typmod >= 0;
+    match (&mut v.data, ty.ty) {
+        (Data::I16(x), DataType::Int2) => x.push(text::parse_int(s, ty.ty)? as i16),
+        (Data::I32(x), DataType::Int4) => x.push(text::parse_int(s, ty.ty)? as i32),
+        (Data::I64(x), DataType::Int8) => x.push(text::parse_int(s, ty.ty)?),
+        (Data::F64(x), DataType::Float8) => x.push(text::parse_float(s, ty.ty)?),
+        (Data::I32(x), DataType::Date) => x.push(datetime::parse_date(s, &fmt.date_input())?),
+        (Data::Text(t), DataType::Text | DataType::Varchar) if !constrained || ty.typmod < 4 => {
+            t.push(s.as_bytes())
+        }
+        _ => {
+            let value = text::parse_value(s, ty.ty, fmt)?;
+            let value = if constrained && !matches!(value, Value::Null) {
+                cast::cast_value(value, ty, false, fmt)?
+            } else {
+                value
+            };
+            v.push_value(&value);
+            return Ok(());
+        }
+    }
+    v.push_valid_flag(false);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::copy::options::{self, OptionArg, RawOption};
+
+    fn reader(opts: &[(&str, &str)], types: &[DataType]) -> CopyReader {
+        let raw: Vec<RawOption> = opts
+            .iter()
+            .map(|(n, v)| RawOption {
+                name: n.to_string(),
+                arg: if v.is_empty() {
+                    OptionArg::None
+                } else {
+                    OptionArg::Text(v.to_string())
+                },
+                position: None,
+            })
+            .collect();
+        let opts = options::process(&raw, true).unwrap();
+        let targets = types
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| Target {
+                name: format!("c{i}"),
+                ty: SqlType::new(t),
+                force_not_null: false,
+                force_null: false,
+            })
+            .collect();
+        CopyReader::new(opts, "t", targets, TextFormat::default())
+    }
+
+    fn texts(r: &mut CopyReader) -> Vec<Vec<String>> {
+        let (cols, lines) = r.take_rows();
+        (0..lines.len())
+            .map(|i| {
+                cols.iter()
+                    .map(|c| {
+                        if c.is_null(i) {
+                            "NULL".to_string()
+                        } else {
+                            match &c.data {
+                                crate::exec::vector::Data::Text(t) => t.get_str(i).to_string(),
+                                crate::exec::vector::Data::I32(x) => x[i].to_string(),
+                                _ => "?".into(),
+                            }
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_records_split_across_chunks() {
+        let mut r = reader(&[], &[DataType::Int4, DataType::Text]);
+        let data = b"1\ta\\tb\n2\t\\N\n3\t\\101\\x42\\\\\n";
+        for chunk in data.chunks(3) {
+            r.feed(chunk).unwrap();
+        }
+        r.finish().unwrap();
+        assert_eq!(
+            texts(&mut r),
+            vec![
+                vec!["1".to_string(), "a\tb".into()],
+                vec!["2".into(), "NULL".into()],
+                vec!["3".into(), "AB\\".into()]
+            ]
+        );
+    }
+
+    #[test]
+    fn csv_quotes_span_lines_and_null_rules_hold() {
+        let mut r = reader(&[("format", "csv")], &[DataType::Text, DataType::Text]);
+        for chunk in b"\"a,\"\"b\nc\",\n\"\",x\n".chunks(2) {
+            r.feed(chunk).unwrap();
+        }
+        r.finish().unwrap();
+        assert_eq!(
+            texts(&mut r),
+            vec![
+                vec!["a,\"b\nc".to_string(), "NULL".into()],
+                vec!["".into(), "x".into()]
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line_and_column() {
+        let mut r = reader(&[], &[DataType::Int4, DataType::Int4]);
+        let e = r.feed(b"1\t2\n3\tx\n").unwrap_err();
+        assert_eq!(e.code, "22P02");
+        assert_eq!(
+            e.context.as_deref().map(String::as_str),
+            Some("COPY t, line 2, column c1: \"x\"")
+        );
+        let mut r = reader(&[], &[DataType::Int4, DataType::Int4]);
+        let e = r.feed(b"1\t2\t3\n").unwrap_err();
+        assert_eq!(e.message, "extra data after last expected column");
+        assert_eq!(
+            e.context.as_deref().map(String::as_str),
+            Some("COPY t, line 1: \"1\t2\t3\"")
+        );
+        let mut r = reader(&[], &[DataType::Int4, DataType::Int4]);
+        let e = r.feed(b"1\n").unwrap_err();
+        assert_eq!(e.message, "missing data for column \"c1\"");
+    }
+
+    #[test]
+    fn the_end_marker_ends_the_data() {
+        let mut r = reader(&[], &[DataType::Int4]);
+        r.feed(b"1\n\\.\ngarbage\n").unwrap();
+        r.finish().unwrap();
+        assert_eq!(texts(&mut r), vec![vec!["1".to_string()]]);
+    }
+
+    #[test]
+    fn binary_tuples_split_across_chunks() {
+        let mut data = BINARY_SIGNATURE.to_vec();
+        data.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
+        for v in [7i32, -1] {
+            data.extend_from_slice(&1i16.to_be_bytes());
+            if v < 0 {
+                data.extend_from_slice(&(-1i32).to_be_bytes());
+            } else {
+                data.extend_from_slice(&4i32.to_be_bytes());
+                data.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        data.extend_from_slice(&(-1i16).to_be_bytes());
+        let mut r = reader(&[("format", "binary")], &[DataType::Int4]);
+        for chunk in data.chunks(5) {
+            r.feed(chunk).unwrap();
+        }
+        r.finish().unwrap();
+        assert_eq!(
+            texts(&mut r),
+            vec![vec!["7".to_string()], vec!["NULL".into()]]
+        );
+    }
+}

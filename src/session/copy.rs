@@ -1,0 +1,202 @@
+//! Running COPY: the session's side of COPY FROM (storing what the client sends) and
+//! COPY TO (a query whose rows the connection writes in the COPY format).
+//!
+//! COPY FROM is an INSERT whose rows arrive after the statement started: `start_copy_in`
+//! takes the locks and the transaction id as an INSERT would and returns a [`CopyIn`];
+//! the connection feeds it each CopyData (`copy_data`) and ends it with CopyDone
+//! (`copy_done`) or CopyFail. Parsed rows are stored every 8,192 rows (or 8 MB) through
+//! `store_rows` — defaults for the columns the data omits, the WHERE filter,
+//! generated columns, NOT NULL, CHECK, unique and foreign keys — each batch's undo
+//! recorded, so an error anywhere takes back the whole COPY with the statement. A
+//! constraint error names the input line of the failing row, as PostgreSQL's CONTEXT.
+
+use std::sync::Arc;
+
+use super::{Outcome, RowStream, Session};
+use crate::catalog::TableEntry;
+use crate::copy::input::{CopyReader, Target};
+use crate::copy::output::CopyWriter;
+use crate::copy::{CopyOptions, Format};
+use crate::error::{Error, Result};
+use crate::exec::context::ExecContext;
+use crate::exec::vector::{Batch, Data, Vector};
+use crate::exec::{self};
+use crate::sql::expr::Expr;
+use crate::storage::mvcc::TxnId;
+
+/// Rows stored at a time.
+const BATCH_ROWS: usize = 8192;
+/// Or fewer, once they hold this many bytes.
+const BATCH_BYTES: usize = 8 << 20;
+
+/// A COPY FROM in progress.
+pub struct CopyIn {
+    table: Arc<TableEntry>,
+    columns: Vec<usize>,
+    filter: Option<Expr>,
+    reader: CopyReader,
+    ctx: ExecContext,
+    txn: TxnId,
+    /// Rows stored so far (the `COPY n` count).
+    stored: u64,
+    format: Format,
+}
+
+impl CopyIn {
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The CONTEXT of an error that ends the COPY before the next record.
+    pub fn line_context(&self) -> String {
+        self.reader.row_context(self.reader.lines_read() + 1)
+    }
+
+    /// Columns the data has (CopyInResponse).
+    pub fn column_count(&self) -> usize {
+        self.columns.len()
+    }
+}
+
+/// A COPY TO in progress: the rows, and how to write them.
+pub struct CopyOut {
+    pub stream: Box<RowStream>,
+    pub writer: CopyWriter,
+    pub names: Vec<String>,
+}
+
+impl Session {
+    /// COPY FROM: the transaction's writer id and a reader for the data.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_copy_in(
+        &mut self,
+        table: &Arc<TableEntry>,
+        columns: &[usize],
+        options: &CopyOptions,
+        force_not_null: &[bool],
+        force_null: &[bool],
+        filter: Option<&Expr>,
+        ctx: ExecContext,
+    ) -> Result<Outcome> {
+        if options.freeze && !self.created_or_truncated_here(table.oid) {
+            return Err(Error::new(
+                "55000",
+                "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction",
+            ));
+        }
+        let targets = columns
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| Target {
+                name: table.columns[c].name.clone(),
+                ty: table.columns[c].ty,
+                force_not_null: force_not_null.get(k).copied().unwrap_or(false),
+                force_null: force_null.get(k).copied().unwrap_or(false),
+            })
+            .collect();
+        let reader = CopyReader::new(options.clone(), &table.name, targets, ctx.fmt);
+        let txn = ctx.snapshot.own;
+        Ok(Outcome::CopyIn(Box::new(CopyIn {
+            table: table.clone(),
+            columns: columns.to_vec(),
+            filter: filter.cloned(),
+            reader,
+            format: options.format,
+            ctx,
+            txn,
+            stored: 0,
+        })))
+    }
+
+    /// One CopyData message's bytes.
+    pub fn copy_data(&mut self, copy: &mut CopyIn, data: &[u8]) -> Result<()> {
+        copy.reader.feed(data)?;
+        if copy.reader.buffered_rows() >= BATCH_ROWS || copy.reader.buffered_bytes() >= BATCH_BYTES
+        {
+            self.copy_store(copy)?;
+        }
+        Ok(())
+    }
+
+    /// CopyDone: the rest is stored; returns the rows stored.
+    pub fn copy_done(&mut self, copy: &mut CopyIn) -> Result<u64> {
+        copy.reader.finish()?;
+        self.copy_store(copy)?;
+        Ok(copy.stored)
+    }
+
+    /// Stores the rows parsed so far.
+    fn copy_store(&mut self, copy: &mut CopyIn) -> Result<()> {
+        copy.ctx.check_interrupt()?;
+        let (parsed, lines) = copy.reader.take_rows();
+        let rows = lines.len();
+        if rows == 0 {
+            return Ok(());
+        }
+        let table = copy.table.clone();
+        let width = table.columns.len();
+        let mut slots: Vec<Option<Vector>> = (0..width).map(|_| None).collect();
+        for (k, v) in parsed.into_iter().enumerate() {
+            slots[copy.columns[k]] = Some(v);
+        }
+        let all: Vec<u32> = (0..rows as u32).collect();
+        let empty = Batch::new(Vec::new(), rows);
+        let mut columns = Vec::with_capacity(width);
+        for (i, slot) in slots.into_iter().enumerate() {
+            columns.push(match slot {
+                Some(v) => v,
+                None => match &table.columns[i].default {
+                    Some(e) => exec::expr::eval(e, &empty, &all, &copy.ctx)?,
+                    None => Vector::nulls(table.columns[i].ty.ty, rows),
+                },
+            });
+        }
+        let mut batch = Batch::new(columns, rows);
+        let mut lines = lines;
+        if let Some(filter) = &copy.filter {
+            let keep = exec::expr::eval(filter, &batch, &all, &copy.ctx)?;
+            let Data::Bool(values) = &keep.data else {
+                return Err(Error::internal("COPY WHERE did not yield booleans"));
+            };
+            let sel: Vec<u32> = (0..rows)
+                .filter(|&r| values[r] && !keep.is_null(r))
+                .map(|r| r as u32)
+                .collect();
+            if sel.len() < rows {
+                lines = sel.iter().map(|&r| lines[r as usize]).collect();
+                batch = Batch::new(
+                    batch.columns.iter().map(|c| c.gather(&sel)).collect(),
+                    sel.len(),
+                );
+            }
+            if batch.rows == 0 {
+                return Ok(());
+            }
+        }
+        self.failed_row = None;
+        match self.store_rows(&table, &batch, &copy.ctx, copy.txn, copy.stored, None) {
+            Ok(_) => {
+                copy.stored += batch.rows as u64;
+                Ok(())
+            }
+            Err(e) => {
+                let e = match self.failed_row.take().and_then(|r| lines.get(r)) {
+                    Some(&line) if e.context.is_none() => {
+                        e.with_context(copy.reader.row_context(line))
+                    }
+                    _ => e,
+                };
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether `oid` was created or emptied by TRUNCATE in this transaction since its
+    /// last savepoint (COPY FREEZE's condition).
+    fn created_or_truncated_here(&self, oid: u32) -> bool {
+        let depth = self.savepoints.len();
+        self.fresh_tables
+            .iter()
+            .any(|&(o, d)| o == oid && d == depth)
+    }
+}
