@@ -1,10 +1,14 @@
 // kiln through the PostgreSQL JDBC driver: prepared statements (server-side after the
-// threshold), binary transfer, types, batches, transactions and SQLSTATEs.
+// threshold), binary transfer, types, batches, transactions, SQLSTATEs and COPY (CopyManager).
 // Usage: java -cp postgresql.jar Jdbc.java HOST PORT
+import java.io.StringReader;
+import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.sql.*;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
 
 public class Jdbc {
     static int passed = 0, failed = 0;
@@ -108,6 +112,44 @@ public class Jdbc {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT upper('ok')")) {
                     rs.next();
                     expect(rs.getString(1).equals("OK"), "after rollback");
+                }
+            });
+            check("COPY through CopyManager", () -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE IF EXISTS jcopy");
+                    s.execute("CREATE TABLE jcopy (id int, name text, price numeric(10,2), d date)");
+                }
+                CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+                long n = copy.copyIn("COPY jcopy FROM STDIN WITH (FORMAT csv)", new StringReader(
+                        "1,widget,10.50,2024-01-31\n2,\"a, b\",,\n3,\"say \"\"hi\"\"\",0.10,2024-02-29\n4,\"\",7,\n"));
+                expect(n == 4, "copyIn returned " + n + ", expected 4");
+                StringWriter out = new StringWriter();
+                n = copy.copyOut("COPY jcopy TO STDOUT", out);
+                String want = "1\twidget\t10.50\t2024-01-31\n2\ta, b\t\\N\t\\N\n3\tsay \"hi\"\t0.10\t2024-02-29\n4\t\t7.00\t\\N\n";
+                expect(out.toString().equals(want), "copyOut text: expected\n" + want + "got\n" + out);
+                expect(n == 4, "copyOut returned " + n + ", expected 4");
+                out = new StringWriter();
+                n = copy.copyOut("COPY (SELECT id, name FROM jcopy WHERE id > 1 ORDER BY id DESC) TO STDOUT WITH (FORMAT csv, HEADER)", out);
+                want = "id,name\n4,\"\"\n3,\"say \"\"hi\"\"\"\n2,\"a, b\"\n";
+                expect(out.toString().equals(want), "copyOut csv: expected\n" + want + "got\n" + out);
+                expect(n == 3, "copyOut returned " + n + ", expected 3");
+                c.setAutoCommit(false);
+                try {
+                    n = copy.copyIn("COPY jcopy (id) FROM STDIN", new StringReader("100\n101\n"));
+                    expect(n == 2, "copyIn in a transaction returned " + n + ", expected 2");
+                    c.rollback();
+                } finally {
+                    c.setAutoCommit(true);
+                }
+                try {
+                    copy.copyIn("COPY jcopy (id, name) FROM STDIN", new StringReader("5\tfive\nsix\t6\n"));
+                    expect(false, "expected 22P02 from COPY of 'six' into an int column");
+                } catch (SQLException e) {
+                    expect("22P02".equals(e.getSQLState()), "sqlstate " + e.getSQLState() + ": " + e.getMessage());
+                }
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM jcopy")) {
+                    rs.next();
+                    expect(rs.getLong(1) == 4, "rows after the rolled back and the failed COPY: " + rs.getLong(1) + ", expected 4");
                 }
             });
         }

@@ -1,6 +1,10 @@
-// kiln through node-postgres (pg): simple and extended queries, types, transactions.
+// kiln through node-postgres (pg): simple and extended queries, types, transactions,
+// and COPY through pg-copy-streams.
 // Usage: node node_pg.js HOST PORT
 const { Client } = require('pg');
+const { from: copyFrom, to: copyTo } = require('pg-copy-streams');
+const { Readable } = require('stream');
+const { pipeline } = require('stream/promises');
 const assert = require('assert');
 
 const [host, port] = [process.argv[2], Number(process.argv[3])];
@@ -60,6 +64,37 @@ async function check(name, fn) {
     const r = await c.query('SELECT g, g::text AS t FROM generate_series(1, 20000) g');
     assert.strictEqual(r.rows.length, 20000);
     assert.strictEqual(r.rows[19999].t, '20000');
+  });
+  await check('COPY through pg-copy-streams', async () => {
+    await c.query('DROP TABLE IF EXISTS npcopy');
+    await c.query('CREATE TABLE npcopy (id int, name text, price numeric(10,2))');
+    // CSV in, written in chunks that cut rows (and a field) in two: one CopyData per chunk.
+    const into = c.query(copyFrom('COPY npcopy FROM STDIN WITH (FORMAT csv)'));
+    await pipeline(Readable.from(['1,wid', 'get,10.50\n2,"a, b",\n3,', '"say ""hi""",0.10\n4,"",7\n']), into);
+    assert.strictEqual(into.rowCount, 4, 'rows reported by COPY FROM STDIN');
+    const loaded = await c.query('SELECT id, name, price FROM npcopy ORDER BY id');
+    assert.deepStrictEqual(loaded.rows, [
+      { id: 1, name: 'widget', price: '10.50' }, { id: 2, name: 'a, b', price: null },
+      { id: 3, name: 'say "hi"', price: '0.10' }, { id: 4, name: '', price: '7.00' }]);
+    const read = async (sql) => {
+      const chunks = [];
+      const out = c.query(copyTo(sql));
+      for await (const chunk of out) chunks.push(chunk);
+      return { text: Buffer.concat(chunks).toString('utf8'), rowCount: out.rowCount };
+    };
+    assert.deepStrictEqual(await read('COPY (SELECT * FROM npcopy ORDER BY id DESC) TO STDOUT WITH (FORMAT csv, HEADER)'),
+      { text: 'id,name,price\n4,"",7.00\n3,"say ""hi""",0.10\n2,"a, b",\n1,widget,10.50\n', rowCount: 4 });
+    assert.deepStrictEqual(await read('COPY npcopy (name, id) TO STDOUT'),
+      { text: 'widget\t1\na, b\t2\nsay "hi"\t3\n\t4\n', rowCount: 4 });
+    // Bad data: 22P02, nothing loaded, and the connection goes on.
+    const bad = c.query(copyFrom('COPY npcopy FROM STDIN WITH (FORMAT csv)'));
+    await assert.rejects(pipeline(Readable.from(['5,five,1\n', 'six,6,2\n']), bad),
+      e => e.code === '22P02' && e.message === 'invalid input syntax for type integer: "six"');
+    assert.strictEqual((await c.query('SELECT count(*)::int AS n FROM npcopy')).rows[0].n, 4);
+    // COPY FROM STDIN as a plain query: pg answers the CopyInResponse with CopyFail.
+    await assert.rejects(c.query('COPY npcopy FROM STDIN'),
+      e => e.code === '57014' && e.message === 'COPY from stdin failed: No source stream defined');
+    assert.strictEqual((await c.query('SELECT count(*)::int AS n FROM npcopy')).rows[0].n, 4);
   });
   await c.end();
   console.log(`${passed} passed, ${failed} failed`);

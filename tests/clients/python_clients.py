@@ -7,6 +7,7 @@ returns for them. Usage: python_clients.py HOST PORT
 import asyncio
 import datetime
 import decimal
+import io
 import sys
 import traceback
 
@@ -184,6 +185,198 @@ def _():
 
     # asyncpg learns array types by querying pg_catalog.pg_type, which arrives with
     # issue "Tools and trust"; until then it gets a clean error (it used to hang).
+
+
+def same(got, want, what):
+    assert got == want, f"{what}:\n  expected {want!r}\n  got      {got!r}"
+
+
+COPY_SETUP = """
+DROP TABLE IF EXISTS {t};
+CREATE TABLE {t} (id int, name text, price numeric(10,2), day date);
+"""
+
+
+@check("psycopg2: COPY through copy_expert, copy_from, copy_to")
+def _():
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(COPY_SETUP.format(t="p2copy"))
+    conn.commit()
+    # CSV with a header: quoting, "" escapes, an unquoted empty field is NULL, a quoted one ''.
+    cur.copy_expert("COPY p2copy FROM STDIN WITH (FORMAT csv, HEADER)", io.StringIO(
+        'id,name,price,day\n'
+        '1,widget,10.50,2024-01-31\n'
+        '2,"a, b",,2024-02-29\n'
+        '3,"say ""hi""",0.10,\n'
+        '4,"",1,2024-03-01\n'))
+    same(cur.rowcount, 4, "rowcount after copy_expert FROM STDIN")
+    # Text format with a separator and a NULL string of our own; backslash escapes.
+    cur.copy_from(io.StringIO('10|ten|1.00\n11|NULL|NULL\n12|back\\\\slash\\ttab|2\n'), "p2copy",
+                  sep="|", null="NULL", columns=("id", "name", "price"))
+    same(cur.rowcount, 3, "rowcount after copy_from")
+    conn.commit()
+    cur.execute("SELECT id, name, price, day FROM p2copy ORDER BY id")
+    same(cur.fetchall(), [
+        (1, "widget", decimal.Decimal("10.50"), datetime.date(2024, 1, 31)),
+        (2, "a, b", None, datetime.date(2024, 2, 29)),
+        (3, 'say "hi"', decimal.Decimal("0.10"), None),
+        (4, "", decimal.Decimal("1.00"), datetime.date(2024, 3, 1)),
+        (10, "ten", decimal.Decimal("1.00"), None),
+        (11, None, None, None),
+        (12, "back\\slash\ttab", decimal.Decimal("2.00"), None),
+    ], "rows loaded by COPY")
+    # Out in text format: tab-separated, \N for NULL, backslash escapes, in insertion order.
+    buf = io.StringIO()
+    cur.copy_to(buf, "p2copy")
+    same(buf.getvalue(),
+         '1\twidget\t10.50\t2024-01-31\n'
+         '2\ta, b\t\\N\t2024-02-29\n'
+         '3\tsay "hi"\t0.10\t\\N\n'
+         '4\t\t1.00\t2024-03-01\n'
+         '10\tten\t1.00\t\\N\n'
+         '11\t\\N\t\\N\t\\N\n'
+         '12\tback\\\\slash\\ttab\t2.00\t\\N\n', "copy_to text")
+    buf = io.StringIO()
+    cur.copy_to(buf, "p2copy", sep=",", null="-", columns=("name", "id"))
+    same(buf.getvalue().splitlines()[:3], ["widget,1", "a\\, b,2", 'say "hi",3'], "copy_to with sep and null")
+    buf = io.StringIO()
+    cur.copy_expert("COPY (SELECT id, name, price FROM p2copy WHERE id < 12 ORDER BY id DESC) "
+                    "TO STDOUT WITH CSV HEADER", buf)
+    same(buf.getvalue(),
+         'id,name,price\n'
+         '11,,\n'
+         '10,ten,1.00\n'
+         '4,"",1.00\n'
+         '3,"say ""hi""",0.10\n'
+         '2,"a, b",\n'
+         '1,widget,10.50\n', "COPY (SELECT …) TO STDOUT WITH CSV HEADER")
+    same(cur.rowcount, 6, "rowcount after COPY TO STDOUT")
+    # Bad data: 22P02, and nothing of that COPY is loaded.
+    try:
+        cur.copy_expert("COPY p2copy FROM STDIN WITH (FORMAT csv)",
+                        io.StringIO("20,ok,1,2024-01-01\nnotanint,x,2,2024-01-01\n"))
+        raise AssertionError("expected 22P02 from COPY of 'notanint' into an int column")
+    except psycopg2.errors.InvalidTextRepresentation as e:
+        same(e.pgcode, "22P02", "SQLSTATE")
+        same(e.diag.message_primary, 'invalid input syntax for type integer: "notanint"', "error message")
+    conn.rollback()
+    cur.execute("SELECT count(*) FROM p2copy WHERE id >= 20")
+    same(cur.fetchone(), (0,), "rows left by the failed COPY")
+    cur.execute("SELECT count(*) FROM p2copy")
+    same(cur.fetchone(), (7,), "rows after the failed COPY")
+    conn.close()
+
+
+@check("psycopg 3: COPY with write_row, write, rows(), text and binary")
+def _():
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute("DROP TABLE IF EXISTS p3copy")
+        conn.execute("CREATE TABLE p3copy (a int, b text, c numeric(10,2), d date, e boolean, f double precision)")
+        rows = [
+            (1, "x", decimal.Decimal("1.50"), datetime.date(2024, 1, 31), True, 0.5),
+            (2, None, None, None, None, None),
+            (3, "tab\there\\ and \"q\"", decimal.Decimal("-0.25"), datetime.date(1999, 12, 31), False, -1e10),
+        ]
+        with conn.cursor() as cur:
+            with cur.copy("COPY p3copy (a, b, c, d, e, f) FROM STDIN") as copy:
+                for r in rows:
+                    copy.write_row(r)
+            same(cur.rowcount, 3, "rowcount after write_row COPY")
+            with cur.copy("COPY p3copy (a, b) FROM STDIN (FORMAT csv)") as copy:
+                copy.write(b'4,"q,uote"\n5,')
+                copy.write(b'\n6,""\n')
+            same(cur.rowcount, 3, "rowcount after raw csv COPY")
+            conn.commit()
+            text_rows = rows + [(4, "q,uote", None, None, None, None), (5, None, None, None, None, None),
+                                (6, "", None, None, None, None)]
+            with cur.copy("COPY (SELECT a, b, c, d, e, f FROM p3copy ORDER BY a) TO STDOUT") as copy:
+                copy.set_types(["int4", "text", "numeric", "date", "bool", "float8"])
+                same(list(copy.rows()), text_rows, "rows() of COPY TO STDOUT (text)")
+            same(cur.rowcount, 6, "rowcount after COPY TO STDOUT")
+            with cur.copy("COPY p3copy (b, a) TO STDOUT") as copy:
+                got = b"".join(bytes(chunk) for chunk in copy)
+            same(got, b'x\t1\n\\N\t2\ntab\\there\\\\ and "q"\t3\nq,uote\t4\n\\N\t5\n\t6\n', "raw COPY TO STDOUT")
+
+            # Binary both ways: typed rows in, typed rows back, and the exact bytes of a small one.
+            conn.execute("DROP TABLE IF EXISTS p3bin")
+            conn.execute("CREATE TABLE p3bin (a int, b text, c numeric(10,2), d date, e boolean, f double precision)")
+            types = ["int4", "text", "numeric", "date", "bool", "float8"]
+            with cur.copy("COPY p3bin (a, b, c, d, e, f) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(types)
+                for r in rows:
+                    copy.write_row(r)
+            same(cur.rowcount, 3, "rowcount after binary COPY FROM STDIN")
+            conn.commit()
+            with cur.copy("COPY (SELECT a, b, c, d, e, f FROM p3bin ORDER BY a) TO STDOUT (FORMAT BINARY)") as copy:
+                copy.set_types(types)
+                same(list(copy.rows()), rows, "rows() of binary COPY TO STDOUT")
+            same(cur.rowcount, 3, "rowcount after binary COPY TO STDOUT")
+            with cur.copy("COPY (SELECT a, b, e FROM p3bin WHERE a <= 2 ORDER BY a) TO STDOUT (FORMAT BINARY)") as copy:
+                got = b"".join(bytes(chunk) for chunk in copy)
+            same(got, b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
+                 + b"\x00\x03" + b"\x00\x00\x00\x04\x00\x00\x00\x01" + b"\x00\x00\x00\x01x" + b"\x00\x00\x00\x01\x01"
+                 + b"\x00\x03" + b"\x00\x00\x00\x04\x00\x00\x00\x02" + b"\xff\xff\xff\xff" + b"\xff\xff\xff\xff"
+                 + b"\xff\xff", "bytes of binary COPY TO STDOUT")
+
+
+@check("asyncpg: copy_records_to_table, copy_to_table, copy_from_table, copy_from_query")
+def _():
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(COPY_SETUP.format(t="apcopy"))
+        status = await conn.copy_records_to_table("apcopy", records=[
+            (1, "widget", decimal.Decimal("10.50"), datetime.date(2024, 1, 31)),
+            (2, None, None, None),
+            (3, 'say "hi"', decimal.Decimal("-0.10"), datetime.date(2000, 1, 1)),
+        ])
+        same(status, "COPY 3", "copy_records_to_table status")
+        status = await conn.copy_records_to_table("apcopy", records=[(4, "four")], columns=["id", "name"])
+        same(status, "COPY 1", "copy_records_to_table with columns status")
+        status = await conn.copy_to_table("apcopy", source=io.BytesIO(b'5,"a, b",2.25,2024-03-01\n6,,,\n'),
+                                          format="csv")
+        same(status, "COPY 2", "copy_to_table status")
+        status = await conn.copy_to_table("apcopy", source=io.BytesIO(b"name|id\nseven|7\n"),
+                                          columns=["name", "id"], format="csv", delimiter="|", header=True)
+        same(status, "COPY 1", "copy_to_table with options status")
+        rows = [tuple(r) for r in await conn.fetch("SELECT * FROM apcopy ORDER BY id")]
+        same(rows, [
+            (1, "widget", decimal.Decimal("10.50"), datetime.date(2024, 1, 31)),
+            (2, None, None, None),
+            (3, 'say "hi"', decimal.Decimal("-0.10"), datetime.date(2000, 1, 1)),
+            (4, "four", None, None),
+            (5, "a, b", decimal.Decimal("2.25"), datetime.date(2024, 3, 1)),
+            (6, None, None, None),
+            (7, "seven", None, None),
+        ], "rows loaded by COPY")
+        out = io.BytesIO()
+        status = await conn.copy_from_table("apcopy", output=out, format="csv")
+        same(status, "COPY 7", "copy_from_table status")
+        same(out.getvalue(),
+             b'1,widget,10.50,2024-01-31\n'
+             b'2,,,\n'
+             b'3,"say ""hi""",-0.10,2000-01-01\n'
+             b'4,four,,\n'
+             b'5,"a, b",2.25,2024-03-01\n'
+             b'6,,,\n'
+             b'7,seven,,\n', "copy_from_table csv")
+        out = io.BytesIO()
+        status = await conn.copy_from_query("SELECT id, name FROM apcopy WHERE id % 2 = 1 ORDER BY id DESC",
+                                            output=out, format="csv", header=True)
+        same(status, "COPY 4", "copy_from_query status")
+        same(out.getvalue(), b'id,name\n7,seven\n5,"a, b"\n3,"say ""hi"""\n1,widget\n', "copy_from_query csv")
+        out = io.BytesIO()
+        await conn.copy_from_table("apcopy", output=out, columns=["name"], null="(none)")
+        same(out.getvalue(), b'widget\n(none)\nsay "hi"\nfour\na, b\n(none)\nseven\n', "copy_from_table text")
+        try:
+            await conn.copy_to_table("apcopy", source=io.BytesIO(b"8,x,1,2024-01-01\n9,x,oops,2024-01-01\n"),
+                                     format="csv")
+            raise AssertionError("expected 22P02 from COPY of 'oops' into a numeric column")
+        except asyncpg.exceptions.InvalidTextRepresentationError as e:
+            same(e.sqlstate, "22P02", "SQLSTATE")
+        same(await conn.fetchval("SELECT count(*) FROM apcopy"), 7, "rows after the failed COPY")
+        await conn.close()
+    asyncio.run(run())
 
 
 failed = [r for r in results if r[1]]
