@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs tests/slt/**/*.slt and tests/concurrency.rs against a throwaway PostgreSQL 15
+# Runs tests/slt/**/*.slt, tests/concurrency.rs and tests/copy.rs against a throwaway PostgreSQL 15
 # instead of kiln.
 #
 #   scripts/slt-postgres.sh            start a temporary server on loopback, run, stop it
@@ -34,3 +34,6 @@ echo "slt-postgres: every .slt file gave PostgreSQL 15's answers"
 # The many-writer scenarios (which step blocks, how it ends) against the same server.
 KILN_PG_URL="host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" cargo test --test concurrency
 echo "slt-postgres: the concurrency tests' expectations hold on PostgreSQL 15"
+# COPY's formats, errors and protocol messages against the same server.
+KILN_PG_URL="host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres" cargo test --test copy
+echo "slt-postgres: the COPY tests' expectations hold on PostgreSQL 15"

@@ -42,6 +42,48 @@ pub struct Target {
     pub force_null: bool,
 }
 
+/// Rows a reader parsed: one vector per target column, each row's input line and
+/// (text and csv) raw text.
+pub struct Rows {
+    table: String,
+    pub columns: Vec<Vector>,
+    pub lines: Vec<u64>,
+    raw: Vec<u8>,
+    raw_ends: Vec<usize>,
+}
+
+impl Rows {
+    /// The CONTEXT of a constraint error on row `r`: with the row's text when
+    /// `with_text` (PostgreSQL checks NOT NULL and CHECK as it reads a line; unique
+    /// keys later, when the line is gone).
+    pub fn context(&self, r: usize, with_text: bool) -> Option<String> {
+        let line = *self.lines.get(r)?;
+        if with_text && r < self.raw_ends.len() {
+            let start = if r == 0 { 0 } else { self.raw_ends[r - 1] };
+            let text = display(&self.raw[start..self.raw_ends[r]]);
+            return Some(format!("COPY {}, line {line}: \"{text}\"", self.table));
+        }
+        Some(format!("COPY {}, line {line}", self.table))
+    }
+
+    /// Keeps only rows `sel` (COPY … WHERE).
+    pub fn keep(&mut self, sel: &[u32]) {
+        self.lines = sel.iter().map(|&r| self.lines[r as usize]).collect();
+        if !self.raw_ends.is_empty() {
+            let mut raw = Vec::new();
+            let mut ends = Vec::with_capacity(sel.len());
+            for &r in sel {
+                let r = r as usize;
+                let start = if r == 0 { 0 } else { self.raw_ends[r - 1] };
+                raw.extend_from_slice(&self.raw[start..self.raw_ends[r]]);
+                ends.push(raw.len());
+            }
+            self.raw = raw;
+            self.raw_ends = ends;
+        }
+    }
+}
+
 pub struct CopyReader {
     opts: CopyOptions,
     table: String,
@@ -63,6 +105,9 @@ pub struct CopyReader {
     columns: Vec<Vector>,
     /// The line number of each buffered row.
     lines: Vec<u64>,
+    /// The raw text of the buffered rows (text and csv), for CONTEXT lines.
+    raw: Vec<u8>,
+    raw_ends: Vec<usize>,
     /// Scratch: a field's de-escaped bytes and each field's place in `field_bytes`.
     field_bytes: Vec<u8>,
     fields: Vec<Option<(usize, usize, bool)>>,
@@ -95,6 +140,8 @@ impl CopyReader {
             ended: false,
             columns,
             lines: Vec::new(),
+            raw: Vec::new(),
+            raw_ends: Vec::new(),
             field_bytes: Vec::new(),
             fields: Vec::new(),
         }
@@ -110,15 +157,20 @@ impl CopyReader {
         self.columns.iter().map(|c| c.heap_bytes()).sum()
     }
 
-    /// The buffered rows, as one vector per target column, and their line numbers.
-    pub fn take_rows(&mut self) -> (Vec<Vector>, Vec<u64>) {
+    /// The buffered rows.
+    pub fn take_rows(&mut self) -> Rows {
         let fresh = self
             .targets
             .iter()
             .map(|t| Vector::with_capacity(t.ty.ty, 1024))
             .collect();
-        let cols = std::mem::replace(&mut self.columns, fresh);
-        (cols, std::mem::take(&mut self.lines))
+        Rows {
+            table: self.table.clone(),
+            columns: std::mem::replace(&mut self.columns, fresh),
+            lines: std::mem::take(&mut self.lines),
+            raw: std::mem::take(&mut self.raw),
+            raw_ends: std::mem::take(&mut self.raw_ends),
+        }
     }
 
     /// Records read so far.
@@ -126,9 +178,17 @@ impl CopyReader {
         self.line
     }
 
-    /// The CONTEXT of an error about the row read at `line` (a constraint it failed).
+    /// `COPY t, line N`.
     pub fn row_context(&self, line: u64) -> String {
         format!("COPY {}, line {line}", self.table)
+    }
+
+    /// Takes back the first `k` fields of a row that failed at field `k`.
+    fn drop_partial_row(&mut self, k: usize) {
+        for c in &mut self.columns[..k] {
+            let len = c.len();
+            *c = c.slice(0, len - 1);
+        }
     }
 
     /// Takes the next chunk of input and parses every record it completes.
@@ -225,6 +285,11 @@ impl CopyReader {
                     if c == quote && !self.last_was_escape {
                         self.in_quote = false;
                     }
+                    // PostgreSQL counts a line end inside quotes as a line once the
+                    // data's line ends are known (its copyfromparse.c).
+                    if c == if self.eol == Eol::Nl { b'\n' } else { b'\r' } {
+                        self.line += 1;
+                    }
                     self.last_was_escape = false;
                     i += 1;
                     continue;
@@ -243,8 +308,13 @@ impl CopyReader {
                     self.scanned = i;
                     return Ok(None);
                 }
-                if self.pending[i + 1] == b'.' && self.end_marker(start, i, at_end)? {
-                    return Ok(None);
+                if self.pending[i + 1] == b'.' {
+                    if !self.end_marker(i, at_end)? {
+                        self.scanned = i;
+                        return Ok(None);
+                    }
+                    // The end: what came before the marker on its line is a row.
+                    return Ok((i > start).then_some((i, i)));
                 }
                 i += 2;
                 continue;
@@ -305,27 +375,40 @@ impl CopyReader {
         Ok(None)
     }
 
-    /// A `\.` at `at` in text format: the end of the data when it starts its line and
-    /// the line ends there; anything else is PostgreSQL's "end-of-copy marker corrupt".
-    fn end_marker(&mut self, start: usize, at: usize, at_end: bool) -> Result<bool> {
-        let after = self.pending.get(at + 2).copied();
-        if after.is_none() && !at_end {
-            // Wait for what follows the marker.
-            return Ok(false);
+    /// A `\.` at `at` in text format: the end of the data (true) when a line end in
+    /// the data's style follows it, false when what follows has not arrived; anything
+    /// else is one of PostgreSQL's end-of-copy errors.
+    fn end_marker(&mut self, at: usize, at_end: bool) -> Result<bool> {
+        let context = format!("COPY {}, line {}", self.table, self.line + 1);
+        let corrupt = || Error::new("22P04", "end-of-copy marker corrupt").with_context(&context);
+        let style = || {
+            Error::new(
+                "22P04",
+                "end-of-copy marker does not match previous newline style",
+            )
+            .with_context(&context)
+        };
+        let mut q = at + 2;
+        if self.eol == Eol::CrNl {
+            match self.pending.get(q) {
+                None if at_end => return Err(corrupt()),
+                None => return Ok(false),
+                Some(b'\n') => return Err(style()),
+                Some(b'\r') => q += 1,
+                Some(_) => return Err(corrupt()),
+            }
         }
-        let corrupt = || Error::new("22P04", "end-of-copy marker corrupt");
-        if at != start {
-            self.line += 1;
-            return Err(corrupt().with_context(self.line_context(start, at)));
-        }
-        match after {
-            None | Some(b'\n') | Some(b'\r') => {
+        match self.pending.get(q).copied() {
+            None if at_end => Err(corrupt()),
+            None => Ok(false),
+            Some(c) if c != b'\r' && c != b'\n' => Err(corrupt()),
+            Some(c) => {
+                let expected = if self.eol == Eol::Cr { b'\r' } else { b'\n' };
+                if self.eol != Eol::Unknown && c != expected {
+                    return Err(style());
+                }
                 self.ended = true;
                 Ok(true)
-            }
-            Some(_) => {
-                self.line += 1;
-                Err(corrupt().with_context(format!("COPY {}, line {}", self.table, self.line)))
             }
         }
     }
@@ -351,9 +434,9 @@ impl CopyReader {
             }
             return Ok(());
         }
-        if std::str::from_utf8(&self.pending[start..end]).is_err() {
-            return Err(invalid_utf8(&self.pending[start..end])
-                .with_context(format!("COPY {}, line {}", self.table, self.line)));
+        let record = &self.pending[start..end];
+        if record.contains(&0) || std::str::from_utf8(record).is_err() {
+            return Err(invalid_utf8(record).with_context(self.line_context(start, end)));
         }
         self.split(start, end)?;
         let n = self.targets.len();
@@ -361,15 +444,18 @@ impl CopyReader {
             return Err(Error::new("22P04", "extra data after last expected column")
                 .with_context(self.line_context(start, end)));
         }
-        if self.fields.len() < n {
-            let missing = &self.targets[self.fields.len()].name;
-            return Err(
-                Error::new("22P04", format!("missing data for column \"{missing}\""))
-                    .with_context(self.line_context(start, end)),
-            );
-        }
         for k in 0..n {
-            let field = self.fields[k].map(|(a, b, _)| (a, b));
+            // PostgreSQL converts the fields in order and finds a missing one when it
+            // gets there.
+            let Some(&field) = self.fields.get(k) else {
+                self.drop_partial_row(k);
+                let missing = &self.targets[k].name;
+                return Err(
+                    Error::new("22P04", format!("missing data for column \"{missing}\""))
+                        .with_context(self.line_context(start, end)),
+                );
+            };
+            let field = field.map(|(a, b, _)| (a, b));
             let result = match field {
                 None => {
                     self.columns[k].push_null();
@@ -384,11 +470,7 @@ impl CopyReader {
                 }
             };
             if let Err(e) = result {
-                // Keep the columns the same length: drop this row's earlier fields.
-                for c in &mut self.columns[..k] {
-                    let len = c.len();
-                    *c = c.slice(0, len - 1);
-                }
+                self.drop_partial_row(k);
                 let value = field.map(|(a, b)| display(&self.field_bytes[a..b]));
                 let context = match value {
                     Some(v) => format!(
@@ -403,6 +485,8 @@ impl CopyReader {
                 return Err(e.with_context(context));
             }
         }
+        self.raw.extend_from_slice(&self.pending[start..end]);
+        self.raw_ends.push(self.raw.len());
         self.lines.push(self.line);
         Ok(())
     }
@@ -480,9 +564,9 @@ impl CopyReader {
                 self.field_bytes.truncate(out_start);
                 self.fields.push(None);
             } else {
-                if high_bit && std::str::from_utf8(&self.field_bytes[out_start..]).is_err() {
-                    return Err(invalid_utf8(&self.field_bytes[out_start..])
-                        .with_context(format!("COPY {}, line {}", self.table, self.line)));
+                let field = &self.field_bytes[out_start..];
+                if high_bit && (field.contains(&0) || std::str::from_utf8(field).is_err()) {
+                    return Err(invalid_utf8(field).with_context(self.line_context(start, end)));
                 }
                 self.fields
                     .push(Some((out_start, self.field_bytes.len(), false)));
@@ -576,7 +660,7 @@ impl CopyReader {
             return Err(Error::new(
                 "22P04",
                 format!(
-                    "wrong number of fields in header line: field count is {}, expected {n}",
+                    "wrong number of fields in header line: got {}, expected {n}",
                     self.fields.len()
                 ),
             )
@@ -628,52 +712,57 @@ impl CopyReader {
             ))
         };
         if !self.binary_header_read {
+            // Header errors have no CONTEXT: PostgreSQL reads the header before it
+            // reads lines.
+            let header_error = |m: &str| Error::new("22P04", m.to_string());
             let buf = &self.pending;
-            if buf.len() < 19 {
-                if at_end {
-                    if buf.is_empty() {
-                        return Ok(0);
-                    }
-                    return Err(self.header_error(
-                        "invalid COPY file header (missing flags)",
-                        buf.len() >= 11,
-                    ));
-                }
+            let need_more = |n: usize| buf.len() < n;
+            if need_more(11) && !at_end {
                 return Ok(0);
             }
-            if &buf[..11] != BINARY_SIGNATURE {
-                return Err(Error::new("22P04", "COPY file signature not recognized")
-                    .with_context(format!("COPY {}, line 0", self.table)));
+            if at_end && buf.is_empty() {
+                return Ok(0);
+            }
+            if need_more(11) || &buf[..11] != BINARY_SIGNATURE {
+                return Err(header_error("COPY file signature not recognized"));
+            }
+            if need_more(15) {
+                return if at_end {
+                    Err(header_error("invalid COPY file header (missing flags)"))
+                } else {
+                    Ok(0)
+                };
             }
             let flags = u32::from_be_bytes([buf[11], buf[12], buf[13], buf[14]]);
             if flags & (1 << 16) != 0 {
-                return Err(
-                    Error::new("0A000", "COPY BINARY with OIDS is not supported")
-                        .with_context(format!("COPY {}, line 0", self.table)),
-                );
+                return Err(Error::new(
+                    "0A000",
+                    "COPY BINARY with OIDS is not supported",
+                ));
             }
             if flags & 0xfffe_0000 != 0 {
-                return Err(
-                    Error::new("22P04", "unrecognized critical flags in COPY file header")
-                        .with_context(format!("COPY {}, line 0", self.table)),
-                );
+                return Err(header_error(
+                    "unrecognized critical flags in COPY file header",
+                ));
+            }
+            if need_more(19) {
+                return if at_end {
+                    Err(header_error("invalid COPY file header (missing length)"))
+                } else {
+                    Ok(0)
+                };
             }
             let ext = i32::from_be_bytes([buf[15], buf[16], buf[17], buf[18]]);
             if ext < 0 {
-                return Err(
-                    Error::new("22P04", "invalid COPY file header (missing length)")
-                        .with_context(format!("COPY {}, line 0", self.table)),
-                );
+                return Err(header_error("invalid COPY file header (missing length)"));
             }
             let header_len = 19 + ext as usize;
-            if buf.len() < header_len {
-                if at_end {
-                    return Err(
-                        Error::new("22P04", "invalid COPY file header (wrong length)")
-                            .with_context(format!("COPY {}, line 0", self.table)),
-                    );
-                }
-                return Ok(0);
+            if need_more(header_len) {
+                return if at_end {
+                    Err(header_error("invalid COPY file header (wrong length)"))
+                } else {
+                    Ok(0)
+                };
             }
             self.binary_header_read = true;
             at = header_len;
@@ -717,8 +806,15 @@ impl CopyReader {
             }
             if !complete {
                 if at_end {
+                    // PostgreSQL names the field it was reading.
                     self.line += 1;
-                    return Err(eof(self));
+                    let mut context = format!("COPY {}, line {}", self.table, self.line);
+                    if let Some(t) = self.targets.get(spans.len()) {
+                        context.push_str(&format!(", column {}", t.name));
+                    }
+                    return Err(
+                        Error::new("22P04", "unexpected EOF in COPY data").with_context(context)
+                    );
                 }
                 return Ok(at);
             }
@@ -736,14 +832,30 @@ impl CopyReader {
                         self.columns[k].push_null();
                         Ok(())
                     }
-                    Some((a, b)) => crate::wire::encode::decode_param(
-                        Some(&self.pending[*a..*b]),
-                        self.targets[k].ty,
-                        true,
-                        k,
-                        &self.fmt,
-                    )
-                    .map(|v| self.columns[k].push_value(&v)),
+                    Some((a, b))
+                        if fixed_width(self.targets[k].ty.ty).is_some_and(|w| b - a < w) =>
+                    {
+                        Err(Error::new("08P01", "insufficient data left in message"))
+                    }
+                    Some((a, b)) => {
+                        let ty = self.targets[k].ty;
+                        crate::wire::encode::decode_param(
+                            Some(&self.pending[*a..*b]),
+                            ty,
+                            true,
+                            k,
+                            &self.fmt,
+                        )
+                        .and_then(|v| {
+                            // The column's length or precision applies, as to text.
+                            if ty.typmod >= 0 && !matches!(v, Value::Null) {
+                                cast::cast_value(v, ty, false, &self.fmt)
+                            } else {
+                                Ok(v)
+                            }
+                        })
+                        .map(|v| self.columns[k].push_value(&v))
+                    }
                 };
                 if let Err(mut e) = result {
                     for c in &mut self.columns[..k] {
@@ -763,14 +875,17 @@ impl CopyReader {
             at = p;
         }
     }
+}
 
-    fn header_error(&self, message: &str, signature_complete: bool) -> Error {
-        let message = if signature_complete {
-            message
-        } else {
-            "invalid COPY file header (missing signature)"
-        };
-        Error::new("22P04", message).with_context(format!("COPY {}, line 0", self.table))
+/// The size of a fixed-width type's binary form.
+fn fixed_width(ty: DataType) -> Option<usize> {
+    match ty {
+        DataType::Bool => Some(1),
+        DataType::Int2 => Some(2),
+        DataType::Int4 | DataType::Float4 | DataType::Date => Some(4),
+        DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => Some(8),
+        DataType::Interval => Some(16),
+        _ => None,
     }
 }
 
@@ -796,8 +911,9 @@ fn display(raw: &[u8]) -> String {
 fn invalid_utf8(bytes: &[u8]) -> Error {
     let at = match std::str::from_utf8(bytes) {
         Err(e) => e.valid_up_to(),
-        Ok(_) => 0,
+        Ok(_) => bytes.len(),
     };
+    let at = at.min(bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len()));
     let bad = &bytes[at..];
     let width = match bad.first() {
         Some(b) if b & 0xe0 == 0xc0 => 2,
@@ -880,7 +996,8 @@ mod tests {
     }
 
     fn texts(r: &mut CopyReader) -> Vec<Vec<String>> {
-        let (cols, lines) = r.take_rows();
+        let rows = r.take_rows();
+        let (cols, lines) = (rows.columns, rows.lines);
         (0..lines.len())
             .map(|i| {
                 cols.iter()

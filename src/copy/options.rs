@@ -118,10 +118,19 @@ fn arg_bool(o: &RawOption, what: &str) -> Result<Option<bool>> {
 fn column_list(o: &RawOption) -> Result<Vec<String>> {
     match &o.arg {
         OptionArg::List(cols) => Ok(cols.clone()),
-        _ => Err(Error::syntax(format!(
-            "argument to option \"{}\" must be a list of column names",
-            o.name
-        ))),
+        _ => {
+            let e = Error::new(
+                "22023",
+                format!(
+                    "argument to option \"{}\" must be a list of column names",
+                    o.name
+                ),
+            );
+            Err(match o.position {
+                Some(p) => e.with_position(p),
+                None => e,
+            })
+        }
     }
 }
 
@@ -533,7 +542,7 @@ mod tests {
                 ],
                 true
             ),
-            "42601 argument to option \"force_not_null\" must be a list of column names"
+            "22023 argument to option \"force_not_null\" must be a list of column names"
         );
         assert_eq!(
             err(&[opt("header", OptionArg::Number("2".into()))], true),

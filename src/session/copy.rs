@@ -110,7 +110,12 @@ impl Session {
 
     /// One CopyData message's bytes.
     pub fn copy_data(&mut self, copy: &mut CopyIn, data: &[u8]) -> Result<()> {
-        copy.reader.feed(data)?;
+        if let Err(e) = copy.reader.feed(data) {
+            // PostgreSQL stores rows as it reads them: the rows before a bad one are
+            // checked (and take their defaults) first.
+            self.copy_store(copy)?;
+            return Err(e);
+        }
         if copy.reader.buffered_rows() >= BATCH_ROWS || copy.reader.buffered_bytes() >= BATCH_BYTES
         {
             self.copy_store(copy)?;
@@ -120,7 +125,10 @@ impl Session {
 
     /// CopyDone: the rest is stored; returns the rows stored.
     pub fn copy_done(&mut self, copy: &mut CopyIn) -> Result<u64> {
-        copy.reader.finish()?;
+        if let Err(e) = copy.reader.finish() {
+            self.copy_store(copy)?;
+            return Err(e);
+        }
         self.copy_store(copy)?;
         Ok(copy.stored)
     }
@@ -128,8 +136,9 @@ impl Session {
     /// Stores the rows parsed so far.
     fn copy_store(&mut self, copy: &mut CopyIn) -> Result<()> {
         copy.ctx.check_interrupt()?;
-        let (parsed, lines) = copy.reader.take_rows();
-        let rows = lines.len();
+        let mut taken = copy.reader.take_rows();
+        let parsed = std::mem::take(&mut taken.columns);
+        let rows = taken.lines.len();
         if rows == 0 {
             return Ok(());
         }
@@ -152,7 +161,6 @@ impl Session {
             });
         }
         let mut batch = Batch::new(columns, rows);
-        let mut lines = lines;
         if let Some(filter) = &copy.filter {
             let keep = exec::expr::eval(filter, &batch, &all, &copy.ctx)?;
             let Data::Bool(values) = &keep.data else {
@@ -163,7 +171,7 @@ impl Session {
                 .map(|r| r as u32)
                 .collect();
             if sel.len() < rows {
-                lines = sel.iter().map(|&r| lines[r as usize]).collect();
+                taken.keep(&sel);
                 batch = Batch::new(
                     batch.columns.iter().map(|c| c.gather(&sel)).collect(),
                     sel.len(),
@@ -180,13 +188,14 @@ impl Session {
                 Ok(())
             }
             Err(e) => {
-                let e = match self.failed_row.take().and_then(|r| lines.get(r)) {
-                    Some(&line) if e.context.is_none() => {
-                        e.with_context(copy.reader.row_context(line))
-                    }
+                let context = self
+                    .failed_row
+                    .take()
+                    .and_then(|(r, row_check)| taken.context(r, row_check));
+                Err(match context {
+                    Some(c) if e.context.is_none() => e.with_context(c),
                     _ => e,
-                };
-                Err(e)
+                })
             }
         }
     }

@@ -254,8 +254,9 @@ pub struct Session {
     /// Tables this transaction created or truncated, with the savepoint depth then
     /// (COPY FREEZE's condition).
     fresh_tables: Vec<(u32, usize)>,
-    /// The batch row of the last constraint error `store_rows` raised.
-    failed_row: Option<usize>,
+    /// The batch row of the last constraint error `store_rows` raised, and whether it
+    /// was a row check (NOT NULL, CHECK) rather than a unique key.
+    failed_row: Option<(usize, bool)>,
 }
 
 /// What a transaction runs as.
@@ -420,6 +421,17 @@ impl Session {
                 tables: Vec::new(),
                 cached: true,
             }),
+            // An aborted transaction takes only its end (PostgreSQL refuses the
+            // Parse of anything else).
+            [stmt]
+                if self.status == TxnStatus::Failed
+                    && !matches!(
+                        stmt.as_ref(),
+                        Statement::Commit { .. } | Statement::Rollback { .. }
+                    ) =>
+            {
+                Err(Error::in_failed_transaction())
+            }
             [stmt] => Ok(Prepared {
                 cached: true,
                 ..self.bind(sql, stmt, declared)?

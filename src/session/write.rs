@@ -140,9 +140,13 @@ impl Session {
                 first = Some((row, Violation::ForeignKey(k)));
             }
         }
-        if let Some((row, _)) = &first {
-            self.failed_row = Some(*row);
-        }
+        // Which row failed, for COPY's CONTEXT; a foreign key's error has none there
+        // (PostgreSQL checks them after the statement).
+        self.failed_row = match &first {
+            Some((row, Violation::NotNull(_) | Violation::Check(_))) => Some((*row, true)),
+            Some((row, Violation::Unique(_))) => Some((*row, false)),
+            _ => None,
+        };
         match first {
             None => Ok(ranges),
             Some((row, Violation::ForeignKey(k))) => {

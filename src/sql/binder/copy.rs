@@ -31,6 +31,20 @@ impl Binder<'_> {
             CopySource::Query(q) => {
                 let q = match *q {
                     A::Statement::Query(q) if q.locks.is_empty() && dml_free(&q) => q,
+                    A::Statement::Insert(A::Insert {
+                        returning: None, ..
+                    })
+                    | A::Statement::Update(A::Update {
+                        returning: None, ..
+                    })
+                    | A::Statement::Delete(A::Delete {
+                        returning: None, ..
+                    }) => {
+                        return Err(Error::new(
+                            "0A000",
+                            "COPY query must have a RETURNING clause",
+                        ));
+                    }
                     A::Statement::Query(_)
                     | A::Statement::Insert(_)
                     | A::Statement::Update(_)
@@ -220,6 +234,7 @@ fn column_of(table: &TableEntry, name: &str) -> Result<usize> {
                 table.name
             ),
         )
+        .without_position()
     })
 }
 
