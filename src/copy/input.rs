@@ -10,9 +10,9 @@
 //! field, `COPY t, line 3: "…"` for the record as a whole.
 
 use crate::error::{Error, Result};
-use crate::exec::vector::Vector;
+use crate::exec::vector::{Data, Vector};
 use crate::types::text::{self, TextFormat};
-use crate::types::{DataType, SqlType, Value, cast, datetime};
+use crate::types::{DataType, Numeric, SqlType, Value, cast, datetime};
 
 use super::options::{CopyOptions, Format, Header};
 
@@ -21,6 +21,8 @@ pub const BINARY_SIGNATURE: &[u8; 11] = b"PGCOPY\n\xff\r\n\0";
 /// The longest record kept while waiting for its end (PostgreSQL's limit on a line
 /// is 1 GB; a client cannot make the server hold more than this for one record).
 const RECORD_BYTES_MAX: usize = 512 << 20;
+/// Rows the session stores at a time (and the capacity the column vectors start with).
+pub const BATCH_ROWS: usize = 8192;
 /// PostgreSQL shows at most this many bytes of a line or value in a CONTEXT line.
 const DISPLAY_MAX: usize = 100;
 
@@ -40,6 +42,8 @@ pub struct Target {
     pub force_not_null: bool,
     /// CSV FORCE_NULL: a quoted null string is NULL here too.
     pub force_null: bool,
+    /// NOT NULL: a row with NULL here keeps its text for the error's CONTEXT.
+    pub not_null: bool,
 }
 
 /// Rows a reader parsed: one vector per target column, each row's input line and
@@ -58,8 +62,11 @@ impl Rows {
     /// keys later, when the line is gone).
     pub fn context(&self, r: usize, with_text: bool) -> Option<String> {
         let line = *self.lines.get(r)?;
-        if with_text && r < self.raw_ends.len() {
-            let start = if r == 0 { 0 } else { self.raw_ends[r - 1] };
+        let start = match r {
+            0 => 0,
+            _ => self.raw_ends.get(r - 1).copied().unwrap_or(0),
+        };
+        if with_text && self.raw_ends.get(r).is_some_and(|&e| e > start) {
             let text = display(&self.raw[start..self.raw_ends[r]]);
             return Some(format!("COPY {}, line {line}: \"{text}\"", self.table));
         }
@@ -105,24 +112,31 @@ pub struct CopyReader {
     columns: Vec<Vector>,
     /// The line number of each buffered row.
     lines: Vec<u64>,
-    /// The raw text of the buffered rows (text and csv), for CONTEXT lines.
+    /// The raw text of the buffered rows that may fail a row check (text and csv), for
+    /// CONTEXT lines: every row when `keep_raw`, else rows with NULL in a NOT NULL
+    /// column.
     raw: Vec<u8>,
     raw_ends: Vec<usize>,
-    /// Scratch: a field's de-escaped bytes and each field's place in `field_bytes`.
+    keep_raw: bool,
+    /// Scratch: fields' de-escaped bytes, and each field of the record being read: its
+    /// range in `field_bytes` (true) or in `pending` (false); None is NULL.
     field_bytes: Vec<u8>,
     fields: Vec<Option<(usize, usize, bool)>>,
 }
 
 impl CopyReader {
+    /// `keep_raw`: the table has checks that could fail any row (CHECK constraints, or
+    /// NOT NULL columns the data leaves to their defaults).
     pub fn new(
         opts: CopyOptions,
         table: &str,
         targets: Vec<Target>,
         fmt: TextFormat,
+        keep_raw: bool,
     ) -> CopyReader {
         let columns = targets
             .iter()
-            .map(|t| Vector::with_capacity(t.ty.ty, 1024))
+            .map(|t| Vector::with_capacity(t.ty.ty, BATCH_ROWS))
             .collect();
         CopyReader {
             header_left: opts.header != Header::No,
@@ -142,6 +156,7 @@ impl CopyReader {
             lines: Vec::new(),
             raw: Vec::new(),
             raw_ends: Vec::new(),
+            keep_raw,
             field_bytes: Vec::new(),
             fields: Vec::new(),
         }
@@ -159,17 +174,27 @@ impl CopyReader {
 
     /// The buffered rows.
     pub fn take_rows(&mut self) -> Rows {
+        // The next batch's vectors, sized like this one's (no regrowth while parsing).
         let fresh = self
             .targets
             .iter()
-            .map(|t| Vector::with_capacity(t.ty.ty, 1024))
+            .zip(&self.columns)
+            .map(|(t, used)| {
+                let mut v = Vector::with_capacity(t.ty.ty, BATCH_ROWS);
+                if let (Data::Text(new), Data::Text(old)) = (&mut v.data, &used.data) {
+                    new.data
+                        .reserve(old.data.len().saturating_sub(new.data.capacity()));
+                }
+                v
+            })
             .collect();
+        let raw_capacity = self.raw.len();
         Rows {
             table: self.table.clone(),
             columns: std::mem::replace(&mut self.columns, fresh),
             lines: std::mem::take(&mut self.lines),
-            raw: std::mem::take(&mut self.raw),
-            raw_ends: std::mem::take(&mut self.raw_ends),
+            raw: std::mem::replace(&mut self.raw, Vec::with_capacity(raw_capacity)),
+            raw_ends: std::mem::replace(&mut self.raw_ends, Vec::with_capacity(BATCH_ROWS)),
         }
     }
 
@@ -237,6 +262,10 @@ impl CopyReader {
             if self.ended {
                 return Ok(self.pending.len());
             }
+            // A full batch goes to the table before more is parsed (`feed(&[])` goes on).
+            if self.lines.len() >= BATCH_ROWS && !at_end {
+                return Ok(start);
+            }
             let Some((end, next)) = self.find_record_end(start, at_end)? else {
                 if at_end && start < self.pending.len() {
                     // The last record, without a line end.
@@ -267,7 +296,26 @@ impl CopyReader {
         let csv = self.opts.format == Format::Csv;
         let (quote, escape) = (self.opts.quote, self.opts.escape);
         let mut i = self.scanned.max(start);
+        let eol_char = if self.eol == Eol::Nl { b'\n' } else { b'\r' };
         while i < self.pending.len() {
+            // Jump to the next byte that matters here.
+            let hay = &self.pending[i..];
+            let skip = if !csv {
+                memchr::memchr3(b'\\', b'\n', b'\r', hay)
+            } else if !self.in_quote {
+                memchr::memchr3(quote, b'\n', b'\r', hay)
+            } else if self.last_was_escape {
+                Some(0)
+            } else if escape == quote {
+                memchr::memchr2(quote, eol_char, hay)
+            } else {
+                memchr::memchr3(quote, escape, eol_char, hay)
+            };
+            let Some(skip) = skip else {
+                i = self.pending.len();
+                break;
+            };
+            i += skip;
             let c = self.pending[i];
             let len = self.pending.len();
             if csv {
@@ -434,58 +482,89 @@ impl CopyReader {
             }
             return Ok(());
         }
+        // Bytes that are not UTF-8 are found field by field below; NUL is valid UTF-8
+        // but never text.
         let record = &self.pending[start..end];
-        if record.contains(&0) || std::str::from_utf8(record).is_err() {
+        if memchr::memchr(0, record).is_some() {
             return Err(invalid_utf8(record).with_context(self.line_context(start, end)));
         }
         self.split(start, end)?;
+        // The record is checked as UTF-8 once; its fields are slices of it.
+        let Ok(text) = std::str::from_utf8(&self.pending[start..end]) else {
+            let e = invalid_utf8(&self.pending[start..end]);
+            // PostgreSQL checks the encoding before it splits lines.
+            return Err(e.with_context(self.row_context(self.line)));
+        };
         let n = self.targets.len();
         if self.fields.len() > n && !(n == 0 && self.fields.len() == 1 && end == start) {
             return Err(Error::new("22P04", "extra data after last expected column")
                 .with_context(self.line_context(start, end)));
         }
+        // Fields in order: (the failing field, its error) or None.
+        let mut failed: Option<(usize, Error)> = None;
         for k in 0..n {
             // PostgreSQL converts the fields in order and finds a missing one when it
             // gets there.
             let Some(&field) = self.fields.get(k) else {
-                self.drop_partial_row(k);
-                let missing = &self.targets[k].name;
-                return Err(
-                    Error::new("22P04", format!("missing data for column \"{missing}\""))
-                        .with_context(self.line_context(start, end)),
-                );
+                failed = Some((k, Error::new("22P04", "")));
+                break;
             };
-            let field = field.map(|(a, b, _)| (a, b));
             let result = match field {
                 None => {
                     self.columns[k].push_null();
                     Ok(())
                 }
-                Some((a, b)) => {
-                    let bytes = &self.field_bytes[a..b];
-                    match std::str::from_utf8(bytes) {
-                        Ok(s) => push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt),
-                        Err(_) => Err(invalid_utf8(bytes)),
-                    }
-                }
+                Some((a, b, false)) => match text.get(a - start..b - start) {
+                    Some(s) => push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt),
+                    None => Err(Error::internal("COPY field split inside a character")),
+                },
+                Some((a, b, true)) => match std::str::from_utf8(&self.field_bytes[a..b]) {
+                    Ok(s) => push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt),
+                    Err(_) => Err(invalid_utf8(&self.field_bytes[a..b])
+                        .with_context(format!("COPY {}, line {}", self.table, self.line))),
+                },
             };
             if let Err(e) = result {
-                self.drop_partial_row(k);
-                let value = field.map(|(a, b)| display(&self.field_bytes[a..b]));
-                let context = match value {
-                    Some(v) => format!(
-                        "COPY {}, line {}, column {}: \"{v}\"",
-                        self.table, self.line, self.targets[k].name
-                    ),
-                    None => format!(
-                        "COPY {}, line {}, column {}: null input",
-                        self.table, self.line, self.targets[k].name
-                    ),
-                };
-                return Err(e.with_context(context));
+                failed = Some((k, e));
+                break;
             }
         }
-        self.raw.extend_from_slice(&self.pending[start..end]);
+        if let Some((k, e)) = failed {
+            self.drop_partial_row(k);
+            if k >= self.fields.len() {
+                let missing = &self.targets[k].name;
+                return Err(
+                    Error::new("22P04", format!("missing data for column \"{missing}\""))
+                        .with_context(self.line_context(start, end)),
+                );
+            }
+            if e.context.is_some() {
+                return Err(e);
+            }
+            let context = match self.fields[k] {
+                Some(f) => format!(
+                    "COPY {}, line {}, column {}: \"{}\"",
+                    self.table,
+                    self.line,
+                    self.targets[k].name,
+                    display(self.field_slice(f))
+                ),
+                None => format!(
+                    "COPY {}, line {}, column {}: null input",
+                    self.table, self.line, self.targets[k].name
+                ),
+            };
+            return Err(e.with_context(context));
+        }
+        let may_fail = self.keep_raw
+            || self
+                .targets
+                .iter()
+                .zip(&self.fields)
+                .any(|(t, f)| t.not_null && f.is_none());
+        if may_fail {
+            self.raw.extend_from_slice(&self.pending[start..end]);
+        }
         self.raw_ends.push(self.raw.len());
         self.lines.push(self.line);
         Ok(())
@@ -506,72 +585,83 @@ impl CopyReader {
     fn split_text(&mut self, start: usize, end: usize) -> Result<()> {
         let delim = self.opts.delimiter;
         let null = self.opts.null.as_bytes();
-        let line = &self.pending[start..end];
-        let mut i = 0;
+        let mut i = start;
         loop {
             let raw_start = i;
-            let out_start = self.field_bytes.len();
-            let mut high_bit = false;
-            while i < line.len() && line[i] != delim {
-                let c = line[i];
-                if c != b'\\' || i + 1 >= line.len() {
-                    self.field_bytes.push(c);
-                    i += 1;
-                    continue;
-                }
-                let e = line[i + 1];
-                i += 2;
-                let v = match e {
-                    b'0'..=b'7' => {
-                        let mut v = (e - b'0') as u32;
-                        for _ in 0..2 {
-                            match line.get(i) {
-                                Some(&d @ b'0'..=b'7') => {
-                                    v = v * 8 + (d - b'0') as u32;
-                                    i += 1;
-                                }
-                                _ => break,
-                            }
-                        }
-                        high_bit |= v == 0 || v >= 0x80;
-                        (v & 0xff) as u8
+            // Up to the next delimiter; a field without a backslash is a slice of the
+            // record, one with escapes is copied out, de-escaped.
+            let stop = memchr::memchr2(delim, b'\\', &self.pending[i..end]).map_or(end, |k| i + k);
+            if stop == end || self.pending[stop] == delim {
+                i = stop;
+                let raw = &self.pending[raw_start..i];
+                self.fields.push(if raw == null {
+                    None
+                } else {
+                    Some((raw_start, i, false))
+                });
+            } else {
+                let out_start = self.field_bytes.len();
+                let mut high_bit = false;
+                while i < end && self.pending[i] != delim {
+                    let c = self.pending[i];
+                    if c != b'\\' || i + 1 >= end {
+                        self.field_bytes.push(c);
+                        i += 1;
+                        continue;
                     }
-                    b'x' => match line.get(i).and_then(|&d| hex(d)) {
-                        Some(h) => {
-                            i += 1;
-                            let mut v = h;
-                            if let Some(l) = line.get(i).and_then(|&d| hex(d)) {
-                                v = v * 16 + l;
-                                i += 1;
+                    let e = self.pending[i + 1];
+                    i += 2;
+                    let v = match e {
+                        b'0'..=b'7' => {
+                            let mut v = (e - b'0') as u32;
+                            for _ in 0..2 {
+                                match self.pending[..end].get(i) {
+                                    Some(&d @ b'0'..=b'7') => {
+                                        v = v * 8 + (d - b'0') as u32;
+                                        i += 1;
+                                    }
+                                    _ => break,
+                                }
                             }
                             high_bit |= v == 0 || v >= 0x80;
-                            v
+                            (v & 0xff) as u8
                         }
-                        None => b'x',
-                    },
-                    b'b' => 0x08,
-                    b'f' => 0x0c,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    b'v' => 0x0b,
-                    other => other,
-                };
-                self.field_bytes.push(v);
-            }
-            let raw = &line[raw_start..i];
-            if raw == null {
-                self.field_bytes.truncate(out_start);
-                self.fields.push(None);
-            } else {
-                let field = &self.field_bytes[out_start..];
-                if high_bit && (field.contains(&0) || std::str::from_utf8(field).is_err()) {
-                    return Err(invalid_utf8(field).with_context(self.line_context(start, end)));
+                        b'x' => match self.pending[..end].get(i).and_then(|&d| hex(d)) {
+                            Some(h) => {
+                                i += 1;
+                                let mut v = h;
+                                if let Some(l) = self.pending[..end].get(i).and_then(|&d| hex(d)) {
+                                    v = v * 16 + l;
+                                    i += 1;
+                                }
+                                high_bit |= v == 0 || v >= 0x80;
+                                v
+                            }
+                            None => b'x',
+                        },
+                        b'b' => 0x08,
+                        b'f' => 0x0c,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        b'v' => 0x0b,
+                        other => other,
+                    };
+                    self.field_bytes.push(v);
                 }
-                self.fields
-                    .push(Some((out_start, self.field_bytes.len(), false)));
+                if &self.pending[raw_start..i] == null {
+                    self.field_bytes.truncate(out_start);
+                    self.fields.push(None);
+                } else {
+                    let field = &self.field_bytes[out_start..];
+                    if high_bit && (field.contains(&0) || std::str::from_utf8(field).is_err()) {
+                        return Err(invalid_utf8(field).with_context(self.line_context(start, end)));
+                    }
+                    self.fields
+                        .push(Some((out_start, self.field_bytes.len(), true)));
+                }
             }
-            if i >= line.len() {
+            if i >= end {
                 return Ok(());
             }
             i += 1; // the delimiter
@@ -585,6 +675,25 @@ impl CopyReader {
         let mut i = 0;
         loop {
             let raw_start = i;
+            // A field without quotes is a slice of the record.
+            let stop = memchr::memchr2(delim, quote, &line[i..]).map_or(line.len(), |k| i + k);
+            if stop == line.len() || line[stop] == delim {
+                i = stop;
+                let forced = self
+                    .targets
+                    .get(self.fields.len())
+                    .is_some_and(|t| t.force_not_null);
+                self.fields.push(if &line[raw_start..i] == null && !forced {
+                    None
+                } else {
+                    Some((start + raw_start, start + i, false))
+                });
+                if i >= line.len() {
+                    return Ok(());
+                }
+                i += 1;
+                continue;
+            }
             let out_start = self.field_bytes.len();
             let mut quoted = false;
             let mut in_quote = false;
@@ -644,12 +753,21 @@ impl CopyReader {
                 self.fields.push(None);
             } else {
                 self.fields
-                    .push(Some((out_start, self.field_bytes.len(), quoted)));
+                    .push(Some((out_start, self.field_bytes.len(), true)));
             }
             if i >= line.len() {
                 return Ok(());
             }
             i += 1;
+        }
+    }
+
+    /// A field's bytes: copied out (de-escaped, unquoted) or a slice of the record.
+    fn field_slice(&self, (a, b, owned): (usize, usize, bool)) -> &[u8] {
+        if owned {
+            &self.field_bytes[a..b]
+        } else {
+            &self.pending[a..b]
         }
     }
 
@@ -667,7 +785,7 @@ impl CopyReader {
             .with_context(self.line_context(start, end)));
         }
         for (k, t) in self.targets.iter().enumerate() {
-            let got = self.fields[k].map(|(a, b, _)| &self.field_bytes[a..b]);
+            let got = self.fields[k].map(|f| self.field_slice(f));
             match got {
                 None => {
                     return Err(Error::new(
@@ -769,6 +887,9 @@ impl CopyReader {
         }
         let n = self.targets.len();
         loop {
+            if self.lines.len() >= BATCH_ROWS && !at_end {
+                return Ok(at);
+            }
             let buf = &self.pending;
             if at + 2 > buf.len() {
                 if at_end && at < buf.len() {
@@ -935,18 +1056,123 @@ fn invalid_utf8(bytes: &[u8]) -> Error {
     )
 }
 
+/// A plain decimal (`-123.45`, at most 30 digits) that already has the typmod's scale
+/// and fits its precision, read without the general parser; None for anything else.
+fn simple_decimal(s: &str, typmod: i32) -> Option<Numeric> {
+    let b = s.as_bytes();
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 30 {
+        return None;
+    }
+    let mut m: i128 = 0;
+    let mut scale: u16 = 0;
+    let mut point = false;
+    let mut any = false;
+    for &c in digits {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + (c - b'0') as i128;
+                any = true;
+                scale += point as u16;
+            }
+            b'.' if !point => point = true,
+            _ => return None,
+        }
+    }
+    if !any {
+        return None;
+    }
+    if typmod >= 4 {
+        // Fewer fraction digits than the typmod's scale are padded (`17` is 17.00).
+        let (precision, want) = crate::types::numeric_typmod_parts(typmod);
+        if (scale as i32) > want || !(0..=38).contains(&precision) {
+            return None;
+        }
+        m *= 10i128.pow((want - scale as i32) as u32);
+        scale = want as u16;
+        if m >= 10i128.pow(precision as u32) {
+            return None;
+        }
+    }
+    Numeric::new(if neg { -m } else { m }, scale).ok()
+}
+
+/// An integer of at most `digits` digits and an optional `-`, which cannot overflow;
+/// None for anything else (the general parser then decides, with its errors).
+#[inline]
+fn plain_int(s: &str, digits: usize) -> Option<i64> {
+    let b = s.as_bytes();
+    let (neg, d) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        _ => (false, b),
+    };
+    if d.is_empty() || d.len() > digits {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in d {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as i64;
+    }
+    Some(if neg { -v } else { v })
+}
+
+/// Whether `s` has at most `n` characters.
+fn fits(s: &str, n: usize) -> bool {
+    s.len() <= n || (!s.is_ascii() && s.chars().count() <= n)
+}
+
 /// Parses one text field into `v` by `ty`'s input rules.
 fn push_text(v: &mut Vector, ty: SqlType, s: &str, fmt: &TextFormat) -> Result<()> {
-    use crate::exec::vector::Data;
     let constrained = ty.typmod >= 0;
     match (&mut v.data, ty.ty) {
         (Data::I16(x), DataType::Int2) => x.push(text::parse_int(s, ty.ty)? as i16),
-        (Data::I32(x), DataType::Int4) => x.push(text::parse_int(s, ty.ty)? as i32),
-        (Data::I64(x), DataType::Int8) => x.push(text::parse_int(s, ty.ty)?),
+        (Data::I32(x), DataType::Int4) => x.push(match plain_int(s, 9) {
+            Some(v) => v as i32,
+            None => text::parse_int(s, ty.ty)? as i32,
+        }),
+        (Data::I64(x), DataType::Int8) => x.push(match plain_int(s, 18) {
+            Some(v) => v,
+            None => text::parse_int(s, ty.ty)?,
+        }),
         (Data::F64(x), DataType::Float8) => x.push(text::parse_float(s, ty.ty)?),
         (Data::I32(x), DataType::Date) => x.push(datetime::parse_date(s, &fmt.date_input())?),
-        (Data::Text(t), DataType::Text | DataType::Varchar) if !constrained || ty.typmod < 4 => {
+        // Strings that fit their length need no cast: only a longer one (an error, or
+        // trailing spaces to cut) takes the general path.
+        (Data::Text(t), DataType::Text | DataType::Varchar)
+            if ty.typmod < 4 || fits(s, (ty.typmod - 4) as usize) =>
+        {
             t.push(s.as_bytes())
+        }
+        (Data::Text(t), DataType::Bpchar)
+            if ty.typmod >= 4 && fits(s, (ty.typmod - 4) as usize) =>
+        {
+            let chars = if s.is_ascii() {
+                s.len()
+            } else {
+                s.chars().count()
+            };
+            t.push_padded(s.as_bytes(), (ty.typmod - 4) as usize - chars);
+        }
+        (Data::Num(x), DataType::Numeric) => {
+            if let Some(n) = simple_decimal(s, ty.typmod) {
+                x.push(n);
+                v.push_valid_flag(false);
+                return Ok(());
+            }
+            let n = Numeric::parse(s)?;
+            x.push(if ty.typmod >= 4 {
+                let (p, scale) = crate::types::numeric_typmod_parts(ty.typmod);
+                n.apply_typmod(p, scale)?
+            } else {
+                n
+            });
         }
         _ => {
             let value = text::parse_value(s, ty.ty, fmt)?;
@@ -990,9 +1216,10 @@ mod tests {
                 ty: SqlType::new(t),
                 force_not_null: false,
                 force_null: false,
+                not_null: false,
             })
             .collect();
-        CopyReader::new(opts, "t", targets, TextFormat::default())
+        CopyReader::new(opts, "t", targets, TextFormat::default(), false)
     }
 
     fn texts(r: &mut CopyReader) -> Vec<Vec<String>> {
@@ -1078,6 +1305,36 @@ mod tests {
         r.feed(b"1\n\\.\ngarbage\n").unwrap();
         r.finish().unwrap();
         assert_eq!(texts(&mut r), vec![vec!["1".to_string()]]);
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_general_parsers() {
+        let typmod = |p: i32, s: i32| ((p << 16) | s) + 4;
+        let text = |n: Option<Numeric>| n.map(|n| n.to_text());
+        assert_eq!(
+            text(simple_decimal("17", typmod(15, 2))),
+            Some("17.00".into())
+        );
+        assert_eq!(
+            text(simple_decimal("-0.5", typmod(3, 1))),
+            Some("-0.5".into())
+        );
+        assert_eq!(text(simple_decimal("12.345", -1)), Some("12.345".into()));
+        // More fraction digits than the scale (rounding), too many digits, odd forms:
+        // the general parser decides.
+        assert_eq!(simple_decimal("999.999", typmod(5, 2)), None);
+        assert_eq!(simple_decimal("1234", typmod(5, 2)), None);
+        assert_eq!(simple_decimal(" 1", -1), None);
+        assert_eq!(simple_decimal(".", -1), None);
+        assert_eq!(plain_int("-123", 9), Some(-123));
+        assert_eq!(plain_int("1234567890", 9), None);
+        assert_eq!(plain_int("+1", 9), None);
+        let ctx = TextFormat::default().date_input();
+        assert_eq!(datetime::parse_date("2000-01-02", &ctx).unwrap(), 1);
+        assert_eq!(
+            datetime::parse_date("2024-02-30", &ctx).unwrap_err().code,
+            "22008"
+        );
     }
 
     #[test]

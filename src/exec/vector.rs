@@ -54,6 +54,15 @@ impl TextVec {
         self.data.extend_from_slice(bytes);
         self.offsets.push(self.data.len());
     }
+    /// Appends `bytes` followed by `pad` spaces as one string (char(n) padding).
+    pub fn push_padded(&mut self, bytes: &[u8], pad: usize) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.data.extend_from_slice(bytes);
+        self.data.resize(self.data.len() + pad, b' ');
+        self.offsets.push(self.data.len());
+    }
     pub fn clear(&mut self) {
         self.offsets.clear();
         self.offsets.push(0);
@@ -172,11 +181,12 @@ impl Vector {
     }
 
     /// Records whether the value just pushed into the data is NULL.
+    #[inline]
     pub fn push_valid_flag(&mut self, is_null: bool) {
-        let len_before = self.len() - 1;
         match &mut self.nulls {
             Some(n) => n.push(is_null),
             None if is_null => {
+                let len_before = self.len() - 1;
                 let mut n = vec![false; len_before];
                 n.push(true);
                 self.nulls = Some(n);

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::{Outcome, RowStream, Session};
 use crate::catalog::TableEntry;
-use crate::copy::input::{CopyReader, Target};
+use crate::copy::input::{BATCH_ROWS, CopyReader, Target};
 use crate::copy::output::CopyWriter;
 use crate::copy::{CopyOptions, Format};
 use crate::error::{Error, Result};
@@ -24,9 +24,7 @@ use crate::exec::{self};
 use crate::sql::expr::Expr;
 use crate::storage::mvcc::TxnId;
 
-/// Rows stored at a time.
-const BATCH_ROWS: usize = 8192;
-/// Or fewer, once they hold this many bytes.
+/// Or fewer rows than `BATCH_ROWS`, once they hold this many bytes.
 const BATCH_BYTES: usize = 8 << 20;
 
 /// A COPY FROM in progress.
@@ -92,9 +90,12 @@ impl Session {
                 ty: table.columns[c].ty,
                 force_not_null: force_not_null.get(k).copied().unwrap_or(false),
                 force_null: force_null.get(k).copied().unwrap_or(false),
+                not_null: table.columns[c].not_null,
             })
             .collect();
-        let reader = CopyReader::new(options.clone(), &table.name, targets, ctx.fmt);
+        let keep_raw = !table.checks.is_empty()
+            || (0..table.columns.len()).any(|c| table.columns[c].not_null && !columns.contains(&c));
+        let reader = CopyReader::new(options.clone(), &table.name, targets, ctx.fmt, keep_raw);
         let txn = ctx.snapshot.own;
         Ok(Outcome::CopyIn(Box::new(CopyIn {
             table: table.clone(),
@@ -110,21 +111,29 @@ impl Session {
 
     /// One CopyData message's bytes.
     pub fn copy_data(&mut self, copy: &mut CopyIn, data: &[u8]) -> Result<()> {
-        if let Err(e) = copy.reader.feed(data) {
-            // PostgreSQL stores rows as it reads them: the rows before a bad one are
-            // checked (and take their defaults) first.
-            self.copy_store(copy)?;
-            return Err(e);
+        let mut data = data;
+        loop {
+            // The reader stops at a full batch; what it has not parsed stays with it.
+            if let Err(e) = copy.reader.feed(data) {
+                // PostgreSQL stores rows as it reads them: the rows before a bad one are
+                // checked (and take their defaults) first.
+                self.copy_store(copy)?;
+                return Err(e);
+            }
+            data = &[];
+            let full = copy.reader.buffered_rows() >= BATCH_ROWS;
+            if full || copy.reader.buffered_bytes() >= BATCH_BYTES {
+                self.copy_store(copy)?;
+            }
+            if !full {
+                return Ok(());
+            }
         }
-        if copy.reader.buffered_rows() >= BATCH_ROWS || copy.reader.buffered_bytes() >= BATCH_BYTES
-        {
-            self.copy_store(copy)?;
-        }
-        Ok(())
     }
 
     /// CopyDone: the rest is stored; returns the rows stored.
     pub fn copy_done(&mut self, copy: &mut CopyIn) -> Result<u64> {
+        self.copy_data(copy, &[])?;
         if let Err(e) = copy.reader.finish() {
             self.copy_store(copy)?;
             return Err(e);

@@ -636,6 +636,22 @@ pub fn parse_offset_name(t: &str) -> Option<i32> {
 
 /// Days since 2000-01-01 for date input `text` ([`input::date_in`]).
 pub fn parse_date(text: &str, ctx: &InputContext) -> Result<i32> {
+    // ISO 8601 `YYYY-MM-DD` (what COPY and drivers send) means the same under every
+    // DateStyle: read it directly; anything else, or an invalid date, goes the whole way.
+    let b = text.as_bytes();
+    if b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
+        let num = |r: std::ops::Range<usize>| {
+            b[r].iter().try_fold(0u32, |acc, &c| {
+                c.is_ascii_digit().then_some(acc * 10 + (c - b'0') as u32)
+            })
+        };
+        if let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10))
+            && y > 0
+            && let Some(days) = date_from_ymd(y as i32, m, d)
+        {
+            return Ok(days);
+        }
+    }
     input::date_in(text, ctx)
 }
 
