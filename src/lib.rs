@@ -51,6 +51,9 @@ pub const VERSION_STRING: &str = concat!(
     ") on x86_64-pc-linux-gnu, compiled by rustc, 64-bit"
 );
 
+/// PostgreSQL's default max_connections.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
+
 /// One in-memory database: catalog, data, transactions, the vacuum, and the sessions'
 /// cancel keys.
 pub struct Database {
@@ -63,6 +66,8 @@ pub struct Database {
     vacuum: VacuumWorker,
     sessions: Mutex<HashMap<i32, (i32, Arc<CancelFlag>)>>,
     next_pid: AtomicI32,
+    /// Sessions at most (`--max-connections`, PostgreSQL's max_connections; 100).
+    pub max_connections: usize,
 }
 
 impl Default for Database {
@@ -91,6 +96,7 @@ impl Database {
             vacuum,
             sessions: Mutex::new(HashMap::new()),
             next_pid: AtomicI32::new(1000),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 
@@ -105,14 +111,19 @@ impl Database {
         self.catalog.vacuum(&self.txns)
     }
 
-    /// Registers a session for CancelRequest; returns its (process id, secret key).
-    pub fn register_session(&self, cancel: Arc<CancelFlag>) -> (i32, i32) {
+    /// Registers a session for CancelRequest; returns its (process id, secret key), or
+    /// None when `max_connections` sessions are open already.
+    pub fn register_session(&self, cancel: Arc<CancelFlag>) -> Option<(i32, i32)> {
+        let mut sessions = self.sessions.lock();
+        if sessions.len() >= self.max_connections {
+            return None;
+        }
         let pid = self.next_pid.fetch_add(1, Ordering::Relaxed);
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_i32(pid);
         let secret = h.finish() as i32;
-        self.sessions.lock().insert(pid, (secret, cancel));
-        (pid, secret)
+        sessions.insert(pid, (secret, cancel));
+        Some((pid, secret))
     }
 
     pub fn unregister_session(&self, pid: i32) {

@@ -40,6 +40,10 @@ struct Args {
     /// TCP port.
     #[arg(long, short = 'p', env = "KILN_PORT", default_value_t = 5433)]
     port: u16,
+    /// Sessions at most; one more is refused with FATAL 53300 (PostgreSQL's
+    /// max_connections).
+    #[arg(long, env = "KILN_MAX_CONNECTIONS", default_value_t = kiln::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
 }
 
 fn main() {
@@ -58,7 +62,9 @@ fn main() {
     } else {
         format!("{}:{}", args.listen, args.port)
     };
-    let db = Arc::new(Database::new());
+    let mut db = Database::new();
+    db.max_connections = args.max_connections;
+    let db = Arc::new(db);
     let server = match Server::bind(&addr, db) {
         Ok(s) => s,
         Err(e) => {

@@ -180,6 +180,100 @@ async fn unknown_message_types() {
     still_serves(&server).await;
 }
 
+/// A second startup packet on an established connection: its first byte (0) is no
+/// message type, so the connection ends with FATAL 08P01 at once, as in PostgreSQL —
+/// before this, the server read the packet's bytes as a length and waited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_startup_packet_ends_the_connection_with_an_error() {
+    let server = TestServer::start();
+    let mut s = started(&server);
+    s.write_all(&startup_packet()).expect("write");
+    let reply = drain(s);
+    assert!(has_error_code(&reply, "08P01"), "{reply:?}");
+    let text = String::from_utf8_lossy(&reply);
+    assert!(text.contains("invalid frontend message type 0"), "{text}");
+    still_serves(&server).await;
+}
+
+/// A NUL inside a Query's text, or a Parse whose declared types run past the end:
+/// PostgreSQL's "invalid message format" / "insufficient data left in message" (08P01),
+/// and the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_query_and_parse_bodies_are_08p01() {
+    let server = TestServer::start();
+    let mut s = started(&server);
+    s.write_all(&message(b'Q', b"SELECT 1\0SELECT 2\0"))
+        .expect("write");
+    s.write_all(&message(b'Q', b"SELECT 41 + 1\0"))
+        .expect("write");
+    s.write_all(&message(b'P', b"\0SELECT 1\0junk\0\0\0"))
+        .expect("write");
+    s.write_all(&message(b'S', b"")).expect("write");
+    s.write_all(&message(b'X', b"")).expect("write");
+    let reply = drain(s);
+    let text = String::from_utf8_lossy(&reply);
+    assert!(text.contains("invalid message format"), "{text}");
+    assert!(text.contains("insufficient data left in message"), "{text}");
+    assert!(
+        !text.contains("SELECT 2"),
+        "the text after the NUL ran: {text}"
+    );
+    // The statement after the bad one answered 42.
+    assert!(
+        reply
+            .windows(7)
+            .any(|w| w == [0, 0, 0, 2, b'4', b'2', b'C']),
+        "{text}"
+    );
+}
+
+/// One session past max_connections gets FATAL 53300 "sorry, too many clients already";
+/// once a session leaves, the next one is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_connections_refuses_one_more_with_53300() {
+    let mut db = kiln::Database::new();
+    db.max_connections = 3;
+    let server = TestServer::start_with(std::sync::Arc::new(db));
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(server.connect().await);
+    }
+    let refused = tokio_postgres::connect(&server.url(), tokio_postgres::NoTls)
+        .await
+        .err()
+        .expect("a fourth session is refused");
+    let db_error = refused
+        .as_db_error()
+        .expect("an ErrorResponse, not a silent close");
+    assert_eq!(db_error.code().code(), "53300");
+    assert_eq!(db_error.message(), "sorry, too many clients already");
+    assert_eq!(db_error.severity(), "FATAL");
+    let show = held[0]
+        .simple_query("SHOW max_connections")
+        .await
+        .expect("show");
+    assert!(
+        matches!(&show[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("3"))
+    );
+    drop(held.pop());
+    // The session's thread unregisters it as it ends; the next connect gets its slot.
+    let mut served = false;
+    for _ in 0..100 {
+        if tokio_postgres::connect(&server.url(), tokio_postgres::NoTls)
+            .await
+            .is_ok()
+        {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        served,
+        "a slot freed by a closed session is given out again"
+    );
+}
+
 /// Parse + Flush of a statement that fails: the error arrives without a Sync (asyncpg
 /// waits for it after Flush; the error used to wait in the buffer until Sync).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -298,7 +392,10 @@ async fn deeply_nested_expressions() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_connections_opened_and_dropped() {
-    let server = TestServer::start();
+    // Room for the 200 sessions below (the default max_connections is 100).
+    let mut db = kiln::Database::new();
+    db.max_connections = 300;
+    let server = TestServer::start_with(std::sync::Arc::new(db));
     for i in 0..3000 {
         let mut s = raw(&server);
         match i % 3 {

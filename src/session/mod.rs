@@ -326,9 +326,11 @@ fn now_micros() -> i64 {
 
 impl Session {
     pub fn new(db: Arc<Database>, user: &str, database: &str) -> Session {
+        let mut settings = Settings::new(user);
+        settings.set_server_value("max_connections", db.max_connections.to_string());
         Session {
             db,
-            settings: Settings::new(user),
+            settings,
             user: user.to_string(),
             database: database.to_string(),
             status: TxnStatus::Idle,

@@ -45,6 +45,11 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("lock_timeout", "0".into()),
         ("deadlock_timeout", "1s".into()),
         ("max_identifier_length", "63".into()),
+        (
+            "max_connections",
+            crate::DEFAULT_MAX_CONNECTIONS.to_string(),
+        ),
+        ("superuser_reserved_connections", "3".into()),
         ("search_path", "\"$user\", public".into()),
         ("server_encoding", "UTF8".into()),
         ("server_version", SERVER_VERSION.into()),
@@ -171,6 +176,11 @@ impl Settings {
     /// Every setting, shared (a running statement's view for `current_setting`).
     pub fn shared(&self) -> Arc<SettingValues> {
         self.values.clone()
+    }
+
+    /// Sets a value the server decides (not settable by SQL): max_connections.
+    pub fn set_server_value(&mut self, name: &'static str, value: String) {
+        Arc::make_mut(&mut self.values).insert(name.to_lowercase(), (name.to_string(), value));
     }
 
     /// The display name and value of a setting.
@@ -320,6 +330,14 @@ impl Settings {
                     ));
                 }
                 "on".into()
+            }
+            "max_connections" | "superuser_reserved_connections" => {
+                return Err(Error::new(
+                    "55P02",
+                    format!(
+                        "parameter \"{display}\" cannot be changed without restarting the server"
+                    ),
+                ));
             }
             "server_version"
             | "server_version_num"

@@ -31,8 +31,9 @@ pub struct MessageReader<'a> {
     pos: usize,
 }
 
+/// PostgreSQL's messages for a malformed message body (its pqformat.c).
 fn truncated() -> Error {
-    Error::protocol_violation("invalid message format")
+    Error::protocol_violation("insufficient data left in message")
 }
 
 impl<'a> MessageReader<'a> {
@@ -61,10 +62,21 @@ impl<'a> MessageReader<'a> {
         self.pos = end;
         Ok(s)
     }
+    /// The end of the message: nothing may be left (a query string with a NUL inside
+    /// leaves the rest).
+    pub fn end(&self) -> Result<()> {
+        if self.remaining() > 0 {
+            return Err(Error::protocol_violation("invalid message format"));
+        }
+        Ok(())
+    }
     /// A NUL-terminated string, validated as UTF-8.
     pub fn cstr(&mut self) -> Result<&'a str> {
         let rest = &self.data[self.pos..];
-        let nul = rest.iter().position(|&b| b == 0).ok_or_else(truncated)?;
+        let nul = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| Error::protocol_violation("invalid string in message"))?;
         let s = std::str::from_utf8(&rest[..nul]).map_err(|_| Error::invalid_utf8())?;
         self.pos += nul + 1;
         Ok(s)

@@ -254,7 +254,13 @@ impl Connection {
                 self.out.parameter_status(&display, &value);
             }
         }
-        let (pid, secret) = self.db.register_session(session.cancel.clone());
+        let Some((pid, secret)) = self.db.register_session(session.cancel.clone()) else {
+            // Nothing was sent yet but the authentication request: PostgreSQL answers
+            // the client over the limit with this FATAL.
+            self.out.buf.clear();
+            self.fatal(Error::new("53300", "sorry, too many clients already"))?;
+            return Ok(false);
+        };
         self.pid = pid;
         let at = self.out.begin(b'K');
         self.out.i32(pid);
@@ -311,6 +317,14 @@ impl Connection {
                 };
             }
             let tag = header[0];
+            // An unknown type ends the connection before its length is trusted (a
+            // second startup packet starts with a zero byte), as in PostgreSQL.
+            if !b"QPBDECHSXdcfFp".contains(&tag) {
+                self.fatal(Error::protocol_violation(format!(
+                    "invalid frontend message type {tag}"
+                )))?;
+                return Ok(());
+            }
             let len = i32::from_be_bytes([header[1], header[2], header[3], header[4]]);
             if len < 4 || len as usize - 4 > codec::MESSAGE_BYTES_MAX {
                 self.fatal(Error::protocol_violation(format!(
@@ -463,7 +477,8 @@ impl Connection {
     }
 
     fn simple_query(&mut self, body: &[u8]) -> io::Result<()> {
-        let sql = match MessageReader::new(body).cstr() {
+        let mut r = MessageReader::new(body);
+        let sql = match r.cstr().and_then(|s| r.end().map(|()| s)) {
             Ok(s) => s.to_string(),
             Err(e) => {
                 self.out.error(&e);
@@ -606,9 +621,15 @@ impl Connection {
         if count < 0 {
             return Err(Error::protocol_violation("invalid parameter count"));
         }
-        let mut declared = Vec::with_capacity(count as usize);
+        // Every declared type is read (and the message's end checked) before any is
+        // looked at, as PostgreSQL reads a Parse.
+        let mut oids = Vec::with_capacity((count as usize).min(r.remaining() / 4));
         for _ in 0..count {
-            let oid = r.i32()? as u32;
+            oids.push(r.i32()? as u32);
+        }
+        r.end()?;
+        let mut declared = Vec::with_capacity(oids.len());
+        for oid in oids {
             if oid == 0 {
                 declared.push(None);
             } else {

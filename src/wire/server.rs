@@ -39,6 +39,16 @@ impl ShutdownHandle {
     }
 }
 
+/// Answers a client the server cannot serve (no thread for it) with PostgreSQL's FATAL
+/// for a full server, instead of a silent close.
+fn refuse(stream: &mut TcpStream) {
+    use std::io::Write;
+    let mut out = super::codec::OutBuf::new();
+    out.error(&crate::error::Error::new("53300", "sorry, too many clients already").into_fatal());
+    let _ = stream.set_write_timeout(Some(std::time::Duration::from_millis(100)));
+    let _ = stream.write_all(&out.buf);
+}
+
 impl Server {
     pub fn bind(addr: &str, db: Arc<Database>) -> io::Result<Server> {
         let listener = TcpListener::bind(addr)?;
@@ -76,6 +86,8 @@ impl Server {
                 }
             };
             let db = self.db.clone();
+            // Kept to tell the client why, should no thread start for it.
+            let spare = stream.try_clone();
             let spawned = thread::Builder::new()
                 .name("kiln-conn".into())
                 .stack_size(CONNECTION_STACK_BYTES)
@@ -85,6 +97,9 @@ impl Server {
                 });
             if let Err(e) = spawned {
                 tracing::warn!("could not start a connection thread: {e}");
+                if let Ok(mut s) = spare {
+                    refuse(&mut s);
+                }
             }
         }
         tracing::info!("listener stopped");
