@@ -267,6 +267,24 @@ pub enum BoundStatement {
         /// WHERE: a condition over the table's row (table column positions).
         filter: Option<crate::sql::expr::Expr>,
     },
+    /// DECLARE name CURSOR FOR query: `query` is a bound `Query`.
+    DeclareCursor {
+        name: String,
+        query: Box<BoundStatement>,
+        /// SCROLL (Some(true)), NO SCROLL (Some(false)) or neither.
+        scroll: Option<bool>,
+        hold: bool,
+    },
+    /// FETCH / MOVE.
+    Fetch {
+        cursor: String,
+        direction: FetchDirection,
+        is_move: bool,
+    },
+    /// CLOSE name, or CLOSE ALL (None).
+    CloseCursor {
+        name: Option<String>,
+    },
     /// COPY … TO STDOUT: the rows of `plan`.
     CopyTo {
         plan: Plan,
@@ -275,6 +293,16 @@ pub enum BoundStatement {
         /// CSV FORCE_QUOTE, per column.
         force_quote: Vec<bool>,
     },
+}
+
+/// Where a FETCH or MOVE goes, as PostgreSQL's FetchDirection: NEXT is Forward(1),
+/// PRIOR Backward(1), FIRST Absolute(1), LAST Absolute(-1), ALL a count of i64::MAX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetchDirection {
+    Forward(i64),
+    Backward(i64),
+    Absolute(i64),
+    Relative(i64),
 }
 
 impl BoundStatement {
@@ -341,6 +369,8 @@ impl BoundStatement {
             | BoundStatement::CreateTableAs { .. }
             | BoundStatement::CopyFrom { .. }
             | BoundStatement::DropTable { .. } => true,
+            BoundStatement::DeclareCursor { query, .. } => query.takes_writer_lock(),
+            BoundStatement::Fetch { .. } | BoundStatement::CloseCursor { .. } => false,
             BoundStatement::Explain { .. }
             | BoundStatement::CopyTo { .. }
             | BoundStatement::Transaction(_)

@@ -31,6 +31,7 @@
 
 mod alter;
 pub mod copy;
+mod cursor;
 mod foreign_keys;
 pub mod settings;
 mod write;
@@ -254,6 +255,8 @@ pub struct Session {
     /// Tables this transaction created or truncated, with the savepoint depth then
     /// (COPY FREEZE's condition).
     fresh_tables: Vec<(u32, usize)>,
+    /// Open cursors (DECLARE), by name.
+    cursors: HashMap<String, cursor::Cursor>,
     /// The batch row of the last constraint error `store_rows` raised, and whether it
     /// was a row check (NOT NULL, CHECK) rather than a unique key.
     failed_row: Option<(usize, bool)>,
@@ -350,6 +353,7 @@ impl Session {
             advisory_owner: next_txn_token(),
             holds_table_locks: false,
             fresh_tables: Vec::new(),
+            cursors: HashMap::new(),
             failed_row: None,
         }
     }
@@ -398,7 +402,15 @@ impl Session {
         )
         .with_text(sql);
         let bound = binder.bind_statement(stmt)?;
-        let columns = bound.output_columns();
+        let columns = match &bound {
+            // A FETCH answers with its cursor's columns (Describe needs them).
+            BoundStatement::Fetch {
+                cursor,
+                is_move: false,
+                ..
+            } => self.cursors.get(cursor).map(|c| c.columns.clone()),
+            _ => bound.output_columns(),
+        };
         Ok(Prepared {
             sql: sql.to_string(),
             ast: Some(stmt.clone()),
@@ -637,6 +649,8 @@ impl Session {
     }
 
     fn commit(&mut self) {
+        // WITH HOLD cursors are read to their end while the transaction still is.
+        self.end_cursors(true);
         self.db.advisory.release(self.advisory_owner, false);
         let garbage = self.made_garbage();
         self.undo.clear();
@@ -657,6 +671,7 @@ impl Session {
     }
 
     fn rollback(&mut self) {
+        self.end_cursors(false);
         self.db.advisory.release(self.advisory_owner, false);
         if self.txn.isolation == Isolation::Serializable && self.txn.snapshot.is_some() {
             self.db.serializable.abort(self.txn.token);
@@ -952,6 +967,20 @@ impl Session {
                 ))));
             }
             BoundStatement::NoOp { tag } => return Ok(Outcome::Done { tag: tag.clone() }),
+            BoundStatement::Fetch {
+                cursor,
+                direction,
+                is_move,
+            } => return self.fetch_cursor(cursor, *direction, *is_move),
+            BoundStatement::CloseCursor { name } => return self.close_cursor(name.as_deref()),
+            BoundStatement::DeclareCursor { hold: false, .. }
+                if !matches!(self.status, TxnStatus::InBlock) =>
+            {
+                return Err(Error::new(
+                    "25P01",
+                    "DECLARE CURSOR can only be used in transaction blocks",
+                ));
+            }
             BoundStatement::Analyze { tables, vacuum } => {
                 if *vacuum && matches!(self.status, TxnStatus::InBlock | TxnStatus::Failed) {
                     return Err(Error::new(
@@ -1150,6 +1179,32 @@ impl Session {
                         Err(e) => return Err(e),
                     }
                 }
+            }
+            BoundStatement::DeclareCursor {
+                name,
+                query,
+                scroll,
+                hold,
+            } => {
+                if self.cursors.contains_key(name) {
+                    return Err(Error::new(
+                        "42P03",
+                        format!("cursor \"{name}\" already exists"),
+                    ));
+                }
+                let inner = Prepared {
+                    statement: Some((**query).clone()),
+                    ..prepared.clone()
+                };
+                let Outcome::Rows(stream) = self.run(&inner, ctx)? else {
+                    return Err(Error::internal("a cursor's query gave no rows"));
+                };
+                let columns = stream.columns.clone();
+                let cursor = cursor::Cursor::new(columns, stream, *scroll != Some(false), *hold);
+                self.cursors.insert(name.clone(), cursor);
+                Ok(Outcome::Done {
+                    tag: "DECLARE CURSOR".into(),
+                })
             }
             BoundStatement::CopyFrom {
                 table,
@@ -1535,7 +1590,9 @@ impl Session {
             | BoundStatement::Show { .. }
             | BoundStatement::NoOp { .. }
             | BoundStatement::Analyze { .. }
-            | BoundStatement::Deallocate { .. } => Err(Error::internal("statement handled above")),
+            | BoundStatement::Deallocate { .. }
+            | BoundStatement::Fetch { .. }
+            | BoundStatement::CloseCursor { .. } => Err(Error::internal("statement handled above")),
         }
     }
 

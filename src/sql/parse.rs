@@ -168,7 +168,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
     let mut text = blank_frame_exclusions(sql);
-    if (mentions(sql, "constraints") || mentions(sql, "sequence") || mentions(sql, "copy"))
+    if (mentions(sql, "constraints")
+        || mentions(sql, "sequence")
+        || mentions(sql, "copy")
+        || mentions(sql, "fetch")
+        || mentions(sql, "move"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -480,16 +484,21 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.alter_sequence")
         } else if word(n, "COPY") {
             Some("kiln.copy")
+        } else if word(n, "FETCH") {
+            Some("kiln.fetch")
+        } else if word(n, "MOVE") {
+            Some("kiln.move")
         } else {
             None
         };
         if let Some(setting) = setting {
             let start = byte_offset(sql, tokens[sig[n]].span.start)?;
-            let mut end_tok = if setting == "kiln.copy" { n + 1 } else { n + 2 };
+            let one_word = matches!(setting, "kiln.copy" | "kiln.fetch" | "kiln.move");
+            let mut end_tok = if one_word { n + 1 } else { n + 2 };
             while end_tok < sig.len() && !matches!(tokens[sig[end_tok]].token, Token::SemiColon) {
                 end_tok += 1;
             }
-            let rest_start = if setting == "kiln.copy" {
+            let rest_start = if one_word {
                 byte_offset(sql, tokens[sig[n]].span.end)?
             } else {
                 byte_offset(sql, tokens[sig[n + 1]].span.end)?
@@ -506,6 +515,10 @@ fn unparsed_statements(sql: &str) -> Option<String> {
                 rest = format!("{position} {rest}");
             } else {
                 rest = rest.trim().to_string();
+            }
+            if rest.is_empty() && one_word {
+                // `FETCH;` is a syntax error PostgreSQL reports at the end.
+                return None;
             }
             out.push_str(&sql[copied..start]);
             out.push_str(&format!("SET \"{setting}\" TO '{rest}'"));

@@ -770,6 +770,13 @@ impl Connection {
                 }
             }
             b'P' => {
+                // A cursor DECLAREd in SQL is a portal too (psycopg describes it so).
+                if !self.portals.contains_key(&name)
+                    && let Some(cols) = self.session().cursor_columns(&name)
+                {
+                    encode::row_description(&mut self.out, &cols, &[]);
+                    return Ok(());
+                }
                 let portal = self.portals.get(&name).ok_or_else(|| {
                     Error::new("34000", format!("portal \"{name}\" does not exist"))
                 })?;

@@ -379,6 +379,45 @@ def _():
     asyncio.run(run())
 
 
+@check("named cursors: psycopg2 and psycopg 3 (DECLARE, FETCH FORWARD n, MOVE, scroll)")
+def _():
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute("DROP TABLE IF EXISTS namedcur; CREATE TABLE namedcur (id int, v text)")
+    cur.execute("INSERT INTO namedcur SELECT g, 'v' || g FROM generate_series(1, 2500) g")
+    conn.commit()
+    named = conn.cursor(name="big")  # DECLARE "big" CURSOR WITHOUT HOLD FOR …; FETCH FORWARD n
+    named.itersize = 1000
+    named.execute("SELECT id, v FROM namedcur ORDER BY id")
+    same(named.fetchone(), (1, "v1"), "fetchone")
+    same(len(named.fetchmany(10)), 10, "fetchmany")
+    rest = list(named)
+    same((len(rest), rest[0], rest[-1]), (2489, (12, "v12"), (2500, "v2500")), "iteration")
+    named.close()
+    conn.commit()
+    scroll = conn.cursor(name="sc", scrollable=True)
+    scroll.execute("SELECT id FROM namedcur ORDER BY id")
+    scroll.scroll(100, mode="absolute")
+    same(scroll.fetchone(), (101,), "after scroll absolute")
+    scroll.scroll(-51)
+    same(scroll.fetchone(), (51,), "after scroll relative")
+    conn.rollback()
+    conn.close()
+
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as c3:
+        with c3.cursor(name="p3cur", scrollable=True) as sc:
+            sc.itersize = 700
+            sc.execute("SELECT id, v FROM namedcur WHERE id <= %s ORDER BY id DESC", (2000,))
+            same(sc.fetchmany(3), [(2000, "v2000"), (1999, "v1999"), (1998, "v1998")], "fetchmany")
+            sc.scroll(0, mode="absolute")
+            same(sc.fetchone(), (2000, "v2000"), "after rewind")
+            same(len(sc.fetchall()), 1999, "fetchall")
+        with c3.cursor(name="held", withhold=True) as held:
+            held.execute("SELECT count(*) FROM namedcur")
+            c3.commit()
+            same(held.fetchone(), (2500,), "WITH HOLD after commit")
+
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

@@ -76,6 +76,7 @@ mod array;
 mod coerce;
 pub mod constraints;
 mod copy;
+mod cursor;
 mod ddl;
 mod dml;
 mod expr;
@@ -472,6 +473,13 @@ impl<'a> Binder<'a> {
                     Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION"))
                 }
             },
+            A::Statement::Declare { stmts } => self.bind_declare(stmts),
+            A::Statement::Close { cursor } => Ok(BoundStatement::CloseCursor {
+                name: match cursor {
+                    A::CloseCursor::All => None,
+                    A::CloseCursor::Specific { name } => Some(ident_name(name)),
+                },
+            }),
             A::Statement::Discard { .. } => Ok(BoundStatement::NoOp {
                 tag: "DISCARD ALL".into(),
             }),

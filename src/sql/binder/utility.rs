@@ -62,6 +62,9 @@ impl Binder<'_> {
                             .join(", "),
                     )
                 };
+                if name == "kiln.fetch" || name == "kiln.move" {
+                    return self.bind_fetch(value.as_deref().unwrap_or(""), name == "kiln.move");
+                }
                 if name == "kiln.copy" {
                     return self.bind_copy(value.as_deref().unwrap_or(""));
                 }
