@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod auth;
 pub mod catalog;
 pub mod copy;
 pub mod error;
@@ -68,6 +69,10 @@ pub struct Database {
     next_pid: AtomicI32,
     /// Sessions at most (`--max-connections`, PostgreSQL's max_connections; 100).
     pub max_connections: usize,
+    /// `--auth`: how clients authenticate.
+    pub auth: auth::Method,
+    /// Roles (CREATE ROLE; `--superuser`).
+    pub roles: auth::Roles,
 }
 
 impl Default for Database {
@@ -97,6 +102,8 @@ impl Database {
             sessions: Mutex::new(HashMap::new()),
             next_pid: AtomicI32::new(1000),
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            auth: auth::Method::Trust,
+            roles: Default::default(),
         }
     }
 

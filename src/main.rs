@@ -44,6 +44,28 @@ struct Args {
     /// max_connections).
     #[arg(long, env = "KILN_MAX_CONNECTIONS", default_value_t = kiln::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    /// How clients authenticate: trust (any user name is a superuser; loopback only),
+    /// scram-sha-256 or md5 (a role's password).
+    #[arg(long, env = "KILN_AUTH", default_value = "trust")]
+    auth: String,
+    /// The superuser role created at start (its password from --password-file).
+    #[arg(long, env = "KILN_SUPERUSER", default_value = "kiln")]
+    superuser: String,
+    /// A file whose first line is the superuser's password (needed unless --auth trust).
+    #[arg(long, env = "KILN_PASSWORD_FILE")]
+    password_file: Option<std::path::PathBuf>,
+}
+
+/// Whether `listen` (a --listen value) is a loopback address only.
+fn loopback_only(listen: &str) -> bool {
+    if listen == "localhost" {
+        return true;
+    }
+    listen
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn main() {
@@ -62,8 +84,54 @@ fn main() {
     } else {
         format!("{}:{}", args.listen, args.port)
     };
+    let Some(auth) = kiln::auth::Method::parse(&args.auth) else {
+        eprintln!(
+            "kiln: --auth must be trust, scram-sha-256 or md5, not \"{}\"",
+            args.auth
+        );
+        std::process::exit(2);
+    };
+    if auth == kiln::auth::Method::Trust && !loopback_only(&args.listen) {
+        eprintln!(
+            "kiln: refusing to listen on {} with --auth trust: anyone who can reach the port \
+             would be a superuser. Use --auth scram-sha-256 --password-file FILE, or listen \
+             on 127.0.0.1.",
+            args.listen
+        );
+        std::process::exit(2);
+    }
     let mut db = Database::new();
     db.max_connections = args.max_connections;
+    db.auth = auth;
+    let password = match &args.password_file {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Some(text.lines().next().unwrap_or("").to_string()),
+            Err(e) => {
+                eprintln!(
+                    "kiln: could not read --password-file {}: {e}",
+                    path.display()
+                );
+                std::process::exit(2);
+            }
+        },
+        None => None,
+    };
+    if auth != kiln::auth::Method::Trust && password.as_deref().is_none_or(str::is_empty) {
+        eprintln!(
+            "kiln: --auth {} needs --password-file FILE with the password of superuser \"{}\"",
+            args.auth, args.superuser
+        );
+        std::process::exit(2);
+    }
+    db.roles.put(
+        &args.superuser,
+        Some(kiln::auth::Role {
+            name: args.superuser.clone(),
+            superuser: true,
+            login: true,
+            secret: password.map(|p| kiln::auth::Secret::new(&args.superuser, &p)),
+        }),
+    );
     let db = Arc::new(db);
     let server = match Server::bind(&addr, db) {
         Ok(s) => s,

@@ -275,6 +275,8 @@ pub enum BoundStatement {
         scroll: Option<bool>,
         hold: bool,
     },
+    /// CREATE ROLE / CREATE USER / ALTER ROLE / DROP ROLE.
+    Role(RoleChange),
     /// FETCH / MOVE.
     Fetch {
         cursor: String,
@@ -292,6 +294,28 @@ pub enum BoundStatement {
         options: crate::copy::CopyOptions,
         /// CSV FORCE_QUOTE, per column.
         force_quote: Vec<bool>,
+    },
+}
+
+/// A change to the roles (`auth::Roles`).
+#[derive(Clone, Debug)]
+pub enum RoleChange {
+    Create {
+        name: String,
+        superuser: bool,
+        login: bool,
+        password: Option<String>,
+    },
+    /// None: unchanged; a password of None removes it (PASSWORD NULL).
+    Alter {
+        name: String,
+        superuser: Option<bool>,
+        login: Option<bool>,
+        password: Option<Option<String>>,
+    },
+    Drop {
+        names: Vec<String>,
+        if_exists: bool,
     },
 }
 
@@ -324,6 +348,9 @@ impl BoundStatement {
             BoundStatement::DropTable { .. } => "DROP TABLE",
             BoundStatement::LockTable { .. } => "LOCK TABLE",
             BoundStatement::CopyFrom { .. } => "COPY FROM",
+            BoundStatement::Role(RoleChange::Create { .. }) => "CREATE ROLE",
+            BoundStatement::Role(RoleChange::Alter { .. }) => "ALTER ROLE",
+            BoundStatement::Role(RoleChange::Drop { .. }) => "DROP ROLE",
             _ => "this statement",
         }
     }
@@ -370,6 +397,7 @@ impl BoundStatement {
             | BoundStatement::CopyFrom { .. }
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::DeclareCursor { query, .. } => query.takes_writer_lock(),
+            BoundStatement::Role(_) => true,
             BoundStatement::Fetch { .. } | BoundStatement::CloseCursor { .. } => false,
             BoundStatement::Explain { .. }
             | BoundStatement::CopyTo { .. }

@@ -33,6 +33,7 @@ mod alter;
 pub mod copy;
 mod cursor;
 mod foreign_keys;
+mod roles;
 pub mod settings;
 mod write;
 
@@ -95,6 +96,8 @@ enum Undo {
         Arc<crate::catalog::sequence::Sequence>,
         crate::catalog::sequence::SequenceImage,
     ),
+    /// A role as it was before CREATE / ALTER / DROP ROLE (None: it did not exist).
+    Role(String, Option<crate::auth::Role>),
 }
 
 /// The table-lock key of the catalog itself: DDL takes it in ACCESS EXCLUSIVE mode, so
@@ -635,7 +638,7 @@ impl Session {
             let table = match u {
                 Undo::Insert(t, _) | Undo::Delete(t, _) => t,
                 Undo::DropTable(_) => return true,
-                Undo::CreateTable(_) | Undo::Sequence(..) => continue,
+                Undo::CreateTable(_) | Undo::Sequence(..) | Undo::Role(..) => continue,
             };
             if last.is_some_and(|l| Arc::ptr_eq(l, table)) {
                 continue;
@@ -711,6 +714,9 @@ impl Session {
                 Undo::CreateTable(entry) => self.db.catalog.undo_create(&entry),
                 Undo::DropTable(entry) => self.db.catalog.undo_drop(&entry),
                 Undo::Sequence(seq, image) => seq.restore(image),
+                Undo::Role(name, before) => {
+                    self.db.roles.put(&name, before);
+                }
             }
         }
     }
@@ -1180,6 +1186,7 @@ impl Session {
                     }
                 }
             }
+            BoundStatement::Role(change) => self.change_roles(change),
             BoundStatement::DeclareCursor {
                 name,
                 query,

@@ -177,6 +177,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if mentions(sql, "user")
+        && let Some(rewritten) = create_user_as_role(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if (mentions(sql, "sequence") || mentions(sql, "identity"))
         && let Some(reordered) = super::sequence_syntax::reorder_sequence_options(&text)
     {
@@ -534,6 +539,49 @@ fn unparsed_statements(sql: &str) -> Option<String> {
     }
     out.push_str(&sql[copied..]);
     Some(out)
+}
+
+/// `CREATE USER name …` (which sqlparser does not read) becomes `CREATE ROLE name LOGIN
+/// …`: PostgreSQL's CREATE USER is CREATE ROLE with LOGIN unless NOLOGIN is given.
+fn create_user_as_role(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let sig: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+        .collect();
+    let word = |n: usize, w: &str| matches!(sig.get(n).map(|&i| &tokens[i].token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut out = sql.to_string();
+    let mut changed = false;
+    // Edits from the end, so earlier byte offsets stay valid.
+    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
+    for n in 0..sig.len() {
+        let at_start = n == 0 || matches!(tokens[sig[n - 1]].token, Token::SemiColon);
+        if !(at_start && word(n, "CREATE") && word(n + 1, "USER")) {
+            continue;
+        }
+        let user = byte_offset(sql, tokens[sig[n + 1]].span.start)?;
+        edits.push((user, user + 4, "ROLE"));
+        let mut end = n + 2;
+        let mut login_given = false;
+        while end < sig.len() && !matches!(tokens[sig[end]].token, Token::SemiColon) {
+            login_given |= word(end, "LOGIN") || word(end, "NOLOGIN");
+            end += 1;
+        }
+        if !login_given && sig.get(n + 2).is_some() {
+            // After the name, or after its optional WITH.
+            let last = if word(n + 3, "WITH") { n + 3 } else { n + 2 };
+            let after_name = byte_offset(sql, tokens[sig[last]].span.end)?;
+            edits.push((after_name, after_name, " LOGIN"));
+        }
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (a, b, text) in edits {
+        out.replace_range(a..b, text);
+        changed = true;
+    }
+    changed.then_some(out)
 }
 
 /// Whether `word` (ASCII) occurs in `text`, in any case: a cheap test before

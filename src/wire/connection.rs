@@ -235,7 +235,19 @@ impl Connection {
                 return Ok(false);
             }
         }
-        // Authentication: trust.
+        let superuser = match self.authenticate(&user) {
+            Ok(superuser) => superuser,
+            Err(e) => {
+                self.out.buf.clear();
+                self.fatal(e)?;
+                return Ok(false);
+            }
+        };
+        if !superuser {
+            session
+                .settings
+                .set_server_value("is_superuser", "off".into());
+        }
         let at = self.out.begin(b'R');
         self.out.i32(0);
         self.out.end(at);
@@ -271,6 +283,91 @@ impl Connection {
         self.session = Some(session);
         tracing::debug!("connection {pid}: user {user}, database {database}");
         Ok(true)
+    }
+
+    /// Runs the `--auth` exchange for `user`; returns whether the user is a superuser.
+    /// Trust lets every name in as a superuser.
+    fn authenticate(&mut self, user: &str) -> Result<bool> {
+        let method = self.db.auth;
+        let role = self.db.roles.get(user);
+        match method {
+            crate::auth::Method::Trust => Ok(role.is_none_or(|r| r.superuser)),
+            crate::auth::Method::Scram => {
+                let at = self.out.begin(b'R');
+                self.out.i32(10);
+                self.out.cstr("SCRAM-SHA-256");
+                self.out.u8(0);
+                self.out.end(at);
+                self.send_auth()?;
+                let body = self.password_message()?;
+                let mut r = MessageReader::new(&body);
+                let mechanism = r.cstr()?;
+                if mechanism != "SCRAM-SHA-256" {
+                    return Err(Error::protocol_violation(
+                        "client selected an invalid SASL authentication mechanism",
+                    )
+                    .into_fatal());
+                }
+                let len = r.i32()?;
+                let first = r.bytes(len.max(0) as usize)?;
+                let first = std::str::from_utf8(first).map_err(|_| crate::auth::failed(user))?;
+                let exchange = crate::auth::ScramExchange::start(role.as_ref(), first)?;
+                let at = self.out.begin(b'R');
+                self.out.i32(11);
+                self.out
+                    .buf
+                    .extend_from_slice(exchange.server_first().as_bytes());
+                self.out.end(at);
+                self.send_auth()?;
+                let body = self.password_message()?;
+                let last = std::str::from_utf8(&body).map_err(|_| crate::auth::failed(user))?;
+                let server_final = exchange.finish(last, user)?;
+                let at = self.out.begin(b'R');
+                self.out.i32(12);
+                self.out.buf.extend_from_slice(server_final.as_bytes());
+                self.out.end(at);
+                Ok(role.is_some_and(|r| r.superuser))
+            }
+            crate::auth::Method::Md5 => {
+                let salt = crate::auth::md5_salt();
+                let at = self.out.begin(b'R');
+                self.out.i32(5);
+                self.out.buf.extend_from_slice(&salt);
+                self.out.end(at);
+                self.send_auth()?;
+                let body = self.password_message()?;
+                let answer = MessageReader::new(&body).cstr()?.to_string();
+                crate::auth::md5_check(role.as_ref(), user, salt, &answer)?;
+                Ok(role.is_some_and(|r| r.superuser))
+            }
+        }
+    }
+
+    fn send_auth(&mut self) -> Result<()> {
+        self.out
+            .flush(&mut self.writer)
+            .map_err(|e| Error::new("08006", format!("could not send data to client: {e}")))
+    }
+
+    /// The client's next message during authentication: a PasswordMessage ('p').
+    fn password_message(&mut self) -> Result<Vec<u8>> {
+        let lost = |e: io::Error| Error::new("08006", format!("connection lost: {e}"));
+        let mut header = [0u8; 5];
+        self.reader.read_exact(&mut header).map_err(lost)?;
+        if header[0] != b'p' {
+            return Err(Error::protocol_violation(format!(
+                "expected password response, got message type {}",
+                header[0]
+            ))
+            .into_fatal());
+        }
+        let len = i32::from_be_bytes([header[1], header[2], header[3], header[4]]);
+        if !(4..=10_000).contains(&len) {
+            return Err(Error::protocol_violation("invalid password packet size").into_fatal());
+        }
+        let mut body = Vec::new();
+        codec::read_body(&mut self.reader, &mut body, len as usize - 4).map_err(lost)?;
+        Ok(body)
     }
 
     fn message_loop(&mut self) -> io::Result<()> {

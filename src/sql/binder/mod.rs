@@ -85,6 +85,7 @@ mod functions;
 mod grouping;
 mod names;
 mod position;
+mod roles;
 mod scope;
 mod select;
 pub mod sequences;
@@ -364,6 +365,17 @@ impl<'a> Binder<'a> {
                 owned_by.as_ref(),
             ),
             A::Statement::CreateView(cv) => self.bind_create_view(cv),
+            A::Statement::CreateRole(create) => self.bind_create_role(create),
+            A::Statement::AlterRole { name, operation } => self.bind_alter_role(name, operation),
+            A::Statement::Drop {
+                object_type: A::ObjectType::Role | A::ObjectType::User,
+                if_exists,
+                names,
+                ..
+            } => Ok(BoundStatement::Role(crate::plan::RoleChange::Drop {
+                names: names.iter().map(object_name).collect::<Result<_>>()?,
+                if_exists: *if_exists,
+            })),
             A::Statement::Drop {
                 object_type,
                 if_exists,

@@ -1,0 +1,119 @@
+//! Running CREATE / ALTER / DROP ROLE against `auth::Roles`: PostgreSQL's checks and
+//! messages, the password turned into its secrets at once, and an undo entry per
+//! change so a rollback takes it back (role changes are transactional, as in
+//! PostgreSQL).
+
+use super::{Outcome, Session, Undo};
+use crate::auth::{Role, Secret};
+use crate::error::{Error, Result};
+use crate::plan::RoleChange;
+
+impl Session {
+    fn is_superuser(&self) -> bool {
+        self.settings
+            .get("is_superuser")
+            .is_none_or(|(_, v)| v == "on")
+    }
+
+    fn put_role(&mut self, name: &str, role: Option<Role>) {
+        let before = self.db.roles.put(name, role);
+        self.undo.push(Undo::Role(name.to_string(), before));
+    }
+
+    pub(super) fn change_roles(&mut self, change: &RoleChange) -> Result<Outcome> {
+        let tag = match change {
+            RoleChange::Create {
+                name,
+                superuser,
+                login,
+                password,
+            } => {
+                if !self.is_superuser() {
+                    return Err(Error::new("42501", "permission denied to create role"));
+                }
+                if name == "public" || name == "none" {
+                    return Err(Error::new(
+                        "42939",
+                        format!("role name \"{name}\" is reserved"),
+                    ));
+                }
+                if name.starts_with("pg_") {
+                    return Err(
+                        Error::new("42939", format!("role name \"{name}\" is reserved"))
+                            .with_detail("Role names starting with \"pg_\" are reserved."),
+                    );
+                }
+                if self.db.roles.get(name).is_some() {
+                    return Err(Error::new(
+                        "42710",
+                        format!("role \"{name}\" already exists"),
+                    ));
+                }
+                let role = Role {
+                    name: name.clone(),
+                    superuser: *superuser,
+                    login: *login,
+                    secret: password.as_deref().map(|p| Secret::new(name, p)),
+                };
+                self.put_role(name, Some(role));
+                "CREATE ROLE"
+            }
+            RoleChange::Alter {
+                name,
+                superuser,
+                login,
+                password,
+            } => {
+                let Some(mut role) = self.db.roles.get(name) else {
+                    return Err(Error::new(
+                        "42704",
+                        format!("role \"{name}\" does not exist"),
+                    ));
+                };
+                // Without superuser, only one's own password may change.
+                let own_password = *name == self.user && superuser.is_none() && login.is_none();
+                if !self.is_superuser() && !own_password {
+                    return Err(Error::new("42501", "permission denied"));
+                }
+                if let Some(s) = superuser {
+                    role.superuser = *s;
+                }
+                if let Some(l) = login {
+                    role.login = *l;
+                }
+                if let Some(p) = password {
+                    role.secret = p.as_deref().map(|p| Secret::new(name, p));
+                }
+                self.put_role(name, Some(role));
+                "ALTER ROLE"
+            }
+            RoleChange::Drop { names, if_exists } => {
+                if !self.is_superuser() {
+                    return Err(Error::new("42501", "permission denied to drop role"));
+                }
+                for name in names {
+                    if self.db.roles.get(name).is_none() {
+                        if *if_exists {
+                            self.notices.push((
+                                "NOTICE".into(),
+                                "00000".into(),
+                                format!("role \"{name}\" does not exist, skipping"),
+                            ));
+                            continue;
+                        }
+                        return Err(Error::new(
+                            "42704",
+                            format!("role \"{name}\" does not exist"),
+                        ));
+                    }
+                    if *name == self.user {
+                        return Err(Error::new("55006", "current user cannot be dropped"));
+                    }
+                    self.put_role(name, None);
+                }
+                "DROP ROLE"
+            }
+        };
+        Ok(Outcome::Done { tag: tag.into() })
+    }
+}

@@ -1,0 +1,146 @@
+//! Who may connect: SCRAM-SHA-256 and MD5 password authentication through a real
+//! client (tokio-postgres, which speaks both), roles made in SQL, and what a role
+//! without superuser may not do. PostgreSQL 15's answers: 28P01 for a wrong password
+//! or an unknown user (the same message), 42501 for a missing privilege.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{TestServer, connect_url};
+use kiln::Database;
+use kiln::auth::{Method, Role, Secret};
+
+fn server(method: Method) -> TestServer {
+    let mut db = Database::new();
+    db.auth = method;
+    db.roles.put(
+        "admin",
+        Some(Role {
+            name: "admin".into(),
+            superuser: true,
+            login: true,
+            secret: Some(Secret::new("admin", "right horse")),
+        }),
+    );
+    TestServer::start_with(Arc::new(db))
+}
+
+fn url(server: &TestServer, user: &str, password: &str) -> String {
+    format!(
+        "host={} port={} user={user} password='{password}' dbname=test",
+        server.addr.ip(),
+        server.addr.port()
+    )
+}
+
+async fn refused(url: &str) -> (String, String, String) {
+    let e = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .err()
+        .expect("refused");
+    let db = e.as_db_error().expect("an ErrorResponse");
+    (
+        db.severity().to_string(),
+        db.code().code().to_string(),
+        db.message().to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scram_and_md5_let_the_right_password_in_and_nothing_else() {
+    for method in [Method::Scram, Method::Md5] {
+        let server = server(method);
+        let c = connect_url(&url(&server, "admin", "right horse")).await;
+        let row = c.query_one("SELECT 1 + 1", &[]).await.expect("query");
+        assert_eq!(row.get::<_, i32>(0), 2);
+        let failed = |user: &str| {
+            (
+                "FATAL".to_string(),
+                "28P01".to_string(),
+                format!("password authentication failed for user \"{user}\""),
+            )
+        };
+        assert_eq!(
+            refused(&url(&server, "admin", "wrong horse")).await,
+            failed("admin")
+        );
+        // An unknown name fails the same way (no hint that it does not exist).
+        assert_eq!(
+            refused(&url(&server, "nobody", "right horse")).await,
+            failed("nobody")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn roles_made_in_sql_log_in_and_are_not_superusers() {
+    let server = server(Method::Scram);
+    let admin = connect_url(&url(&server, "admin", "right horse")).await;
+    admin
+        .batch_execute(
+            "CREATE ROLE app LOGIN PASSWORD 'app pw'; CREATE USER other WITH PASSWORD 'o'",
+        )
+        .await
+        .expect("create roles");
+    // A role made in a transaction that rolls back is gone.
+    admin
+        .batch_execute("BEGIN; CREATE ROLE ghost LOGIN PASSWORD 'g'; ROLLBACK")
+        .await
+        .expect("rolled back");
+    assert_eq!(refused(&url(&server, "ghost", "g")).await.1, "28P01");
+    let app = connect_url(&url(&server, "app", "app pw")).await;
+    let rows = app.simple_query("SHOW is_superuser").await.expect("show");
+    assert!(
+        matches!(&rows[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("off"))
+    );
+    let e = app
+        .batch_execute("CREATE ROLE sneaky SUPERUSER")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("42501"));
+    // Its own password it may change; then only the new one works.
+    app.batch_execute("ALTER ROLE app PASSWORD 'new pw'")
+        .await
+        .expect("own password");
+    assert_eq!(refused(&url(&server, "app", "app pw")).await.1, "28P01");
+    connect_url(&url(&server, "app", "new pw")).await;
+    // NOLOGIN, then DROP: no way in.
+    admin
+        .batch_execute("ALTER ROLE other NOLOGIN")
+        .await
+        .expect("nologin");
+    assert_eq!(refused(&url(&server, "other", "o")).await.1, "28P01");
+    admin.batch_execute("DROP ROLE other").await.expect("drop");
+    let e = admin.batch_execute("DROP ROLE other").await.unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("42704"));
+    let e = admin.batch_execute("CREATE ROLE app").await.unwrap_err();
+    assert_eq!(e.code().map(|c| c.code()), Some("42710"));
+}
+
+/// kiln will not serve the network with trust authentication, nor start password
+/// authentication without the superuser's password.
+#[test]
+fn refuses_to_start_open_to_the_network_or_without_a_password() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kiln"))
+            .args(args)
+            .output()
+            .expect("run kiln");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, err) = run(&["--listen", "0.0.0.0", "--port", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("refusing to listen on 0.0.0.0 with --auth trust"),
+        "{err}"
+    );
+    let (code, err) = run(&["--auth", "scram-sha-256", "--port", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs --password-file"), "{err}");
+    let (code, err) = run(&["--auth", "password", "--port", "0"]);
+    assert_eq!(code, Some(2), "{err}");
+}
