@@ -38,4 +38,31 @@ java -cp "$JAR" tests/clients/Jdbc.java 127.0.0.1 "$PORT" || status=1
 echo "== Java: pgJDBC from a JVM in America/New_York (its zone is sent at connect)"
 java -Duser.timezone=America/New_York -cp "$JAR" tests/clients/Jdbc.java 127.0.0.1 "$PORT" || status=1
 
+echo "== psql: TLS (sslmode=verify-full) and SCRAM-SHA-256 passwords"
+if command -v psql >/dev/null; then
+  TPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  echo "tls and scram" > "$OUT/password"
+  ./target/release/kiln --port "$TPORT" --auth scram-sha-256 --superuser admin \
+    --password-file "$OUT/password" --tls-cert tests/tls/server.crt --tls-key tests/tls/server.key \
+    >"$OUT/kiln-tls.log" 2>&1 &
+  TLS_PID=$!
+  trap 'kill "$KILN_PID" "$TLS_PID" 2>/dev/null || true' EXIT
+  for _ in $(seq 100); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $TPORT), 1)" 2>/dev/null && break
+    sleep 0.05
+  done
+  DSN="host=localhost port=$TPORT user=admin sslmode=verify-full sslrootcert=tests/tls/server.crt"
+  got=$(PGPASSWORD="tls and scram" psql -X -At -d "$DSN" -c "SHOW ssl" 2>&1 || true)
+  if [ "$got" = "on" ]; then echo "ok     right password over verified TLS"; else echo "FAILED right password over TLS: $got"; status=1; fi
+  got=$(PGPASSWORD="wrong" psql -X -At -d "$DSN" -c "SELECT 1" 2>&1 || true)
+  case "$got" in
+    *'password authentication failed for user "admin"'*) echo "ok     wrong password: 28P01" ;;
+    *) echo "FAILED wrong password: $got"; status=1 ;;
+  esac
+  got=$(PGPASSWORD="tls and scram" psql -X -At -d "$DSN sslmode=disable" -c "SELECT 'plain'" 2>&1 || true)
+  if [ "$got" = "plain" ]; then echo "ok     the same server without TLS when the client does not ask"; else echo "FAILED plain: $got"; status=1; fi
+else
+  echo "psql not installed; skipped"
+fi
+
 exit $status

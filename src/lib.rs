@@ -73,6 +73,8 @@ pub struct Database {
     pub auth: auth::Method,
     /// Roles (CREATE ROLE; `--superuser`).
     pub roles: auth::Roles,
+    /// TLS for clients that ask (`--tls-cert`, `--tls-key`).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Default for Database {
@@ -104,6 +106,7 @@ impl Database {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             auth: auth::Method::Trust,
             roles: Default::default(),
+            tls: None,
         }
     }
 

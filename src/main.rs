@@ -54,6 +54,12 @@ struct Args {
     /// A file whose first line is the superuser's password (needed unless --auth trust).
     #[arg(long, env = "KILN_PASSWORD_FILE")]
     password_file: Option<std::path::PathBuf>,
+    /// PEM certificate chain for TLS (with --tls-key): clients that ask get TLS.
+    #[arg(long, env = "KILN_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key for TLS (with --tls-cert).
+    #[arg(long, env = "KILN_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
 }
 
 /// Whether `listen` (a --listen value) is a loopback address only.
@@ -103,6 +109,15 @@ fn main() {
     let mut db = Database::new();
     db.max_connections = args.max_connections;
     db.auth = auth;
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        match kiln::wire::transport::server_config(cert, key) {
+            Ok(config) => db.tls = Some(config),
+            Err(e) => {
+                eprintln!("kiln: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
     let password = match &args.password_file {
         Some(path) => match std::fs::read_to_string(path) {
             Ok(text) => Some(text.lines().next().unwrap_or("").to_string()),

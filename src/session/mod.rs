@@ -334,6 +334,8 @@ impl Session {
     pub fn new(db: Arc<Database>, user: &str, database: &str) -> Session {
         let mut settings = Settings::new(user);
         settings.set_server_value("max_connections", db.max_connections.to_string());
+        let ssl = if db.tls.is_some() { "on" } else { "off" };
+        settings.set_server_value("ssl", ssl.into());
         Session {
             db,
             settings,

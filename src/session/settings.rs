@@ -50,6 +50,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
             crate::DEFAULT_MAX_CONNECTIONS.to_string(),
         ),
         ("superuser_reserved_connections", "3".into()),
+        ("ssl", "off".into()),
         ("search_path", "\"$user\", public".into()),
         ("server_encoding", "UTF8".into()),
         ("server_version", SERVER_VERSION.into()),
@@ -331,7 +332,7 @@ impl Settings {
                 }
                 "on".into()
             }
-            "max_connections" | "superuser_reserved_connections" => {
+            "max_connections" | "superuser_reserved_connections" | "ssl" => {
                 return Err(Error::new(
                     "55P02",
                     format!(

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use super::codec::{self, MessageReader, OutBuf};
 use super::encode;
+use super::transport::Shared;
 use crate::Database;
 use crate::error::{Error, Result};
 use crate::session::TxnStatus;
@@ -71,8 +72,11 @@ struct Portal {
 
 pub struct Connection {
     db: Arc<Database>,
-    reader: BufReader<TcpStream>,
-    writer: BufWriter<TcpStream>,
+    reader: BufReader<Shared>,
+    writer: BufWriter<Shared>,
+    /// The socket itself, for polling and timeouts (under TLS too).
+    tcp: TcpStream,
+    transport: Shared,
     out: OutBuf,
     body: Vec<u8>,
     session: Option<Session>,
@@ -104,11 +108,14 @@ impl Connection {
     pub fn new(db: Arc<Database>, stream: TcpStream) -> io::Result<Connection> {
         stream.set_nodelay(true)?;
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
-        let read_half = stream.try_clone()?;
+        let tcp = stream.try_clone()?;
+        let transport = Shared::new(stream);
         Ok(Connection {
             db,
-            reader: BufReader::with_capacity(64 * 1024, read_half),
-            writer: BufWriter::with_capacity(64 * 1024, stream),
+            reader: BufReader::with_capacity(64 * 1024, transport.clone()),
+            writer: BufWriter::with_capacity(64 * 1024, transport.clone()),
+            tcp,
+            transport,
             out: OutBuf::new(),
             body: Vec::new(),
             session: None,
@@ -154,6 +161,24 @@ impl Connection {
             let mut r = MessageReader::new(&body);
             let code = r.i32().unwrap_or(0);
             match code {
+                SSL_REQUEST if !self.transport.is_tls() && self.db.tls.is_some() => {
+                    self.writer.write_all(b"S")?;
+                    self.writer.flush()?;
+                    // Bytes sent after the request, before the handshake, would be read
+                    // as if they had been encrypted (CVE-2021-23214 in PostgreSQL).
+                    if !self.reader.buffer().is_empty() {
+                        self.fatal(Error::protocol_violation(
+                            "received unencrypted data after SSL request",
+                        ))?;
+                        return Ok(false);
+                    }
+                    let (Some(config), Ok(tcp)) = (self.db.tls.clone(), self.tcp.try_clone())
+                    else {
+                        return Ok(false);
+                    };
+                    self.transport.start_tls(config, tcp)?;
+                    continue;
+                }
                 SSL_REQUEST | GSSENC_REQUEST => {
                     self.writer.write_all(b"N")?;
                     self.writer.flush()?;
@@ -386,13 +411,13 @@ impl Connection {
                 s.settings.idle_in_transaction_timeout.filter(|_| in_block)
             });
             if idle_limit.is_some() && self.reader.buffer().is_empty() {
-                let _ = self.reader.get_ref().set_read_timeout(idle_limit);
+                let _ = self.tcp.set_read_timeout(idle_limit);
             }
             let mut header = [0u8; 5];
             let read = self.reader.read_exact(&mut header);
             last_gap = waited.elapsed();
             if idle_limit.is_some() {
-                let _ = self.reader.get_ref().set_read_timeout(None);
+                let _ = self.tcp.set_read_timeout(None);
             }
             if let Err(e) = read {
                 if idle_limit.is_some()
@@ -464,7 +489,7 @@ impl Connection {
     }
 
     fn spin(&mut self) {
-        let sock = self.reader.get_ref();
+        let sock = &self.tcp;
         if sock.set_nonblocking(true).is_err() {
             return;
         }

@@ -6,6 +6,7 @@
 //! - [`connection`]: one client's message loop — startup, simple and extended query,
 //!   cancel, errors — driving a [`Session`](crate::session::Session).
 //! - [`server`]: the listener, one thread per connection.
+//! - [`transport`]: the byte stream, plain TCP or TLS (rustls) after an SSLRequest.
 //!
 //! Output is batched: DataRows are encoded straight from column vectors into the
 //! connection's buffer. A result's first write goes out at 2 KB, each later one at four
@@ -17,3 +18,4 @@ pub mod codec;
 pub mod connection;
 pub mod encode;
 pub mod server;
+pub mod transport;
