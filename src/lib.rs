@@ -52,6 +52,64 @@ pub const VERSION_STRING: &str = concat!(
     ") on x86_64-pc-linux-gnu, compiled by rustc, 64-bit"
 );
 
+/// One session as the others see it.
+pub struct Backend {
+    secret: i32,
+    cancel: Arc<CancelFlag>,
+    user: String,
+    superuser: bool,
+    /// The client's socket: pg_terminate_backend shuts its reading side to wake the
+    /// session's thread out of a blocked read.
+    socket: Option<std::net::TcpStream>,
+}
+
+/// The sessions of a database, by process id.
+pub struct Backends {
+    sessions: Mutex<HashMap<i32, Backend>>,
+    next_pid: AtomicI32,
+}
+
+impl Backends {
+    /// pg_cancel_backend / pg_terminate_backend from session `by` (`superuser`, `user`):
+    /// Ok(false) with no such session (PostgreSQL warns and answers false), 42501 for
+    /// a superuser's session signalled by a non-superuser or another role's by a
+    /// non-superuser.
+    pub fn signal(
+        &self,
+        pid: i32,
+        user: &str,
+        superuser: bool,
+        terminate: bool,
+    ) -> error::Result<bool> {
+        let sessions = self.sessions.lock();
+        let Some(b) = sessions.get(&pid) else {
+            return Ok(false);
+        };
+        let what = if terminate { "terminate" } else { "cancel" };
+        if b.superuser && !superuser {
+            return Err(error::Error::new(
+                "42501",
+                format!("must be a superuser to {what} superuser query"),
+            ));
+        }
+        if !superuser && b.user != user {
+            return Err(error::Error::new(
+                "42501",
+                "must be a member of the role whose query is being canceled or member of pg_signal_backend",
+            ));
+        }
+        if terminate {
+            b.cancel.terminate();
+            if let Some(s) = &b.socket {
+                let _ = s.shutdown(std::net::Shutdown::Read);
+            }
+        } else {
+            b.cancel.cancel();
+        }
+        Ok(true)
+    }
+}
+
 /// PostgreSQL's default max_connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
 
@@ -65,8 +123,8 @@ pub struct Database {
     /// pg_advisory_lock and kin.
     pub advisory: Arc<storage::advisory::AdvisoryLocks>,
     vacuum: VacuumWorker,
-    sessions: Mutex<HashMap<i32, (i32, Arc<CancelFlag>)>>,
-    next_pid: AtomicI32,
+    /// The sessions, by process id (cancel, terminate, max_connections).
+    pub backends: Arc<Backends>,
     /// Sessions at most (`--max-connections`, PostgreSQL's max_connections; 100).
     pub max_connections: usize,
     /// `--auth`: how clients authenticate.
@@ -101,8 +159,10 @@ impl Database {
             serializable: Default::default(),
             advisory: Default::default(),
             vacuum,
-            sessions: Mutex::new(HashMap::new()),
-            next_pid: AtomicI32::new(1000),
+            backends: Arc::new(Backends {
+                sessions: Mutex::new(HashMap::new()),
+                next_pid: AtomicI32::new(1000),
+            }),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             auth: auth::Method::Trust,
             roles: Default::default(),
@@ -123,29 +183,44 @@ impl Database {
 
     /// Registers a session for CancelRequest; returns its (process id, secret key), or
     /// None when `max_connections` sessions are open already.
-    pub fn register_session(&self, cancel: Arc<CancelFlag>) -> Option<(i32, i32)> {
-        let mut sessions = self.sessions.lock();
+    pub fn register_session(
+        &self,
+        cancel: Arc<CancelFlag>,
+        user: &str,
+        superuser: bool,
+        socket: Option<std::net::TcpStream>,
+    ) -> Option<(i32, i32)> {
+        let mut sessions = self.backends.sessions.lock();
         if sessions.len() >= self.max_connections {
             return None;
         }
-        let pid = self.next_pid.fetch_add(1, Ordering::Relaxed);
+        let pid = self.backends.next_pid.fetch_add(1, Ordering::Relaxed);
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_i32(pid);
         let secret = h.finish() as i32;
-        sessions.insert(pid, (secret, cancel));
+        sessions.insert(
+            pid,
+            Backend {
+                secret,
+                cancel,
+                user: user.to_string(),
+                superuser,
+                socket,
+            },
+        );
         Some((pid, secret))
     }
 
     pub fn unregister_session(&self, pid: i32) {
-        self.sessions.lock().remove(&pid);
+        self.backends.sessions.lock().remove(&pid);
     }
 
     /// Handles a CancelRequest: cancels the session's running statement if the key matches.
     pub fn cancel(&self, pid: i32, secret: i32) {
-        if let Some((s, flag)) = self.sessions.lock().get(&pid)
-            && *s == secret
+        if let Some(b) = self.backends.sessions.lock().get(&pid)
+            && b.secret == secret
         {
-            flag.cancel();
+            b.cancel.cancel();
         }
     }
 }

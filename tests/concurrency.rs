@@ -823,3 +823,77 @@ async fn lock_table_needs_a_block_and_nowait_refuses_a_busy_table() {
         .expect("lock and write");
     assert_eq!(ints(&a, "SELECT count(*) FROM cc_lock").await, vec![2]);
 }
+
+/// pg_cancel_backend cancels another session's statement (here: waiting for a row lock),
+/// pg_terminate_backend ends an idle session with FATAL 57P01, and a process id that
+/// is no session answers false.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_and_terminate_another_backend() {
+    let t = Target::new();
+    let admin = t.connect().await;
+    admin
+        .batch_execute(
+            "DROP TABLE IF EXISTS cc_signal; CREATE TABLE cc_signal (id int PRIMARY KEY, v int);
+             INSERT INTO cc_signal VALUES (1, 0)",
+        )
+        .await
+        .unwrap();
+    let holder = t.connect().await;
+    holder
+        .batch_execute("BEGIN; UPDATE cc_signal SET v = 1 WHERE id = 1")
+        .await
+        .unwrap();
+    let waiter = Arc::new(t.connect().await);
+    let pid: i32 = waiter
+        .query_one("SELECT pg_backend_pid()", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let w = waiter.clone();
+    let blocked = tokio::spawn(async move {
+        w.batch_execute("UPDATE cc_signal SET v = 2 WHERE id = 1")
+            .await
+    });
+    assert!(
+        still_blocked(&blocked, 300).await,
+        "the update waits for the row lock"
+    );
+    let cancelled: bool = admin
+        .query_one("SELECT pg_cancel_backend($1)", &[&pid])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(cancelled);
+    let e = tokio::time::timeout(Duration::from_secs(10), blocked)
+        .await
+        .expect("the cancel ends the wait")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(code(&e), Some("57014"));
+    holder.batch_execute("ROLLBACK").await.unwrap();
+    // The cancelled session goes on.
+    let one: i32 = waiter.query_one("SELECT 1", &[]).await.unwrap().get(0);
+    assert_eq!(one, 1);
+    let terminated: bool = admin
+        .query_one("SELECT pg_terminate_backend($1)", &[&pid])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(terminated);
+    let mut gone = false;
+    for _ in 0..100 {
+        if let Err(e) = waiter.query_one("SELECT 1", &[]).await {
+            assert!(code(&e) == Some("57P01") || e.is_closed(), "{e:?}");
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(gone, "the terminated session ends");
+    let none: bool = admin
+        .query_one("SELECT pg_cancel_backend(999999)", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert!(!none);
+}

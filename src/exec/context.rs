@@ -15,11 +15,19 @@ use crate::types::text::TextFormat;
 
 /// Set by a CancelRequest from another connection; checked between batches.
 #[derive(Default)]
-pub struct CancelFlag(AtomicBool);
+pub struct CancelFlag(AtomicBool, AtomicBool);
 
 impl CancelFlag {
     pub fn cancel(&self) {
         self.0.store(true, Ordering::Release);
+    }
+    /// pg_terminate_backend: the session ends (with FATAL 57P01) at its next chance.
+    pub fn terminate(&self) {
+        self.1.store(true, Ordering::Release);
+        self.cancel();
+    }
+    pub fn is_terminated(&self) -> bool {
+        self.1.load(Ordering::Acquire)
     }
     pub fn take(&self) -> bool {
         self.0.swap(false, Ordering::AcqRel)
@@ -69,6 +77,9 @@ pub struct ExecContext {
     pub locker: Option<Locker>,
     /// The advisory locks and who this session is to them.
     pub advisory: Option<(Arc<crate::storage::advisory::AdvisoryLocks>, u64)>,
+    /// This session's process id and the database's sessions (pg_backend_pid,
+    /// pg_cancel_backend, pg_terminate_backend), with whether it is a superuser.
+    pub backends: Option<(i32, Arc<crate::Backends>, bool)>,
 }
 
 /// What locking rows needs: the transaction manager to wait on holders, and how long.

@@ -573,6 +573,9 @@ pub fn eval_function(
         | Func::AdvisoryUnlock
         | Func::AdvisoryUnlockShared
         | Func::AdvisoryUnlockAll => advisory_call(func, &vs, n, ctx)?,
+        Func::BackendPid | Func::CancelBackend | Func::TerminateBackend => {
+            backend_call(func, &vs, n, ctx)?
+        }
         Func::Extract | Func::DatePart | Func::DateTrunc | Func::Age | Func::Timezone => {
             super::date_functions::eval(func, args, &vs, n, ty, ctx)?
         }
@@ -853,6 +856,33 @@ fn serial_sequence(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
 }
 
 /// The advisory lock functions, row by row. `void` results are empty text.
+/// pg_backend_pid, and signalling other sessions (`Backends::signal`); a process id
+/// that is no session gets false.
+fn backend_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let Some((pid, backends, superuser)) = &ctx.backends else {
+        return Err(Error::feature_not_supported("this function here"));
+    };
+    if func == Func::BackendPid {
+        return Ok(Vector::repeat(&Value::Int4(*pid), DataType::Int4, n));
+    }
+    let mut out = Vector::with_capacity(DataType::Bool, n);
+    for i in 0..n {
+        let Some(Value::Int4(target)) = args.first().map(|a| a.value(i, DataType::Int4)) else {
+            out.push_null();
+            continue;
+        };
+        // (PostgreSQL also warns "PID n is not a PostgreSQL server process".)
+        let signalled = backends.signal(
+            target,
+            &ctx.user,
+            *superuser,
+            func == Func::TerminateBackend,
+        )?;
+        out.push_value(&Value::Bool(signalled));
+    }
+    Ok(out)
+}
+
 fn advisory_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
     use crate::storage::advisory::Request;
     let Some((locks, owner)) = &ctx.advisory else {

@@ -277,6 +277,10 @@ pub enum BoundStatement {
     },
     /// CREATE ROLE / CREATE USER / ALTER ROLE / DROP ROLE.
     Role(RoleChange),
+    /// DISCARD ALL | PLANS | SEQUENCES | TEMP, and RESET ALL (`Discard::Settings`).
+    Discard(Discard),
+    /// CHECKPOINT (memory only: nothing to write yet; superusers only, as PostgreSQL).
+    Checkpoint,
     /// FETCH / MOVE.
     Fetch {
         cursor: String,
@@ -295,6 +299,17 @@ pub enum BoundStatement {
         /// CSV FORCE_QUOTE, per column.
         force_quote: Vec<bool>,
     },
+}
+
+/// What DISCARD (or RESET ALL) forgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discard {
+    All,
+    Plans,
+    Sequences,
+    Temp,
+    /// RESET ALL.
+    Settings,
 }
 
 /// A change to the roles (`auth::Roles`).
@@ -398,7 +413,10 @@ impl BoundStatement {
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::DeclareCursor { query, .. } => query.takes_writer_lock(),
             BoundStatement::Role(_) => true,
-            BoundStatement::Fetch { .. } | BoundStatement::CloseCursor { .. } => false,
+            BoundStatement::Fetch { .. }
+            | BoundStatement::CloseCursor { .. }
+            | BoundStatement::Discard(_)
+            | BoundStatement::Checkpoint => false,
             BoundStatement::Explain { .. }
             | BoundStatement::CopyTo { .. }
             | BoundStatement::Transaction(_)

@@ -32,6 +32,7 @@
 mod alter;
 pub mod copy;
 mod cursor;
+mod discard;
 mod foreign_keys;
 mod roles;
 pub mod settings;
@@ -258,6 +259,11 @@ pub struct Session {
     /// Tables this transaction created or truncated, with the savepoint depth then
     /// (COPY FREEZE's condition).
     fresh_tables: Vec<(u32, usize)>,
+    /// The settings as the session began (startup parameters applied): what RESET ALL
+    /// and DISCARD ALL return to.
+    session_defaults: Option<Settings>,
+    /// This session's process id (BackendKeyData; pg_backend_pid).
+    pub pid: i32,
     /// Open cursors (DECLARE), by name.
     cursors: HashMap<String, cursor::Cursor>,
     /// The batch row of the last constraint error `store_rows` raised, and whether it
@@ -359,6 +365,8 @@ impl Session {
             holds_table_locks: false,
             fresh_tables: Vec::new(),
             cursors: HashMap::new(),
+            pid: 0,
+            session_defaults: None,
             failed_row: None,
         }
     }
@@ -514,6 +522,13 @@ impl Session {
                 repeatable: self.txn.isolation != Isolation::ReadCommitted,
             }),
             advisory: Some((self.db.advisory.clone(), self.advisory_owner)),
+            backends: Some((
+                self.pid,
+                self.db.backends.clone(),
+                self.settings
+                    .get("is_superuser")
+                    .is_none_or(|(_, v)| v == "on"),
+            )),
         }
     }
 
@@ -981,6 +996,19 @@ impl Session {
                 is_move,
             } => return self.fetch_cursor(cursor, *direction, *is_move),
             BoundStatement::CloseCursor { name } => return self.close_cursor(name.as_deref()),
+            BoundStatement::Discard(what) => return self.discard(*what),
+            BoundStatement::Checkpoint => {
+                if self
+                    .settings
+                    .get("is_superuser")
+                    .is_some_and(|(_, v)| v != "on")
+                {
+                    return Err(Error::new("42501", "must be superuser to do CHECKPOINT"));
+                }
+                return Ok(Outcome::Done {
+                    tag: "CHECKPOINT".into(),
+                });
+            }
             BoundStatement::DeclareCursor { hold: false, .. }
                 if !matches!(self.status, TxnStatus::InBlock) =>
             {
@@ -1601,6 +1629,8 @@ impl Session {
             | BoundStatement::Analyze { .. }
             | BoundStatement::Deallocate { .. }
             | BoundStatement::Fetch { .. }
+            | BoundStatement::Discard(_)
+            | BoundStatement::Checkpoint
             | BoundStatement::CloseCursor { .. } => Err(Error::internal("statement handled above")),
         }
     }

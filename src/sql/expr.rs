@@ -113,6 +113,10 @@ pub enum Func {
     Version,
     CurrentDatabase,
     CurrentUser,
+    /// pg_backend_pid(), pg_cancel_backend(pid), pg_terminate_backend(pid [, timeout]).
+    BackendPid,
+    CancelBackend,
+    TerminateBackend,
     /// current_setting(name [, missing_ok]).
     CurrentSetting,
     /// Sequences: `nextval`, `currval`, `setval`, `lastval` (volatile: never folded).

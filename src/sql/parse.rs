@@ -172,7 +172,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "sequence")
         || mentions(sql, "copy")
         || mentions(sql, "fetch")
-        || mentions(sql, "move"))
+        || mentions(sql, "move")
+        || mentions(sql, "checkpoint"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -493,12 +494,17 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.fetch")
         } else if word(n, "MOVE") {
             Some("kiln.move")
+        } else if word(n, "CHECKPOINT") {
+            Some("kiln.checkpoint")
         } else {
             None
         };
         if let Some(setting) = setting {
             let start = byte_offset(sql, tokens[sig[n]].span.start)?;
-            let one_word = matches!(setting, "kiln.copy" | "kiln.fetch" | "kiln.move");
+            let one_word = matches!(
+                setting,
+                "kiln.copy" | "kiln.fetch" | "kiln.move" | "kiln.checkpoint"
+            );
             let mut end_tok = if one_word { n + 1 } else { n + 2 };
             while end_tok < sig.len() && !matches!(tokens[sig[end_tok]].token, Token::SemiColon) {
                 end_tok += 1;
@@ -521,7 +527,7 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             } else {
                 rest = rest.trim().to_string();
             }
-            if rest.is_empty() && one_word {
+            if rest.is_empty() && one_word && setting != "kiln.checkpoint" {
                 // `FETCH;` is a syntax error PostgreSQL reports at the end.
                 return None;
             }

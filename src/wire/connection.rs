@@ -273,6 +273,7 @@ impl Connection {
                 .settings
                 .set_server_value("is_superuser", "off".into());
         }
+        session.mark_session_defaults();
         let at = self.out.begin(b'R');
         self.out.i32(0);
         self.out.end(at);
@@ -291,7 +292,13 @@ impl Connection {
                 self.out.parameter_status(&display, &value);
             }
         }
-        let Some((pid, secret)) = self.db.register_session(session.cancel.clone()) else {
+        let registered = self.db.register_session(
+            session.cancel.clone(),
+            &user,
+            superuser,
+            self.tcp.try_clone().ok(),
+        );
+        let Some((pid, secret)) = registered else {
             // Nothing was sent yet but the authentication request: PostgreSQL answers
             // the client over the limit with this FATAL.
             self.out.buf.clear();
@@ -299,6 +306,7 @@ impl Connection {
             return Ok(false);
         };
         self.pid = pid;
+        session.pid = pid;
         let at = self.out.begin(b'K');
         self.out.i32(pid);
         self.out.i32(secret);
@@ -308,6 +316,13 @@ impl Connection {
         self.session = Some(session);
         tracing::debug!("connection {pid}: user {user}, database {database}");
         Ok(true)
+    }
+
+    /// Whether pg_terminate_backend ended this session.
+    fn terminated(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| s.cancel.is_terminated())
     }
 
     /// Runs the `--auth` exchange for `user`; returns whether the user is a superuser.
@@ -416,6 +431,12 @@ impl Connection {
             let mut header = [0u8; 5];
             let read = self.reader.read_exact(&mut header);
             last_gap = waited.elapsed();
+            if self.terminated() {
+                return self.fatal(Error::new(
+                    "57P01",
+                    "terminating connection due to administrator command",
+                ));
+            }
             if idle_limit.is_some() {
                 let _ = self.tcp.set_read_timeout(None);
             }
@@ -553,6 +574,13 @@ impl Connection {
         };
         if let Err(e) = result {
             self.session().abort_on_error();
+            if self.terminated() {
+                self.fatal(Error::new(
+                    "57P01",
+                    "terminating connection due to administrator command",
+                ))?;
+                return Ok(Flow::Close);
+            }
             self.out.error(&e);
             *skip_to_sync = true;
             // An error goes out at once, as PostgreSQL sends it: the client may be

@@ -54,6 +54,7 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         prune_below: 0,
         locker: None,
         advisory: None,
+        backends: None,
     }
 }
 

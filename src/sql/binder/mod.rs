@@ -480,7 +480,7 @@ impl<'a> Binder<'a> {
                     value: None,
                     local: false,
                 }),
-                A::Reset::ALL => Err(Error::feature_not_supported("RESET ALL")),
+                A::Reset::ALL => Ok(BoundStatement::Discard(crate::plan::Discard::Settings)),
                 A::Reset::SessionAuthorization => {
                     Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION"))
                 }
@@ -492,9 +492,14 @@ impl<'a> Binder<'a> {
                     A::CloseCursor::Specific { name } => Some(ident_name(name)),
                 },
             }),
-            A::Statement::Discard { .. } => Ok(BoundStatement::NoOp {
-                tag: "DISCARD ALL".into(),
-            }),
+            A::Statement::Discard { object_type } => {
+                Ok(BoundStatement::Discard(match object_type {
+                    A::DiscardObject::ALL => crate::plan::Discard::All,
+                    A::DiscardObject::PLANS => crate::plan::Discard::Plans,
+                    A::DiscardObject::SEQUENCES => crate::plan::Discard::Sequences,
+                    A::DiscardObject::TEMP => crate::plan::Discard::Temp,
+                }))
+            }
             other => {
                 let text = other.to_string();
                 let head: String = text

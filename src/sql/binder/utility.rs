@@ -62,6 +62,20 @@ impl Binder<'_> {
                             .join(", "),
                     )
                 };
+                if name == "kiln.checkpoint" {
+                    if value.as_deref().is_some_and(|v| !v.trim().is_empty()) {
+                        return Err(Error::syntax(format!(
+                            "syntax error at or near \"{}\"",
+                            value
+                                .as_deref()
+                                .unwrap_or("")
+                                .split_whitespace()
+                                .next()
+                                .unwrap_or("")
+                        )));
+                    }
+                    return Ok(BoundStatement::Checkpoint);
+                }
                 if name == "kiln.fetch" || name == "kiln.move" {
                     return self.bind_fetch(value.as_deref().unwrap_or(""), name == "kiln.move");
                 }

@@ -1,0 +1,63 @@
+//! DISCARD and RESET ALL: what a connection pooler sends to hand a session to its next
+//! client. DISCARD ALL closes cursors, deallocates prepared statements, resets every
+//! setting to the session's start (startup parameters included, as PostgreSQL does),
+//! releases session-level advisory locks and forgets currval/lastval; it is refused
+//! inside a transaction block (25001). PLANS and TEMP have nothing to forget in kiln (no
+//! plan cache, no temporary tables).
+
+use super::{Outcome, Session, TxnStatus};
+use crate::error::{Error, Result};
+use crate::plan::Discard;
+use crate::session::settings::REPORTED;
+
+impl Session {
+    /// Records the settings as they are now as the session's defaults (after startup).
+    pub fn mark_session_defaults(&mut self) {
+        self.session_defaults = Some(self.settings.clone());
+    }
+
+    pub(super) fn discard(&mut self, what: Discard) -> Result<Outcome> {
+        let tag = match what {
+            Discard::All => {
+                if matches!(self.status, TxnStatus::InBlock | TxnStatus::Failed) {
+                    return Err(Error::new(
+                        "25001",
+                        "DISCARD ALL cannot run inside a transaction block",
+                    ));
+                }
+                self.cursors.clear();
+                self.prepared.clear();
+                self.reset_settings();
+                self.db.advisory.release(self.advisory_owner, true);
+                self.sequences = Default::default();
+                "DISCARD ALL"
+            }
+            Discard::Settings => {
+                self.reset_settings();
+                "RESET"
+            }
+            Discard::Plans => "DISCARD PLANS",
+            Discard::Sequences => {
+                self.sequences = Default::default();
+                "DISCARD SEQUENCES"
+            }
+            Discard::Temp => "DISCARD TEMP",
+        };
+        Ok(Outcome::Done { tag: tag.into() })
+    }
+
+    /// Every setting back to the session's start; reported ones that change are sent.
+    fn reset_settings(&mut self) {
+        let Some(defaults) = self.session_defaults.clone() else {
+            return;
+        };
+        for name in REPORTED {
+            let before = self.settings.get(name).map(|(_, v)| v.to_string());
+            let after = defaults.get(name).map(|(_, v)| v.to_string());
+            if before != after {
+                self.changed_settings.push(name.to_string());
+            }
+        }
+        self.settings = defaults;
+    }
+}
