@@ -26,6 +26,7 @@ pub mod catalog;
 pub mod copy;
 pub mod error;
 pub mod exec;
+pub mod notify;
 pub mod plan;
 pub mod session;
 pub mod sql;
@@ -133,6 +134,8 @@ pub struct Database {
     pub roles: auth::Roles,
     /// TLS for clients that ask (`--tls-cert`, `--tls-key`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// LISTEN / NOTIFY.
+    pub notifier: notify::Notifier,
 }
 
 impl Default for Database {
@@ -167,6 +170,7 @@ impl Database {
             auth: auth::Method::Trust,
             roles: Default::default(),
             tls: None,
+            notifier: Default::default(),
         }
     }
 
@@ -213,6 +217,7 @@ impl Database {
 
     pub fn unregister_session(&self, pid: i32) {
         self.backends.sessions.lock().remove(&pid);
+        self.notifier.forget(pid);
     }
 
     /// Handles a CancelRequest: cancels the session's running statement if the key matches.

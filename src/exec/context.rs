@@ -80,6 +80,8 @@ pub struct ExecContext {
     /// This session's process id and the database's sessions (pg_backend_pid,
     /// pg_cancel_backend, pg_terminate_backend), with whether it is a superuser.
     pub backends: Option<(i32, Arc<crate::Backends>, bool)>,
+    /// pg_notify's queue: the transaction's notifications, sent at commit.
+    pub notifies: Option<crate::notify::PendingNotifies>,
 }
 
 /// What locking rows needs: the transaction manager to wait on holders, and how long.

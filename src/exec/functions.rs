@@ -576,6 +576,29 @@ pub fn eval_function(
         Func::BackendPid | Func::CancelBackend | Func::TerminateBackend => {
             backend_call(func, &vs, n, ctx)?
         }
+        Func::PgNotify => {
+            let Some(queue) = &ctx.notifies else {
+                return Err(Error::feature_not_supported("pg_notify here"));
+            };
+            for i in 0..n {
+                let channel = match vs.first().map(|v| v.value(i, DataType::Text)) {
+                    Some(Value::Text(c)) if !c.is_empty() => c,
+                    _ => return Err(Error::new("22023", "channel name cannot be empty")),
+                };
+                let payload = match vs.get(1).map(|v| v.value(i, DataType::Text)) {
+                    Some(Value::Text(p)) => p,
+                    _ => String::new(),
+                };
+                if payload.len() > crate::notify::PAYLOAD_MAX {
+                    return Err(Error::new("22023", "payload string too long"));
+                }
+                if channel.len() >= 64 {
+                    return Err(Error::new("22023", "channel name too long"));
+                }
+                queue.lock().push((channel, payload));
+            }
+            Vector::repeat(&Value::Text(String::new()), DataType::Text, n)
+        }
         Func::Extract | Func::DatePart | Func::DateTrunc | Func::Age | Func::Timezone => {
             super::date_functions::eval(func, args, &vs, n, ty, ctx)?
         }

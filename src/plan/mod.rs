@@ -281,6 +281,16 @@ pub enum BoundStatement {
     Discard(Discard),
     /// CHECKPOINT (memory only: nothing to write yet; superusers only, as PostgreSQL).
     Checkpoint,
+    /// LISTEN channel / UNLISTEN channel | * (None).
+    Listen {
+        channel: Option<String>,
+        listen: bool,
+    },
+    /// NOTIFY channel [, payload].
+    Notify {
+        channel: String,
+        payload: String,
+    },
     /// FETCH / MOVE.
     Fetch {
         cursor: String,
@@ -416,6 +426,8 @@ impl BoundStatement {
             BoundStatement::Fetch { .. }
             | BoundStatement::CloseCursor { .. }
             | BoundStatement::Discard(_)
+            | BoundStatement::Listen { .. }
+            | BoundStatement::Notify { .. }
             | BoundStatement::Checkpoint => false,
             BoundStatement::Explain { .. }
             | BoundStatement::CopyTo { .. }

@@ -11,6 +11,28 @@ use crate::plan::Discard;
 use crate::session::settings::REPORTED;
 
 impl Session {
+    /// At commit: LISTEN/UNLISTEN take effect, then the transaction's notifications go
+    /// out (each distinct channel and payload once, in order).
+    pub(super) fn commit_notifications(&mut self) {
+        for (listen, channel) in std::mem::take(&mut self.pending_listen) {
+            match (listen, channel) {
+                (true, Some(c)) => self.db.notifier.listen(self.pid, &c),
+                (true, None) => {}
+                (false, c) => self.db.notifier.unlisten(self.pid, c.as_deref()),
+            }
+        }
+        let notes = std::mem::take(&mut *self.pending_notify.lock());
+        if notes.is_empty() {
+            return;
+        }
+        let mut seen = std::collections::HashSet::with_capacity(notes.len());
+        let distinct: Vec<(String, String)> = notes
+            .into_iter()
+            .filter(|n| seen.insert(n.clone()))
+            .collect();
+        self.db.notifier.publish(self.pid, &distinct);
+    }
+
     /// Records the settings as they are now as the session's defaults (after startup).
     pub fn mark_session_defaults(&mut self) {
         self.session_defaults = Some(self.settings.clone());
@@ -30,6 +52,7 @@ impl Session {
                 self.reset_settings();
                 self.db.advisory.release(self.advisory_owner, true);
                 self.sequences = Default::default();
+                self.db.notifier.unlisten(self.pid, None);
                 "DISCARD ALL"
             }
             Discard::Settings => {

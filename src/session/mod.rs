@@ -264,6 +264,10 @@ pub struct Session {
     session_defaults: Option<Settings>,
     /// This session's process id (BackendKeyData; pg_backend_pid).
     pub pid: i32,
+    /// LISTEN (true) / UNLISTEN (false; None: all) waiting for the commit.
+    pending_listen: Vec<(bool, Option<String>)>,
+    /// NOTIFY and pg_notify of this transaction, sent at its commit.
+    pending_notify: crate::notify::PendingNotifies,
     /// Open cursors (DECLARE), by name.
     cursors: HashMap<String, cursor::Cursor>,
     /// The batch row of the last constraint error `store_rows` raised, and whether it
@@ -366,6 +370,8 @@ impl Session {
             fresh_tables: Vec::new(),
             cursors: HashMap::new(),
             pid: 0,
+            pending_listen: Vec::new(),
+            pending_notify: Default::default(),
             session_defaults: None,
             failed_row: None,
         }
@@ -522,6 +528,7 @@ impl Session {
                 repeatable: self.txn.isolation != Isolation::ReadCommitted,
             }),
             advisory: Some((self.db.advisory.clone(), self.advisory_owner)),
+            notifies: Some(self.pending_notify.clone()),
             backends: Some((
                 self.pid,
                 self.db.backends.clone(),
@@ -684,6 +691,7 @@ impl Session {
         // Table locks go once the transaction's effects are visible, so a waiter's
         // snapshot sees them.
         self.release_table_locks();
+        self.commit_notifications();
         // After the lock is free, so the vacuum can take it.
         if garbage {
             self.db.request_vacuum();
@@ -707,6 +715,8 @@ impl Session {
         }
         self.undo_to(0);
         self.fresh_tables.clear();
+        self.pending_listen.clear();
+        self.pending_notify.lock().clear();
         self.txn = TxnState::default();
         let over =
             |t: &Arc<TableEntry>| t.storage.dead_rows() >= vacuum::dead_rows_threshold(&t.storage);
@@ -1217,6 +1227,20 @@ impl Session {
                 }
             }
             BoundStatement::Role(change) => self.change_roles(change),
+            BoundStatement::Listen { channel, listen } => {
+                self.pending_listen.push((*listen, channel.clone()));
+                Ok(Outcome::Done {
+                    tag: if *listen { "LISTEN" } else { "UNLISTEN" }.into(),
+                })
+            }
+            BoundStatement::Notify { channel, payload } => {
+                self.pending_notify
+                    .lock()
+                    .push((channel.clone(), payload.clone()));
+                Ok(Outcome::Done {
+                    tag: "NOTIFY".into(),
+                })
+            }
             BoundStatement::DeclareCursor {
                 name,
                 query,

@@ -117,6 +117,8 @@ pub enum Func {
     BackendPid,
     CancelBackend,
     TerminateBackend,
+    /// pg_notify(channel, payload): NOTIFY as a function.
+    PgNotify,
     /// current_setting(name [, missing_ok]).
     CurrentSetting,
     /// Sequences: `nextval`, `currval`, `setval`, `lastval` (volatile: never folded).

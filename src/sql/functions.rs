@@ -466,6 +466,14 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Scalar,
     ),
     f(
+        Func::PgNotify,
+        &["pg_notify"],
+        sig(&[Text, Text], 2, T),
+        false,
+        V,
+        K::Scalar,
+    ),
+    f(
         Func::BackendPid,
         &["pg_backend_pid"],
         sig(&[], 0, I4),

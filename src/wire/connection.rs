@@ -318,6 +318,61 @@ impl Connection {
         Ok(true)
     }
 
+    /// NotificationResponses for what this session's channels heard, when it is not in
+    /// a transaction block (`status` is ReadyForQuery's).
+    fn send_notifications(&mut self, status: u8) {
+        if status != b'I' || self.pid == 0 {
+            return;
+        }
+        for n in self.db.notifier.take(self.pid) {
+            let at = self.out.begin(b'A');
+            self.out.i32(n.pid);
+            self.out.cstr(&n.channel);
+            self.out.cstr(&n.payload);
+            self.out.end(at);
+        }
+    }
+
+    /// While a listening session waits idle for its client (plain TCP), its
+    /// notifications go out as they arrive: the socket is polled every
+    /// `notify::IDLE_POLL` until the client sends something.
+    fn wait_listening(&mut self) -> io::Result<()> {
+        let idle = self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.status == TxnStatus::Idle);
+        if !idle
+            || !self.reader.buffer().is_empty()
+            || self.transport.is_tls()
+            || !self.db.notifier.is_listening(self.pid)
+        {
+            return Ok(());
+        }
+        let _ = self.tcp.set_read_timeout(Some(crate::notify::IDLE_POLL));
+        let mut probe = [0u8; 1];
+        loop {
+            match self.tcp.peek(&mut probe) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    self.send_notifications(b'I');
+                    if !self.out.buf.is_empty() {
+                        self.out.flush(&mut self.writer)?;
+                    }
+                    if self.terminated() {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let _ = self.tcp.set_read_timeout(None);
+        Ok(())
+    }
+
     /// Whether pg_terminate_backend ended this session.
     fn terminated(&self) -> bool {
         self.session
@@ -428,6 +483,7 @@ impl Connection {
             if idle_limit.is_some() && self.reader.buffer().is_empty() {
                 let _ = self.tcp.set_read_timeout(idle_limit);
             }
+            self.wait_listening()?;
             let mut header = [0u8; 5];
             let read = self.reader.read_exact(&mut header);
             last_gap = waited.elapsed();
@@ -559,6 +615,7 @@ impl Connection {
                 let session = self.session();
                 session.end_implicit();
                 let status = session.status.indicator();
+                self.send_notifications(status);
                 self.out.ready_for_query(status);
                 self.out.flush(&mut self.writer)?;
                 return Ok(Flow::Continue);
@@ -633,6 +690,7 @@ impl Connection {
             Err(e) => {
                 self.out.error(&e);
                 let status = self.session().status.indicator();
+                self.send_notifications(status);
                 self.out.ready_for_query(status);
                 return self.out.flush(&mut self.writer);
             }
@@ -673,6 +731,7 @@ impl Connection {
             }
         }
         let status = self.session().status.indicator();
+        self.send_notifications(status);
         self.out.ready_for_query(status);
         self.out.flush(&mut self.writer)
     }

@@ -418,6 +418,37 @@ def _():
             same(held.fetchone(), (2500,), "WITH HOLD after commit")
 
 
+@check("LISTEN / NOTIFY: delivered at commit, to an idle listener, folded, not on rollback")
+def _():
+    import select
+    import time
+    a = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    b = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    a.autocommit = b.autocommit = True
+    ca, cb = a.cursor(), b.cursor()
+    ca.execute("LISTEN jobs")
+    ca.execute('LISTEN "Mixed"')
+    cb.execute("NOTIFY jobs, 'one'")
+    cb.execute("SELECT pg_notify('Mixed', 'two')")
+    cb.execute("BEGIN; NOTIFY jobs, 'dup'; NOTIFY jobs, 'dup'; NOTIFY jobs; COMMIT")
+    cb.execute("BEGIN; NOTIFY jobs, 'rolled back'; ROLLBACK")
+    got = []
+    deadline = time.time() + 5
+    while time.time() < deadline and len(got) < 4:
+        if select.select([a], [], [], 0.5) != ([], [], []):
+            a.poll()
+            while a.notifies:
+                n = a.notifies.pop(0)
+                got.append((n.channel, n.payload))
+    same(got, [("jobs", "one"), ("Mixed", "two"), ("jobs", "dup"), ("jobs", "")], "notifications")
+    ca.execute("UNLISTEN *")
+    cb.execute("NOTIFY jobs, 'unheard'")
+    ca.execute("SELECT 1")
+    same(a.notifies, [], "after UNLISTEN *")
+    a.close()
+    b.close()
+
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

@@ -486,6 +486,25 @@ impl<'a> Binder<'a> {
                 }
             },
             A::Statement::Declare { stmts } => self.bind_declare(stmts),
+            A::Statement::LISTEN { channel } => Ok(BoundStatement::Listen {
+                channel: Some(ident_name(channel)),
+                listen: true,
+            }),
+            A::Statement::UNLISTEN { channel } => Ok(BoundStatement::Listen {
+                channel: (channel.value != "*" || channel.quote_style.is_some())
+                    .then(|| ident_name(channel)),
+                listen: false,
+            }),
+            A::Statement::NOTIFY { channel, payload } => {
+                let payload = payload.clone().unwrap_or_default();
+                if payload.len() > crate::notify::PAYLOAD_MAX {
+                    return Err(Error::new("22023", "payload string too long"));
+                }
+                Ok(BoundStatement::Notify {
+                    channel: ident_name(channel),
+                    payload,
+                })
+            }
             A::Statement::Close { cursor } => Ok(BoundStatement::CloseCursor {
                 name: match cursor {
                     A::CloseCursor::All => None,
