@@ -636,7 +636,7 @@ def main():
                     help="bound on generation and on each engine's load, s (default 21600)")
     ap.add_argument("--kiln-dsn", help="use a running kiln (else start --kiln-bin on a free port)")
     ap.add_argument("--kiln-bin", default=os.environ.get("KILN_BIN", os.path.join(REPO, "target", "release", "kiln")))
-    ap.add_argument("--kiln-load", choices=("insert", "copy"), default="insert")
+    ap.add_argument("--kiln-load", choices=("insert", "copy"), default="copy")
     ap.add_argument("--kiln-batch", type=int, default=1000, help="rows per INSERT (default 1000)")
     ap.add_argument("--kiln-keys", action="store_true", help="give kiln the primary keys and FK indexes too")
     ap.add_argument("--kiln-analyze", action="store_true", help="run VACUUM ANALYZE on kiln after loading")

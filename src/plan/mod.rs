@@ -281,6 +281,18 @@ pub enum BoundStatement {
     Discard(Discard),
     /// CHECKPOINT (memory only: nothing to write yet; superusers only, as PostgreSQL).
     Checkpoint,
+    /// SQL PREPARE name [(types)] AS statement (bound when it runs, as the protocol's
+    /// Parse is; the same namespace).
+    PrepareSql {
+        name: String,
+        statement: Arc<sqlparser::ast::Statement>,
+        types: Vec<SqlType>,
+    },
+    /// SQL EXECUTE name [(args)]: the arguments as bound expressions over no row.
+    ExecuteSql {
+        name: String,
+        args: Vec<crate::sql::expr::Expr>,
+    },
     /// LISTEN channel / UNLISTEN channel | * (None).
     Listen {
         channel: Option<String>,
@@ -428,6 +440,8 @@ impl BoundStatement {
             | BoundStatement::Discard(_)
             | BoundStatement::Listen { .. }
             | BoundStatement::Notify { .. }
+            | BoundStatement::PrepareSql { .. }
+            | BoundStatement::ExecuteSql { .. }
             | BoundStatement::Checkpoint => false,
             BoundStatement::Explain { .. }
             | BoundStatement::CopyTo { .. }

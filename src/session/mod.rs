@@ -428,6 +428,10 @@ impl Session {
                 is_move: false,
                 ..
             } => self.cursors.get(cursor).map(|c| c.columns.clone()),
+            // EXECUTE answers with its statement's columns.
+            BoundStatement::ExecuteSql { name, .. } => {
+                self.prepared.get(name).and_then(|p| p.columns.clone())
+            }
             _ => bound.output_columns(),
         };
         Ok(Prepared {
@@ -1007,6 +1011,58 @@ impl Session {
             } => return self.fetch_cursor(cursor, *direction, *is_move),
             BoundStatement::CloseCursor { name } => return self.close_cursor(name.as_deref()),
             BoundStatement::Discard(what) => return self.discard(*what),
+            BoundStatement::PrepareSql {
+                name,
+                statement,
+                types,
+            } => {
+                if self.prepared.contains_key(name) {
+                    return Err(Error::new(
+                        "42P05",
+                        format!("prepared statement \"{name}\" already exists"),
+                    ));
+                }
+                let declared: Vec<Option<SqlType>> = types.iter().map(|t| Some(*t)).collect();
+                let sql = statement.to_string();
+                let bound = self.bind(&sql, statement, &declared)?;
+                self.prepared.insert(
+                    name.clone(),
+                    Arc::new(Prepared {
+                        cached: true,
+                        ..bound
+                    }),
+                );
+                return Ok(Outcome::Done {
+                    tag: "PREPARE".into(),
+                });
+            }
+            BoundStatement::ExecuteSql { name, args } => {
+                let Some(target) = self.prepared.get(name).cloned() else {
+                    return Err(Error::new(
+                        "26000",
+                        format!("prepared statement \"{name}\" does not exist"),
+                    ));
+                };
+                if args.len() != target.param_types.len() {
+                    return Err(Error::syntax(format!(
+                        "wrong number of parameters for prepared statement \"{name}\""
+                    ))
+                    .with_detail(format!(
+                        "Expected {} parameters but got {}.",
+                        target.param_types.len(),
+                        args.len()
+                    )));
+                }
+                let ctx = self.exec_context(self.writer);
+                let one = crate::exec::vector::Batch::new(Vec::new(), 1);
+                let mut params = Vec::with_capacity(args.len());
+                for (arg, ty) in args.iter().zip(&target.param_types) {
+                    let v = exec::expr::eval(arg, &one, &[0], &ctx)?.value(0, arg.ty().ty);
+                    params.push(crate::types::cast::cast_value(v, *ty, false, &ctx.fmt)?);
+                }
+                drop(ctx);
+                return self.execute(&target, params);
+            }
             BoundStatement::Checkpoint => {
                 if self
                     .settings
@@ -1655,6 +1711,8 @@ impl Session {
             | BoundStatement::Fetch { .. }
             | BoundStatement::Discard(_)
             | BoundStatement::Checkpoint
+            | BoundStatement::PrepareSql { .. }
+            | BoundStatement::ExecuteSql { .. }
             | BoundStatement::CloseCursor { .. } => Err(Error::internal("statement handled above")),
         }
     }

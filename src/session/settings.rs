@@ -43,6 +43,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("IntervalStyle", "postgres".into()),
         ("is_superuser", "on".into()),
         ("lock_timeout", "0".into()),
+        ("log_min_duration_statement", "-1".into()),
         ("deadlock_timeout", "1s".into()),
         ("max_identifier_length", "63".into()),
         (
@@ -144,6 +145,8 @@ pub struct Settings {
     pub date_order: DateOrder,
     pub extra_float_digits: i32,
     pub statement_timeout: Option<Duration>,
+    /// log_min_duration_statement: statements that take at least this long are logged.
+    pub log_min_duration: Option<Duration>,
     pub lock_timeout: Option<Duration>,
     /// How long a lock wait lasts before it looks for a deadlock.
     pub deadlock_timeout: Duration,
@@ -162,6 +165,7 @@ impl Settings {
             date_order: DateOrder::Mdy,
             extra_float_digits: 1,
             statement_timeout: None,
+            log_min_duration: None,
             lock_timeout: None,
             deadlock_timeout: Duration::from_secs(1),
             idle_in_transaction_timeout: None,
@@ -271,6 +275,17 @@ impl Settings {
                 }
                 self.extra_float_digits = n;
                 n.to_string()
+            }
+            "log_min_duration_statement" => {
+                // -1 turns it off; 0 logs every statement.
+                if value.trim() == "-1" {
+                    self.log_min_duration = None;
+                    "-1".into()
+                } else {
+                    let ms = parse_duration_ms(&value).ok_or_else(invalid)?;
+                    self.log_min_duration = Some(Duration::from_millis(ms));
+                    if ms == 0 { "0".into() } else { format_ms(ms) }
+                }
             }
             "deadlock_timeout" => {
                 let ms = parse_duration_ms(&value).ok_or_else(invalid)?;

@@ -373,6 +373,26 @@ impl Connection {
         Ok(())
     }
 
+    /// log_min_duration_statement: a statement that took at least that long is logged
+    /// (PostgreSQL's "duration: … ms  statement: …" line).
+    fn log_duration(&self, started: std::time::Instant, sql: &str) {
+        let Some(limit) = self
+            .session
+            .as_ref()
+            .and_then(|s| s.settings.log_min_duration)
+        else {
+            return;
+        };
+        let took = started.elapsed();
+        if took >= limit {
+            tracing::info!(
+                "connection {}: duration: {:.3} ms  statement: {sql}",
+                self.pid,
+                took.as_secs_f64() * 1000.0
+            );
+        }
+    }
+
     /// Whether pg_terminate_backend ended this session.
     fn terminated(&self) -> bool {
         self.session
@@ -712,10 +732,12 @@ impl Connection {
                     }
                     // Each statement is bound just before it runs, so it sees the tables
                     // the statements before it created.
+                    let started = std::time::Instant::now();
                     let result = self.guarded(|c| {
                         let p = c.session().bind(&sql, stmt, &[])?;
                         c.run_statement_simple(&p)
                     });
+                    self.log_duration(started, &stmt.to_string());
                     self.send_notices();
                     if let Err(e) = result {
                         let e = attach_position(e, &sql);
@@ -1019,12 +1041,14 @@ impl Connection {
             .portals
             .remove(&name)
             .ok_or_else(|| Error::new("34000", format!("portal \"{name}\" does not exist")))?;
+        let started = std::time::Instant::now();
         let result = self
             .guarded(|c| c.run_portal(&mut portal, max_rows))
             // A statement bound again before it ran (a table it names changed) reports
             // name errors with a position, as at Parse.
             .map_err(|e| attach_position(e, &portal.prepared.sql));
         self.send_notices();
+        self.log_duration(started, &portal.prepared.sql);
         // A named portal stays until closed; the unnamed one until the next Bind.
         self.portals.insert(name, portal);
         result

@@ -486,6 +486,36 @@ impl<'a> Binder<'a> {
                 }
             },
             A::Statement::Declare { stmts } => self.bind_declare(stmts),
+            A::Statement::Prepare {
+                name,
+                data_types,
+                statement,
+            } => Ok(BoundStatement::PrepareSql {
+                name: ident_name(name),
+                statement: Arc::new((**statement).clone()),
+                types: data_types
+                    .iter()
+                    .map(crate::types::type_from_ast)
+                    .collect::<Result<_>>()?,
+            }),
+            A::Statement::Execute {
+                name: Some(name),
+                parameters,
+                immediate: false,
+                into,
+                using,
+                ..
+            } if into.is_empty() && using.is_empty() => {
+                let scope = Scope::default();
+                let args = parameters
+                    .iter()
+                    .map(|p| self.bind_expr(p, &scope))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(BoundStatement::ExecuteSql {
+                    name: object_name(name)?,
+                    args,
+                })
+            }
             A::Statement::LISTEN { channel } => Ok(BoundStatement::Listen {
                 channel: Some(ident_name(channel)),
                 listen: true,
