@@ -8,38 +8,8 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{TestServer, connect_url};
+use common::{Target, code};
 use tokio_postgres::Client;
-
-/// Where the sessions connect: a kiln started for the test, or `KILN_PG_URL`.
-struct Target {
-    _server: Option<TestServer>,
-    url: String,
-}
-
-impl Target {
-    fn new() -> Target {
-        match std::env::var("KILN_PG_URL") {
-            Ok(url) => Target { _server: None, url },
-            Err(_) => {
-                let server = TestServer::start();
-                let url = server.url();
-                Target {
-                    _server: Some(server),
-                    url,
-                }
-            }
-        }
-    }
-
-    async fn connect(&self) -> Client {
-        connect_url(&self.url).await
-    }
-}
-
-fn code(e: &tokio_postgres::Error) -> Option<&str> {
-    e.code().map(|c| c.code())
-}
 
 async fn ints(c: &Client, sql: &str) -> Vec<i64> {
     c.query(sql, &[])

@@ -10,42 +10,12 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::Bytes;
-use common::{TestServer, connect_url};
+use common::{Target, code};
 use futures_util::{SinkExt, TryStreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_postgres::error::ErrorPosition;
 use tokio_postgres::{Client, SimpleQueryMessage};
-
-/// Where the sessions connect: a kiln started for the test, or `KILN_PG_URL`.
-struct Target {
-    _server: Option<TestServer>,
-    url: String,
-}
-
-impl Target {
-    fn new() -> Target {
-        match std::env::var("KILN_PG_URL") {
-            Ok(url) => Target { _server: None, url },
-            Err(_) => {
-                let server = TestServer::start();
-                let url = server.url();
-                Target {
-                    _server: Some(server),
-                    url,
-                }
-            }
-        }
-    }
-
-    async fn connect(&self) -> Client {
-        connect_url(&self.url).await
-    }
-}
-
-fn code(e: &tokio_postgres::Error) -> Option<&str> {
-    e.code().map(|c| c.code())
-}
 
 /// Runs `COPY … FROM STDIN`, sending `data` as one CopyData message (tokio-postgres
 /// coalesces small sends anyway); the row count of the command tag.

@@ -232,6 +232,38 @@ impl Session {
         self.cursors.get(name).map(|c| c.columns.clone())
     }
 
+    /// DECLARE: the query runs (its snapshot is this statement's) as far as the first
+    /// FETCH asks.
+    pub(super) fn declare_cursor(
+        &mut self,
+        prepared: &super::Prepared,
+        ctx: crate::exec::context::ExecContext,
+        name: &str,
+        query: &crate::plan::BoundStatement,
+        scroll: Option<bool>,
+        hold: bool,
+    ) -> Result<Outcome> {
+        if self.cursors.contains_key(name) {
+            return Err(Error::new(
+                "42P03",
+                format!("cursor \"{name}\" already exists"),
+            ));
+        }
+        let inner = super::Prepared {
+            statement: Some(query.clone()),
+            ..prepared.clone()
+        };
+        let Outcome::Rows(stream) = self.run(&inner, ctx)? else {
+            return Err(Error::internal("a cursor's query gave no rows"));
+        };
+        let columns = stream.columns.clone();
+        let cursor = Cursor::new(columns, stream, scroll != Some(false), hold);
+        self.cursors.insert(name.to_string(), cursor);
+        Ok(Outcome::Done {
+            tag: "DECLARE CURSOR".into(),
+        })
+    }
+
     /// FETCH / MOVE.
     pub(super) fn fetch_cursor(
         &mut self,

@@ -55,3 +55,36 @@ pub async fn connect_url(url: &str) -> tokio_postgres::Client {
     });
     client
 }
+
+/// Where a test's sessions connect: a kiln started for the test, or — with
+/// `KILN_PG_URL` set (scripts/slt-postgres.sh) — a real PostgreSQL, proving the
+/// test's expectations are PostgreSQL's.
+pub struct Target {
+    _server: Option<TestServer>,
+    pub url: String,
+}
+
+impl Target {
+    pub fn new() -> Target {
+        match std::env::var("KILN_PG_URL") {
+            Ok(url) => Target { _server: None, url },
+            Err(_) => {
+                let server = TestServer::start();
+                let url = server.url();
+                Target {
+                    _server: Some(server),
+                    url,
+                }
+            }
+        }
+    }
+
+    pub async fn connect(&self) -> tokio_postgres::Client {
+        connect_url(&self.url).await
+    }
+}
+
+/// An error's SQLSTATE.
+pub fn code(e: &tokio_postgres::Error) -> Option<&str> {
+    e.code().map(|c| c.code())
+}
