@@ -133,6 +133,9 @@ fn md5_hex(parts: &[&[u8]]) -> String {
 
 #[derive(Clone, Debug)]
 pub struct Role {
+    /// pg_authid's oid: 10 for the superuser made at start (PostgreSQL's bootstrap
+    /// superuser), [`Roles::next_oid`] for the others.
+    pub oid: u32,
     pub name: String,
     pub superuser: bool,
     pub login: bool,
@@ -143,9 +146,32 @@ pub struct Role {
 #[derive(Default)]
 pub struct Roles {
     map: RwLock<HashMap<String, Role>>,
+    next_oid: std::sync::atomic::AtomicU32,
 }
 
+/// The bootstrap superuser's oid (PostgreSQL's BOOTSTRAP_SUPERUSERID).
+pub const BOOTSTRAP_SUPERUSER_OID: u32 = 10;
+
 impl Roles {
+    /// An oid for a new role.
+    pub fn next_oid(&self) -> u32 {
+        // Role oids share no namespace with relations here; start where PostgreSQL's
+        // user objects start.
+        16384
+            + self
+                .next_oid
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+    /// Every role, by name.
+    pub fn all(&self) -> Vec<Role> {
+        let mut roles: Vec<Role> = self.map.read().values().cloned().collect();
+        roles.sort_by(|a, b| a.name.cmp(&b.name));
+        roles
+    }
+    /// The role with oid `oid`.
+    pub fn by_oid(&self, oid: u32) -> Option<Role> {
+        self.map.read().values().find(|r| r.oid == oid).cloned()
+    }
     pub fn get(&self, name: &str) -> Option<Role> {
         self.map.read().get(name).cloned()
     }
@@ -289,6 +315,7 @@ mod tests {
         let salt = B64.decode("W22ZaJ0SNY7soEsUEjb6gQ==").unwrap();
         let verifier = ScramVerifier::with_salt("pencil", salt, 4096);
         let role = Role {
+            oid: 16384,
             name: "user".into(),
             superuser: false,
             login: true,
@@ -321,6 +348,7 @@ mod tests {
     #[test]
     fn md5_answers_are_checked() {
         let role = Role {
+            oid: 16384,
             name: "u".into(),
             superuser: false,
             login: true,

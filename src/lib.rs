@@ -71,6 +71,18 @@ pub struct Backends {
 }
 
 impl Backends {
+    /// Every session: (process id, user), by process id.
+    pub fn list(&self) -> Vec<(i32, String)> {
+        let mut out: Vec<(i32, String)> = self
+            .sessions
+            .lock()
+            .iter()
+            .map(|(pid, b)| (*pid, b.user.clone()))
+            .collect();
+        out.sort_by_key(|b| b.0);
+        out
+    }
+
     /// pg_cancel_backend / pg_terminate_backend from session `by` (`superuser`, `user`):
     /// Ok(false) with no such session (PostgreSQL warns and answers false), 42501 for
     /// a superuser's session signalled by a non-superuser or another role's by a

@@ -141,6 +141,7 @@ fn main() {
     db.roles.put(
         &args.superuser,
         Some(kiln::auth::Role {
+            oid: kiln::auth::BOOTSTRAP_SUPERUSER_OID,
             name: args.superuser.clone(),
             superuser: true,
             login: true,

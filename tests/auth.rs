@@ -17,6 +17,7 @@ fn server(method: Method) -> TestServer {
     db.roles.put(
         "admin",
         Some(Role {
+            oid: kiln::auth::BOOTSTRAP_SUPERUSER_OID,
             name: "admin".into(),
             superuser: true,
             login: true,

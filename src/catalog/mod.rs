@@ -34,6 +34,7 @@ use parking_lot::RwLock;
 
 pub mod sequence;
 pub mod stats;
+pub mod system;
 
 use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
@@ -480,6 +481,18 @@ impl Catalog {
             .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
             .find(|t| t.oid == oid)
             .cloned()
+    }
+
+    /// Every relation `snapshot` sees (one version per name), by oid.
+    pub fn visible_tables(&self, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        let mut out: Vec<Arc<TableEntry>> = tables
+            .values()
+            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .cloned()
+            .collect();
+        out.sort_by_key(|t| t.oid);
+        out
     }
 
     /// A new version of sequence `seq` owned by `owned_by` (its column was renamed).

@@ -160,6 +160,12 @@ impl Sequence {
         self.state.lock().options.clone()
     }
 
+    /// The last value and whether nextval has returned it (pg_sequences).
+    pub fn peek(&self) -> (i64, bool) {
+        let s = self.state.lock();
+        (s.last, s.is_called)
+    }
+
     /// The next value (`name` is for the error past the end).
     pub fn nextval(&self, name: &str) -> Result<i64> {
         let mut s = self.state.lock();
@@ -307,6 +313,24 @@ pub struct SessionSequences {
 /// Parses a relation name as `regclass` input does: an unquoted name folds to lower
 /// case, a quoted one keeps its case, a `public.` qualifier is accepted.
 pub fn parse_relation_name(text: &str) -> Result<String> {
+    let parts = relation_name_parts(text)?;
+    match parts.as_slice() {
+        [name] => Ok(name.clone()),
+        [schema, name] if schema == "public" => Ok(name.clone()),
+        [schema, _] => Err(Error::new(
+            "3F000",
+            format!("schema \"{schema}\" does not exist"),
+        )),
+        _ => Err(Error::new(
+            "42601",
+            format!("improper relation name (too many dotted names): {text}"),
+        )),
+    }
+}
+
+/// The dotted parts of a relation name as regclass input reads them (unquoted parts
+/// folded to lower case).
+pub fn relation_name_parts(text: &str) -> Result<Vec<String>> {
     let mut parts: Vec<String> = Vec::new();
     let mut chars = text.trim().chars().peekable();
     loop {
@@ -343,18 +367,7 @@ pub fn parse_relation_name(text: &str) -> Result<String> {
             Some(_) => return Err(Error::new("42602", "invalid name syntax")),
         }
     }
-    match parts.as_slice() {
-        [name] => Ok(name.clone()),
-        [schema, name] if schema == "public" => Ok(name.clone()),
-        [schema, _] => Err(Error::new(
-            "3F000",
-            format!("schema \"{schema}\" does not exist"),
-        )),
-        _ => Err(Error::new(
-            "42601",
-            format!("improper relation name (too many dotted names): {text}"),
-        )),
-    }
+    Ok(parts)
 }
 
 #[cfg(test)]

@@ -84,14 +84,14 @@ impl CopyWriter {
     pub fn row(&mut self, batch: &Batch, i: usize, out: &mut Vec<u8>) {
         if self.opts.format == Format::Binary {
             out.extend_from_slice(&(self.types.len() as i16).to_be_bytes());
-            for v in batch.columns.iter().take(self.types.len()) {
+            for (v, ty) in batch.columns.iter().zip(&self.types) {
                 if v.is_null(i) {
                     out.extend_from_slice(&(-1i32).to_be_bytes());
                     continue;
                 }
                 let at = out.len();
                 out.extend_from_slice(&[0, 0, 0, 0]);
-                encode::binary_value(out, v, i);
+                encode::binary_value(out, v, i, ty.ty);
                 let len = (out.len() - at - 4) as i32;
                 out[at..at + 4].copy_from_slice(&len.to_be_bytes());
             }

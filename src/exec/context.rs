@@ -80,6 +80,9 @@ pub struct ExecContext {
     /// This session's process id and the database's sessions (pg_backend_pid,
     /// pg_cancel_backend, pg_terminate_backend), with whether it is a superuser.
     pub backends: Option<(i32, Arc<crate::Backends>, bool)>,
+    /// The database, for the system catalogs (`catalog::system`; None where no session
+    /// runs the statement: constant folding).
+    pub db: Option<Arc<crate::Database>>,
     /// pg_notify's queue: the transaction's notifications, sent at commit.
     pub notifies: Option<crate::notify::PendingNotifies>,
 }

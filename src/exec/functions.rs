@@ -182,6 +182,10 @@ pub fn eval_function(
     if func.info().kernel == crate::sql::functions::Kernel::Array {
         return super::array_functions::eval(func, args, &vs, n, ty, ctx);
     }
+    if func.info().kernel == crate::sql::functions::Kernel::Catalog {
+        let types: Vec<SqlType> = args.iter().map(|a| a.ty()).collect();
+        return crate::catalog::system::eval_function(func, &vs, &types, n, ty, ctx);
+    }
     let nulls = merged_nulls(&vs, n);
     let text = |i: usize| match vs.get(i).map(|v| &v.data) {
         Some(Data::Text(t)) => Some(t),
@@ -611,6 +615,7 @@ pub fn eval_function(
         | Func::Initcap
         | Func::Md5
         | Func::Random => super::string_functions::eval(func, args, &vs, n, ty, ctx)?,
+        Func::RegexMatch(icase) => super::string_functions::regex_match(&vs, n, icase)?,
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
         _ => return Err(Error::internal("array function handled above")),
     })

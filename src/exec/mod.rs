@@ -107,6 +107,13 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
         )),
         Op::Values { rows, types } => Box::new(ops::ValuesOp::new(rows.clone(), types.clone())),
         Op::GenerateSeries {
+            func: crate::plan::logical::TableFunc::System(t),
+            ..
+        } => Box::new(ops::SystemScanOp {
+            table: *t,
+            done: false,
+        }),
+        Op::GenerateSeries {
             func: crate::plan::logical::TableFunc::GenerateSeries,
             args,
             types,

@@ -560,6 +560,23 @@ impl Operator for UnnestOp {
     }
 }
 
+/// A system catalog's rows (`catalog::system`), built at the first call.
+pub struct SystemScanOp {
+    pub table: crate::catalog::system::SystemTable,
+    pub done: bool,
+}
+
+impl Operator for SystemScanOp {
+    fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        let batch = crate::catalog::system::scan(self.table, ctx)?;
+        Ok((batch.live_rows() > 0).then_some(batch))
+    }
+}
+
 /// One call's rows for one input row.
 enum RowSet {
     Values(Vec<Value>),
@@ -606,6 +623,7 @@ fn row_set(call: &SrfCall, args: &[Vector], i: usize) -> Result<RowSet> {
             Some(Data::Array(a)) => crate::types::array::View::new(a.blobs.get(i), a.elem).values(),
             _ => Vec::new(),
         })),
+        TableFunc::System(_) => Ok(RowSet::Values(Vec::new())),
         TableFunc::GenerateSeries => {
             let int = |k: usize| {
                 args.get(k)

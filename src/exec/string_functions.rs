@@ -15,7 +15,7 @@ use super::context::ExecContext;
 use super::vector::Vector;
 use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, Func};
-use crate::types::{SqlType, Value};
+use crate::types::{DataType, SqlType, Value};
 
 /// PostgreSQL's largest allocation (MaxAllocSize): a value needing more fails.
 const ALLOC_BYTES_MAX: i64 = (1 << 30) - 1;
@@ -31,6 +31,45 @@ pub fn eval(
     ctx: &ExecContext,
 ) -> Result<Vector> {
     super::functions::eval_strict_rows(args, vs, n, ty, |row| eval_row(func, row, ctx))
+}
+
+/// Most compiled regular expressions a statement's pattern may take (regex's size
+/// limit, so a hostile pattern fails instead of exhausting memory).
+const REGEX_SIZE_MAX: usize = 10 << 20;
+
+/// `string ~ pattern` (`~*` when `icase`), row by row; a pattern is compiled once for
+/// the rows that share it.
+pub fn regex_match(vs: &[Vector], n: usize, icase: bool) -> Result<Vector> {
+    let mut out = Vector::with_capacity(DataType::Bool, n);
+    let mut compiled: Option<(String, regex::Regex)> = None;
+    for i in 0..n {
+        let (Value::Text(s), Value::Text(p)) = (
+            vs[0].value(i, DataType::Text),
+            vs[1].value(i, DataType::Text),
+        ) else {
+            out.push_null();
+            continue;
+        };
+        if compiled.as_ref().is_none_or(|(q, _)| *q != p) {
+            let re = regex::RegexBuilder::new(&p)
+                .case_insensitive(icase)
+                .size_limit(REGEX_SIZE_MAX)
+                .build()
+                .map_err(|e| {
+                    Error::new(
+                        "2201B",
+                        format!(
+                            "invalid regular expression: {}",
+                            e.to_string().lines().last().unwrap_or("")
+                        ),
+                    )
+                })?;
+            compiled = Some((p, re));
+        }
+        let matched = compiled.as_ref().is_some_and(|(_, re)| re.is_match(&s));
+        out.push_value(&Value::Bool(matched));
+    }
+    Ok(out)
 }
 
 fn eval_row(func: Func, row: &[Value], ctx: &ExecContext) -> Result<Value> {

@@ -130,15 +130,24 @@ impl Vector {
             DataType::Bool => Data::Bool(Vec::with_capacity(rows)),
             DataType::Int2 => Data::I16(Vec::with_capacity(rows)),
             DataType::Int4 | DataType::Date => Data::I32(Vec::with_capacity(rows)),
-            DataType::Int8 | DataType::Timestamp | DataType::Timestamptz => {
-                Data::I64(Vec::with_capacity(rows))
-            }
+            DataType::Int8
+            | DataType::Timestamp
+            | DataType::Timestamptz
+            | DataType::Oid
+            | DataType::RegClass
+            | DataType::RegType
+            | DataType::RegProc
+            | DataType::RegNamespace
+            | DataType::RegRole => Data::I64(Vec::with_capacity(rows)),
             DataType::Float4 => Data::F32(Vec::with_capacity(rows)),
             DataType::Float8 => Data::F64(Vec::with_capacity(rows)),
             DataType::Numeric => Data::Num(Vec::with_capacity(rows)),
-            DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
-                Data::Text(TextVec::with_capacity(rows))
-            }
+            DataType::Text
+            | DataType::Varchar
+            | DataType::Bpchar
+            | DataType::Unknown
+            | DataType::Name
+            | DataType::Char => Data::Text(TextVec::with_capacity(rows)),
             DataType::Interval => Data::Interval(Vec::with_capacity(rows)),
             DataType::Array(elem) => Data::Array(ArrayVec {
                 elem: *elem,
@@ -293,18 +302,27 @@ impl Vector {
             DataType::Bool => Data::Bool(vec![false; rows]),
             DataType::Int2 => Data::I16(vec![0; rows]),
             DataType::Int4 | DataType::Date => Data::I32(vec![0; rows]),
-            DataType::Int8 | DataType::Timestamp | DataType::Timestamptz => {
-                Data::I64(vec![0; rows])
-            }
+            DataType::Int8
+            | DataType::Timestamp
+            | DataType::Timestamptz
+            | DataType::Oid
+            | DataType::RegClass
+            | DataType::RegType
+            | DataType::RegProc
+            | DataType::RegNamespace
+            | DataType::RegRole => Data::I64(vec![0; rows]),
             DataType::Float4 => Data::F32(vec![0.0; rows]),
             DataType::Float8 => Data::F64(vec![0.0; rows]),
             DataType::Numeric => Data::Num(vec![Numeric::ZERO; rows]),
-            DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
-                Data::Text(TextVec {
-                    offsets: vec![0; rows + 1],
-                    data: Vec::new(),
-                })
-            }
+            DataType::Text
+            | DataType::Varchar
+            | DataType::Bpchar
+            | DataType::Unknown
+            | DataType::Name
+            | DataType::Char => Data::Text(TextVec {
+                offsets: vec![0; rows + 1],
+                data: Vec::new(),
+            }),
             DataType::Interval => Data::Interval(vec![Interval::default(); rows]),
             DataType::Array(elem) => Data::Array(ArrayVec {
                 elem: *elem,

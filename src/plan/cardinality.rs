@@ -79,6 +79,13 @@ pub fn estimate(plan: &LogicalPlan) -> Estimate {
             ..Estimate::default()
         },
         LogicalPlan::Series {
+            func: crate::plan::logical::TableFunc::System(_),
+            ..
+        } => Estimate {
+            rows: 100.0,
+            ..Estimate::default()
+        },
+        LogicalPlan::Series {
             func: crate::plan::logical::TableFunc::Unnest,
             args,
             ..

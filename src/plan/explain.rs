@@ -146,6 +146,13 @@ fn describe(plan: &Plan, actuals: Option<&[NodeActuals]>, index: &mut usize) -> 
             node.kind = "Values Scan";
             node.name = "Values Scan".into();
         }
+        Op::GenerateSeries {
+            func: crate::plan::logical::TableFunc::System(t),
+            ..
+        } => {
+            node.kind = "Seq Scan";
+            node.name = format!("Seq Scan on {}", t.name());
+        }
         Op::GenerateSeries { func, .. } => {
             node.kind = "Function Scan";
             node.name = format!("Function Scan on {}", func.name());
@@ -519,6 +526,11 @@ fn output_labels(plan: &Plan) -> Vec<Option<String>> {
         }
         _ => Vec::new(),
     }
+}
+
+/// An expression as SQL text, as pg_get_expr prints a stored one.
+pub fn expr_sql(e: &Expr) -> String {
+    show_inner(e)
 }
 
 fn show(e: &Expr) -> String {

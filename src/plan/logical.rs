@@ -151,6 +151,8 @@ pub enum TableFunc {
     GenerateSeries,
     /// The elements of one array, in storage order.
     Unnest,
+    /// The rows of a system catalog (`catalog::system`), built when it is scanned.
+    System(crate::catalog::system::SystemTable),
 }
 
 impl TableFunc {
@@ -158,6 +160,7 @@ impl TableFunc {
         match self {
             TableFunc::GenerateSeries => "generate_series",
             TableFunc::Unnest => "unnest",
+            TableFunc::System(t) => t.name(),
         }
     }
 }

@@ -1168,7 +1168,9 @@ fn key_class(t: DataType) -> Option<u8> {
     Some(match t {
         DataType::Int2 | DataType::Int4 | DataType::Int8 => 0,
         DataType::Float4 | DataType::Float8 => 1,
-        DataType::Text | DataType::Varchar | DataType::Bpchar => 2,
+        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Name | DataType::Char => {
+            2
+        }
         DataType::Numeric => 3,
         DataType::Date => 4,
         DataType::Timestamp => 5,
@@ -1178,6 +1180,12 @@ fn key_class(t: DataType) -> Option<u8> {
         // Array keys write each element as its type's class does (types::array::write_key).
         DataType::Array(elem) => 16 + key_class(*elem)?,
         DataType::Record => 9,
+        DataType::Oid
+        | DataType::RegClass
+        | DataType::RegType
+        | DataType::RegProc
+        | DataType::RegNamespace
+        | DataType::RegRole => 10,
         DataType::Unknown => return None,
     })
 }

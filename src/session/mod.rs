@@ -546,6 +546,7 @@ impl Session {
             }),
             advisory: Some((self.db.advisory.clone(), self.advisory_owner)),
             notifies: Some(self.pending_notify.clone()),
+            db: Some(self.db.clone()),
             backends: Some((
                 self.pid,
                 self.db.backends.clone(),

@@ -50,6 +50,7 @@ impl Session {
                     ));
                 }
                 let role = Role {
+                    oid: self.db.roles.next_oid(),
                     name: name.clone(),
                     superuser: *superuser,
                     login: *login,

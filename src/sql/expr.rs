@@ -119,6 +119,31 @@ pub enum Func {
     TerminateBackend,
     /// pg_notify(channel, payload): NOTIFY as a function.
     PgNotify,
+    /// `~` (false) and `~*` (true): POSIX regular expression match.
+    RegexMatch(bool),
+    /// Functions over catalog objects (`catalog::system`).
+    PgTableIsVisible,
+    PgTypeIsVisible,
+    PgGetUserById,
+    FormatType,
+    PgGetExpr,
+    PgGetIndexDef,
+    PgGetConstraintDef,
+    PgGetViewDef,
+    ObjDescription,
+    ColDescription,
+    ShobjDescription,
+    PgRelationIsPublishable,
+    PgGetTriggerDef,
+    PgGetStatisticsObjDefColumns,
+    CurrentSchema,
+    CurrentSchemas,
+    /// has_table_privilege and its kin: true (kiln has no privileges yet).
+    HasPrivilege,
+    /// An oid alias's text form (the object's name), and reading one from text: the
+    /// casts between the oid aliases and strings.
+    RegOut(crate::types::DataType),
+    RegIn(crate::types::DataType),
     /// current_setting(name [, missing_ok]).
     CurrentSetting,
     /// Sequences: `nextval`, `currval`, `setval`, `lastval` (volatile: never folded).

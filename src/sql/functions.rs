@@ -33,6 +33,8 @@ pub enum Param {
     /// Any integer, taken as bigint.
     BigInt,
     Bool,
+    /// An object identifier: oid, an oid alias, an integer or an untyped literal.
+    Oid,
 }
 
 /// How a call's arguments and result are typed.
@@ -60,6 +62,8 @@ pub enum Kernel {
     DateTime,
     /// `exec::array_functions`.
     Array,
+    /// `catalog::system`: functions that read the catalog.
+    Catalog,
 }
 
 /// One function.
@@ -473,6 +477,178 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         V,
         K::Scalar,
     ),
+    f(Func::RegexMatch(false), &[], HAND, true, I, K::String),
+    // The catalog's functions (stable: they read the statement's catalog snapshot).
+    f(
+        Func::PgTableIsVisible,
+        &["pg_table_is_visible"],
+        sig(&[Param::Oid], 1, DataType::Bool),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgTypeIsVisible,
+        &[
+            "pg_type_is_visible",
+            "pg_function_is_visible",
+            "pg_collation_is_visible",
+            "pg_opclass_is_visible",
+            "pg_operator_is_visible",
+            "pg_conversion_is_visible",
+            "pg_ts_config_is_visible",
+        ],
+        sig(&[Param::Oid], 1, DataType::Bool),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetUserById,
+        &["pg_get_userbyid"],
+        sig(&[Param::Oid], 1, DataType::Name),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::FormatType,
+        &["format_type"],
+        sig(&[Param::Oid, Int], 2, T),
+        false,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetExpr,
+        &["pg_get_expr"],
+        sig(&[Text, Param::Oid, Param::Bool], 2, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetIndexDef,
+        &["pg_get_indexdef"],
+        sig(&[Param::Oid, Int, Param::Bool], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetConstraintDef,
+        &["pg_get_constraintdef"],
+        sig(&[Param::Oid, Param::Bool], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetViewDef,
+        &["pg_get_viewdef"],
+        sig(&[Param::Oid, Param::Bool], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::ObjDescription,
+        &["obj_description"],
+        sig(&[Param::Oid, Text], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::ColDescription,
+        &["col_description"],
+        sig(&[Param::Oid, Int], 2, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::ShobjDescription,
+        &["shobj_description"],
+        sig(&[Param::Oid, Text], 2, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgRelationIsPublishable,
+        &["pg_relation_is_publishable"],
+        sig(&[Param::Oid], 1, DataType::Bool),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetTriggerDef,
+        &["pg_get_triggerdef"],
+        sig(&[Param::Oid, Param::Bool], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgGetStatisticsObjDefColumns,
+        &["pg_get_statisticsobjdef_columns"],
+        sig(&[Param::Oid], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::CurrentSchema,
+        &["current_schema"],
+        sig(&[], 0, DataType::Name),
+        false,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::CurrentSchemas,
+        &["current_schemas"],
+        sig(&[Param::Bool], 1, DataType::Array(crate::types::NAME_ARRAY)),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::HasPrivilege,
+        &[
+            "has_table_privilege",
+            "has_schema_privilege",
+            "has_database_privilege",
+            "has_sequence_privilege",
+            "has_column_privilege",
+            "has_any_column_privilege",
+            "has_function_privilege",
+            "has_type_privilege",
+            "pg_has_role",
+        ],
+        HAND,
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::RegOut(DataType::RegClass),
+        &[],
+        HAND,
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::RegIn(DataType::RegClass),
+        &[],
+        HAND,
+        true,
+        S,
+        K::Catalog,
+    ),
     f(
         Func::BackendPid,
         &["pg_backend_pid"],
@@ -617,6 +793,9 @@ impl Func {
                 upper: true,
             },
             Func::RecordField(_) => Func::RecordField(0),
+            Func::RegOut(_) => Func::RegOut(DataType::RegClass),
+            Func::RegexMatch(_) => Func::RegexMatch(false),
+            Func::RegIn(_) => Func::RegIn(DataType::RegClass),
             other => other,
         }
     }
@@ -680,6 +859,9 @@ pub fn param_type(p: Param, arg: DataType) -> Option<SqlType> {
         }
         Param::Bool if arg == DataType::Bool || arg == DataType::Unknown => {
             Some(SqlType::new(DataType::Bool))
+        }
+        Param::Oid if arg.is_oid() || arg.is_integer() || arg == DataType::Unknown => {
+            Some(SqlType::new(DataType::Oid))
         }
         _ => None,
     }

@@ -176,7 +176,11 @@ pub(crate) fn fixed_width(elem: DataType) -> Option<usize> {
         DataType::Bool => 1,
         DataType::Int2 => 2,
         DataType::Int4 | DataType::Date | DataType::Float4 => 4,
-        DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
+        DataType::Int8
+        | DataType::Float8
+        | DataType::Timestamp
+        | DataType::Timestamptz
+        | DataType::Oid => 8,
         DataType::Interval => 16,
         _ => return None,
     })
@@ -286,7 +290,7 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
         )),
         DataType::Int4 => Value::Int4(i32::from_le_bytes(word4())),
         DataType::Date => Value::Date(i32::from_le_bytes(word4())),
-        DataType::Int8 => Value::Int8(i64::from_le_bytes(word8())),
+        DataType::Int8 | DataType::Oid => Value::Int8(i64::from_le_bytes(word8())),
         DataType::Timestamp => Value::Timestamp(i64::from_le_bytes(word8())),
         DataType::Timestamptz => Value::Timestamptz(i64::from_le_bytes(word8())),
         DataType::Float4 => Value::Float4(f32::from_bits(u32::from_le_bytes(word4()))),

@@ -20,6 +20,8 @@ pub fn can_cast(from: DataType, to: DataType) -> bool {
         (Array(a), Array(b)) => can_cast(*a, *b),
         (a, b) if a.numeric_rank().is_some() && b.numeric_rank().is_some() => true,
         (Int4, Bool) | (Bool, Int4) => true,
+        (a, b) if a.is_oid() && (b.is_oid() || b.is_integer()) => true,
+        (a, b) if b.is_oid() && a.is_integer() => true,
         (Date, Timestamp | Timestamptz)
         | (Timestamp, Date | Timestamptz)
         | (Timestamptz, Date | Timestamp) => true,
@@ -39,10 +41,15 @@ pub fn is_implicit(from: DataType, to: DataType) -> bool {
     if let (Array(a), Array(b)) = (from, to) {
         return is_implicit(*a, *b);
     }
+    // An integer is an oid implicitly, and the oid aliases are one another.
+    if to.is_oid() && (from.is_oid() || matches!(from, Int2 | Int4 | Int8)) {
+        return true;
+    }
     matches!(
         (from, to),
-        (Varchar | Bpchar, Text)
-            | (Text | Bpchar, Varchar)
+        (Varchar | Bpchar | Name | Char, Text)
+            | (Text | Bpchar | Varchar, Name)
+            | (Text | Bpchar | Name, Varchar)
             | (Date, Timestamp | Timestamptz)
             | (Timestamp, Timestamptz)
     )
@@ -65,6 +72,9 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
     if let (Array(a), Array(b)) = (from, to) {
         return is_assignable(*a, *b);
     }
+    if from.is_oid() && matches!(to, Int4 | Int8) {
+        return true;
+    }
     matches!(
         (from, to),
         (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp)
@@ -84,6 +94,12 @@ fn int_to(v: i64, to: DataType) -> Result<Value> {
         DataType::Float8 => Value::Float8(v as f64),
         DataType::Numeric => Value::Numeric(Numeric::from_i64(v)),
         DataType::Bool => Value::Bool(v != 0),
+        t if t.is_oid() => {
+            if !(0..=u32::MAX as i64).contains(&v) {
+                return Err(Error::numeric_out_of_range("OID out of range"));
+            }
+            Value::Int8(v)
+        }
         _ => return Err(Error::internal("bad integer cast target")),
     })
 }
@@ -146,7 +162,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         Value::Null => return Ok(Value::Null),
         Value::Text(s) => {
             if to.ty.is_string() {
-                return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
+                return Ok(Value::Text(string_to(s, to, explicit)?));
             }
             if to.ty == DataType::Record {
                 return Err(Error::feature_not_supported("input of anonymous records"));
@@ -165,7 +181,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
                 Value::Bool(b) => (if *b { "true" } else { "false" }).to_string(),
                 v => text::value_to_string(v, fmt),
             };
-            return Ok(Value::Text(text::apply_char_typmod(s, to, explicit)?));
+            return Ok(Value::Text(string_to(s, to, explicit)?));
         }
         Value::Bool(b) => match to.ty {
             DataType::Bool => Value::Bool(b),
@@ -179,6 +195,8 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
                 e
             }
         })?,
+        // int4 → oid reinterprets the bits (negative numbers wrap), as PostgreSQL.
+        Value::Int4(v) if to.ty.is_oid() => Value::Int8(v as u32 as i64),
         Value::Int4(v) => int_to(v as i64, to.ty)?,
         Value::Int8(v) => {
             if to.ty == DataType::Bool {
@@ -258,6 +276,16 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         }
     };
     apply_typmod(converted, to)
+}
+
+/// A string as a value of the string type `to`: `name` cut to 63 bytes, `"char"` to
+/// its first character, varchar(n)/char(n) by their typmods.
+fn string_to(s: String, to: SqlType, explicit: bool) -> Result<String> {
+    match to.ty {
+        DataType::Name => Ok(text::truncate_name(&s).to_string()),
+        DataType::Char => Ok(s.chars().next().map(String::from).unwrap_or_default()),
+        _ => text::apply_char_typmod(s, to, explicit),
+    }
 }
 
 /// Applies a numeric typmod after conversion (strings are handled above).

@@ -44,10 +44,24 @@ pub enum DataType {
     Array(ArrayElem),
     /// An anonymous record (`ROW(…)`), self-describing (`types::record`).
     Record,
+    /// `oid`: an unsigned 32-bit object identifier (stored as a bigint).
+    Oid,
+    /// The object-identifier aliases: an oid that reads and prints as a name
+    /// (`regclass` a relation's, `regtype` a type's, …). Their text forms need the
+    /// catalog, so the executor converts them (`catalog::system::reg_out`).
+    RegClass,
+    RegType,
+    RegProc,
+    RegNamespace,
+    RegRole,
+    /// `name`: an identifier of at most 63 bytes (stored as text).
+    Name,
+    /// `"char"`: one byte (stored as text of at most one byte).
+    Char,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 15] = [
+const ARRAY_ELEMS: [DataType; 18] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -63,7 +77,13 @@ const ARRAY_ELEMS: [DataType; 15] = [
     DataType::Timestamptz,
     DataType::Interval,
     DataType::Record,
+    DataType::Oid,
+    DataType::Name,
+    DataType::Char,
 ];
+
+/// `name[]` (current_schemas' result).
+pub const NAME_ARRAY: ArrayElem = ArrayElem(16);
 
 /// A one-byte code for a scalar type (its place among the element types), for
 /// self-describing encodings (`types::record`).
@@ -252,6 +272,14 @@ impl DataType {
             DataType::Timestamptz => 1184,
             DataType::Interval => 1186,
             DataType::Unknown => 705,
+            DataType::Oid => 26,
+            DataType::RegClass => 2205,
+            DataType::RegType => 2206,
+            DataType::RegProc => 24,
+            DataType::RegNamespace => 4089,
+            DataType::RegRole => 4096,
+            DataType::Name => 19,
+            DataType::Char => 18,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -268,6 +296,9 @@ impl DataType {
                 DataType::Timestamptz => 1185,
                 DataType::Interval => 1187,
                 DataType::Record => 2287,
+                DataType::Oid => 1028,
+                DataType::Name => 1003,
+                DataType::Char => 1002,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -292,6 +323,14 @@ impl DataType {
             1186 => DataType::Interval,
             705 => DataType::Unknown,
             2249 => DataType::Record,
+            26 => DataType::Oid,
+            2205 => DataType::RegClass,
+            2206 => DataType::RegType,
+            24 => DataType::RegProc,
+            4089 => DataType::RegNamespace,
+            4096 => DataType::RegRole,
+            19 => DataType::Name,
+            18 => DataType::Char,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -307,6 +346,14 @@ impl DataType {
             DataType::Bool => 1,
             DataType::Int2 => 2,
             DataType::Int4 | DataType::Float4 | DataType::Date => 4,
+            DataType::Oid
+            | DataType::RegClass
+            | DataType::RegType
+            | DataType::RegProc
+            | DataType::RegNamespace
+            | DataType::RegRole => 4,
+            DataType::Name => 64,
+            DataType::Char => 1,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -337,6 +384,14 @@ impl DataType {
             DataType::Timestamptz => "timestamp with time zone",
             DataType::Interval => "interval",
             DataType::Unknown => "unknown",
+            DataType::Oid => "oid",
+            DataType::RegClass => "regclass",
+            DataType::RegType => "regtype",
+            DataType::RegProc => "regproc",
+            DataType::RegNamespace => "regnamespace",
+            DataType::RegRole => "regrole",
+            DataType::Name => "name",
+            DataType::Char => "\"char\"",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -353,6 +408,9 @@ impl DataType {
                 DataType::Timestamptz => "timestamp with time zone[]",
                 DataType::Interval => "interval[]",
                 DataType::Record => "record[]",
+                DataType::Oid => "oid[]",
+                DataType::Name => "name[]",
+                DataType::Char => "\"char\"[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
@@ -381,8 +439,31 @@ impl DataType {
     pub fn is_string(self) -> bool {
         matches!(
             self,
-            DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown
+            DataType::Text
+                | DataType::Varchar
+                | DataType::Bpchar
+                | DataType::Unknown
+                | DataType::Name
+                | DataType::Char
         )
+    }
+
+    /// `oid` and its aliases (regclass, regtype, …): object identifiers.
+    pub fn is_oid(self) -> bool {
+        matches!(
+            self,
+            DataType::Oid
+                | DataType::RegClass
+                | DataType::RegType
+                | DataType::RegProc
+                | DataType::RegNamespace
+                | DataType::RegRole
+        )
+    }
+
+    /// An oid alias whose text form is a catalog object's name.
+    pub fn is_reg(self) -> bool {
+        self.is_oid() && self != DataType::Oid
     }
 
     pub fn is_integer(self) -> bool {
@@ -450,6 +531,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         },
         A::Numeric(info) | A::Decimal(info) | A::Dec(info) => numeric(info)?,
         A::Text => SqlType::new(DataType::Text),
+        A::Regclass => SqlType::new(DataType::RegClass),
         A::Varchar(len) | A::CharacterVarying(len) | A::CharVarying(len) => {
             SqlType::with_typmod(DataType::Varchar, char_len(len, -1)?)
         }
@@ -488,6 +570,14 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("bpchar", 0) => SqlType::new(DataType::Bpchar),
                 ("varchar", 0) => SqlType::new(DataType::Varchar),
                 ("timestamptz", 0) => SqlType::new(DataType::Timestamptz),
+                ("oid", 0) => SqlType::new(DataType::Oid),
+                ("regclass", 0) => SqlType::new(DataType::RegClass),
+                ("regtype", 0) => SqlType::new(DataType::RegType),
+                ("regproc", 0) => SqlType::new(DataType::RegProc),
+                ("regnamespace", 0) => SqlType::new(DataType::RegNamespace),
+                ("regrole", 0) => SqlType::new(DataType::RegRole),
+                ("name", 0) => SqlType::new(DataType::Name),
+                ("char", 0) => SqlType::new(DataType::Char),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -505,6 +595,9 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "timestamp" => DataType::Timestamp,
                         "timestamptz" => DataType::Timestamptz,
                         "interval" => DataType::Interval,
+                        "oid" => DataType::Oid,
+                        "name" => DataType::Name,
+                        "char" => DataType::Char,
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"

@@ -392,6 +392,24 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
             Value::Text(text.to_string())
         }
+        DataType::Name => Value::Text(truncate_name(text).to_string()),
+        DataType::Char => Value::Text(text.chars().next().map(String::from).unwrap_or_default()),
+        DataType::Oid => Value::Int8(parse_oid(text)?),
+        DataType::RegClass
+        | DataType::RegType
+        | DataType::RegProc
+        | DataType::RegNamespace
+        | DataType::RegRole => match parse_oid(text) {
+            Ok(oid) => Value::Int8(oid),
+            // A name needs the catalog: the binder and the executor resolve those
+            // (`catalog::system::reg_in`) before text reaches here.
+            Err(_) => {
+                return Err(Error::feature_not_supported(format!(
+                    "{} input by name here",
+                    ty.name()
+                )));
+            }
+        },
         DataType::Date => Value::Date(datetime::parse_date(text, &fmt.date_input())?),
         DataType::Timestamp => {
             Value::Timestamp(datetime::parse_timestamp(text, &fmt.date_input())?)
@@ -409,6 +427,48 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             fmt,
         )?)),
     })
+}
+
+/// Longest identifier PostgreSQL keeps, in bytes (NAMEDATALEN - 1).
+pub const NAME_MAX_BYTES: usize = 63;
+
+/// `name` input: the text cut to 63 bytes on a character boundary.
+pub fn truncate_name(text: &str) -> &str {
+    if text.len() <= NAME_MAX_BYTES {
+        return text;
+    }
+    let mut cut = NAME_MAX_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// `oid` input (PostgreSQL's oidin): a decimal number that fits 32 bits, unsigned, or
+/// signed as a negative int4 (which wraps).
+pub fn parse_oid(text: &str) -> Result<i64> {
+    let t = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::invalid_text("oid", text));
+    }
+    let out_of_range =
+        || Error::numeric_out_of_range(format!("value \"{text}\" is out of range for type oid"));
+    let v: u64 = digits.parse().map_err(|_| out_of_range())?;
+    if neg {
+        if v > 2_147_483_648 {
+            return Err(out_of_range());
+        }
+        Ok(((v as i64).wrapping_neg()).rem_euclid(1 << 32))
+    } else if v > u32::MAX as u64 {
+        Err(out_of_range())
+    } else {
+        Ok(v as i64)
+    }
 }
 
 /// Length of a string in characters, as char_length counts.

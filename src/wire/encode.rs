@@ -152,8 +152,9 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
 }
 
 /// Appends the binary (send) form of row `i` of `v` (no length prefix).
-pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize) {
+pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
     match &v.data {
+        Data::I64(x) if ty.is_oid() => buf.extend_from_slice(&(x[i] as u32).to_be_bytes()),
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
         Data::I32(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -582,7 +583,7 @@ fn data_rows_rowwise(
             if binary[c] {
                 let len_at = out.buf.len();
                 out.buf.extend_from_slice(&[0, 0, 0, 0]);
-                binary_value(&mut out.buf, v, row);
+                binary_value(&mut out.buf, v, row, types[c].ty);
                 let len = (out.buf.len() - len_at - 4) as i32;
                 out.buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
             } else {
@@ -729,7 +730,20 @@ pub fn decode_param(
             fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
         ))),
         DataType::Numeric => Value::Numeric(numeric_recv(b, index)?),
-        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown => {
+        DataType::Oid
+        | DataType::RegClass
+        | DataType::RegType
+        | DataType::RegProc
+        | DataType::RegNamespace
+        | DataType::RegRole => Value::Int8(u32::from_be_bytes(
+            fixed(4)?.try_into().map_err(|_| bad_binary(index))?,
+        ) as i64),
+        DataType::Text
+        | DataType::Varchar
+        | DataType::Bpchar
+        | DataType::Unknown
+        | DataType::Name
+        | DataType::Char => {
             let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;
             crate::types::cast::cast_value(Value::Text(s.to_string()), ty, false, fmt)?
         }

@@ -55,6 +55,7 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         locker: None,
         advisory: None,
         backends: None,
+        db: None,
         notifies: None,
     }
 }

@@ -93,6 +93,36 @@ impl Binder<'_> {
         if from == to {
             return Ok(e);
         }
+        // The oid aliases read and print names: through the catalog, not the types'
+        // text functions. A literal is resolved now, as PostgreSQL's parser does.
+        if to.ty.is_reg() && from.ty.is_string() {
+            if let Expr::Literal {
+                value: Value::Text(s),
+                ..
+            } = &e
+                && let Some(oid) =
+                    crate::catalog::system::reg_in_at_bind(self.catalog, &self.snapshot, to.ty, s)?
+            {
+                return Ok(Expr::Literal {
+                    value: Value::Int8(oid as i64),
+                    ty: to,
+                });
+            }
+            let text = self.coerce_with(e, TEXT, explicit)?;
+            return Ok(Expr::Func {
+                func: Func::RegIn(to.ty),
+                args: vec![text],
+                ty: to,
+            });
+        }
+        if from.ty.is_reg() && to.ty.is_string() && to.ty != DataType::Unknown {
+            let name = Expr::Func {
+                func: Func::RegOut(from.ty),
+                args: vec![e],
+                ty: TEXT,
+            };
+            return self.coerce_with(name, to, explicit);
+        }
         match e {
             Expr::Cast {
                 expr,

@@ -566,7 +566,28 @@ impl Binder<'_> {
                 let arg = self.bind_expr(expr, scope)?;
                 self.bind_scalar_function(name, vec![arg])
             }
-            A::Expr::Collate { .. } => Err(Error::feature_not_supported("COLLATE")),
+            // kiln compares strings by their bytes: the C collation, which is also
+            // what "default" is here.
+            A::Expr::Collate { expr, collation } => {
+                let name = collation.to_string().to_ascii_lowercase();
+                let name = name.trim_start_matches("pg_catalog.").trim_matches('"');
+                if !matches!(name, "default" | "c" | "posix" | "ucs_basic") {
+                    return Err(Error::feature_not_supported(format!(
+                        "collation {collation}"
+                    )));
+                }
+                let bound = self.bind_expr(expr, scope)?;
+                if !bound.ty().ty.is_string() {
+                    return Err(Error::new(
+                        "42804",
+                        format!(
+                            "collations are not supported by type {}",
+                            bound.ty().display_name()
+                        ),
+                    ));
+                }
+                Ok(bound)
+            }
             A::Expr::Array(a) if a.named => self.bind_array(&a.elem, scope),
             A::Expr::Array(_) => Err(Error::syntax("syntax error at or near \"[\"")),
             A::Expr::CompoundFieldAccess { root, access_chain } => {
@@ -825,9 +846,68 @@ impl Binder<'_> {
             A::BinaryOperator::PGOverlap => {
                 return self.bind_array_operator(Func::ArrayOverlap, l, r);
             }
+            A::BinaryOperator::PGRegexMatch => return self.bind_regex(l, r, false, false),
+            A::BinaryOperator::PGRegexIMatch => return self.bind_regex(l, r, true, false),
+            A::BinaryOperator::PGRegexNotMatch => return self.bind_regex(l, r, false, true),
+            A::BinaryOperator::PGRegexNotIMatch => return self.bind_regex(l, r, true, true),
+            // OPERATOR(pg_catalog.op): the operator itself.
+            A::BinaryOperator::PGCustomBinaryOperator(parts)
+                if parts.len() == 2 && parts[0].eq_ignore_ascii_case("pg_catalog") =>
+            {
+                let inner = match parts[1].as_str() {
+                    "~" => A::BinaryOperator::PGRegexMatch,
+                    "~*" => A::BinaryOperator::PGRegexIMatch,
+                    "!~" => A::BinaryOperator::PGRegexNotMatch,
+                    "!~*" => A::BinaryOperator::PGRegexNotIMatch,
+                    "=" => A::BinaryOperator::Eq,
+                    "<>" | "!=" => A::BinaryOperator::NotEq,
+                    "<" => A::BinaryOperator::Lt,
+                    "<=" => A::BinaryOperator::LtEq,
+                    ">" => A::BinaryOperator::Gt,
+                    ">=" => A::BinaryOperator::GtEq,
+                    "+" => A::BinaryOperator::Plus,
+                    "-" => A::BinaryOperator::Minus,
+                    "*" => A::BinaryOperator::Multiply,
+                    "/" => A::BinaryOperator::Divide,
+                    "||" => A::BinaryOperator::StringConcat,
+                    other => {
+                        return Err(Error::feature_not_supported(format!(
+                            "operator pg_catalog.{other}"
+                        )));
+                    }
+                };
+                return self.bind_binary_op(l, &inner, r);
+            }
             other => return Err(Error::feature_not_supported(format!("operator {other}"))),
         };
         self.bind_binary(op, l, r)
+    }
+
+    /// `string ~ pattern` and its case-insensitive and negated forms (POSIX regular
+    /// expressions; both sides text).
+    fn bind_regex(&mut self, l: Expr, r: Expr, icase: bool, negated: bool) -> Result<Expr> {
+        let (lt, rt) = (l.ty().ty, r.ty().ty);
+        let op = match (icase, negated) {
+            (false, false) => "~",
+            (true, false) => "~*",
+            (false, true) => "!~",
+            (true, true) => "!~*",
+        };
+        if !(lt.is_string() && rt.is_string()) {
+            return Err(no_operator(lt, op, rt));
+        }
+        let l = self.coerce(l, TEXT)?;
+        let r = self.coerce(r, TEXT)?;
+        let matched = Expr::Func {
+            func: Func::RegexMatch(icase),
+            args: vec![l, r],
+            ty: BOOL,
+        };
+        Ok(if negated {
+            Expr::Not(Box::new(matched))
+        } else {
+            matched
+        })
     }
 
     /// Gives both sides of a comparison one type.

@@ -244,6 +244,32 @@ impl Binder<'_> {
                 {
                     return self.cte_scope(cte?, &ident_name(id), alias.as_ref());
                 }
+                if let Some(system) = self.system_table(name)? {
+                    let types = system.columns().into_iter().map(|c| c.1).collect();
+                    let names: Vec<String> = system
+                        .columns()
+                        .into_iter()
+                        .map(|c| c.0.to_string())
+                        .collect();
+                    let qualifier = alias
+                        .as_ref()
+                        .map_or_else(|| system.name().to_string(), |a| ident_name(&a.name));
+                    let (plan, mut scope) = self.table_function(
+                        TableFunc::System(system),
+                        Vec::new(),
+                        types,
+                        alias.as_ref(),
+                        false,
+                    )?;
+                    let names = alias_names(alias.as_ref(), names, &qualifier)?;
+                    for (c, n) in scope.columns.iter_mut().zip(names) {
+                        if let Expr::ColumnRef { name, .. } = &mut c.expr {
+                            *name = n.clone();
+                        }
+                        c.name = n;
+                    }
+                    return Ok((plan, scope));
+                }
                 let table = self.table(name)?;
                 if table.sequence.is_some() {
                     return Err(Error::feature_not_supported(format!(
@@ -493,6 +519,18 @@ impl Binder<'_> {
                 bound.push(self.bind_function_arg(a, &empty)?);
             }
             return self.bind_unnest(alias, bound, ordinality);
+        }
+        // A table that is no partition is its own only ancestor.
+        if fname == "pg_partition_ancestors" && args.len() == 1 {
+            let empty = Scope::default();
+            let arg = self.bind_function_arg(&args[0], &empty)?;
+            let oid = self.coerce(arg, SqlType::new(DataType::Oid))?;
+            let array = Expr::Func {
+                func: Func::ArrayBuild,
+                args: vec![oid],
+                ty: SqlType::new(DataType::array_of(DataType::Oid).unwrap_or(DataType::Text)),
+            };
+            return self.bind_unnest(alias, vec![array], ordinality);
         }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(

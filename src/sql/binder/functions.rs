@@ -131,7 +131,7 @@ impl Binder<'_> {
                 "{name}(*) specified, but {name} is not an aggregate function"
             )));
         }
-        if name == "generate_series" || name == "unnest" {
+        if name == "generate_series" || name == "unnest" || name == "pg_partition_ancestors" {
             return self.bind_select_srf(&name, &args, scope);
         }
         if name == "row" && f.over.is_none() {
@@ -367,7 +367,21 @@ impl Binder<'_> {
         if let Some(e) = failure {
             return Err(e);
         }
-        let (func, args, ty) = if name == "unnest" {
+        // A table that is no partition is its own only ancestor: the relation itself.
+        let bound = if name == "pg_partition_ancestors" {
+            let [arg] = <[Expr; 1]>::try_from(bound).map_err(|_| {
+                Error::undefined_function("function pg_partition_ancestors does not exist")
+            })?;
+            let oid = self.coerce(arg, SqlType::new(DataType::Oid))?;
+            vec![Expr::Func {
+                func: Func::ArrayBuild,
+                args: vec![oid],
+                ty: SqlType::new(DataType::array_of(DataType::Oid).unwrap_or(DataType::Text)),
+            }]
+        } else {
+            bound
+        };
+        let (func, args, ty) = if name == "unnest" || name == "pg_partition_ancestors" {
             let (arg, ty) = super::from::unnest_arg(bound)?;
             (TableFunc::Unnest, vec![arg], ty)
         } else {

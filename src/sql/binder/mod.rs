@@ -265,6 +265,41 @@ impl<'a> Binder<'a> {
         Lowerer::new().lower_root(&plan)
     }
 
+    /// A result's oid-alias columns (regclass, regtype, …) as the names they print as:
+    /// the wire layer has no catalog, so the plan's last step converts them (their
+    /// columns keep their types in RowDescription).
+    pub(super) fn reg_output(&mut self, plan: LogicalPlan) -> LogicalPlan {
+        let out = plan.output();
+        if !out.iter().any(|c| c.ty.ty.is_reg()) {
+            return plan;
+        }
+        let exprs = out
+            .iter()
+            .map(|c| {
+                let col = Expr::ColumnRef {
+                    id: c.id,
+                    ty: c.ty,
+                    name: String::new(),
+                };
+                if c.ty.ty.is_reg() {
+                    Expr::Func {
+                        func: Func::RegOut(c.ty.ty),
+                        args: vec![col],
+                        ty: TEXT,
+                    }
+                } else {
+                    col
+                }
+            })
+            .collect();
+        let rel = self.new_rel();
+        LogicalPlan::Project {
+            input: Box::new(plan),
+            rel,
+            exprs,
+        }
+    }
+
     /// The statement text the AST's spans refer to, so errors carry positions.
     pub fn with_text(mut self, text: &'a str) -> Binder<'a> {
         self.text = text;
@@ -291,6 +326,7 @@ impl<'a> Binder<'a> {
             A::Statement::Query(q) if !q.locks.is_empty() => self.bind_locking_query(q),
             A::Statement::Query(q) => {
                 let (plan, columns) = self.bind_query(q)?;
+                let plan = self.reg_output(plan);
                 let plan = self.finish_plan(plan)?;
                 Ok(BoundStatement::Query {
                     plan,
@@ -582,23 +618,58 @@ impl<'a> Binder<'a> {
             [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
             _ => None,
         };
-        if schema.as_deref() == Some("information_schema") {
-            return Err(Error::feature_not_supported(format!("system view {name}")));
+        if let Some(s) = schema.as_deref()
+            && (s == "pg_catalog" || s == "information_schema")
+        {
+            let n = match name.0.last() {
+                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
+                _ => String::new(),
+            };
+            if self.system_table(name)?.is_some() {
+                return Err(Error::new(
+                    "42501",
+                    format!("permission denied for table {n}"),
+                ));
+            }
+            return Err(Error::undefined_table(&format!("{s}.{n}")));
         }
         let n = object_name(name)?;
         match self.catalog.table(&n, &self.snapshot) {
-            Some(t) if schema.as_deref() != Some("pg_catalog") => {
+            Some(t) => {
                 if !self.tables.iter().any(|seen| Arc::ptr_eq(seen, &t)) {
                     self.tables.push(t.clone());
                 }
                 Ok(t)
             }
-            // PostgreSQL's system catalogs (psql's \d, drivers' metadata) come later.
-            _ if schema.as_deref() == Some("pg_catalog") || n.starts_with("pg_") => Err(
-                Error::feature_not_supported(format!("system catalog pg_catalog.{n}")),
-            ),
-            _ => Err(Error::undefined_table(&n)),
+            None if self.system_table(name)?.is_some() => Err(Error::new(
+                "42501",
+                format!("permission denied for table {n}"),
+            )),
+            None => Err(Error::undefined_table(&n)),
         }
+    }
+
+    /// The system catalog `name` names: `pg_catalog.x`, `information_schema.x`, or an
+    /// unqualified pg_catalog name (pg_catalog is searched before public, as in
+    /// PostgreSQL's default search_path).
+    pub(super) fn system_table(
+        &self,
+        name: &A::ObjectName,
+    ) -> Result<Option<crate::catalog::system::SystemTable>> {
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                A::ObjectNamePart::Identifier(i) => ident_name(i),
+                A::ObjectNamePart::Function(_) => String::new(),
+            })
+            .collect();
+        use crate::catalog::system::SystemTable;
+        Ok(match parts.as_slice() {
+            [n] => SystemTable::lookup(None, n),
+            [s, n] => SystemTable::lookup(Some(s), n),
+            _ => None,
+        })
     }
 
     // ----- queries -------------------------------------------------------------------

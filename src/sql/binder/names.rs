@@ -117,6 +117,14 @@ fn cast_type_name_of(ty: DataType) -> String {
             return format!("_{}", cast_type_name_of(*elem));
         }
         DataType::Record => "record",
+        DataType::Oid => "oid",
+        DataType::RegClass => "regclass",
+        DataType::RegType => "regtype",
+        DataType::RegProc => "regproc",
+        DataType::RegNamespace => "regnamespace",
+        DataType::RegRole => "regrole",
+        DataType::Name => "name",
+        DataType::Char => "char",
     }
     .to_string()
 }
