@@ -2077,7 +2077,7 @@ fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let o = arg_oid(vals, 0).unwrap_or(0);
             let column = vals.get(1).and_then(Value::as_i64).unwrap_or(0);
             match v.index(o) {
-                Some((t, ix)) if column == 0 => text(index_def(t, ix, false)),
+                Some((t, ix)) if column == 0 => text(index_def(t, ix, pretty)),
                 Some((t, ix)) => match ix.index.parts.get(column as usize - 1) {
                     Some(p) => text(
                         t.columns

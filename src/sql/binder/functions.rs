@@ -455,6 +455,28 @@ impl Binder<'_> {
             });
         }
         let (func, args, ty) = match (name, arg_types.as_slice()) {
+            (
+                "has_table_privilege"
+                | "has_schema_privilege"
+                | "has_database_privilege"
+                | "has_sequence_privilege"
+                | "has_column_privilege"
+                | "has_any_column_privilege"
+                | "has_function_privilege"
+                | "has_type_privilege"
+                | "pg_has_role",
+                _,
+            ) if (2..=4).contains(&args.len()) => {
+                let mut out = Vec::with_capacity(args.len());
+                for a in args {
+                    out.push(if a.ty().ty == D::Unknown {
+                        self.coerce(a, TEXT)?
+                    } else {
+                        a
+                    });
+                }
+                (Func::HasPrivilege, out, SqlType::new(D::Bool))
+            }
             ("abs", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 let t = if *t == D::Unknown { D::Float8 } else { *t };
                 let args = self.coerce_all(args, SqlType::new(t))?;
