@@ -82,6 +82,11 @@ const ARRAY_ELEMS: [DataType; 18] = [
     DataType::Char,
 ];
 
+/// The scalar types that have array types.
+pub fn array_elements() -> &'static [DataType] {
+    &ARRAY_ELEMS
+}
+
 /// `name[]` (current_schemas' result).
 pub const NAME_ARRAY: ArrayElem = ArrayElem(16);
 

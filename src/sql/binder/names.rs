@@ -96,35 +96,6 @@ pub(super) fn cast_type_name(dt: &A::DataType) -> String {
 }
 
 fn cast_type_name_of(ty: DataType) -> String {
-    match ty {
-        DataType::Bool => "bool",
-        DataType::Int2 => "int2",
-        DataType::Int4 => "int4",
-        DataType::Int8 => "int8",
-        DataType::Float4 => "float4",
-        DataType::Float8 => "float8",
-        DataType::Numeric => "numeric",
-        DataType::Text => "text",
-        DataType::Varchar => "varchar",
-        DataType::Bpchar => "bpchar",
-        DataType::Date => "date",
-        DataType::Timestamp => "timestamp",
-        DataType::Timestamptz => "timestamptz",
-        DataType::Interval => "interval",
-        DataType::Unknown => "unknown",
-        // PostgreSQL names an array cast's column by the array type: _int4, _text.
-        DataType::Array(elem) => {
-            return format!("_{}", cast_type_name_of(*elem));
-        }
-        DataType::Record => "record",
-        DataType::Oid => "oid",
-        DataType::RegClass => "regclass",
-        DataType::RegType => "regtype",
-        DataType::RegProc => "regproc",
-        DataType::RegNamespace => "regnamespace",
-        DataType::RegRole => "regrole",
-        DataType::Name => "name",
-        DataType::Char => "char",
-    }
-    .to_string()
+    // PostgreSQL names a cast's column by the type's pg_type name (_int4 for arrays).
+    crate::catalog::system::type_name(ty)
 }

@@ -1,0 +1,463 @@
+//! The system tables' definitions: name, oid, kind and PostgreSQL 15's columns.
+
+use super::*;
+
+pub(super) struct Def {
+    pub(super) schema: u32,
+    pub(super) name: &'static str,
+    pub(super) oid: u32,
+    /// 'r' a catalog table, 'v' a system view.
+    pub(super) kind: char,
+    /// PostgreSQL 15's columns, in order: `name type, …`.
+    pub(super) columns: &'static str,
+}
+
+pub(super) const fn def(
+    schema: u32,
+    name: &'static str,
+    oid: u32,
+    kind: char,
+    columns: &'static str,
+) -> Def {
+    Def {
+        schema,
+        name,
+        oid,
+        kind,
+        columns,
+    }
+}
+
+pub(super) const C: u32 = PG_CATALOG_OID;
+pub(super) const I: u32 = INFORMATION_SCHEMA_OID;
+
+pub(super) static DEFS: &[Def] = &[
+    def(
+        C,
+        "pg_namespace",
+        2615,
+        'r',
+        "oid oid, nspname name, nspowner oid, nspacl aclitem[]",
+    ),
+    def(
+        C,
+        "pg_class",
+        PG_CLASS_OID,
+        'r',
+        "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, \
+         relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, \
+         relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, \
+         relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, \
+         relhastriggers bool, relhassubclass bool, relrowsecurity bool, \
+         relforcerowsecurity bool, relispopulated bool, relreplident char, \
+         relispartition bool, relrewrite oid, relfrozenxid xid, relminmxid xid, \
+         relacl aclitem[], reloptions text[], relpartbound pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_attribute",
+        1249,
+        'r',
+        "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, \
+         attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, \
+         attalign char, attstorage char, attcompression char, attnotnull bool, \
+         atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, \
+         attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, \
+         attacl aclitem[], attoptions text[], attfdwoptions text[], attmissingval text",
+    ),
+    def(
+        C,
+        "pg_type",
+        1247,
+        'r',
+        "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, \
+         typtype char, typcategory char, typispreferred bool, typisdefined bool, \
+         typdelim char, typrelid oid, typsubscript regproc, typelem oid, typarray oid, \
+         typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, \
+         typmodin regproc, typmodout regproc, typanalyze regproc, typalign char, \
+         typstorage char, typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, \
+         typcollation oid, typdefaultbin pg_node_tree, typdefault text, typacl aclitem[]",
+    ),
+    def(
+        C,
+        "pg_index",
+        2610,
+        'r',
+        "indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2, indisunique bool, \
+         indnullsnotdistinct bool, indisprimary bool, indisexclusion bool, \
+         indimmediate bool, indisclustered bool, indisvalid bool, indcheckxmin bool, \
+         indisready bool, indislive bool, indisreplident bool, indkey int2vector, \
+         indcollation oidvector, indclass oidvector, indoption int2vector, \
+         indexprs pg_node_tree, indpred pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_constraint",
+        2606,
+        'r',
+        "oid oid, conname name, connamespace oid, contype char, condeferrable bool, \
+         condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, \
+         conparentid oid, confrelid oid, confupdtype char, confdeltype char, \
+         confmatchtype char, conislocal bool, coninhcount int4, connoinherit bool, \
+         conkey int2[], confkey int2[], conpfeqop oid[], conppeqop oid[], \
+         conffeqop oid[], confdelsetcols int2[], conexclop oid[], conbin pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_attrdef",
+        2604,
+        'r',
+        "oid oid, adrelid oid, adnum int2, adbin pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_am",
+        2601,
+        'r',
+        "oid oid, amname name, amhandler regproc, amtype char",
+    ),
+    def(
+        C,
+        "pg_roles",
+        12_001,
+        'v',
+        "rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, \
+         rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4, \
+         rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, \
+         rolconfig text[], oid oid",
+    ),
+    def(
+        C,
+        "pg_user",
+        12_002,
+        'v',
+        "usename name, usesysid oid, usecreatedb bool, usesuper bool, userepl bool, \
+         usebypassrls bool, passwd text, valuntil timestamptz, useconfig text[]",
+    ),
+    def(
+        C,
+        "pg_auth_members",
+        1261,
+        'r',
+        "oid oid, roleid oid, member oid, grantor oid, admin_option bool",
+    ),
+    def(
+        C,
+        "pg_database",
+        1262,
+        'r',
+        "oid oid, datname name, datdba oid, encoding int4, datlocprovider char, \
+         datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid xid, \
+         datminmxid xid, dattablespace oid, datcollate text, datctype text, \
+         daticulocale text, datcollversion text, datacl aclitem[]",
+    ),
+    def(
+        C,
+        "pg_description",
+        2609,
+        'r',
+        "objoid oid, classoid oid, objsubid int4, description text",
+    ),
+    def(
+        C,
+        "pg_shdescription",
+        2396,
+        'r',
+        "objoid oid, classoid oid, description text",
+    ),
+    def(
+        C,
+        "pg_collation",
+        3456,
+        'r',
+        "oid oid, collname name, collnamespace oid, collowner oid, collprovider char, \
+         collisdeterministic bool, collencoding int4, collcollate text, collctype text, \
+         colliculocale text, collversion text",
+    ),
+    def(
+        C,
+        "pg_inherits",
+        2611,
+        'r',
+        "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool",
+    ),
+    def(
+        C,
+        "pg_trigger",
+        2620,
+        'r',
+        "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, \
+         tgenabled char, tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, \
+         tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2, \
+         tgattr int2vector, tgargs text, tgqual pg_node_tree, tgoldtable name, \
+         tgnewtable name",
+    ),
+    def(
+        C,
+        "pg_policy",
+        3256,
+        'r',
+        "oid oid, polname name, polrelid oid, polcmd char, polpermissive bool, \
+         polroles oid[], polqual pg_node_tree, polwithcheck pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_statistic_ext",
+        3381,
+        'r',
+        "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, \
+         stxstattarget int4, stxkeys int2vector, stxkind char[], stxexprs pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_publication",
+        6104,
+        'r',
+        "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, \
+         pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool",
+    ),
+    def(
+        C,
+        "pg_publication_rel",
+        6106,
+        'r',
+        "oid oid, prpubid oid, prrelid oid, prqual pg_node_tree, prattrs int2vector",
+    ),
+    def(
+        C,
+        "pg_publication_namespace",
+        6237,
+        'r',
+        "oid oid, pnpubid oid, pnnspid oid",
+    ),
+    def(
+        C,
+        "pg_proc",
+        1255,
+        'r',
+        "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, \
+         procost float4, prorows float4, provariadic oid, prosupport regproc, \
+         prokind char, prosecdef bool, proleakproof bool, proisstrict bool, \
+         proretset bool, provolatile char, proparallel char, pronargs int2, \
+         pronargdefaults int2, prorettype oid, proargtypes oidvector, \
+         proallargtypes oid[], proargmodes char[], proargnames text[], \
+         proargdefaults pg_node_tree, protrftypes oid[], prosrc text, probin text, \
+         prosqlbody pg_node_tree, proconfig text[], proacl aclitem[]",
+    ),
+    def(
+        C,
+        "pg_depend",
+        2608,
+        'r',
+        "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, \
+         refobjsubid int4, deptype char",
+    ),
+    def(
+        C,
+        "pg_sequence",
+        2224,
+        'r',
+        "seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8, seqmax int8, \
+         seqmin int8, seqcache int8, seqcycle bool",
+    ),
+    def(
+        C,
+        "pg_tablespace",
+        1213,
+        'r',
+        "oid oid, spcname name, spcowner oid, spcacl aclitem[], spcoptions text[]",
+    ),
+    def(
+        C,
+        "pg_extension",
+        3079,
+        'r',
+        "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, \
+         extversion text, extconfig oid[], extcondition text[]",
+    ),
+    def(
+        C,
+        "pg_enum",
+        3501,
+        'r',
+        "oid oid, enumtypid oid, enumsortorder float4, enumlabel name",
+    ),
+    def(
+        C,
+        "pg_range",
+        3541,
+        'r',
+        "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, \
+         rngsubopc oid, rngcanonical regproc, rngsubdiff regproc",
+    ),
+    def(
+        C,
+        "pg_rewrite",
+        2618,
+        'r',
+        "oid oid, rulename name, ev_class oid, ev_type char, ev_enabled char, \
+         is_instead bool, ev_qual pg_node_tree, ev_action pg_node_tree",
+    ),
+    def(
+        C,
+        "pg_settings",
+        12_003,
+        'v',
+        "name text, setting text, unit text, category text, short_desc text, \
+         extra_desc text, context text, vartype text, source text, min_val text, \
+         max_val text, enumvals text[], boot_val text, reset_val text, sourcefile text, \
+         sourceline int4, pending_restart bool",
+    ),
+    def(
+        C,
+        "pg_stat_activity",
+        12_004,
+        'v',
+        "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, \
+         application_name text, client_addr inet, client_hostname text, client_port int4, \
+         backend_start timestamptz, xact_start timestamptz, query_start timestamptz, \
+         state_change timestamptz, wait_event_type text, wait_event text, state text, \
+         backend_xid xid, backend_xmin xid, query_id int8, query text, backend_type text",
+    ),
+    def(
+        C,
+        "pg_tables",
+        12_005,
+        'v',
+        "schemaname name, tablename name, tableowner name, tablespace name, \
+         hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool",
+    ),
+    def(
+        C,
+        "pg_views",
+        12_006,
+        'v',
+        "schemaname name, viewname name, viewowner name, definition text",
+    ),
+    def(
+        C,
+        "pg_indexes",
+        12_007,
+        'v',
+        "schemaname name, tablename name, indexname name, tablespace name, indexdef text",
+    ),
+    def(
+        C,
+        "pg_sequences",
+        12_008,
+        'v',
+        "schemaname name, sequencename name, sequenceowner name, data_type regtype, \
+         start_value int8, min_value int8, max_value int8, increment_by int8, cycle bool, \
+         cache_size int8, last_value int8",
+    ),
+    def(
+        C,
+        "pg_matviews",
+        12_009,
+        'v',
+        "schemaname name, matviewname name, matviewowner name, tablespace name, \
+         hasindexes bool, ispopulated bool, definition text",
+    ),
+    def(
+        I,
+        "schemata",
+        13_200,
+        'v',
+        "catalog_name name, schema_name name, schema_owner name, \
+         default_character_set_catalog name, default_character_set_schema name, \
+         default_character_set_name name, sql_path text",
+    ),
+    def(
+        I,
+        "tables",
+        13_201,
+        'v',
+        "table_catalog name, table_schema name, table_name name, table_type text, \
+         self_referencing_column_name name, reference_generation text, \
+         user_defined_type_catalog name, user_defined_type_schema name, \
+         user_defined_type_name name, is_insertable_into text, is_typed text, \
+         commit_action text",
+    ),
+    def(
+        I,
+        "columns",
+        13_202,
+        'v',
+        "table_catalog name, table_schema name, table_name name, column_name name, \
+         ordinal_position int4, column_default text, is_nullable text, data_type text, \
+         character_maximum_length int4, character_octet_length int4, \
+         numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, \
+         datetime_precision int4, interval_type text, interval_precision int4, \
+         character_set_catalog name, character_set_schema name, character_set_name name, \
+         collation_catalog name, collation_schema name, collation_name name, \
+         domain_catalog name, domain_schema name, domain_name name, udt_catalog name, \
+         udt_schema name, udt_name name, scope_catalog name, scope_schema name, \
+         scope_name name, maximum_cardinality int4, dtd_identifier name, \
+         is_self_referencing text, is_identity text, identity_generation text, \
+         identity_start text, identity_increment text, identity_maximum text, \
+         identity_minimum text, identity_cycle text, is_generated text, \
+         generation_expression text, is_updatable text",
+    ),
+    def(
+        I,
+        "views",
+        13_203,
+        'v',
+        "table_catalog name, table_schema name, table_name name, view_definition text, \
+         check_option text, is_updatable text, is_insertable_into text, \
+         is_trigger_updatable text, is_trigger_deletable text, \
+         is_trigger_insertable_into text",
+    ),
+    def(
+        I,
+        "table_constraints",
+        13_204,
+        'v',
+        "constraint_catalog name, constraint_schema name, constraint_name name, \
+         table_catalog name, table_schema name, table_name name, constraint_type text, \
+         is_deferrable text, initially_deferred text, enforced text, nulls_distinct text",
+    ),
+    def(
+        I,
+        "key_column_usage",
+        13_205,
+        'v',
+        "constraint_catalog name, constraint_schema name, constraint_name name, \
+         table_catalog name, table_schema name, table_name name, column_name name, \
+         ordinal_position int4, position_in_unique_constraint int4",
+    ),
+    def(
+        I,
+        "sequences",
+        13_206,
+        'v',
+        "sequence_catalog name, sequence_schema name, sequence_name name, data_type text, \
+         numeric_precision int4, numeric_precision_radix int4, numeric_scale int4, \
+         start_value text, minimum_value text, maximum_value text, increment text, \
+         cycle_option text",
+    ),
+];
+
+/// The type of a column spec's type word.
+pub(super) fn spec_type(word: &str) -> SqlType {
+    let array = |elem| SqlType::new(DataType::array_of(elem).unwrap_or(DataType::Text));
+    match word {
+        "oid" => SqlType::new(DataType::Oid),
+        "name" => SqlType::new(DataType::Name),
+        "bool" => SqlType::new(DataType::Bool),
+        "int2" => SqlType::new(DataType::Int2),
+        "int4" => SqlType::new(DataType::Int4),
+        "int8" | "xid" => SqlType::new(DataType::Int8),
+        "float4" => SqlType::new(DataType::Float4),
+        "char" => SqlType::new(DataType::Char),
+        "regproc" => SqlType::new(DataType::RegProc),
+        "regtype" => SqlType::new(DataType::RegType),
+        "timestamptz" => SqlType::new(DataType::Timestamptz),
+        "oid[]" | "oidvector" => array(DataType::Oid),
+        "int2[]" | "int2vector" => array(DataType::Int2),
+        "char[]" => array(DataType::Char),
+        "text[]" | "aclitem[]" => array(DataType::Text),
+        // text, pg_node_tree, inet
+        _ => SqlType::new(DataType::Text),
+    }
+}

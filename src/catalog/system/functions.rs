@@ -1,0 +1,254 @@
+//! The functions over catalog objects (pg_get_*def, format_type, pg_table_is_visible,
+//! …) and the oid aliases' name input and output.
+
+use super::*;
+
+/// Evaluates a catalog function row by row.
+pub fn eval_function(
+    func: Func,
+    args: &[Vector],
+    arg_types: &[SqlType],
+    n: usize,
+    ty: SqlType,
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    let v = View::new(ctx)?;
+    let mut out = Vector::with_capacity(ty.ty, n);
+    for i in 0..n {
+        let vals: Vec<Value> = args
+            .iter()
+            .zip(arg_types)
+            .map(|(a, t)| a.value(i, t.ty))
+            .collect();
+        let value = call(&v, func, &vals)?;
+        out.push_value(&value);
+    }
+    Ok(out)
+}
+
+pub(super) fn arg_oid(vals: &[Value], k: usize) -> Option<u32> {
+    vals.get(k).and_then(Value::as_i64).map(|v| v as u32)
+}
+
+pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
+    // Strict functions: NULL in, NULL out.
+    if func != Func::CurrentSchemas && vals.first().is_some_and(Value::is_null) {
+        return Ok(NULL);
+    }
+    let pretty = matches!(vals.last(), Some(Value::Bool(true)));
+    Ok(match func {
+        Func::PgTableIsVisible => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            match SystemTable::by_oid(o) {
+                Some(t) => boolean(t.schema_oid() == PG_CATALOG_OID),
+                None => boolean(v.table(o).is_some() || v.index(o).is_some()),
+            }
+        }
+        Func::PgTypeIsVisible => boolean(true),
+        Func::PgGetUserById => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            text(
+                v.role_name(o)
+                    .unwrap_or_else(|| format!("unknown (OID={o})")),
+            )
+        }
+        Func::FormatType => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            let typmod = vals.get(1).and_then(Value::as_i64).unwrap_or(-1) as i32;
+            match DataType::from_oid(o) {
+                Some(t) => text(SqlType::with_typmod(t, typmod).display_name()),
+                None => text("???"),
+            }
+        }
+        // Expressions are kept as their SQL text.
+        Func::PgGetExpr => vals[0].clone(),
+        Func::PgGetIndexDef => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            let column = vals.get(1).and_then(Value::as_i64).unwrap_or(0);
+            match v.index(o) {
+                Some((t, ix)) if column == 0 => text(index_def(t, ix, pretty)),
+                Some((t, ix)) => match ix.index.parts.get(column as usize - 1) {
+                    Some(p) => text(
+                        t.columns
+                            .get(p.column)
+                            .map_or_else(String::new, |c| quote_ident(&c.name)),
+                    ),
+                    None => text(""),
+                },
+                None => NULL,
+            }
+        }
+        Func::PgGetConstraintDef => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            match constraints(v).iter().find(|c| c.oid == o) {
+                Some(c) => text(constraint_def(v, c, pretty)),
+                None => NULL,
+            }
+        }
+        Func::PgGetViewDef => {
+            let t = match &vals[0] {
+                Value::Text(name) => v.tables.iter().find(|t| &t.name == name),
+                other => other.as_i64().and_then(|o| v.table(o as u32)),
+            };
+            match t.and_then(|t| t.view.as_ref()) {
+                Some(view) => text(view_definition(&view.sql)),
+                None => NULL,
+            }
+        }
+        Func::ObjDescription | Func::ColDescription | Func::ShobjDescription => NULL,
+        Func::PgRelationIsPublishable => boolean(false),
+        Func::PgGetTriggerDef | Func::PgGetStatisticsObjDefColumns => NULL,
+        Func::CurrentSchema => text("public"),
+        Func::CurrentSchemas => {
+            let implicit = matches!(vals.first(), Some(Value::Bool(true)));
+            let mut names = Vec::new();
+            if implicit {
+                names.push(text("pg_catalog"));
+            }
+            names.push(text("public"));
+            array(DataType::Name, &names)
+        }
+        Func::HasPrivilege => boolean(true),
+        Func::RegOut(t) => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            text(reg_out(v, t, o))
+        }
+        Func::RegIn(t) => match &vals[0] {
+            Value::Text(s) => oid(reg_in(v, t, s)?),
+            _ => NULL,
+        },
+        _ => return Err(Error::internal("not a catalog function")),
+    })
+}
+
+/// The text form of an oid alias: the object's name, or the number when nothing has it.
+pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
+    let name = match t {
+        DataType::RegClass => SystemTable::by_oid(o)
+            .map(|s| s.name().to_string())
+            .or_else(|| v.table(o).map(|t| quote_ident(&t.name)))
+            .or_else(|| v.index(o).map(|(_, i)| quote_ident(&i.name))),
+        DataType::RegType => DataType::from_oid(o).map(|t| SqlType::new(t).display_name()),
+        DataType::RegNamespace => namespace_name(o).map(String::from),
+        DataType::RegRole => v.role_name(o),
+        _ => None,
+    };
+    match (name, t, o) {
+        (Some(n), _, _) => n,
+        (None, DataType::RegClass | DataType::RegType | DataType::RegProc, 0) => "-".into(),
+        (None, _, o) => o.to_string(),
+    }
+}
+
+/// An oid alias read from text: a number, or the name of an object that exists.
+pub(super) fn reg_in(v: &View, t: DataType, s: &str) -> Result<u32> {
+    if t == DataType::RegRole && crate::types::text::parse_oid(s).is_err() {
+        let s = s.trim();
+        return v
+            .roles()
+            .into_iter()
+            .find(|r| r.1 == s)
+            .map(|r| r.0)
+            .ok_or_else(|| Error::undefined_object(format!("role \"{s}\" does not exist")));
+    }
+    match resolve_name(&v.tables, t, s)? {
+        Some(o) => Ok(o),
+        None => Err(Error::feature_not_supported(format!(
+            "{} input by name",
+            t.name()
+        ))),
+    }
+}
+
+/// regclass (regtype, regnamespace) input at bind time, for a literal (`'t'::regclass`),
+/// as PostgreSQL's parser resolves it; None for what only the executor resolves.
+pub fn reg_in_at_bind(
+    catalog: &crate::catalog::Catalog,
+    snapshot: &crate::storage::mvcc::Snapshot,
+    t: DataType,
+    s: &str,
+) -> Result<Option<u32>> {
+    if crate::types::text::parse_oid(s).is_ok() {
+        return resolve_name(&[], t, s);
+    }
+    if !matches!(
+        t,
+        DataType::RegClass | DataType::RegType | DataType::RegNamespace
+    ) {
+        return Ok(None);
+    }
+    resolve_name(&catalog.visible_tables(snapshot), t, s)
+}
+
+/// The oid `s` names as an object of alias type `t` among `tables` (a number is itself);
+/// None for an alias whose names live elsewhere (regrole, regproc).
+pub(super) fn resolve_name(
+    tables: &[Arc<TableEntry>],
+    t: DataType,
+    s: &str,
+) -> Result<Option<u32>> {
+    if let Ok(o) = crate::types::text::parse_oid(s) {
+        return Ok(Some(o as u32));
+    }
+    let s = s.trim();
+    match t {
+        DataType::RegClass => {
+            let parts = crate::catalog::sequence::relation_name_parts(s)?;
+            let (schema, rel) = match parts.as_slice() {
+                [rel] => (None, rel.as_str()),
+                [schema, rel] => (Some(schema.as_str()), rel.as_str()),
+                _ => {
+                    return Err(Error::new(
+                        "42601",
+                        format!("improper relation name (too many dotted names): {s}"),
+                    ));
+                }
+            };
+            if let Some(st) = SystemTable::lookup(schema, rel) {
+                return Ok(Some(st.oid()));
+            }
+            if matches!(schema, None | Some("public")) {
+                if let Some(t) = tables.iter().find(|t| t.name == rel) {
+                    return Ok(Some(t.oid));
+                }
+                if let Some(ix) = tables
+                    .iter()
+                    .find_map(|t| t.indexes.iter().find(|i| i.name == rel))
+                {
+                    return Ok(Some(ix.oid));
+                }
+            }
+            Err(Error::undefined_table(s))
+        }
+        DataType::RegType => {
+            let ty = parse_type_name(s)
+                .map_err(|_| Error::undefined_object(format!("type \"{s}\" does not exist")))?;
+            Ok(Some(ty.ty.oid()))
+        }
+        DataType::RegNamespace => namespace_oid(s)
+            .map(Some)
+            .ok_or_else(|| Error::new("3F000", format!("schema \"{s}\" does not exist"))),
+        _ => Ok(None),
+    }
+}
+
+/// A type name as regtype input reads it (`integer`, `character varying(20)`, `_int4`).
+pub(super) fn parse_type_name(s: &str) -> Result<SqlType> {
+    use sqlparser::ast as A;
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let sql = format!("SELECT NULL::{s}");
+    let stmts = sqlparser::parser::Parser::parse_sql(&dialect, &sql)
+        .map_err(|_| Error::syntax(format!("invalid type name \"{s}\"")))?;
+    let Some(A::Statement::Query(q)) = stmts.first() else {
+        return Err(Error::syntax(format!("invalid type name \"{s}\"")));
+    };
+    let A::SetExpr::Select(sel) = q.body.as_ref() else {
+        return Err(Error::syntax(format!("invalid type name \"{s}\"")));
+    };
+    match sel.projection.first() {
+        Some(A::SelectItem::UnnamedExpr(A::Expr::Cast { data_type, .. })) => {
+            crate::types::type_from_ast(data_type)
+        }
+        _ => Err(Error::syntax(format!("invalid type name \"{s}\""))),
+    }
+}

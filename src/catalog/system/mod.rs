@@ -1,0 +1,433 @@
+//! pg_catalog and information_schema: PostgreSQL's system catalogs, generated from
+//! kiln's catalog at the statement's snapshot.
+//!
+//! kiln keeps no catalog tables of its own kind; a system table is a definition (name,
+//! oid, PostgreSQL 15's columns in order) and a generator that builds its rows when a
+//! query scans it (`LogicalPlan::Series` with `TableFunc::System`), from the catalog
+//! versions the statement's snapshot sees, the roles and the sessions. So `\d` in psql,
+//! JDBC's DatabaseMetaData and SQLAlchemy's reflection read what they read from
+//! PostgreSQL, with joins, filters and functions run by the ordinary executor.
+//!
+//! ## Object ids
+//!
+//! Tables, views, sequences, indexes and foreign keys have oids from the catalog's
+//! counter (user objects from 16384, as in PostgreSQL). Namespaces, types, access
+//! methods and the system tables themselves have PostgreSQL's fixed oids. Objects kiln
+//! stores without an oid get one derived from their owner, tagged in the top four bits
+//! so the functions that take an oid (`pg_get_constraintdef`) find them again:
+//! `0x9…` a key constraint (the low bits: its index's oid), `0xA…` a CHECK
+//! (table oid × 64 + its position), `0xB…` a column default (table oid × 2048 + attnum).
+//!
+//! ## Not modelled
+//!
+//! Privileges (every `*acl` is NULL: owners' default rights), comments (pg_description
+//! is empty until COMMENT ON exists), functions (pg_proc lists none: kiln's built-ins
+//! are not catalog objects yet), inheritance, triggers, policies, publications and
+//! extended statistics (empty tables with their real columns, so the queries that
+//! join them run). `int2vector` and `oidvector` columns are `int2[]` and `oid[]`.
+
+mod defs;
+mod functions;
+mod rows;
+mod sql;
+
+pub use functions::{eval_function, reg_in_at_bind};
+pub use rows::{scan, type_name};
+pub use sql::quote_ident;
+
+use defs::{C, DEFS, Def, spec_type};
+use rows::{NULL, array, boolean, oid, text};
+use sql::{constraint_def, expr_sql, index_def, view_definition};
+
+use std::sync::Arc;
+
+use crate::catalog::{FkAction, IndexEntry, KeyConstraint, RelKind, TableEntry};
+use crate::error::{Error, Result};
+use crate::exec::context::ExecContext;
+use crate::exec::vector::{Batch, Vector};
+use crate::sql::expr::{Expr, Func};
+use crate::types::{DataType, SqlType, Value};
+
+pub const PG_CATALOG_OID: u32 = 11;
+pub const PG_TOAST_OID: u32 = 99;
+pub const PUBLIC_OID: u32 = 2200;
+pub const INFORMATION_SCHEMA_OID: u32 = 13_183;
+/// pg_class's own oid: `classoid` of relations.
+pub const PG_CLASS_OID: u32 = 1259;
+/// The one database's oid.
+pub const DATABASE_OID: u32 = 5;
+const HEAP_AM: u32 = 2;
+const BTREE_AM: u32 = 403;
+const DEFAULT_COLLATION: u32 = 100;
+const PG_DEFAULT_TABLESPACE: u32 = 1663;
+
+const TAG_KEY: u32 = 0x9000_0000;
+const TAG_CHECK: u32 = 0xA000_0000;
+const TAG_DEFAULT: u32 = 0xB000_0000;
+
+/// A system table or view: an index into [`DEFS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SystemTable(u16);
+
+impl SystemTable {
+    fn def(self) -> &'static Def {
+        &DEFS[self.0 as usize]
+    }
+
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    pub fn oid(self) -> u32 {
+        self.def().oid
+    }
+
+    pub fn schema_oid(self) -> u32 {
+        self.def().schema
+    }
+
+    /// Column names and types, in order.
+    pub fn columns(self) -> Vec<(&'static str, SqlType)> {
+        self.def()
+            .columns
+            .split(',')
+            .filter_map(|c| {
+                let c = c.trim();
+                let (name, ty) = c.split_once(' ')?;
+                Some((name, spec_type(ty.trim())))
+            })
+            .collect()
+    }
+
+    /// The system table called `name` in schema `schema` (pg_catalog when None).
+    pub fn lookup(schema: Option<&str>, name: &str) -> Option<SystemTable> {
+        let nsp = match schema {
+            None | Some("pg_catalog") => PG_CATALOG_OID,
+            Some("information_schema") => INFORMATION_SCHEMA_OID,
+            Some(_) => return None,
+        };
+        DEFS.iter()
+            .position(|d| d.schema == nsp && d.name == name)
+            .map(|i| SystemTable(i as u16))
+    }
+
+    fn all() -> impl Iterator<Item = SystemTable> {
+        (0..DEFS.len()).map(|i| SystemTable(i as u16))
+    }
+
+    fn by_oid(oid: u32) -> Option<SystemTable> {
+        Self::all().find(|t| t.oid() == oid)
+    }
+}
+
+/// The name of namespace `oid`.
+pub fn namespace_name(oid: u32) -> Option<&'static str> {
+    Some(match oid {
+        PG_CATALOG_OID => "pg_catalog",
+        PUBLIC_OID => "public",
+        INFORMATION_SCHEMA_OID => "information_schema",
+        PG_TOAST_OID => "pg_toast",
+        _ => return None,
+    })
+}
+
+fn namespace_oid(name: &str) -> Option<u32> {
+    [
+        PG_CATALOG_OID,
+        PUBLIC_OID,
+        INFORMATION_SCHEMA_OID,
+        PG_TOAST_OID,
+    ]
+    .into_iter()
+    .find(|&o| namespace_name(o) == Some(name))
+}
+
+// ---------------------------------------------------------------------------------
+// What the generators read.
+
+/// The catalog as one statement sees it.
+struct View<'a> {
+    ctx: &'a ExecContext,
+    db: &'a crate::Database,
+    tables: Vec<Arc<TableEntry>>,
+}
+
+impl<'a> View<'a> {
+    fn new(ctx: &'a ExecContext) -> Result<View<'a>> {
+        let Some(db) = ctx.db.as_deref() else {
+            return Err(Error::feature_not_supported("system catalogs here"));
+        };
+        let tables = db.catalog.visible_tables(&ctx.snapshot);
+        Ok(View { ctx, db, tables })
+    }
+
+    fn table(&self, oid: u32) -> Option<&Arc<TableEntry>> {
+        self.tables.iter().find(|t| t.oid == oid)
+    }
+
+    fn index(&self, oid: u32) -> Option<(&Arc<TableEntry>, &Arc<IndexEntry>)> {
+        self.tables
+            .iter()
+            .find_map(|t| t.indexes.iter().find(|i| i.oid == oid).map(|i| (t, i)))
+    }
+
+    /// The name of the owner of everything: the bootstrap superuser, or the session's
+    /// user when no role was made at start.
+    fn owner_name(&self) -> String {
+        match self.db.roles.by_oid(crate::auth::BOOTSTRAP_SUPERUSER_OID) {
+            Some(r) => r.name,
+            None => self.ctx.user.clone(),
+        }
+    }
+
+    /// Every role: (oid, name, superuser, login).
+    fn roles(&self) -> Vec<(u32, String, bool, bool)> {
+        let mut out: Vec<_> = self
+            .db
+            .roles
+            .all()
+            .into_iter()
+            .map(|r| (r.oid, r.name, r.superuser, r.login))
+            .collect();
+        if !out
+            .iter()
+            .any(|r| r.0 == crate::auth::BOOTSTRAP_SUPERUSER_OID)
+            && !out.iter().any(|r| r.1 == self.ctx.user)
+        {
+            out.push((
+                crate::auth::BOOTSTRAP_SUPERUSER_OID,
+                self.ctx.user.clone(),
+                true,
+                true,
+            ));
+        }
+        // PostgreSQL 15's predefined role that owns schema public.
+        out.push((6171, "pg_database_owner".into(), false, false));
+        out.sort_by_key(|r| r.0);
+        out
+    }
+
+    fn role_name(&self, oid: u32) -> Option<String> {
+        self.roles().into_iter().find(|r| r.0 == oid).map(|r| r.1)
+    }
+}
+
+/// A relation as pg_class lists it.
+struct Rel<'a> {
+    oid: u32,
+    name: &'a str,
+    nsp: u32,
+    kind: char,
+    columns: Vec<Col>,
+    table: Option<&'a Arc<TableEntry>>,
+}
+
+struct Col {
+    name: String,
+    ty: SqlType,
+    not_null: bool,
+    has_default: bool,
+    identity: &'static str,
+    generated: &'static str,
+}
+
+fn relkind(t: &TableEntry) -> char {
+    match t.kind() {
+        RelKind::Table => 'r',
+        RelKind::View => 'v',
+        RelKind::Sequence => 'S',
+    }
+}
+
+fn table_columns(t: &TableEntry) -> Vec<Col> {
+    t.columns
+        .iter()
+        .map(|c| Col {
+            name: c.name.clone(),
+            ty: c.ty,
+            not_null: c.not_null,
+            has_default: c.default.is_some() || c.generated.is_some(),
+            identity: match c.identity {
+                Some(true) => "a",
+                Some(false) => "d",
+                None => "",
+            },
+            generated: if c.generated.is_some() { "s" } else { "" },
+        })
+        .collect()
+}
+
+/// Every relation: the system tables, then kiln's tables, views, sequences and indexes.
+fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
+    let mut out = Vec::new();
+    for t in SystemTable::all() {
+        out.push(Rel {
+            oid: t.oid(),
+            name: t.name(),
+            nsp: t.schema_oid(),
+            kind: t.def().kind,
+            columns: t
+                .columns()
+                .into_iter()
+                .map(|(name, ty)| Col {
+                    name: name.to_string(),
+                    ty,
+                    not_null: false,
+                    has_default: false,
+                    identity: "",
+                    generated: "",
+                })
+                .collect(),
+            table: None,
+        });
+    }
+    for t in &v.tables {
+        let columns = if t.kind() == RelKind::Sequence {
+            sequence_columns()
+        } else {
+            table_columns(t)
+        };
+        out.push(Rel {
+            oid: t.oid,
+            name: &t.name,
+            nsp: PUBLIC_OID,
+            kind: relkind(t),
+            columns,
+            table: Some(t),
+        });
+        for ix in &t.indexes {
+            out.push(Rel {
+                oid: ix.oid,
+                name: &ix.name,
+                nsp: PUBLIC_OID,
+                kind: 'i',
+                columns: ix
+                    .index
+                    .parts
+                    .iter()
+                    .filter_map(|p| t.columns.get(p.column))
+                    .map(|c| Col {
+                        name: c.name.clone(),
+                        ty: c.ty,
+                        not_null: false,
+                        has_default: false,
+                        identity: "",
+                        generated: "",
+                    })
+                    .collect(),
+                table: None,
+            });
+        }
+    }
+    out
+}
+
+/// A sequence's columns as PostgreSQL shows them (`\d seq` reads them).
+fn sequence_columns() -> Vec<Col> {
+    [
+        ("last_value", DataType::Int8),
+        ("log_cnt", DataType::Int8),
+        ("is_called", DataType::Bool),
+    ]
+    .into_iter()
+    .map(|(n, t)| Col {
+        name: n.into(),
+        ty: SqlType::new(t),
+        not_null: true,
+        has_default: false,
+        identity: "",
+        generated: "",
+    })
+    .collect()
+}
+
+/// A constraint as pg_constraint lists it.
+struct Constraint<'a> {
+    oid: u32,
+    name: &'a str,
+    kind: char,
+    table: &'a Arc<TableEntry>,
+    index: u32,
+    deferrable: bool,
+    deferred: bool,
+    columns: Vec<usize>,
+    foreign: Option<(u32, Vec<usize>, FkAction, FkAction)>,
+    check: Option<&'a Expr>,
+}
+
+fn constraints<'a>(v: &'a View<'a>) -> Vec<Constraint<'a>> {
+    let mut out = Vec::new();
+    for t in &v.tables {
+        for ix in &t.indexes {
+            let Some(kc) = ix.constraint else { continue };
+            out.push(Constraint {
+                oid: TAG_KEY | ix.oid,
+                name: &ix.name,
+                kind: if kc == KeyConstraint::PrimaryKey {
+                    'p'
+                } else {
+                    'u'
+                },
+                table: t,
+                index: ix.oid,
+                deferrable: false,
+                deferred: false,
+                columns: ix.index.parts.iter().map(|p| p.column).collect(),
+                foreign: None,
+                check: None,
+            });
+        }
+        for (k, c) in t.checks.iter().enumerate() {
+            out.push(Constraint {
+                oid: TAG_CHECK | (t.oid << 6) | k as u32,
+                name: &c.name,
+                kind: 'c',
+                table: t,
+                index: 0,
+                deferrable: false,
+                deferred: false,
+                columns: Vec::new(),
+                foreign: None,
+                check: Some(&c.expr),
+            });
+        }
+        for fk in &t.foreign_keys {
+            let parent = if fk.parent == crate::catalog::SELF_REFERENCE {
+                t.oid
+            } else {
+                fk.parent
+            };
+            let index = v
+                .table(parent)
+                .and_then(|p| {
+                    p.indexes.iter().find(|i| {
+                        i.index.unique
+                            && i.index.parts.len() == fk.parent_columns.len()
+                            && i.index
+                                .parts
+                                .iter()
+                                .all(|x| fk.parent_columns.contains(&x.column))
+                    })
+                })
+                .map_or(0, |i| i.oid);
+            out.push(Constraint {
+                oid: fk.oid,
+                name: &fk.name,
+                kind: 'f',
+                table: t,
+                index,
+                deferrable: fk.deferrable,
+                deferred: fk.initially_deferred,
+                columns: fk.columns.clone(),
+                foreign: Some((
+                    parent,
+                    fk.parent_columns.clone(),
+                    fk.on_update,
+                    fk.on_delete,
+                )),
+                check: None,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,978 @@
+//! The rows of each system table, built from the catalog at the statement's snapshot.
+
+use super::*;
+
+/// The types pg_type lists: each with an array type (and that array type), the oid
+/// aliases kiln has, and `unknown`.
+pub(super) fn listed_types() -> Vec<DataType> {
+    let mut all = Vec::new();
+    for &s in crate::types::array_elements() {
+        all.push(s);
+        all.extend(DataType::array_of(s));
+    }
+    all.extend([
+        DataType::RegClass,
+        DataType::RegType,
+        DataType::RegProc,
+        DataType::RegNamespace,
+        DataType::RegRole,
+        DataType::Unknown,
+    ]);
+    all
+}
+
+/// pg_type's `typname`.
+pub fn type_name(t: DataType) -> String {
+    let scalar = |t: DataType| -> &'static str {
+        match t {
+            DataType::Bool => "bool",
+            DataType::Int2 => "int2",
+            DataType::Int4 => "int4",
+            DataType::Int8 => "int8",
+            DataType::Float4 => "float4",
+            DataType::Float8 => "float8",
+            DataType::Numeric => "numeric",
+            DataType::Text => "text",
+            DataType::Varchar => "varchar",
+            DataType::Bpchar => "bpchar",
+            DataType::Date => "date",
+            DataType::Timestamp => "timestamp",
+            DataType::Timestamptz => "timestamptz",
+            DataType::Interval => "interval",
+            DataType::Unknown => "unknown",
+            DataType::Record => "record",
+            DataType::Oid => "oid",
+            DataType::RegClass => "regclass",
+            DataType::RegType => "regtype",
+            DataType::RegProc => "regproc",
+            DataType::RegNamespace => "regnamespace",
+            DataType::RegRole => "regrole",
+            DataType::Name => "name",
+            DataType::Char => "char",
+            DataType::Array(_) => "anyarray",
+        }
+    };
+    match t {
+        DataType::Array(e) => format!("_{}", scalar(*e)),
+        t => scalar(t).to_string(),
+    }
+}
+
+/// (typlen, typbyval, typalign, typstorage, typcategory, typispreferred).
+pub(super) fn type_shape(
+    t: DataType,
+) -> (i16, bool, &'static str, &'static str, &'static str, bool) {
+    match t {
+        DataType::Bool => (1, true, "c", "p", "B", true),
+        DataType::Int2 => (2, true, "s", "p", "N", false),
+        DataType::Int4 => (4, true, "i", "p", "N", false),
+        DataType::Int8 => (8, true, "d", "p", "N", false),
+        DataType::Float4 => (4, true, "i", "p", "N", false),
+        DataType::Float8 => (8, true, "d", "p", "N", true),
+        DataType::Numeric => (-1, false, "i", "m", "N", false),
+        DataType::Text => (-1, false, "i", "x", "S", true),
+        DataType::Varchar => (-1, false, "i", "x", "S", false),
+        DataType::Bpchar => (-1, false, "i", "x", "S", false),
+        DataType::Date => (4, true, "i", "p", "D", false),
+        DataType::Timestamp => (8, true, "d", "p", "D", false),
+        DataType::Timestamptz => (8, true, "d", "p", "D", true),
+        DataType::Interval => (16, false, "d", "p", "T", true),
+        DataType::Record => (-1, false, "d", "x", "P", false),
+        DataType::Name => (64, false, "c", "p", "S", false),
+        DataType::Char => (1, true, "c", "p", "Z", false),
+        t if t.is_oid() => (4, true, "i", "p", "N", t == DataType::Oid),
+        DataType::Array(_) => (-1, false, "i", "x", "A", false),
+        _ => (-2, false, "c", "p", "X", false),
+    }
+}
+
+pub(super) fn collation_of(t: DataType) -> u32 {
+    match t {
+        DataType::Text | DataType::Varchar | DataType::Bpchar => DEFAULT_COLLATION,
+        DataType::Name => 950,
+        DataType::Array(e) => collation_of(*e),
+        _ => 0,
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Rows.
+
+pub(super) struct Rows {
+    types: Vec<SqlType>,
+    cols: Vec<Vector>,
+}
+
+impl Rows {
+    fn new(t: SystemTable) -> Rows {
+        let types: Vec<SqlType> = t.columns().into_iter().map(|c| c.1).collect();
+        let cols = types
+            .iter()
+            .map(|ty| Vector::with_capacity(ty.ty, 16))
+            .collect();
+        Rows { types, cols }
+    }
+
+    fn push(&mut self, row: Vec<Value>) {
+        debug_assert_eq!(row.len(), self.cols.len(), "system row width");
+        for (i, col) in self.cols.iter_mut().enumerate() {
+            match row.get(i) {
+                Some(v) => col.push_value(v),
+                None => col.push_null(),
+            }
+        }
+    }
+
+    fn batch(self) -> Batch {
+        let _ = self.types;
+        let rows = self.cols.first().map_or(0, Vector::len);
+        Batch::new(self.cols, rows)
+    }
+}
+
+pub(super) fn oid(v: u32) -> Value {
+    Value::Int8(v as i64)
+}
+pub(super) fn text(s: impl Into<String>) -> Value {
+    Value::Text(s.into())
+}
+pub(super) fn boolean(b: bool) -> Value {
+    Value::Bool(b)
+}
+pub(super) fn int2(v: i64) -> Value {
+    Value::Int2(v as i16)
+}
+pub(super) fn int4(v: i64) -> Value {
+    Value::Int4(v as i32)
+}
+pub(super) const NULL: Value = Value::Null;
+pub(super) fn array(elem: DataType, values: &[Value]) -> Value {
+    Value::Array(Box::new(crate::types::array::from_values(elem, values)))
+}
+pub(super) fn int2_array(values: impl IntoIterator<Item = i64>) -> Value {
+    let v: Vec<Value> = values.into_iter().map(int2).collect();
+    array(DataType::Int2, &v)
+}
+
+pub(super) fn fk_action(a: FkAction) -> &'static str {
+    match a {
+        FkAction::NoAction => "a",
+        FkAction::Restrict => "r",
+        FkAction::Cascade => "c",
+        FkAction::SetNull => "n",
+        FkAction::SetDefault => "d",
+    }
+}
+
+/// Builds the rows of system table `t` for the statement of `ctx`.
+pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
+    let v = View::new(ctx)?;
+    let mut rows = Rows::new(t);
+    let owner = crate::auth::BOOTSTRAP_SUPERUSER_OID;
+    match t.name() {
+        "pg_namespace" if t.schema_oid() == C => {
+            for nsp in [
+                PG_TOAST_OID,
+                PG_CATALOG_OID,
+                PUBLIC_OID,
+                INFORMATION_SCHEMA_OID,
+            ] {
+                let name = namespace_name(nsp).unwrap_or_default();
+                // public belongs to pg_database_owner (oid 6171) since PostgreSQL 15.
+                let nspowner = if nsp == PUBLIC_OID { 6171 } else { owner };
+                rows.push(vec![oid(nsp), text(name), oid(nspowner), NULL]);
+            }
+        }
+        "pg_class" => {
+            for r in relations(&v) {
+                // PostgreSQL's foreign keys are triggers on both tables.
+                let has_triggers = r.table.is_some_and(|t| {
+                    !t.foreign_keys.is_empty()
+                        || v.tables.iter().any(|o| {
+                            o.foreign_keys.iter().any(|fk| {
+                                fk.parent == t.oid
+                                    || (o.oid == t.oid
+                                        && fk.parent == crate::catalog::SELF_REFERENCE)
+                            })
+                        })
+                });
+                let (checks, has_index, tuples) = match r.table {
+                    Some(t) => (
+                        t.checks.len() as i64,
+                        !t.indexes.is_empty(),
+                        if t.kind() == RelKind::Table {
+                            crate::catalog::stats::live_rows(&t.storage) as f64
+                        } else {
+                            0.0
+                        },
+                    ),
+                    None => (0, false, -1.0),
+                };
+                let am = match r.kind {
+                    'r' => HEAP_AM,
+                    'i' => BTREE_AM,
+                    _ => 0,
+                };
+                rows.push(vec![
+                    oid(r.oid),
+                    text(r.name),
+                    oid(r.nsp),
+                    oid(0),
+                    oid(0),
+                    oid(owner),
+                    oid(am),
+                    oid(if matches!(r.kind, 'r' | 'i' | 'S') {
+                        r.oid
+                    } else {
+                        0
+                    }),
+                    oid(0),
+                    int4(0),
+                    Value::Float4(tuples as f32),
+                    int4(0),
+                    oid(0),
+                    boolean(has_index),
+                    boolean(false),
+                    text("p"),
+                    text(r.kind.to_string()),
+                    int2(r.columns.len() as i64),
+                    int2(checks),
+                    boolean(r.kind == 'v'),
+                    boolean(has_triggers),
+                    boolean(false),
+                    boolean(false),
+                    boolean(false),
+                    boolean(true),
+                    text(if matches!(r.kind, 'r') { "d" } else { "n" }),
+                    boolean(false),
+                    oid(0),
+                    Value::Int8(0),
+                    Value::Int8(0),
+                    NULL,
+                    NULL,
+                    NULL,
+                ]);
+            }
+        }
+        "pg_attribute" => {
+            for r in relations(&v) {
+                for (i, c) in r.columns.iter().enumerate() {
+                    let (len, byval, align, storage, _, _) = type_shape(c.ty.ty);
+                    rows.push(vec![
+                        oid(r.oid),
+                        text(&c.name),
+                        oid(c.ty.ty.oid()),
+                        int4(-1),
+                        int2(len as i64),
+                        int2(i as i64 + 1),
+                        int4(c.ty.ty.is_array() as i64),
+                        int4(-1),
+                        int4(c.ty.typmod as i64),
+                        boolean(byval),
+                        text(align),
+                        text(storage),
+                        text(""),
+                        boolean(c.not_null),
+                        boolean(c.has_default),
+                        boolean(false),
+                        text(c.identity),
+                        text(c.generated),
+                        boolean(false),
+                        boolean(true),
+                        int4(0),
+                        oid(collation_of(c.ty.ty)),
+                        NULL,
+                        NULL,
+                        NULL,
+                        NULL,
+                    ]);
+                }
+            }
+        }
+        "pg_type" => {
+            let all = listed_types();
+            for ty in all {
+                let (len, byval, align, storage, category, preferred) = type_shape(ty);
+                // name is subscriptable: its bytes as "char"s.
+                let elem = match ty {
+                    DataType::Name => DataType::Char.oid(),
+                    t => t.elem().map_or(0, |e| e.oid()),
+                };
+                let arr = DataType::array_of(ty).map_or(0, |a| a.oid());
+                rows.push(vec![
+                    oid(ty.oid()),
+                    text(type_name(ty)),
+                    oid(PG_CATALOG_OID),
+                    oid(owner),
+                    int2(len as i64),
+                    boolean(byval),
+                    text(if ty == DataType::Unknown || ty == DataType::Record {
+                        "p"
+                    } else {
+                        "b"
+                    }),
+                    text(category),
+                    boolean(preferred),
+                    boolean(true),
+                    text(","),
+                    oid(0),
+                    oid(0),
+                    oid(elem),
+                    oid(arr),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    text(align),
+                    text(storage),
+                    boolean(false),
+                    oid(0),
+                    int4(-1),
+                    int4(0),
+                    oid(collation_of(ty)),
+                    NULL,
+                    NULL,
+                    NULL,
+                ]);
+            }
+        }
+        "pg_index" => {
+            for t in &v.tables {
+                for ix in &t.indexes {
+                    let n = ix.index.parts.len() as i64;
+                    rows.push(vec![
+                        oid(ix.oid),
+                        oid(t.oid),
+                        int2(n),
+                        int2(n),
+                        boolean(ix.index.unique),
+                        boolean(ix.index.nulls_not_distinct),
+                        boolean(ix.constraint == Some(KeyConstraint::PrimaryKey)),
+                        boolean(false),
+                        boolean(true),
+                        boolean(false),
+                        boolean(true),
+                        boolean(false),
+                        boolean(true),
+                        boolean(true),
+                        boolean(false),
+                        int2_array(ix.index.parts.iter().map(|p| p.column as i64 + 1)),
+                        array(
+                            DataType::Oid,
+                            &ix.index
+                                .parts
+                                .iter()
+                                .map(|p| {
+                                    oid(t
+                                        .columns
+                                        .get(p.column)
+                                        .map_or(0, |c| collation_of(c.ty.ty)))
+                                })
+                                .collect::<Vec<_>>(),
+                        ),
+                        array(DataType::Oid, &vec![oid(0); n as usize]),
+                        int2_array(
+                            ix.index
+                                .parts
+                                .iter()
+                                .map(|p| (p.desc as i64) | ((p.nulls_first as i64) << 1)),
+                        ),
+                        NULL,
+                        match &ix.index.predicate {
+                            Some(p) => text(expr_sql(p)),
+                            None => NULL,
+                        },
+                    ]);
+                }
+            }
+        }
+        "pg_constraint" => {
+            for c in constraints(&v) {
+                let (confrelid, confkey, upd, del) = match &c.foreign {
+                    Some((p, cols, u, d)) => (
+                        *p,
+                        int2_array(cols.iter().map(|c| *c as i64 + 1)),
+                        fk_action(*u),
+                        fk_action(*d),
+                    ),
+                    None => (0, NULL, " ", " "),
+                };
+                rows.push(vec![
+                    oid(c.oid),
+                    text(c.name),
+                    oid(PUBLIC_OID),
+                    text(c.kind.to_string()),
+                    boolean(c.deferrable),
+                    boolean(c.deferred),
+                    boolean(true),
+                    oid(c.table.oid),
+                    oid(0),
+                    oid(c.index),
+                    oid(0),
+                    oid(confrelid),
+                    text(upd),
+                    text(del),
+                    text(if c.foreign.is_some() { "s" } else { " " }),
+                    boolean(true),
+                    int4(0),
+                    boolean(false),
+                    if c.kind == 'c' {
+                        NULL
+                    } else {
+                        int2_array(c.columns.iter().map(|c| *c as i64 + 1))
+                    },
+                    confkey,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    match c.check {
+                        Some(e) => text(expr_sql(e)),
+                        None => NULL,
+                    },
+                ]);
+            }
+        }
+        "pg_attrdef" => {
+            for t in &v.tables {
+                for (i, c) in t.columns.iter().enumerate() {
+                    let Some(e) = c.default.as_ref().or(c.generated.as_ref()) else {
+                        continue;
+                    };
+                    rows.push(vec![
+                        oid(TAG_DEFAULT | (t.oid << 11) | (i as u32 + 1)),
+                        oid(t.oid),
+                        int2(i as i64 + 1),
+                        text(expr_sql(e)),
+                    ]);
+                }
+            }
+        }
+        "pg_am" => {
+            for (o, name, kind) in [
+                (HEAP_AM, "heap", "t"),
+                (BTREE_AM, "btree", "i"),
+                (405, "hash", "i"),
+                (783, "gist", "i"),
+                (2742, "gin", "i"),
+                (4000, "spgist", "i"),
+                (3580, "brin", "i"),
+            ] {
+                rows.push(vec![oid(o), text(name), oid(0), text(kind)]);
+            }
+        }
+        "pg_roles" => {
+            for (o, name, superuser, login) in v.roles() {
+                rows.push(vec![
+                    text(name),
+                    boolean(superuser),
+                    boolean(true),
+                    boolean(superuser),
+                    boolean(superuser),
+                    boolean(login),
+                    boolean(superuser),
+                    int4(-1),
+                    text("********"),
+                    NULL,
+                    boolean(superuser),
+                    NULL,
+                    oid(o),
+                ]);
+            }
+        }
+        "pg_user" => {
+            for (o, name, superuser, login) in v.roles() {
+                if !login {
+                    continue;
+                }
+                rows.push(vec![
+                    text(name),
+                    oid(o),
+                    boolean(superuser),
+                    boolean(superuser),
+                    boolean(superuser),
+                    boolean(superuser),
+                    text("********"),
+                    NULL,
+                    NULL,
+                ]);
+            }
+        }
+        "pg_database" => {
+            rows.push(vec![
+                oid(DATABASE_OID),
+                text(&ctx.database),
+                oid(owner),
+                int4(6),
+                text("c"),
+                boolean(false),
+                boolean(true),
+                int4(-1),
+                Value::Int8(0),
+                Value::Int8(1),
+                oid(PG_DEFAULT_TABLESPACE),
+                text("C"),
+                text("C"),
+                NULL,
+                NULL,
+                NULL,
+            ]);
+        }
+        "pg_collation" => {
+            for (o, name, provider, coll) in [
+                (DEFAULT_COLLATION, "default", "d", ""),
+                (950, "C", "c", "C"),
+                (951, "POSIX", "c", "POSIX"),
+            ] {
+                rows.push(vec![
+                    oid(o),
+                    text(name),
+                    oid(PG_CATALOG_OID),
+                    oid(owner),
+                    text(provider),
+                    boolean(true),
+                    int4(-1),
+                    if coll.is_empty() { NULL } else { text(coll) },
+                    if coll.is_empty() { NULL } else { text(coll) },
+                    NULL,
+                    NULL,
+                ]);
+            }
+        }
+        "pg_sequence" => {
+            for t in &v.tables {
+                let Some(seq) = &t.sequence else { continue };
+                let o = seq.options();
+                rows.push(vec![
+                    oid(t.oid),
+                    oid(o.ty.oid()),
+                    Value::Int8(o.start),
+                    Value::Int8(o.increment),
+                    Value::Int8(o.max),
+                    Value::Int8(o.min),
+                    Value::Int8(o.cache),
+                    boolean(o.cycle),
+                ]);
+            }
+        }
+        "pg_tablespace" => {
+            rows.push(vec![
+                oid(PG_DEFAULT_TABLESPACE),
+                text("pg_default"),
+                oid(owner),
+                NULL,
+                NULL,
+            ]);
+            rows.push(vec![oid(1664), text("pg_global"), oid(owner), NULL, NULL]);
+        }
+        "pg_settings" => {
+            for (name, value) in ctx.settings.values() {
+                let mut row = vec![text(name), text(value)];
+                row.resize(17, NULL);
+                row[6] = text("user");
+                row[7] = text("string");
+                row[8] = text("default");
+                row[16] = boolean(false);
+                rows.push(row);
+            }
+        }
+        "pg_stat_activity" => {
+            if let Some((pid, backends, _)) = &ctx.backends {
+                for (p, user) in backends.list() {
+                    let own = p == *pid;
+                    let mut row = vec![
+                        oid(DATABASE_OID),
+                        text(&ctx.database),
+                        int4(p as i64),
+                        NULL,
+                        oid(v.roles().iter().find(|r| r.1 == user).map_or(0, |r| r.0)),
+                        text(user),
+                    ];
+                    row.resize(22, NULL);
+                    row[16] = text(if own { "active" } else { "idle" });
+                    row[21] = text("client backend");
+                    rows.push(row);
+                }
+            }
+        }
+        "pg_tables" => {
+            let o = v.owner_name();
+            for t in v.tables.iter().filter(|t| t.kind() == RelKind::Table) {
+                rows.push(vec![
+                    text("public"),
+                    text(&t.name),
+                    text(&o),
+                    NULL,
+                    boolean(!t.indexes.is_empty()),
+                    boolean(false),
+                    boolean(false),
+                    boolean(false),
+                ]);
+            }
+            for s in SystemTable::all().filter(|s| s.def().kind == 'r') {
+                rows.push(vec![
+                    text(namespace_name(s.schema_oid()).unwrap_or_default()),
+                    text(s.name()),
+                    text(&o),
+                    NULL,
+                    boolean(false),
+                    boolean(false),
+                    boolean(false),
+                    boolean(false),
+                ]);
+            }
+        }
+        "pg_views" => {
+            let o = v.owner_name();
+            for t in &v.tables {
+                let Some(view) = &t.view else { continue };
+                rows.push(vec![
+                    text("public"),
+                    text(&t.name),
+                    text(&o),
+                    text(view_definition(&view.sql)),
+                ]);
+            }
+        }
+        "pg_indexes" => {
+            for t in &v.tables {
+                for ix in &t.indexes {
+                    rows.push(vec![
+                        text("public"),
+                        text(&t.name),
+                        text(&ix.name),
+                        NULL,
+                        text(index_def(t, ix, false)),
+                    ]);
+                }
+            }
+        }
+        "pg_sequences" => {
+            let o = v.owner_name();
+            for t in &v.tables {
+                let Some(seq) = &t.sequence else { continue };
+                let opts = seq.options();
+                let (last, called) = seq.peek();
+                rows.push(vec![
+                    text("public"),
+                    text(&t.name),
+                    text(&o),
+                    oid(opts.ty.oid()),
+                    Value::Int8(opts.start),
+                    Value::Int8(opts.min),
+                    Value::Int8(opts.max),
+                    Value::Int8(opts.increment),
+                    boolean(opts.cycle),
+                    Value::Int8(opts.cache),
+                    if called { Value::Int8(last) } else { NULL },
+                ]);
+            }
+        }
+        "schemata" => {
+            let o = v.owner_name();
+            for nsp in [
+                PG_TOAST_OID,
+                PG_CATALOG_OID,
+                PUBLIC_OID,
+                INFORMATION_SCHEMA_OID,
+            ] {
+                rows.push(vec![
+                    text(&ctx.database),
+                    text(namespace_name(nsp).unwrap_or_default()),
+                    text(if nsp == PUBLIC_OID {
+                        "pg_database_owner"
+                    } else {
+                        &o
+                    }),
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                ]);
+            }
+        }
+        "tables" => {
+            for r in relations(&v)
+                .into_iter()
+                .filter(|r| matches!(r.kind, 'r' | 'v'))
+            {
+                let view = r.kind == 'v';
+                rows.push(vec![
+                    text(&ctx.database),
+                    text(namespace_name(r.nsp).unwrap_or_default()),
+                    text(r.name),
+                    text(if view { "VIEW" } else { "BASE TABLE" }),
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    text(if view || r.nsp != PUBLIC_OID {
+                        "NO"
+                    } else {
+                        "YES"
+                    }),
+                    text("NO"),
+                    NULL,
+                ]);
+            }
+        }
+        "columns" => {
+            for r in relations(&v)
+                .into_iter()
+                .filter(|r| matches!(r.kind, 'r' | 'v'))
+            {
+                for (i, c) in r.columns.iter().enumerate() {
+                    let default = r
+                        .table
+                        .and_then(|t| t.columns.get(i))
+                        .and_then(|d| d.default.as_ref())
+                        .map(expr_sql);
+                    let generated = r
+                        .table
+                        .and_then(|t| t.columns.get(i))
+                        .and_then(|d| d.generated.as_ref())
+                        .map(expr_sql);
+                    rows.push(info_column(&ctx.database, &r, i, c, default, generated));
+                }
+            }
+        }
+        "views" => {
+            for t in &v.tables {
+                let Some(view) = &t.view else { continue };
+                rows.push(vec![
+                    text(&ctx.database),
+                    text("public"),
+                    text(&t.name),
+                    text(view_definition(&view.sql)),
+                    text("NONE"),
+                    text("NO"),
+                    text("NO"),
+                    text("NO"),
+                    text("NO"),
+                    text("NO"),
+                ]);
+            }
+        }
+        "table_constraints" => {
+            // NOT NULL columns are CHECK constraints here, named by PostgreSQL's rule.
+            for t in v.tables.iter().filter(|t| t.kind() == RelKind::Table) {
+                for (i, c) in t.columns.iter().enumerate() {
+                    if !c.not_null {
+                        continue;
+                    }
+                    rows.push(vec![
+                        text(&ctx.database),
+                        text("public"),
+                        text(format!("{PUBLIC_OID}_{}_{}_not_null", t.oid, i + 1)),
+                        text(&ctx.database),
+                        text("public"),
+                        text(&t.name),
+                        text("CHECK"),
+                        text("NO"),
+                        text("NO"),
+                        text("YES"),
+                        NULL,
+                    ]);
+                }
+            }
+            for c in constraints(&v) {
+                let kind = match c.kind {
+                    'p' => "PRIMARY KEY",
+                    'u' => "UNIQUE",
+                    'f' => "FOREIGN KEY",
+                    _ => "CHECK",
+                };
+                rows.push(vec![
+                    text(&ctx.database),
+                    text("public"),
+                    text(c.name),
+                    text(&ctx.database),
+                    text("public"),
+                    text(&c.table.name),
+                    text(kind),
+                    text(if c.deferrable { "YES" } else { "NO" }),
+                    text(if c.deferred { "YES" } else { "NO" }),
+                    text("YES"),
+                    if c.kind == 'u' {
+                        let nnd = c
+                            .table
+                            .indexes
+                            .iter()
+                            .find(|i| i.oid == c.index)
+                            .is_some_and(|i| i.index.nulls_not_distinct);
+                        text(if nnd { "NO" } else { "YES" })
+                    } else {
+                        NULL
+                    },
+                ]);
+            }
+        }
+        "key_column_usage" => {
+            for c in constraints(&v).iter().filter(|c| c.kind != 'c') {
+                for (k, col) in c.columns.iter().enumerate() {
+                    let position = c.foreign.as_ref().and_then(|(_, parent_cols, _, _)| {
+                        parent_cols.get(k).map(|_| k as i64 + 1)
+                    });
+                    rows.push(vec![
+                        text(&ctx.database),
+                        text("public"),
+                        text(c.name),
+                        text(&ctx.database),
+                        text("public"),
+                        text(&c.table.name),
+                        text(c.table.columns.get(*col).map_or("", |c| c.name.as_str())),
+                        int4(k as i64 + 1),
+                        position.map_or(NULL, int4),
+                    ]);
+                }
+            }
+        }
+        "sequences" => {
+            for t in &v.tables {
+                let Some(seq) = &t.sequence else { continue };
+                let o = seq.options();
+                let bits = match o.ty {
+                    DataType::Int2 => 16,
+                    DataType::Int4 => 32,
+                    _ => 64,
+                };
+                rows.push(vec![
+                    text(&ctx.database),
+                    text("public"),
+                    text(&t.name),
+                    text(o.ty.name()),
+                    int4(bits),
+                    int4(2),
+                    int4(0),
+                    text(o.start.to_string()),
+                    text(o.min.to_string()),
+                    text(o.max.to_string()),
+                    text(o.increment.to_string()),
+                    text(if o.cycle { "YES" } else { "NO" }),
+                ]);
+            }
+        }
+        // The catalogs kiln has nothing in: their columns, no rows.
+        _ => {}
+    }
+    Ok(rows.batch())
+}
+
+/// One row of information_schema.columns.
+fn info_column(
+    database: &str,
+    r: &Rel,
+    i: usize,
+    c: &Col,
+    default: Option<String>,
+    generated: Option<String>,
+) -> Vec<Value> {
+    let ty = c.ty;
+    let (char_max, octet_max) = match ty.ty {
+        DataType::Varchar | DataType::Bpchar if ty.typmod >= 4 => {
+            let n = (ty.typmod - 4) as i64;
+            (int4(n), int4(n * 4))
+        }
+        DataType::Varchar | DataType::Bpchar | DataType::Text => (NULL, int4(1_073_741_824)),
+        _ => (NULL, NULL),
+    };
+    let (precision, radix, scale) = match ty.ty {
+        DataType::Int2 => (int4(16), int4(2), int4(0)),
+        DataType::Int4 => (int4(32), int4(2), int4(0)),
+        DataType::Int8 => (int4(64), int4(2), int4(0)),
+        DataType::Float4 => (int4(24), int4(2), NULL),
+        DataType::Float8 => (int4(53), int4(2), NULL),
+        DataType::Numeric if ty.typmod >= 4 => {
+            let (p, s) = crate::types::numeric_typmod_parts(ty.typmod);
+            (int4(p as i64), int4(10), int4(s as i64))
+        }
+        DataType::Numeric => (NULL, int4(10), NULL),
+        _ => (NULL, NULL, NULL),
+    };
+    let datetime_precision = match ty.ty {
+        DataType::Date => int4(0),
+        DataType::Timestamp | DataType::Timestamptz | DataType::Interval => {
+            int4(crate::types::datetime_precision(ty).unwrap_or(6) as i64)
+        }
+        _ => NULL,
+    };
+    let data_type = match ty.ty {
+        DataType::Array(_) => "ARRAY".to_string(),
+        DataType::Name | DataType::Char | DataType::Oid => type_name(ty.ty),
+        t if t.is_reg() => type_name(t),
+        t => t.name().to_string(),
+    };
+    let coll = collation_of(ty.ty) == DEFAULT_COLLATION && !ty.ty.is_array();
+    let identity = !c.identity.is_empty();
+    vec![
+        text(database),
+        text(namespace_name(r.nsp).unwrap_or_default()),
+        text(r.name),
+        text(&c.name),
+        int4(i as i64 + 1),
+        default.map_or(NULL, text),
+        text(if c.not_null { "NO" } else { "YES" }),
+        text(data_type),
+        char_max,
+        octet_max,
+        precision,
+        radix,
+        scale,
+        datetime_precision,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        text(database),
+        text("pg_catalog"),
+        text(type_name(ty.ty)),
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        text((i + 1).to_string()),
+        text("NO"),
+        text(if identity { "YES" } else { "NO" }),
+        if identity {
+            text(if c.identity == "a" {
+                "ALWAYS"
+            } else {
+                "BY DEFAULT"
+            })
+        } else {
+            NULL
+        },
+        NULL,
+        NULL,
+        NULL,
+        NULL,
+        if identity { text("NO") } else { NULL },
+        text(if generated.is_some() {
+            "ALWAYS"
+        } else {
+            "NEVER"
+        }),
+        generated.map_or(NULL, text),
+        text(if r.kind == 'r' && r.nsp == PUBLIC_OID {
+            "YES"
+        } else {
+            "NO"
+        }),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(k, v)| if k == 19 && coll { NULL } else { v })
+    .collect()
+}
