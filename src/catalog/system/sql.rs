@@ -5,6 +5,31 @@ use super::*;
 
 /// An expression as pg_get_expr prints it.
 pub(super) fn expr_sql(e: &Expr) -> String {
+    // A serial column's default: kiln keeps the sequence's name as text and the
+    // assignment cast to the column's type; PostgreSQL stores (and prints) the call with
+    // a regclass argument and no cast.
+    let call = match e {
+        Expr::Cast {
+            expr,
+            explicit: false,
+            ..
+        } => expr.as_ref(),
+        other => other,
+    };
+    if let Expr::Func {
+        func: Func::NextVal,
+        args,
+        ..
+    } = call
+        && let [
+            Expr::Literal {
+                value: Value::Text(seq),
+                ..
+            },
+        ] = args.as_slice()
+    {
+        return format!("nextval('{}'::regclass)", seq.replace('\'', "''"));
+    }
     crate::plan::explain::expr_sql(e)
 }
 
