@@ -105,6 +105,28 @@ impl ScramVerifier {
     }
 }
 
+impl ScramVerifier {
+    /// `(salt, iterations, stored key, server key)`: what the durable mode stores.
+    pub fn parts(&self) -> (&[u8], u32, &[u8; 32], &[u8; 32]) {
+        (&self.salt, self.iterations, &self.stored_key, &self.server_key)
+    }
+
+    /// A verifier from [`ScramVerifier::parts`].
+    pub fn from_parts(
+        salt: Vec<u8>,
+        iterations: u32,
+        stored_key: [u8; 32],
+        server_key: [u8; 32],
+    ) -> ScramVerifier {
+        ScramVerifier {
+            salt,
+            iterations,
+            stored_key,
+            server_key,
+        }
+    }
+}
+
 /// What a role's password becomes.
 #[derive(Clone, Debug)]
 pub struct Secret {
@@ -175,6 +197,14 @@ impl Roles {
     pub fn get(&self, name: &str) -> Option<Role> {
         self.map.read().get(name).cloned()
     }
+    /// Puts back a role read from a checkpoint, keeping later oids past its own.
+    pub fn restore(&self, role: Role) {
+        let used = role.oid.saturating_sub(16384).saturating_add(1);
+        self.next_oid
+            .fetch_max(used, std::sync::atomic::Ordering::Relaxed);
+        self.put(&role.name.clone(), Some(role));
+    }
+
     /// Sets (or with None removes) role `name`; returns what it was.
     pub fn put(&self, name: &str, role: Option<Role>) -> Option<Role> {
         let mut map = self.map.write();

@@ -24,6 +24,7 @@
 pub mod auth;
 pub mod catalog;
 pub mod copy;
+pub mod durable;
 pub mod error;
 pub mod exec;
 pub mod notify;
@@ -148,6 +149,8 @@ pub struct Database {
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// LISTEN / NOTIFY.
     pub notifier: notify::Notifier,
+    /// The durable mode (`--data-dir`): set once recovery has finished.
+    pub durable: std::sync::OnceLock<Arc<durable::Durability>>,
 }
 
 impl Default for Database {
@@ -183,6 +186,7 @@ impl Database {
             roles: Default::default(),
             tls: None,
             notifier: Default::default(),
+            durable: std::sync::OnceLock::new(),
         }
     }
 

@@ -57,6 +57,10 @@ struct Args {
     /// PEM certificate chain for TLS (with --tls-key): clients that ask get TLS.
     #[arg(long, env = "KILN_TLS_CERT", requires = "tls_key")]
     tls_cert: Option<std::path::PathBuf>,
+    /// Keep the database in this directory (a redo log and checkpoints; created if
+    /// missing). Without it, kiln keeps everything in memory only.
+    #[arg(long, env = "KILN_DATA_DIR")]
+    data_dir: Option<std::path::PathBuf>,
     /// PEM private key for TLS (with --tls-cert).
     #[arg(long, env = "KILN_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<std::path::PathBuf>,
@@ -149,7 +153,19 @@ fn main() {
         }),
     );
     let db = Arc::new(db);
-    let server = match Server::bind(&addr, db) {
+    if let Some(dir) = &args.data_dir {
+        match kiln::durable::Durability::open(&db, dir, &args.superuser) {
+            Ok(durable) => {
+                durable.start_worker(&db);
+                let _ = db.durable.set(durable);
+            }
+            Err(e) => {
+                eprintln!("kiln: {}", e.message);
+                std::process::exit(1);
+            }
+        }
+    }
+    let server = match Server::bind(&addr, db.clone()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kiln: could not listen on {addr}: {e}");
@@ -180,7 +196,17 @@ fn main() {
         }
     });
     let bound = server.local_addr().map(|a| a.to_string()).unwrap_or(addr);
-    tracing::info!("kiln listening on {bound} (in memory)");
+    match &args.data_dir {
+        Some(dir) => tracing::info!("kiln listening on {bound} (data in {})", dir.display()),
+        None => tracing::info!("kiln listening on {bound} (in memory)"),
+    }
     server.run();
+    if let Some(durable) = db.durable.get() {
+        durable.stop();
+        match durable.checkpoint(&db) {
+            Ok(()) => tracing::info!("shutdown checkpoint written"),
+            Err(e) => tracing::error!("shutdown checkpoint failed: {}", e.message),
+        }
+    }
     tracing::info!("kiln stopped");
 }

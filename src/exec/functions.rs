@@ -740,6 +740,13 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
     Ok(out)
 }
 
+/// In the durable mode, a sequence's new state goes to the redo log.
+fn log_sequence(ctx: &ExecContext, name: &str, seq: &crate::catalog::sequence::Sequence) {
+    if let Some(durable) = ctx.db.as_ref().and_then(|db| db.durable.get()) {
+        durable.sequence(name, seq);
+    }
+}
+
 /// The sequence named by `name` (regclass input rules) in the statement's snapshot.
 fn find_sequence(
     access: &super::context::SequenceAccess,
@@ -779,6 +786,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
             Func::NextVal => {
                 let (entry, seq) = find_sequence(access, &name()?, ctx)?;
                 let v = seq.nextval(&entry.name)?;
+                log_sequence(ctx, &entry.name, &seq);
                 let mut session = access.session.lock();
                 session.current.insert(entry.oid, v);
                 session.last = Some((entry.oid, entry.name.clone(), v));
@@ -806,6 +814,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
                     .get(2)
                     .is_none_or(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
                 let v = seq.setval(&entry.name, v, called)?;
+                log_sequence(ctx, &entry.name, &seq);
                 if called {
                     access.session.lock().current.insert(entry.oid, v);
                 }

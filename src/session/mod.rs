@@ -665,6 +665,9 @@ impl Session {
                 {
                     return Err(Error::new("42501", "must be superuser to do CHECKPOINT"));
                 }
+                if let Some(durable) = self.db.durable.get() {
+                    durable.checkpoint(&self.db)?;
+                }
                 return Ok(Outcome::Done {
                     tag: "CHECKPOINT".into(),
                 });

@@ -4,6 +4,7 @@
 //! the transaction id a write takes.
 
 use super::*;
+use crate::durable::{Change, Durability};
 
 impl Session {
     /// now(): the current transaction's start, or — while idle — the start of the
@@ -147,6 +148,9 @@ impl Session {
         self.end_cursors(true);
         self.db.advisory.release(self.advisory_owner, false);
         let garbage = self.made_garbage();
+        if let Some(durable) = self.db.durable.get().cloned() {
+            self.commit_durably(&durable);
+        }
         self.undo.clear();
         self.savepoints.clear();
         self.fresh_tables.clear();
@@ -163,6 +167,41 @@ impl Session {
         if garbage {
             self.db.request_vacuum();
         }
+    }
+
+    /// The durable mode's part of COMMIT: the transaction's row changes go to the redo
+    /// log (a catalog change to a checkpoint) before the transaction becomes visible,
+    /// which happens inside [`Durability::commit`] so that checkpoints order against it.
+    fn commit_durably(&mut self, durable: &Durability) {
+        let catalog_changed = self.undo.iter().any(|u| {
+            matches!(
+                u,
+                Undo::CreateTable(_) | Undo::DropTable(_) | Undo::Sequence(..) | Undo::Role(..)
+            )
+        });
+        if self.writer == TXN_NONE && !catalog_changed {
+            return;
+        }
+        let changes: Vec<Change> = self
+            .undo
+            .iter()
+            .filter_map(|u| match u {
+                Undo::Insert(t, range) => Some(Change::Insert(t, *range)),
+                Undo::Delete(t, id) => Some(Change::Delete(t, *id)),
+                _ => None,
+            })
+            .collect();
+        let synchronous = self
+            .settings
+            .get("synchronous_commit")
+            .is_none_or(|(_, v)| v != "off");
+        let (db, writer) = (&self.db, self.writer);
+        durable.commit(db, writer, catalog_changed, &changes, synchronous, || {
+            if writer != TXN_NONE {
+                db.txns.end_write(writer);
+            }
+        });
+        self.writer = TXN_NONE;
     }
 
     pub(super) fn rollback(&mut self) {

@@ -210,6 +210,9 @@ pub struct Table {
     /// Versions stamped deleted or rolled back since the vacuum last counted: what it
     /// may find to remove.
     dead: AtomicUsize,
+    /// Commits that changed the table and went to the redo log (`durable`): a
+    /// checkpoint's file of the table stays valid while this stays.
+    logged: AtomicU64,
     /// The GC horizon of the vacuum's last pass; nothing new can be removed until the
     /// horizon moves past it.
     vacuumed_at: AtomicU64,
@@ -233,6 +236,7 @@ impl Table {
             reorg: RwLock::new(()),
             version: AtomicU64::new(0),
             dead: AtomicUsize::new(0),
+            logged: AtomicU64::new(0),
             vacuumed_at: AtomicU64::new(TXN_NONE),
         }
     }
@@ -348,6 +352,16 @@ impl Table {
         }
         self.version.fetch_add(1, Ordering::AcqRel);
         Some(step)
+    }
+
+    /// Commits that changed the table, as the redo log counts them.
+    pub fn logged(&self) -> u64 {
+        self.logged.load(Ordering::Acquire)
+    }
+
+    /// A commit that changed the table was logged.
+    pub fn note_logged(&self) {
+        self.logged.fetch_add(1, Ordering::AcqRel);
     }
 
     pub fn version(&self) -> u64 {

@@ -33,11 +33,11 @@ mod sql;
 
 pub use functions::{eval_function, reg_in_at_bind};
 pub use rows::{scan, type_name};
-pub use sql::quote_ident;
+pub use sql::{expr_sql, index_columns, quote_ident};
 
 use defs::{C, DEFS, Def, spec_type};
 use rows::{NULL, array, boolean, oid, text};
-use sql::{constraint_def, expr_sql, index_def, view_definition};
+use sql::{constraint_def, index_def, view_definition};
 
 use std::sync::Arc;
 

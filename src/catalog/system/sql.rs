@@ -4,7 +4,7 @@
 use super::*;
 
 /// An expression as pg_get_expr prints it.
-pub(super) fn expr_sql(e: &Expr) -> String {
+pub fn expr_sql(e: &Expr) -> String {
     // A serial column's default: kiln keeps the sequence's name as text and the
     // assignment cast to the column's type; PostgreSQL stores (and prints) the call with
     // a regclass argument and no cast.
@@ -56,7 +56,7 @@ pub(super) fn index_def(t: &TableEntry, ix: &IndexEntry, pretty: bool) -> String
     )
 }
 
-pub(super) fn index_columns(t: &TableEntry, ix: &IndexEntry) -> String {
+pub fn index_columns(t: &TableEntry, ix: &IndexEntry) -> String {
     ix.index
         .parts
         .iter()

@@ -1,0 +1,372 @@
+//! Checkpoints: the cut, the table files, and the manifest that names them.
+//!
+//! ```text
+//!   DIR/checkpoint        manifest: first log segment to replay, catalog statements,
+//!                         sequence states, roles, and (table name → file); checksummed
+//!   DIR/table-<n>         a table's rows at a checkpoint: "KILNTBL1" then framed batches
+//!   DIR/wal-<n>           log segments (see `wal`)
+//! ```
+//!
+//! The manifest is written to `checkpoint.tmp`, synced, and renamed over `checkpoint`
+//! (then the directory is synced): a crash leaves the old manifest or the new one, each
+//! with every file it names already on disk. Only after the rename are the segments
+//! before the new cut and the files no manifest names deleted.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use parking_lot::RwLockWriteGuard;
+
+use super::codec::{Reader, corrupt, encode_batch};
+use super::{Durability, Files, TableFile, dump, sync_dir, wal};
+use crate::Database;
+use crate::auth::{Role, ScramVerifier, Secret};
+use crate::error::{Error, Result};
+use crate::storage::mvcc::{Snapshot, TXN_NONE};
+use crate::storage::table::Table;
+
+const MANIFEST: &str = "checkpoint";
+const MANIFEST_MAGIC: &[u8; 8] = b"KILNCKP1";
+const TABLE_MAGIC: &[u8; 8] = b"KILNTBL1";
+
+/// What a manifest says.
+#[derive(Default)]
+pub struct Manifest {
+    /// The first log segment written after the cut.
+    pub segment: u64,
+    pub next_file: u64,
+    pub before_data: Vec<String>,
+    pub after_data: Vec<String>,
+    pub sequences: Vec<(String, i64, bool)>,
+    pub roles: Vec<Role>,
+    /// (table name, file name).
+    pub tables: Vec<(String, String)>,
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::new("58030", format!("could not {what} \"{}\": {e}", path.display()))
+}
+
+impl Durability {
+    /// Writes a checkpoint. The caller holds the checkpointer's lock (`files`) and the
+    /// barrier exclusively (`cut`); with `hold`, the barrier stays held until the
+    /// manifest is on disk (a catalog change that is only in checkpoints), otherwise
+    /// commits resume right after the cut.
+    pub(super) fn checkpoint_locked(
+        &self,
+        db: &Database,
+        files: &mut Files,
+        cut: RwLockWriteGuard<'_, ()>,
+        hold: bool,
+    ) -> Result<()> {
+        let (snapshot, _pin) = db.txns.pinned_snapshot(TXN_NONE);
+        let segment = self.switch_segment()?;
+        let d = dump::dump(&db.catalog, &snapshot);
+        let logged: Vec<u64> = d.tables.iter().map(|t| t.storage.logged()).collect();
+        let roles = db.roles.all();
+        self.since_checkpoint.store(0, Ordering::Relaxed);
+        let _held = if hold {
+            Some(cut)
+        } else {
+            drop(cut);
+            None
+        };
+
+        let mut tables = std::collections::HashMap::new();
+        let mut names = Vec::new();
+        for (t, &logged) in d.tables.iter().zip(&logged) {
+            let key = Arc::as_ptr(&t.storage) as usize;
+            let reuse = files.tables.get(&key).filter(|f| {
+                f.logged == logged && f.table.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &t.storage))
+            });
+            let file = match reuse {
+                Some(f) => f.file.clone(),
+                None => {
+                    let name = format!("table-{:016}", files.next_file);
+                    files.next_file += 1;
+                    write_table(&self.dir.join(&name), &t.storage, &snapshot)?;
+                    name
+                }
+            };
+            names.push((t.name.clone(), file.clone()));
+            tables.insert(
+                key,
+                TableFile {
+                    table: Arc::downgrade(&t.storage),
+                    file,
+                    logged,
+                },
+            );
+        }
+        let manifest = Manifest {
+            segment,
+            next_file: files.next_file,
+            before_data: d.before_data,
+            after_data: d.after_data,
+            sequences: d.sequences,
+            roles,
+            tables: names,
+        };
+        write_manifest(&self.dir, &manifest)?;
+        files.tables = tables;
+        remove_unnamed(&self.dir, &manifest);
+        Ok(())
+    }
+}
+
+/// Writes the rows of `table` that `snapshot` sees to `path`, synced.
+fn write_table(path: &Path, table: &Table, snapshot: &Snapshot) -> Result<()> {
+    let file = std::fs::File::create(path).map_err(|e| io_error("create", path, e))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let write = |out: &mut std::io::BufWriter<std::fs::File>, bytes: &[u8]| {
+        out.write_all(bytes).map_err(|e| io_error("write", path, e))
+    };
+    write(&mut out, TABLE_MAGIC)?;
+    let mut sel = Vec::new();
+    let mut payload = Vec::new();
+    let mut framed = Vec::new();
+    for g in table.groups() {
+        sel.clear();
+        g.visible_rows(snapshot, 0, g.rows(), &mut sel);
+        if sel.is_empty() {
+            continue;
+        }
+        let columns: Vec<_> = g.columns.iter().map(|c| c.gather(&sel)).collect();
+        payload.clear();
+        encode_batch(&columns, sel.len(), &mut payload);
+        framed.clear();
+        wal::frame(&payload, &mut framed);
+        write(&mut out, &framed)?;
+    }
+    let file = out
+        .into_inner()
+        .map_err(|e| io_error("write", path, e.into_error()))?;
+    file.sync_all().map_err(|e| io_error("fsync", path, e))
+}
+
+/// Calls `each` with every batch of table file `path` (columns of `types`).
+pub fn read_table(
+    path: &Path,
+    types: &[crate::types::DataType],
+    mut each: impl FnMut(Vec<crate::exec::vector::Vector>, usize) -> Result<()>,
+) -> Result<()> {
+    let bytes = std::fs::read(path).map_err(|e| io_error("read", path, e))?;
+    let body = bytes
+        .strip_prefix(TABLE_MAGIC.as_slice())
+        .ok_or_else(|| corrupt(&format!("{} is not a table file", path.display())))?;
+    let (frames, used) = wal::frames(body);
+    if used != body.len() {
+        return Err(corrupt(&format!("{} is cut short", path.display())));
+    }
+    for f in frames {
+        let (columns, rows) = Reader::new(f).batch(types)?;
+        each(columns, rows)?;
+    }
+    Ok(())
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+fn encode_manifest(m: &Manifest) -> Vec<u8> {
+    let mut out = MANIFEST_MAGIC.to_vec();
+    out.extend_from_slice(&m.segment.to_le_bytes());
+    out.extend_from_slice(&m.next_file.to_le_bytes());
+    for list in [&m.before_data, &m.after_data] {
+        out.extend_from_slice(&(list.len() as u32).to_le_bytes());
+        for s in list {
+            put_str(&mut out, s);
+        }
+    }
+    out.extend_from_slice(&(m.sequences.len() as u32).to_le_bytes());
+    for (name, last, called) in &m.sequences {
+        put_str(&mut out, name);
+        out.extend_from_slice(&last.to_le_bytes());
+        out.push(*called as u8);
+    }
+    out.extend_from_slice(&(m.roles.len() as u32).to_le_bytes());
+    for r in &m.roles {
+        put_str(&mut out, &r.name);
+        out.extend_from_slice(&r.oid.to_le_bytes());
+        out.push(r.superuser as u8);
+        out.push(r.login as u8);
+        match &r.secret {
+            None => out.push(0),
+            Some(s) => {
+                out.push(1);
+                let (salt, iterations, stored, server) = s.scram.parts();
+                put_bytes(&mut out, salt);
+                out.extend_from_slice(&iterations.to_le_bytes());
+                out.extend_from_slice(stored);
+                out.extend_from_slice(server);
+                put_str(&mut out, &s.md5);
+            }
+        }
+    }
+    out.extend_from_slice(&(m.tables.len() as u32).to_le_bytes());
+    for (name, file) in &m.tables {
+        put_str(&mut out, name);
+        put_str(&mut out, file);
+    }
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
+    let bad = || corrupt("the checkpoint manifest");
+    let (body, crc) = bytes.split_at_checked(bytes.len().saturating_sub(4)).ok_or_else(bad)?;
+    if crc.len() != 4 || crc32fast::hash(body).to_le_bytes() != crc {
+        return Err(bad());
+    }
+    let mut r = Reader::new(body);
+    if r.take(8)? != MANIFEST_MAGIC {
+        return Err(bad());
+    }
+    let mut m = Manifest {
+        segment: r.u64()?,
+        next_file: r.u64()?,
+        ..Manifest::default()
+    };
+    for list in [&mut m.before_data, &mut m.after_data] {
+        for _ in 0..r.u32()? {
+            list.push(r.string()?);
+        }
+    }
+    for _ in 0..r.u32()? {
+        let name = r.string()?;
+        let last = r.i64()?;
+        let called = r.u8()? != 0;
+        m.sequences.push((name, last, called));
+    }
+    for _ in 0..r.u32()? {
+        let name = r.string()?;
+        let oid = r.u32()?;
+        let superuser = r.u8()? != 0;
+        let login = r.u8()? != 0;
+        let secret = match r.u8()? {
+            0 => None,
+            _ => {
+                let n = r.u32()? as usize;
+                let salt = r.take(n)?.to_vec();
+                let iterations = r.u32()?;
+                let stored: [u8; 32] = r.take(32)?.try_into().map_err(|_| bad())?;
+                let server: [u8; 32] = r.take(32)?.try_into().map_err(|_| bad())?;
+                let md5 = r.string()?;
+                Some(Secret {
+                    scram: ScramVerifier::from_parts(salt, iterations, stored, server),
+                    md5,
+                })
+            }
+        };
+        m.roles.push(Role {
+            oid,
+            name,
+            superuser,
+            login,
+            secret,
+        });
+    }
+    for _ in 0..r.u32()? {
+        let name = r.string()?;
+        let file = r.string()?;
+        m.tables.push((name, file));
+    }
+    Ok(m)
+}
+
+fn write_manifest(dir: &Path, m: &Manifest) -> Result<()> {
+    let tmp = dir.join("checkpoint.tmp");
+    let path = dir.join(MANIFEST);
+    let mut f = std::fs::File::create(&tmp).map_err(|e| io_error("create", &tmp, e))?;
+    f.write_all(&encode_manifest(m))
+        .map_err(|e| io_error("write", &tmp, e))?;
+    f.sync_all().map_err(|e| io_error("fsync", &tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| io_error("rename", &tmp, e))?;
+    sync_dir(dir).map_err(|e| io_error("fsync", dir, e))
+}
+
+/// The manifest in `dir`, if there is one.
+pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
+    let path = dir.join(MANIFEST);
+    match std::fs::read(&path) {
+        Ok(bytes) => decode_manifest(&bytes).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error("read", &path, e)),
+    }
+}
+
+/// Deletes the segments before `m`'s and the table files it does not name.
+fn remove_unnamed(dir: &Path, m: &Manifest) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let stale = if let Some(n) = name.strip_prefix("wal-") {
+            n.parse::<u64>().is_ok_and(|n| n < m.segment)
+        } else {
+            name.starts_with("table-") && !m.tables.iter().any(|(_, f)| f == name)
+        };
+        if stale && let Err(err) = std::fs::remove_file(e.path()) {
+            tracing::warn!("could not remove {}: {err}", e.path().display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_reads_back_and_damage_is_refused() {
+        let m = Manifest {
+            segment: 7,
+            next_file: 3,
+            before_data: vec!["CREATE TABLE t (a integer)".into()],
+            after_data: vec!["ALTER TABLE t ADD CONSTRAINT t_pkey PRIMARY KEY (a)".into()],
+            sequences: vec![("s".into(), 42, true)],
+            roles: vec![Role {
+                oid: 16390,
+                name: "app".into(),
+                superuser: false,
+                login: true,
+                secret: Some(Secret::new("app", "pw")),
+            }],
+            tables: vec![("t".into(), "table-0000000000000002".into())],
+        };
+        let bytes = encode_manifest(&m);
+        let back = decode_manifest(&bytes).unwrap();
+        assert_eq!(back.segment, 7);
+        assert_eq!(back.before_data, m.before_data);
+        assert_eq!(back.after_data, m.after_data);
+        assert_eq!(back.sequences, m.sequences);
+        assert_eq!(back.tables, m.tables);
+        let (r, orig) = (&back.roles[0], &m.roles[0]);
+        assert_eq!((r.oid, r.login, r.superuser), (16390, true, false));
+        assert_eq!(
+            r.secret.as_ref().map(|s| s.md5.clone()),
+            orig.secret.as_ref().map(|s| s.md5.clone())
+        );
+        assert_eq!(
+            r.secret.as_ref().map(|s| s.scram.parts().1),
+            orig.secret.as_ref().map(|s| s.scram.parts().1)
+        );
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x10;
+            assert!(decode_manifest(&bad).is_err(), "flipped byte {i}");
+        }
+        assert!(decode_manifest(&bytes[..bytes.len() - 1]).is_err());
+    }
+}

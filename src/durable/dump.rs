@@ -1,0 +1,307 @@
+//! The catalog as SQL, the way pg_dump writes a schema: what a checkpoint keeps of the
+//! catalog, and what recovery runs to rebuild it.
+//!
+//! Statements come in two parts, as in pg_dump: *before the data* — sequences, tables
+//! (columns, types, defaults, NOT NULL, identity and generated columns, CHECK
+//! constraints), views — and *after the data* — primary keys, unique constraints and
+//! indexes (built once over the loaded rows), then foreign keys in creation order (their
+//! actions run in that order). Expressions are printed by the same deparser as
+//! `pg_get_expr`, so what kiln prints it can read back; a checkpoint test dumps, restores
+//! and dumps again and asks for the same text. Objects get new oids when recreated.
+
+use std::sync::Arc;
+
+use crate::catalog::system::{expr_sql, index_columns, quote_ident};
+use crate::catalog::{Catalog, ColumnDef, FkAction, KeyConstraint, RelKind, TableEntry};
+use crate::sql::expr::{Expr, Func};
+use crate::storage::mvcc::Snapshot;
+use crate::types::{DataType, Value};
+
+/// A catalog as statements, with the state SQL text does not carry.
+#[derive(Default)]
+pub struct Dump {
+    pub before_data: Vec<String>,
+    pub after_data: Vec<String>,
+    /// Every sequence's `(name, last value, is_called)`, set after the data.
+    pub sequences: Vec<(String, i64, bool)>,
+    /// The tables whose rows a checkpoint keeps.
+    pub tables: Vec<Arc<TableEntry>>,
+}
+
+/// The catalog as `snapshot` sees it.
+pub fn dump(catalog: &Catalog, snapshot: &Snapshot) -> Dump {
+    let entries = catalog.visible_tables(snapshot);
+    let mut d = Dump::default();
+    // Sequences a column owns come with their column (SERIAL, identity).
+    let owned_by_column = |seq: &TableEntry| -> Option<(&Arc<TableEntry>, &ColumnDef)> {
+        let (table, column) = seq.owned_by.as_ref()?;
+        let t = entries.iter().find(|t| t.oid == *table)?;
+        let c = t.columns.iter().find(|c| &c.name == column)?;
+        let made_for_it = seq.name == format!("{}_{}_seq", t.name, c.name);
+        let serial = c.identity.is_none() && nextval_of(c.default.as_ref()) == Some(&seq.name);
+        (made_for_it && (c.identity.is_some() || serial)).then_some((t, c))
+    };
+    for e in entries.iter().filter(|e| e.kind() == RelKind::Sequence) {
+        let Some(seq) = &e.sequence else { continue };
+        let (last, called) = seq.peek();
+        d.sequences.push((e.name.clone(), last, called));
+        if owned_by_column(e).is_none() {
+            d.before_data.push(format!(
+                "CREATE SEQUENCE {} {}",
+                quote_ident(&e.name),
+                sequence_options(&seq.options(), true)
+            ));
+        }
+    }
+    for e in &entries {
+        match e.kind() {
+            RelKind::Table => {
+                d.before_data.push(create_table(e, &entries));
+                d.tables.push(e.clone());
+            }
+            RelKind::View => {
+                if let Some(v) = &e.view {
+                    let cols: Vec<String> = e.columns.iter().map(|c| quote_ident(&c.name)).collect();
+                    d.before_data.push(format!(
+                        "CREATE VIEW {} ({}) AS {}",
+                        quote_ident(&e.name),
+                        cols.join(", "),
+                        v.sql
+                    ));
+                }
+            }
+            RelKind::Sequence => {}
+        }
+    }
+    // A SERIAL column's sequence whose options were altered.
+    for e in entries.iter().filter(|e| e.kind() == RelKind::Sequence) {
+        if let (Some(seq), Some((_, c))) = (&e.sequence, owned_by_column(e))
+            && c.identity.is_none()
+        {
+            let o = seq.options();
+            if o != default_serial_options(o.ty) {
+                d.after_data.push(format!(
+                    "ALTER SEQUENCE {} {}",
+                    quote_ident(&e.name),
+                    sequence_options(&o, false)
+                ));
+            }
+        }
+    }
+    for t in &d.tables {
+        for ix in &t.indexes {
+            let nnd = if ix.index.nulls_not_distinct {
+                " NULLS NOT DISTINCT"
+            } else {
+                ""
+            };
+            d.after_data.push(match ix.constraint {
+                Some(k) => format!(
+                    "ALTER TABLE {} ADD CONSTRAINT {} {}{} ({})",
+                    quote_ident(&t.name),
+                    quote_ident(&ix.name),
+                    if k == KeyConstraint::PrimaryKey {
+                        "PRIMARY KEY"
+                    } else {
+                        "UNIQUE"
+                    },
+                    nnd,
+                    index_columns(t, ix)
+                ),
+                None => format!(
+                    "CREATE {}INDEX {} ON {} ({}){}{}",
+                    if ix.index.unique { "UNIQUE " } else { "" },
+                    quote_ident(&ix.name),
+                    quote_ident(&t.name),
+                    index_columns(t, ix),
+                    nnd,
+                    match &ix.index.predicate {
+                        Some(p) => format!(" WHERE {}", expr_sql(p)),
+                        None => String::new(),
+                    }
+                ),
+            });
+        }
+    }
+    let mut fks: Vec<(u32, String)> = Vec::new();
+    for t in &d.tables {
+        for fk in &t.foreign_keys {
+            let Some(parent) = entries.iter().find(|p| p.oid == fk.parent) else {
+                continue;
+            };
+            let names = |table: &TableEntry, cols: &[usize]| -> String {
+                cols.iter()
+                    .filter_map(|&c| table.columns.get(c))
+                    .map(|c| quote_ident(&c.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let mut s = format!(
+                "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
+                quote_ident(&t.name),
+                quote_ident(&fk.name),
+                names(t, &fk.columns),
+                quote_ident(&parent.name),
+                names(parent, &fk.parent_columns)
+            );
+            for (word, action) in [("UPDATE", fk.on_update), ("DELETE", fk.on_delete)] {
+                if let Some(a) = fk_action(action) {
+                    s.push_str(&format!(" ON {word} {a}"));
+                }
+            }
+            if fk.deferrable {
+                s.push_str(" DEFERRABLE");
+            }
+            if fk.initially_deferred {
+                s.push_str(" INITIALLY DEFERRED");
+            }
+            fks.push((fk.oid, s));
+        }
+    }
+    fks.sort_by_key(|(oid, _)| *oid);
+    d.after_data.extend(fks.into_iter().map(|(_, s)| s));
+    d
+}
+
+fn fk_action(a: FkAction) -> Option<&'static str> {
+    match a {
+        FkAction::NoAction => None,
+        FkAction::Restrict => Some("RESTRICT"),
+        FkAction::Cascade => Some("CASCADE"),
+        FkAction::SetNull => Some("SET NULL"),
+        FkAction::SetDefault => Some("SET DEFAULT"),
+    }
+}
+
+/// The sequence a `nextval('name')` default draws from.
+fn nextval_of(e: Option<&Expr>) -> Option<&String> {
+    let call = match e? {
+        Expr::Cast {
+            expr,
+            explicit: false,
+            ..
+        } => expr.as_ref(),
+        other => other,
+    };
+    match call {
+        Expr::Func {
+            func: Func::NextVal,
+            args,
+            ..
+        } => match args.as_slice() {
+            [
+                Expr::Literal {
+                    value: Value::Text(name),
+                    ..
+                },
+            ] => Some(name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn default_serial_options(ty: DataType) -> crate::catalog::sequence::SequenceOptions {
+    let spec = crate::catalog::sequence::SequenceSpec {
+        ty: Some(ty),
+        ..Default::default()
+    };
+    spec.resolve().unwrap_or_else(|_| unreachable_options(ty))
+}
+
+fn unreachable_options(ty: DataType) -> crate::catalog::sequence::SequenceOptions {
+    crate::catalog::sequence::SequenceOptions {
+        ty,
+        increment: 1,
+        min: 1,
+        max: i64::MAX,
+        start: 1,
+        cache: 1,
+        cycle: false,
+    }
+}
+
+/// `AS type INCREMENT BY … CYCLE` (`with_type`: CREATE SEQUENCE's form).
+fn sequence_options(o: &crate::catalog::sequence::SequenceOptions, with_type: bool) -> String {
+    let ty = match o.ty {
+        DataType::Int2 => "smallint",
+        DataType::Int4 => "integer",
+        _ => "bigint",
+    };
+    format!(
+        "{}INCREMENT BY {} MINVALUE {} MAXVALUE {} START WITH {} CACHE {} {}CYCLE",
+        if with_type {
+            format!("AS {ty} ")
+        } else {
+            String::new()
+        },
+        o.increment,
+        o.min,
+        o.max,
+        o.start,
+        o.cache,
+        if o.cycle { "" } else { "NO " }
+    )
+}
+
+fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in &t.columns {
+        let owned = |seq: &str| {
+            entries.iter().find(|e| {
+                e.name == seq && e.owned_by.as_ref() == Some(&(t.oid, c.name.clone()))
+            })
+        };
+        let mut s = quote_ident(&c.name);
+        let serial = c.identity.is_none()
+            && nextval_of(c.default.as_ref())
+                .is_some_and(|seq| *seq == format!("{}_{}_seq", t.name, c.name))
+            && nextval_of(c.default.as_ref()).and_then(|s| owned(s)).is_some();
+        let serial_type = match c.ty.ty {
+            DataType::Int2 => Some("smallserial"),
+            DataType::Int4 => Some("serial"),
+            DataType::Int8 => Some("bigserial"),
+            _ => None,
+        };
+        match serial_type.filter(|_| serial) {
+            Some(ty) => {
+                s.push(' ');
+                s.push_str(ty);
+            }
+            None => {
+                s.push(' ');
+                s.push_str(&c.ty.display_name());
+                if let Some(always) = c.identity {
+                    let seq = nextval_of(c.default.as_ref())
+                        .and_then(|n| owned(n))
+                        .and_then(|e| e.sequence.clone());
+                    s.push_str(if always {
+                        " GENERATED ALWAYS AS IDENTITY"
+                    } else {
+                        " GENERATED BY DEFAULT AS IDENTITY"
+                    });
+                    if let Some(seq) = seq {
+                        s.push_str(&format!(" ({})", sequence_options(&seq.options(), false)));
+                    }
+                } else if let Some(g) = &c.generated {
+                    s.push_str(&format!(" GENERATED ALWAYS AS ({}) STORED", expr_sql(g)));
+                } else if let Some(d) = &c.default {
+                    s.push_str(" DEFAULT ");
+                    s.push_str(&expr_sql(d));
+                }
+            }
+        }
+        if c.not_null {
+            s.push_str(" NOT NULL");
+        }
+        parts.push(s);
+    }
+    for ck in &t.checks {
+        parts.push(format!(
+            "CONSTRAINT {} CHECK ({})",
+            quote_ident(&ck.name),
+            expr_sql(&ck.expr)
+        ));
+    }
+    format!("CREATE TABLE {} ({})", quote_ident(&t.name), parts.join(", "))
+}
