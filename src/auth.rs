@@ -108,7 +108,12 @@ impl ScramVerifier {
 impl ScramVerifier {
     /// `(salt, iterations, stored key, server key)`: what the durable mode stores.
     pub fn parts(&self) -> (&[u8], u32, &[u8; 32], &[u8; 32]) {
-        (&self.salt, self.iterations, &self.stored_key, &self.server_key)
+        (
+            &self.salt,
+            self.iterations,
+            &self.stored_key,
+            &self.server_key,
+        )
     }
 
     /// A verifier from [`ScramVerifier::parts`].

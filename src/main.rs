@@ -203,7 +203,7 @@ fn main() {
     server.run();
     if let Some(durable) = db.durable.get() {
         durable.stop();
-        match durable.checkpoint(&db) {
+        match durable.shutdown_checkpoint(&db) {
             Ok(()) => tracing::info!("shutdown checkpoint written"),
             Err(e) => tracing::error!("shutdown checkpoint failed: {}", e.message),
         }

@@ -127,7 +127,13 @@ struct State {
     options: SequenceOptions,
     last: i64,
     is_called: bool,
+    /// In the durable mode: the value the redo log already promises (PostgreSQL logs
+    /// 32 values ahead, so 31 of 32 nextval calls write nothing). None: not logged.
+    logged_until: Option<i64>,
 }
+
+/// Values a logged sequence record covers ahead (PostgreSQL's SEQ_LOG_VALS).
+const LOG_AHEAD: i64 = 32;
 
 /// A sequence's counter. Its options sit under the same lock as its value, so ALTER
 /// SEQUENCE changes them while other sessions draw numbers.
@@ -152,6 +158,7 @@ impl Sequence {
                 options,
                 last,
                 is_called: false,
+                logged_until: None,
             }),
         }
     }
@@ -263,6 +270,7 @@ impl Sequence {
             options,
             last,
             is_called,
+            logged_until: None,
         };
         Ok(before)
     }
@@ -273,6 +281,7 @@ impl Sequence {
             options: image.options,
             last: image.last,
             is_called: image.is_called,
+            logged_until: None,
         };
     }
 
@@ -291,7 +300,43 @@ impl Sequence {
         }
         s.last = value;
         s.is_called = is_called;
+        s.logged_until = None;
         Ok(value)
+    }
+
+    /// What the redo log must record now, if anything (durable mode): after a setval
+    /// (`exact`) or for a cycling sequence the state itself; after nextval, once the
+    /// value has passed what the log promised, a state [`LOG_AHEAD`] values on — so a
+    /// crash skips at most that many values, never repeats one (PostgreSQL's rule).
+    pub fn log_point(&self, exact: bool) -> Option<(i64, bool)> {
+        let mut s = self.state.lock();
+        if exact || s.options.cycle || !s.is_called {
+            s.logged_until = None;
+            return Some((s.last, s.is_called));
+        }
+        let up = s.options.increment > 0;
+        let passed = s
+            .logged_until
+            .is_none_or(|m| if up { s.last > m } else { s.last < m });
+        if !passed {
+            return None;
+        }
+        let ahead = s
+            .last
+            .saturating_add(s.options.increment.saturating_mul(LOG_AHEAD - 1))
+            .clamp(s.options.min, s.options.max);
+        s.logged_until = Some(ahead);
+        Some((ahead, true))
+    }
+
+    /// The state a checkpoint may keep while the server runs on: what the log
+    /// promised, when that is ahead of the last value.
+    pub fn durable_state(&self) -> (i64, bool) {
+        let s = self.state.lock();
+        match s.logged_until {
+            Some(m) => (m, true),
+            None => (s.last, s.is_called),
+        }
     }
 
     /// `(last_value, is_called)`.

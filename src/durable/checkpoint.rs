@@ -46,24 +46,29 @@ pub struct Manifest {
 }
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new("58030", format!("could not {what} \"{}\": {e}", path.display()))
+    Error::new(
+        "58030",
+        format!("could not {what} \"{}\": {e}", path.display()),
+    )
 }
 
 impl Durability {
     /// Writes a checkpoint. The caller holds the checkpointer's lock (`files`) and the
     /// barrier exclusively (`cut`); with `hold`, the barrier stays held until the
     /// manifest is on disk (a catalog change that is only in checkpoints), otherwise
-    /// commits resume right after the cut.
+    /// commits resume right after the cut. Sequences are kept as the log promised them
+    /// unless `exact_sequences` (shutdown).
     pub(super) fn checkpoint_locked(
         &self,
         db: &Database,
         files: &mut Files,
         cut: RwLockWriteGuard<'_, ()>,
         hold: bool,
+        exact_sequences: bool,
     ) -> Result<()> {
         let (snapshot, _pin) = db.txns.pinned_snapshot(TXN_NONE);
         let segment = self.switch_segment()?;
-        let d = dump::dump(&db.catalog, &snapshot);
+        let d = dump::dump(&db.catalog, &snapshot, exact_sequences);
         let logged: Vec<u64> = d.tables.iter().map(|t| t.storage.logged()).collect();
         let roles = db.roles.all();
         self.since_checkpoint.store(0, Ordering::Relaxed);
@@ -79,7 +84,10 @@ impl Durability {
         for (t, &logged) in d.tables.iter().zip(&logged) {
             let key = Arc::as_ptr(&t.storage) as usize;
             let reuse = files.tables.get(&key).filter(|f| {
-                f.logged == logged && f.table.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &t.storage))
+                f.logged == logged
+                    && f.table
+                        .upgrade()
+                        .is_some_and(|s| Arc::ptr_eq(&s, &t.storage))
             });
             let file = match reuse {
                 Some(f) => f.file.clone(),
@@ -224,7 +232,9 @@ fn encode_manifest(m: &Manifest) -> Vec<u8> {
 
 fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
     let bad = || corrupt("the checkpoint manifest");
-    let (body, crc) = bytes.split_at_checked(bytes.len().saturating_sub(4)).ok_or_else(bad)?;
+    let (body, crc) = bytes
+        .split_at_checked(bytes.len().saturating_sub(4))
+        .ok_or_else(bad)?;
     if crc.len() != 4 || crc32fast::hash(body).to_le_bytes() != crc {
         return Err(bad());
     }

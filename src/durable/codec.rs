@@ -339,9 +339,17 @@ mod tests {
 
     #[test]
     fn a_batch_comes_back_as_written() {
-        let types = [DataType::Int4, DataType::Text, DataType::Numeric, DataType::Float8];
+        let types = [
+            DataType::Int4,
+            DataType::Text,
+            DataType::Numeric,
+            DataType::Float8,
+        ];
         let cols = vec![
-            column(DataType::Int4, &[Value::Int4(1), Value::Null, Value::Int4(-3)]),
+            column(
+                DataType::Int4,
+                &[Value::Int4(1), Value::Null, Value::Int4(-3)],
+            ),
             column(
                 DataType::Text,
                 &[Value::Text("a".into()), Value::Text("".into()), Value::Null],
@@ -350,11 +358,16 @@ mod tests {
                 DataType::Numeric,
                 &[
                     Value::Numeric(Numeric::parse("1.50").unwrap()),
-                    Value::Numeric(Numeric::parse("123456789012345678901234567890123456789012.5").unwrap()),
+                    Value::Numeric(
+                        Numeric::parse("123456789012345678901234567890123456789012.5").unwrap(),
+                    ),
                     Value::Null,
                 ],
             ),
-            column(DataType::Float8, &[Value::Float8(-0.0), Value::Float8(2.5), Value::Null]),
+            column(
+                DataType::Float8,
+                &[Value::Float8(-0.0), Value::Float8(2.5), Value::Null],
+            ),
         ];
         let mut bytes = Vec::new();
         encode_batch(&cols, 3, &mut bytes);

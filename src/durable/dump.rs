@@ -28,8 +28,9 @@ pub struct Dump {
     pub tables: Vec<Arc<TableEntry>>,
 }
 
-/// The catalog as `snapshot` sees it.
-pub fn dump(catalog: &Catalog, snapshot: &Snapshot) -> Dump {
+/// The catalog as `snapshot` sees it; sequences at their last values (`exact`) or at
+/// what the redo log promised of them.
+pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
     let entries = catalog.visible_tables(snapshot);
     let mut d = Dump::default();
     // Sequences a column owns come with their column (SERIAL, identity).
@@ -38,12 +39,17 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot) -> Dump {
         let t = entries.iter().find(|t| t.oid == *table)?;
         let c = t.columns.iter().find(|c| &c.name == column)?;
         let made_for_it = seq.name == format!("{}_{}_seq", t.name, c.name);
-        let serial = c.identity.is_none() && nextval_of(c.default.as_ref()) == Some(&seq.name);
+        let serial =
+            c.identity.is_none() && nextval_of(c.default.as_ref()) == Some(&quote_ident(&seq.name));
         (made_for_it && (c.identity.is_some() || serial)).then_some((t, c))
     };
     for e in entries.iter().filter(|e| e.kind() == RelKind::Sequence) {
         let Some(seq) = &e.sequence else { continue };
-        let (last, called) = seq.peek();
+        let (last, called) = if exact {
+            seq.peek()
+        } else {
+            seq.durable_state()
+        };
         d.sequences.push((e.name.clone(), last, called));
         if owned_by_column(e).is_none() {
             d.before_data.push(format!(
@@ -61,7 +67,8 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot) -> Dump {
             }
             RelKind::View => {
                 if let Some(v) = &e.view {
-                    let cols: Vec<String> = e.columns.iter().map(|c| quote_ident(&c.name)).collect();
+                    let cols: Vec<String> =
+                        e.columns.iter().map(|c| quote_ident(&c.name)).collect();
                     d.before_data.push(format!(
                         "CREATE VIEW {} ({}) AS {}",
                         quote_ident(&e.name),
@@ -79,7 +86,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot) -> Dump {
             && c.identity.is_none()
         {
             let o = seq.options();
-            if o != default_serial_options(o.ty) {
+            if Some(&o) != default_serial_options(o.ty).as_ref() {
                 d.after_data.push(format!(
                     "ALTER SEQUENCE {} {}",
                     quote_ident(&e.name),
@@ -201,24 +208,14 @@ fn nextval_of(e: Option<&Expr>) -> Option<&String> {
     }
 }
 
-fn default_serial_options(ty: DataType) -> crate::catalog::sequence::SequenceOptions {
-    let spec = crate::catalog::sequence::SequenceSpec {
+/// A SERIAL column's sequence options as CREATE TABLE makes them.
+fn default_serial_options(ty: DataType) -> Option<crate::catalog::sequence::SequenceOptions> {
+    crate::catalog::sequence::SequenceSpec {
         ty: Some(ty),
         ..Default::default()
-    };
-    spec.resolve().unwrap_or_else(|_| unreachable_options(ty))
-}
-
-fn unreachable_options(ty: DataType) -> crate::catalog::sequence::SequenceOptions {
-    crate::catalog::sequence::SequenceOptions {
-        ty,
-        increment: 1,
-        min: 1,
-        max: i64::MAX,
-        start: 1,
-        cache: 1,
-        cycle: false,
     }
+    .resolve()
+    .ok()
 }
 
 /// `AS type INCREMENT BY … CYCLE` (`with_type`: CREATE SEQUENCE's form).
@@ -247,16 +244,16 @@ fn sequence_options(o: &crate::catalog::sequence::SequenceOptions, with_type: bo
 fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for c in &t.columns {
-        let owned = |seq: &str| {
-            entries.iter().find(|e| {
-                e.name == seq && e.owned_by.as_ref() == Some(&(t.oid, c.name.clone()))
-            })
-        };
+        // The sequence made for this column, if it draws from it: `name_column_seq`,
+        // owned by the column.
+        let auto_name = format!("{}_{}_seq", t.name, c.name);
+        let own_sequence = entries
+            .iter()
+            .find(|e| e.name == auto_name && e.owned_by.as_ref() == Some(&(t.oid, c.name.clone())));
+        let draws_from_it =
+            nextval_of(c.default.as_ref()).is_some_and(|seq| *seq == quote_ident(&auto_name));
         let mut s = quote_ident(&c.name);
-        let serial = c.identity.is_none()
-            && nextval_of(c.default.as_ref())
-                .is_some_and(|seq| *seq == format!("{}_{}_seq", t.name, c.name))
-            && nextval_of(c.default.as_ref()).and_then(|s| owned(s)).is_some();
+        let serial = c.identity.is_none() && draws_from_it && own_sequence.is_some();
         let serial_type = match c.ty.ty {
             DataType::Int2 => Some("smallserial"),
             DataType::Int4 => Some("serial"),
@@ -272,9 +269,7 @@ fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
                 s.push(' ');
                 s.push_str(&c.ty.display_name());
                 if let Some(always) = c.identity {
-                    let seq = nextval_of(c.default.as_ref())
-                        .and_then(|n| owned(n))
-                        .and_then(|e| e.sequence.clone());
+                    let seq = own_sequence.and_then(|e| e.sequence.clone());
                     s.push_str(if always {
                         " GENERATED ALWAYS AS IDENTITY"
                     } else {
@@ -303,5 +298,9 @@ fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
             expr_sql(&ck.expr)
         ));
     }
-    format!("CREATE TABLE {} ({})", quote_ident(&t.name), parts.join(", "))
+    format!(
+        "CREATE TABLE {} ({})",
+        quote_ident(&t.name),
+        parts.join(", ")
+    )
 }

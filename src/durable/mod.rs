@@ -170,7 +170,10 @@ impl Durability {
     /// `db`, and starts a new log segment. `db` must be empty and serve no client yet.
     pub fn open(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Arc<Durability>> {
         let io = |what: &str, e: std::io::Error| {
-            Error::new("58030", format!("could not {what} \"{}\": {e}", dir.display()))
+            Error::new(
+                "58030",
+                format!("could not {what} \"{}\": {e}", dir.display()),
+            )
         };
         std::fs::create_dir_all(dir).map_err(|e| io("create data directory", e))?;
         let lock = OpenOptions::new()
@@ -191,7 +194,10 @@ impl Durability {
         let recovered = recover::recover(db, dir, superuser)?;
         let segment = recovered.next_segment;
         let file = create_segment(dir, segment).map_err(|e| io("create a log segment in", e))?;
-        let sync = Arc::new(file.try_clone().map_err(|e| io("open a log segment in", e))?);
+        let sync = Arc::new(
+            file.try_clone()
+                .map_err(|e| io("open a log segment in", e))?,
+        );
         let files = Files {
             tables: recovered
                 .clean_files
@@ -330,9 +336,12 @@ impl Durability {
                 let (Change::Insert(t, _) | Change::Delete(t, _)) = c;
                 t.storage.note_logged();
             }
-            if let Err(e) = self.checkpoint_locked(db, &mut files, cut, true) {
+            if let Err(e) = self.checkpoint_locked(db, &mut files, cut, true, false) {
                 // The catalog change is visible and not on disk: as a failed log write.
-                tracing::error!("PANIC: checkpoint after a catalog change failed: {}", e.message);
+                tracing::error!(
+                    "PANIC: checkpoint after a catalog change failed: {}",
+                    e.message
+                );
                 std::process::abort();
             }
             return;
@@ -357,19 +366,24 @@ impl Durability {
             .since_checkpoint
             .fetch_add(frames.len() as u64, Ordering::Relaxed)
             + frames.len() as u64;
-        if grown >= CHECKPOINT_BYTES || !synchronous {
+        if grown >= CHECKPOINT_BYTES {
             self.wake_worker();
         }
     }
 
-    /// Logs sequence `name`'s state after a nextval or setval (not transactional). The
-    /// state is read under the log's mutex, so records of racing calls are in the order
-    /// of the states they saw and the last one replayed is the newest. It reaches the
-    /// disk with the next commit's flush, as in PostgreSQL.
-    pub fn sequence(&self, name: &str, seq: &crate::catalog::sequence::Sequence) {
+    /// Logs sequence `name`'s state after a nextval (or, `exact`, a setval) when the
+    /// log must know it ([`Sequence::log_point`]: 1 nextval in 32). The state is read
+    /// under the log's mutex, so records of racing calls are in the order of the states
+    /// they saw. The record is written to the file at once (surviving a crash of the
+    /// process) and synced with the next commit, as in PostgreSQL.
+    ///
+    /// [`Sequence::log_point`]: crate::catalog::sequence::Sequence::log_point
+    pub fn sequence(&self, name: &str, seq: &crate::catalog::sequence::Sequence, exact: bool) {
         let _shared = self.barrier.read();
         let mut log = self.log.lock();
-        let (last, called) = seq.state();
+        let Some((last, called)) = seq.log_point(exact) else {
+            return;
+        };
         let mut p = Vec::with_capacity(name.len() + 24);
         wal::payload_start(wal::SEQUENCE, name, &mut p);
         p.extend_from_slice(&last.to_le_bytes());
@@ -377,6 +391,7 @@ impl Durability {
         let mut frame = Vec::with_capacity(p.len() + 8);
         wal::frame(&p, &mut frame);
         log.append(&frame);
+        log.write_out();
         self.since_checkpoint
             .fetch_add(frame.len() as u64, Ordering::Relaxed);
     }
@@ -385,7 +400,15 @@ impl Durability {
     pub fn checkpoint(&self, db: &Database) -> Result<()> {
         let mut files = self.files.lock();
         let cut = self.barrier.write();
-        self.checkpoint_locked(db, &mut files, cut, false)
+        self.checkpoint_locked(db, &mut files, cut, false, false)
+    }
+
+    /// The checkpoint at shutdown, when no session runs any more: sequences are kept
+    /// exactly (no values skipped after a clean restart).
+    pub fn shutdown_checkpoint(&self, db: &Database) -> Result<()> {
+        let mut files = self.files.lock();
+        let cut = self.barrier.write();
+        self.checkpoint_locked(db, &mut files, cut, false, true)
     }
 
     /// Moves the log to a new segment after syncing the old one; returns the new
@@ -402,9 +425,10 @@ impl Durability {
         let file = create_segment(&self.dir, next).map_err(|e| {
             Error::new("58030", format!("could not create log segment {next}: {e}"))
         })?;
-        let sync = Arc::new(file.try_clone().map_err(|e| {
-            Error::new("58030", format!("could not open log segment {next}: {e}"))
-        })?);
+        let sync =
+            Arc::new(file.try_clone().map_err(|e| {
+                Error::new("58030", format!("could not open log segment {next}: {e}"))
+            })?);
         log.file = file;
         log.sync = sync;
         log.segment = next;

@@ -133,7 +133,9 @@ impl Replay<'_> {
         if !self.targets.contains_key(name) {
             let snapshot = self.db.txns.snapshot(self.txn);
             let entry = self.db.catalog.table(name, &snapshot).ok_or_else(|| {
-                corrupt(&format!("the log names table \"{name}\", which the checkpoint lacks"))
+                corrupt(&format!(
+                    "the log names table \"{name}\", which the checkpoint lacks"
+                ))
             })?;
             self.targets.insert(
                 name.to_string(),
@@ -194,7 +196,10 @@ impl Replay<'_> {
 
 pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recovered> {
     let io = |what: &str, e: std::io::Error| {
-        Error::new("58030", format!("could not {what} \"{}\": {e}", dir.display()))
+        Error::new(
+            "58030",
+            format!("could not {what} \"{}\": {e}", dir.display()),
+        )
     };
     let manifest = read_manifest(dir)?;
     let had_checkpoint = manifest.is_some();

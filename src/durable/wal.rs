@@ -88,7 +88,11 @@ pub enum Record<'a> {
         batch: Reader<'a>,
     },
     /// A sequence's state: the last value and whether nextval returned it.
-    Sequence { name: String, last: i64, called: bool },
+    Sequence {
+        name: String,
+        last: i64,
+        called: bool,
+    },
     Commit,
 }
 

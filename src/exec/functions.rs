@@ -741,9 +741,14 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
 }
 
 /// In the durable mode, a sequence's new state goes to the redo log.
-fn log_sequence(ctx: &ExecContext, name: &str, seq: &crate::catalog::sequence::Sequence) {
+fn log_sequence(
+    ctx: &ExecContext,
+    name: &str,
+    seq: &crate::catalog::sequence::Sequence,
+    exact: bool,
+) {
     if let Some(durable) = ctx.db.as_ref().and_then(|db| db.durable.get()) {
-        durable.sequence(name, seq);
+        durable.sequence(name, seq, exact);
     }
 }
 
@@ -786,7 +791,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
             Func::NextVal => {
                 let (entry, seq) = find_sequence(access, &name()?, ctx)?;
                 let v = seq.nextval(&entry.name)?;
-                log_sequence(ctx, &entry.name, &seq);
+                log_sequence(ctx, &entry.name, &seq, false);
                 let mut session = access.session.lock();
                 session.current.insert(entry.oid, v);
                 session.last = Some((entry.oid, entry.name.clone(), v));
@@ -814,7 +819,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
                     .get(2)
                     .is_none_or(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
                 let v = seq.setval(&entry.name, v, called)?;
-                log_sequence(ctx, &entry.name, &seq);
+                log_sequence(ctx, &entry.name, &seq, true);
                 if called {
                     access.session.lock().current.insert(entry.oid, v);
                 }

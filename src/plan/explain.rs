@@ -533,6 +533,15 @@ pub fn expr_sql(e: &Expr) -> String {
     show_inner(e)
 }
 
+/// A column reference as PostgreSQL deparses it: each part of a qualified name quoted
+/// where it needs to be (`"Key"`, `t."Odd"`).
+fn column_name(name: &str) -> String {
+    name.split('.')
+        .map(crate::catalog::system::quote_ident)
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 fn show(e: &Expr) -> String {
     let s = show_inner(e);
     if s.starts_with('(') {
@@ -548,10 +557,10 @@ fn show_inner(e: &Expr) -> String {
             if name.is_empty() {
                 format!("${}", index + 1)
             } else {
-                name.clone()
+                column_name(name)
             }
         }
-        Expr::ColumnRef { name, .. } => name.clone(),
+        Expr::ColumnRef { name, .. } => column_name(name),
         Expr::OuterParam { slot, .. } => format!("$outer{}", slot + 1),
         Expr::Param { index, .. } => format!("${}", index + 1),
         Expr::Literal { value, ty } => match value {

@@ -134,6 +134,33 @@ impl Binder<'_> {
         if name == "generate_series" || name == "unnest" || name == "pg_partition_ancestors" {
             return self.bind_select_srf(&name, &args, scope);
         }
+        // nextval('s'::regclass), as PostgreSQL stores a serial column's default (and
+        // pg_dump writes it): the sequence functions take the name the regclass literal
+        // spells, read by the same regclass input rules.
+        let unwrapped;
+        let args = match args.split_first() {
+            Some((
+                A::Expr::Cast {
+                    expr,
+                    data_type,
+                    kind: A::CastKind::DoubleColon | A::CastKind::Cast,
+                    ..
+                },
+                rest,
+            )) if matches!(name.as_str(), "nextval" | "currval" | "setval")
+                && data_type.to_string().eq_ignore_ascii_case("regclass")
+                && matches!(
+                    expr.as_ref(),
+                    A::Expr::Value(v) if matches!(v.value, A::Value::SingleQuotedString(_))
+                ) =>
+            {
+                unwrapped = expr.as_ref().clone();
+                std::iter::once(&unwrapped)
+                    .chain(rest.iter().copied())
+                    .collect()
+            }
+            _ => args,
+        };
         if name == "row" && f.over.is_none() {
             let items: Vec<A::Expr> = args.iter().map(|a| (*a).clone()).collect();
             return self.bind_row(&items, scope);

@@ -100,8 +100,10 @@ impl Binder<'_> {
     pub(super) fn nextval_default(&mut self, sequence: &str, column: &ColumnDef) -> Result<Expr> {
         let call = Expr::Func {
             func: Func::NextVal,
+            // As regclass output writes the name (quoted where it needs to be), which is
+            // how nextval reads it back.
             args: vec![Expr::Literal {
-                value: Value::Text(sequence.to_string()),
+                value: Value::Text(crate::catalog::system::quote_ident(sequence)),
                 ty: TEXT,
             }],
             ty: INT8,
