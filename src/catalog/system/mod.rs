@@ -246,7 +246,8 @@ fn table_columns(t: &TableEntry) -> Vec<Col> {
             name: c.name.clone(),
             ty: c.ty,
             not_null: c.not_null,
-            has_default: c.default.is_some() || c.generated.is_some(),
+            // An identity column draws from its sequence without a stored default.
+            has_default: (c.default.is_some() && c.identity.is_none()) || c.generated.is_some(),
             identity: match c.identity {
                 Some(true) => "a",
                 Some(false) => "d",

@@ -440,7 +440,8 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
         "pg_attrdef" => {
             for t in &v.tables {
                 for (i, c) in t.columns.iter().enumerate() {
-                    let Some(e) = c.default.as_ref().or(c.generated.as_ref()) else {
+                    let default = c.default.as_ref().filter(|_| c.identity.is_none());
+                    let Some(e) = default.or(c.generated.as_ref()) else {
                         continue;
                     };
                     rows.push(vec![
@@ -730,6 +731,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     let default = r
                         .table
                         .and_then(|t| t.columns.get(i))
+                        .filter(|d| d.identity.is_none())
                         .and_then(|d| d.default.as_ref())
                         .map(expr_sql);
                     let generated = r
