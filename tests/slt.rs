@@ -49,6 +49,9 @@ impl From<tokio_postgres::Error> for SltError {
 struct Conn {
     client: tokio_postgres::Client,
     engine: &'static str,
+    /// KILN_SLT_DURABLE: the data directory (root, name) and the live database, checked
+    /// after every statement.
+    durable: Option<(PathBuf, String, std::sync::Arc<kiln::Database>)>,
 }
 
 #[async_trait::async_trait]
@@ -57,7 +60,16 @@ impl AsyncDB for Conn {
     type ColumnType = DefaultColumnType;
 
     async fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
-        let messages = self.client.simple_query(sql).await?;
+        let result = self.client.simple_query(sql).await;
+        // Checked between transactions only: a sequence's options change in place
+        // under an open ALTER SEQUENCE (its undo puts them back).
+        if let Some((root, name, db)) = &self.durable
+            && db.txns.snapshot(0).active.is_empty()
+            && let Err(e) = recovers_the_same(root, name, db)
+        {
+            panic!("after {sql:?}: {e}");
+        }
+        let messages = result?;
         let mut rows = Vec::new();
         let mut width = None;
         let mut affected = 0;
@@ -138,6 +150,42 @@ async fn fresh_postgres_db(admin_url: &str, file: &Path) -> String {
     format!("{admin_url} dbname={name}")
 }
 
+/// Recovers a copy of `root/name` (the live server still holds the directory) and
+/// compares its contents with `live`'s.
+fn recovers_the_same(root: &Path, name: &str, live: &kiln::Database) -> Result<(), String> {
+    if let Some(d) = live.durable.get() {
+        d.sync();
+    }
+    let (from, to) = (root.join(name), root.join(format!("{name}-copy")));
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).map_err(|e| e.to_string())?;
+    for entry in std::fs::read_dir(&from)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        if entry.file_name() != "kiln.lock" {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).map_err(|e| e.to_string())?;
+        }
+    }
+    let expected = kiln::durable::contents(live);
+    let db = std::sync::Arc::new(kiln::Database::new());
+    let recovered = kiln::durable::Durability::open(&db, &to, "kiln")
+        .map_err(|e| format!("recovery failed: {}", e.message))?;
+    let got = kiln::durable::contents(&db);
+    drop(recovered);
+    let _ = std::fs::remove_dir_all(&to);
+    match (0..expected.len().max(got.len())).find(|&i| expected.get(i) != got.get(i)) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "recovered contents differ at line {i}:\n  live:      {:?}\n  recovered: {:?}",
+            expected
+                .get(i)
+                .map(|s| s.chars().take(300).collect::<String>()),
+            got.get(i).map(|s| s.chars().take(300).collect::<String>())
+        )),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sqllogictest_files() {
     let root = match std::env::var("KILN_SLT_ROOT") {
@@ -149,6 +197,10 @@ async fn sqllogictest_files() {
     files.sort();
     let filter = std::env::var("KILN_SLT_FILTER").ok();
     let external = std::env::var("KILN_SLT_URL").ok();
+    // KILN_SLT_DURABLE=DIR: each file runs on a durable database in DIR; afterwards a copy
+    // of its directory (as a crash would leave it) is recovered and must hold the same.
+    let durable = std::env::var("KILN_SLT_DURABLE").ok().map(PathBuf::from);
+    let mut live: Option<std::sync::Arc<kiln::Database>> = None;
     let mut failures = Vec::new();
     let mut ran = 0;
     for file in &files {
@@ -161,7 +213,16 @@ async fn sqllogictest_files() {
         let (url, _server) = match &external {
             Some(admin) => (fresh_postgres_db(admin, file).await, None),
             None => {
-                let s = common::TestServer::start();
+                let db = std::sync::Arc::new(kiln::Database::new());
+                if let Some(root) = &durable {
+                    let dir = root.join(format!("f{ran}"));
+                    let _ = std::fs::remove_dir_all(&dir);
+                    let d = kiln::durable::Durability::open(&db, &dir, "kiln")
+                        .expect("open a data directory");
+                    let _ = db.durable.set(d);
+                }
+                let s = common::TestServer::start_with(db.clone());
+                live = Some(db);
                 (s.url(), Some(s))
             }
         };
@@ -171,12 +232,18 @@ async fn sqllogictest_files() {
         } else {
             "kiln"
         };
+        let check = durable
+            .clone()
+            .zip(live.clone())
+            .map(|(root, db)| (root, format!("f{ran}"), db));
         let mut runner = sqllogictest::Runner::new(move || {
             let url = url.clone();
+            let durable = check.clone();
             async move {
                 Ok::<_, SltError>(Conn {
                     client: common::connect_url(&url).await,
                     engine,
+                    durable,
                 })
             }
         });
@@ -198,6 +265,12 @@ async fn sqllogictest_files() {
         }
         if let Err(e) = runner.run_file_async(file).await {
             failures.push(format!("{}\n{}", file.display(), e.display(true)));
+        }
+        if let (Some(root), Some(db)) = (&durable, live.take()) {
+            if let Err(e) = recovers_the_same(root, &format!("f{ran}"), &db) {
+                failures.push(format!("{} (durable)\n{e}", file.display()));
+            }
+            let _ = std::fs::remove_dir_all(root.join(format!("f{ran}")));
         }
     }
     assert!(ran > 0, "no .slt files ran");

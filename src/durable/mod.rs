@@ -295,6 +295,12 @@ impl Durability {
         cv.notify_one();
     }
 
+    /// Makes everything logged so far durable (asynchronous commits included).
+    pub fn sync(&self) {
+        let end = self.log.lock().end;
+        self.flush(end);
+    }
+
     /// Makes log position `lsn` durable (group commit: one fsync covers every commit
     /// appended before it).
     fn flush(&self, lsn: u64) {
@@ -434,6 +440,28 @@ impl Durability {
         log.segment = next;
         Ok(next)
     }
+}
+
+/// What the durable state of `db` amounts to, as comparable lines: the catalog's
+/// statements and, per table, the multiset of its visible rows (as sorted row hashes).
+/// Two databases with equal contents give equal lines (tests compare a live database
+/// with one recovered from its directory).
+pub fn contents(db: &Database) -> Vec<String> {
+    let (snapshot, _pin) = db.txns.pinned_snapshot(crate::storage::mvcc::TXN_NONE);
+    let d = dump::dump(&db.catalog, &snapshot, true);
+    let mut out: Vec<String> = d.before_data.iter().chain(&d.after_data).cloned().collect();
+    let mut sel = Vec::new();
+    for t in &d.tables {
+        let mut hashes = Vec::new();
+        for g in t.storage.groups() {
+            sel.clear();
+            g.visible_rows(&snapshot, 0, g.rows(), &mut sel);
+            hashes.extend(sel.iter().map(|&r| codec::row_hash(&g.columns, r as usize)));
+        }
+        hashes.sort_unstable();
+        out.push(format!("{}: {} rows {:?}", t.name, hashes.len(), hashes));
+    }
+    out
 }
 
 /// Creates segment `n` and makes its directory entry durable.

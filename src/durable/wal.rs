@@ -66,7 +66,7 @@ pub fn frames(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
         let len = u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as usize;
         let crc = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
         let start = pos + HEADER;
-        if len > bytes.len() - start {
+        if len == 0 || len > bytes.len() - start {
             break;
         }
         let payload = &bytes[start..start + len];
@@ -140,6 +140,10 @@ mod tests {
         let mut bad = log.clone();
         bad[whole - 1] ^= 1;
         assert_eq!(frames(&bad).0, vec![&b"first"[..]]);
+        // Zeros after the last frame (space a file system kept) end the log.
+        let mut zeros = log.clone();
+        zeros.extend_from_slice(&[0; 64]);
+        assert_eq!(frames(&zeros).1, log.len());
         // A length pointing past the end is a torn frame, not an allocation.
         let mut long = log.clone();
         long[..4].copy_from_slice(&u32::MAX.to_le_bytes());
