@@ -325,6 +325,7 @@ fn a_second_server_on_the_same_directory_is_refused() {
 async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
     const WRITERS: i64 = 4;
     const ACCOUNTS: i64 = 20;
+    const BULK_ROWS: i64 = 25_000;
     let trials: u64 = std::env::var("KILN_CRASH_TRIALS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -337,6 +338,7 @@ async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
             "CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL);
              CREATE TABLE ledger (id bigserial PRIMARY KEY, writer int, seq bigint,
                  src int, dst int, amount bigint, UNIQUE (writer, seq));
+             CREATE TABLE bulk (batch int, n int, pad text);
              INSERT INTO accounts SELECT g, 1000 FROM generate_series(1, {ACCOUNTS}) g;"
         ))
         .await
@@ -346,6 +348,7 @@ async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
     }
     // Per writer: the last sequence number whose COMMIT was acknowledged.
     let mut acked = vec![0i64; WRITERS as usize];
+    let mut bulk_acked = 0i64;
     for trial in 0..trials {
         let kiln = Kiln::start(&dir.0);
         let url = kiln.url();
@@ -389,11 +392,38 @@ async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
                 seq
             }));
         }
+        // One more writer commits large transactions (several MB each: the log takes
+        // them in pieces, between the transfers' records).
+        let bulk = {
+            let (url, stop) = (url.clone(), stop.clone());
+            let mut batches = bulk_acked;
+            tokio::spawn(async move {
+                let Ok((c, conn)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await
+                else {
+                    return batches;
+                };
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+                while !stop.load(Ordering::Relaxed) {
+                    let sql = format!(
+                        "INSERT INTO bulk SELECT {}, g, repeat('x', 60) FROM generate_series(1, {BULK_ROWS}) g",
+                        batches + 1
+                    );
+                    match c.batch_execute(&sql).await {
+                        Ok(()) => batches += 1,
+                        Err(_) => break,
+                    }
+                }
+                batches
+            })
+        };
         let run_for = 150 + (trial * 97) % 400;
         tokio::time::sleep(Duration::from_millis(run_for)).await;
         // The crash happens while the writers are still committing.
         kiln.crash();
         stop.store(true, Ordering::Relaxed);
+        let bulk_sent = bulk.await.expect("bulk writer");
         let mut in_flight = vec![0i64; WRITERS as usize];
         for (w, t) in tasks.into_iter().enumerate() {
             let seq = t.await.expect("writer");
@@ -440,6 +470,31 @@ async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
         )
         .await;
         assert!(mismatched.is_empty(), "trial {trial}: {mismatched:?}");
+        // Large transactions: whole or not at all, every acknowledged one there.
+        let got = rows(
+            &c,
+            "SELECT count(*), count(DISTINCT batch), coalesce(max(batch), 0) FROM bulk",
+        )
+        .await;
+        let int = |i: usize| {
+            got[0][i]
+                .as_deref()
+                .unwrap_or("0")
+                .parse::<i64>()
+                .unwrap_or(-1)
+        };
+        let (count, batches, max) = (int(0), int(1), int(2));
+        assert_eq!(
+            count,
+            batches * BULK_ROWS,
+            "trial {trial}: no partial large transaction"
+        );
+        assert_eq!(batches, max, "trial {trial}: no missing large transaction");
+        assert!(
+            max == bulk_sent || max == bulk_sent + 1,
+            "trial {trial}: {max} large transactions, {bulk_sent} acknowledged"
+        );
+        bulk_acked = max;
         let dup = rows(&c, "SELECT count(*) - count(DISTINCT id) FROM ledger").await;
         assert_eq!(dup[0][0].as_deref(), Some("0"), "trial {trial}: unique ids");
         drop(c);
@@ -447,6 +502,96 @@ async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
     }
     // The trials did commit under the crash (the test is not vacuous).
     let committed: i64 = acked.iter().sum();
-    eprintln!("{committed} transfers committed over {trials} crashes");
+    eprintln!(
+        "{committed} transfers and {bulk_acked} large transactions committed over {trials} crashes"
+    );
     assert!(committed >= 10 * trials as i64, "only {committed} commits");
+    assert!(bulk_acked >= 1, "no large transaction committed");
+}
+
+/// Recovery reads a log written by hand: transactions' records interleaved, one without
+/// its commit record (dropped), one committed (kept), a torn frame at the end (cut off),
+/// a sequence record (applied).
+#[tokio::test(flavor = "multi_thread")]
+async fn recovery_keeps_committed_transactions_only() {
+    use kiln::durable::{codec, wal};
+    use kiln::exec::vector::Vector;
+    use kiln::types::{DataType, Value};
+
+    let dir = DataDir::new("handmade");
+    let kiln = Kiln::start(&dir.0);
+    let c = connect_url(&kiln.url()).await;
+    c.batch_execute(
+        "CREATE TABLE t (a int, b text); CREATE SEQUENCE s; INSERT INTO t VALUES (0, 'kept')",
+    )
+    .await
+    .expect("setup");
+    drop(c);
+    kiln.stop();
+
+    let batch = |values: &[(i32, &str)]| {
+        let mut a = Vector::with_capacity(DataType::Int4, values.len());
+        let mut b = Vector::with_capacity(DataType::Text, values.len());
+        for (x, y) in values {
+            a.push_value(&Value::Int4(*x));
+            b.push_value(&Value::Text(y.to_string()));
+        }
+        let mut out = Vec::new();
+        codec::encode_batch(&[a, b], values.len(), &mut out);
+        out
+    };
+    let row_frame = |kind: u8, txn: u64, values: &[(i32, &str)], log: &mut Vec<u8>| {
+        let mut p = Vec::new();
+        wal::payload_start(kind, txn, "t", &mut p);
+        p.extend_from_slice(&batch(values));
+        wal::frame(&p, log);
+    };
+    let commit = |txn: u64, log: &mut Vec<u8>| {
+        let mut p = Vec::new();
+        wal::commit_payload(txn, &mut p);
+        wal::frame(&p, log);
+    };
+    let mut log = Vec::new();
+    row_frame(wal::INSERT, 7, &[(1, "never committed")], &mut log);
+    row_frame(
+        wal::INSERT,
+        8,
+        &[(2, "committed"), (3, "deleted later")],
+        &mut log,
+    );
+    row_frame(wal::INSERT, 7, &[(4, "never committed")], &mut log);
+    commit(8, &mut log);
+    let mut p = Vec::new();
+    wal::sequence_payload("s", &mut p);
+    p.extend_from_slice(&41i64.to_le_bytes());
+    p.push(1);
+    wal::frame(&p, &mut log);
+    row_frame(wal::DELETE, 9, &[(3, "deleted later")], &mut log);
+    commit(9, &mut log);
+    // A torn commit of a third transaction.
+    row_frame(wal::INSERT, 10, &[(5, "torn")], &mut log);
+    let mut torn = Vec::new();
+    commit(10, &mut torn);
+    log.extend_from_slice(&torn[..torn.len() - 3]);
+    let newest = wal::segments(&dir.0)
+        .expect("segments")
+        .into_iter()
+        .max()
+        .expect("a segment");
+    std::fs::write(wal::segment_path(&dir.0, newest), &log).expect("write the log");
+
+    let kiln = Kiln::start(&dir.0);
+    let c = connect_url(&kiln.url()).await;
+    let got = rows(&c, "SELECT a, b FROM t ORDER BY a").await;
+    assert_eq!(
+        got,
+        vec![
+            vec![Some("0".to_string()), Some("kept".to_string())],
+            vec![Some("2".to_string()), Some("committed".to_string())],
+        ]
+    );
+    let next = rows(&c, "SELECT nextval('s')").await;
+    assert_eq!(next[0][0].as_deref(), Some("42"));
+    drop(c);
+    kiln.crash();
 }

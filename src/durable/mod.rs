@@ -356,9 +356,17 @@ impl Durability {
             make_visible();
             return;
         }
-        let frames = encode_changes(txn, changes);
+        // Appended a piece at a time (a large transaction is never encoded whole in
+        // memory), each piece under the log's mutex; frames carry the transaction's id,
+        // so other commits' frames may come between them. All inside the barrier's shared
+        // side: a transaction's frames are all in one segment, on one side of any cut.
         let _shared = self.barrier.read();
-        let lsn = self.log.lock().append(&frames);
+        let mut lsn = 0;
+        let mut bytes = 0u64;
+        encode_changes(txn, changes, |frames| {
+            lsn = self.log.lock().append(frames);
+            bytes += frames.len() as u64;
+        });
         for c in changes {
             let (Change::Insert(t, _) | Change::Delete(t, _)) = c;
             t.storage.note_logged();
@@ -368,10 +376,7 @@ impl Durability {
         }
         make_visible();
         drop(_shared);
-        let grown = self
-            .since_checkpoint
-            .fetch_add(frames.len() as u64, Ordering::Relaxed)
-            + frames.len() as u64;
+        let grown = self.since_checkpoint.fetch_add(bytes, Ordering::Relaxed) + bytes;
         if grown >= CHECKPOINT_BYTES {
             self.wake_worker();
         }
@@ -391,7 +396,7 @@ impl Durability {
             return;
         };
         let mut p = Vec::with_capacity(name.len() + 24);
-        wal::payload_start(wal::SEQUENCE, name, &mut p);
+        wal::sequence_payload(name, &mut p);
         p.extend_from_slice(&last.to_le_bytes());
         p.push(called as u8);
         let mut frame = Vec::with_capacity(p.len() + 8);
@@ -479,9 +484,10 @@ pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// The log frames of one committing transaction `txn`: its inserted rows and its
-/// deleted rows per table, then `Commit`.
-fn encode_changes(txn: TxnId, changes: &[Change]) -> Vec<u8> {
+/// The log frames of one committing transaction `txn` — its inserted rows and its
+/// deleted rows per table, then `Commit` — handed to `emit` in pieces of about
+/// [`BUFFER_BYTES`].
+fn encode_changes(txn: TxnId, changes: &[Change], mut emit: impl FnMut(&[u8])) {
     // Per table (by storage), in first-change order: inserted and deleted row ids.
     type PerTable<'a> = (&'a Arc<TableEntry>, Vec<RowId>, Vec<RowId>);
     fn slot<'a>(tables: &mut Vec<PerTable<'a>>, t: &'a Arc<TableEntry>) -> usize {
@@ -535,12 +541,18 @@ fn encode_changes(txn: TxnId, changes: &[Change]) -> Vec<u8> {
             for chunk in ids.chunks(BATCH_ROWS) {
                 let columns = t.storage.fetch(chunk, None);
                 payload.clear();
-                wal::payload_start(kind, &t.name, &mut payload);
+                wal::payload_start(kind, txn, &t.name, &mut payload);
                 codec::encode_batch(&columns, chunk.len(), &mut payload);
                 wal::frame(&payload, &mut out);
+                if out.len() >= BUFFER_BYTES {
+                    emit(&out);
+                    out.clear();
+                }
             }
         }
     }
-    wal::frame(&[wal::COMMIT], &mut out);
-    out
+    payload.clear();
+    wal::commit_payload(txn, &mut payload);
+    wal::frame(&payload, &mut out);
+    emit(&out);
 }

@@ -236,14 +236,19 @@ pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recove
         let path = wal::segment_path(dir, n);
         let bytes = std::fs::read(&path).map_err(|e| io("read", e))?;
         let (frames, used) = wal::frames(&bytes);
-        let mut pending: Vec<&[u8]> = Vec::new();
+        // Each transaction's records, held until its commit record (those of a
+        // transaction the crash cut off before its commit are dropped).
+        let mut pending: HashMap<u64, Vec<&[u8]>> = HashMap::new();
         for payload in frames {
             match wal::parse(payload)? {
-                Record::Rows { .. } => pending.push(payload),
+                Record::Rows { txn, .. } => pending.entry(txn).or_default().push(payload),
                 Record::Sequence { name, last, called } => replay.sequence(&name, last, called),
-                Record::Commit => {
-                    for p in pending.drain(..) {
-                        if let Record::Rows { kind, table, batch } = wal::parse(p)? {
+                Record::Commit { txn } => {
+                    for p in pending.remove(&txn).unwrap_or_default() {
+                        if let Record::Rows {
+                            kind, table, batch, ..
+                        } = wal::parse(p)?
+                        {
                             replay.rows(kind, &table, batch)?;
                         }
                     }

@@ -1,8 +1,10 @@
 //! The redo log's records and segment files.
 //!
 //! A segment `wal-<n>` is a sequence of frames `[len u32][crc32 u32][payload]`. A
-//! committed transaction is a run of `Insert` / `Delete` records (column batches, see
-//! [`super::codec`]) ended by a `Commit` record, written contiguously; `Sequence`
+//! committed transaction is its `Insert` / `Delete` records (column batches, see
+//! [`super::codec`]) followed by its `Commit` record, each carrying the transaction's id
+//! (a large transaction is appended in pieces, and other transactions' records may come
+//! between them); all of one transaction's records are in one segment. `Sequence`
 //! records (nextval and setval are not transactional) stand alone. Reading stops at the
 //! first frame that is short or whose checksum fails — a write torn by a crash — and a
 //! transaction without its `Commit` is dropped.
@@ -49,9 +51,26 @@ pub fn frame(payload: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(payload);
 }
 
-/// A record's payload: `kind`, then the table's or sequence's name.
-pub fn payload_start(kind: u8, name: &str, out: &mut Vec<u8>) {
+/// A row record's payload up to its batch: `kind`, the transaction, the table's name.
+pub fn payload_start(kind: u8, txn: u64, table: &str, out: &mut Vec<u8>) {
     out.push(kind);
+    out.extend_from_slice(&txn.to_le_bytes());
+    put_name(table, out);
+}
+
+/// A commit record's payload.
+pub fn commit_payload(txn: u64, out: &mut Vec<u8>) {
+    out.push(COMMIT);
+    out.extend_from_slice(&txn.to_le_bytes());
+}
+
+/// A sequence record's payload up to its state: `kind`, the sequence's name.
+pub fn sequence_payload(name: &str, out: &mut Vec<u8>) {
+    out.push(SEQUENCE);
+    put_name(name, out);
+}
+
+fn put_name(name: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(&(name.len() as u32).to_le_bytes());
     out.extend_from_slice(name.as_bytes());
 }
@@ -81,9 +100,11 @@ pub fn frames(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
 
 /// A record read back.
 pub enum Record<'a> {
-    /// Rows a committed transaction stored in (or deleted from) table `table`.
+    /// Rows transaction `txn` stored in (or deleted from) table `table`; they count
+    /// once its commit record is read.
     Rows {
         kind: u8,
+        txn: u64,
         table: String,
         batch: Reader<'a>,
     },
@@ -93,7 +114,9 @@ pub enum Record<'a> {
         last: i64,
         called: bool,
     },
-    Commit,
+    Commit {
+        txn: u64,
+    },
 }
 
 pub fn parse(payload: &[u8]) -> Result<Record<'_>> {
@@ -101,9 +124,11 @@ pub fn parse(payload: &[u8]) -> Result<Record<'_>> {
     let kind = r.u8()?;
     Ok(match kind {
         INSERT | DELETE => {
+            let txn = r.u64()?;
             let table = r.string()?;
             Record::Rows {
                 kind,
+                txn,
                 table,
                 batch: r,
             }
@@ -114,7 +139,7 @@ pub fn parse(payload: &[u8]) -> Result<Record<'_>> {
             let called = r.u8()? != 0;
             Record::Sequence { name, last, called }
         }
-        COMMIT => Record::Commit,
+        COMMIT => Record::Commit { txn: r.u64()? },
         _ => return Err(super::codec::corrupt("an unknown log record")),
     })
 }
