@@ -27,10 +27,15 @@ fn free_port() -> u16 {
 
 impl Kiln {
     fn start(dir: &PathBuf) -> Kiln {
+        Kiln::start_with(dir, &[])
+    }
+
+    fn start_with(dir: &PathBuf, extra: &[&str]) -> Kiln {
         let port = free_port();
         let child = Command::new(env!("CARGO_BIN_EXE_kiln"))
             .args(["--port", &port.to_string(), "--data-dir"])
             .arg(dir)
+            .args(extra)
             .env("KILN_LOG", "warn")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -594,4 +599,56 @@ async fn recovery_keeps_committed_transactions_only() {
     assert_eq!(next[0][0].as_deref(), Some("42"));
     drop(c);
     kiln.crash();
+}
+
+/// Roles and their passwords survive a crash; the superuser's password is always the
+/// one the command line gives.
+#[tokio::test(flavor = "multi_thread")]
+async fn roles_and_passwords_survive_a_crash() {
+    let dir = DataDir::new("roles");
+    std::fs::create_dir_all(&dir.0).expect("dir");
+    let pw = dir.0.with_extension("pw");
+    std::fs::write(&pw, "rootpw\n").expect("password file");
+    let auth = [
+        "--auth",
+        "scram-sha-256",
+        "--password-file",
+        pw.to_str().unwrap_or(""),
+    ];
+    let kiln = Kiln::start_with(&dir.0, &auth);
+    let url = |port: u16, user: &str, password: &str| {
+        format!("host=127.0.0.1 port={port} user={user} password={password} dbname=kiln")
+    };
+    let admin = connect_url(&url(kiln.port, "kiln", "rootpw")).await;
+    admin
+        .batch_execute("CREATE ROLE app LOGIN PASSWORD 'apppw'; CREATE ROLE nologin")
+        .await
+        .expect("roles");
+    drop(admin);
+    kiln.crash();
+    let kiln = Kiln::start_with(&dir.0, &auth);
+    let app = connect_url(&url(kiln.port, "app", "apppw")).await;
+    let who = rows(&app, "SELECT current_user").await;
+    assert_eq!(who[0][0].as_deref(), Some("app"));
+    let wrong = tokio_postgres::connect(&url(kiln.port, "app", "nope"), tokio_postgres::NoTls)
+        .await
+        .err()
+        .expect("a wrong password is refused");
+    assert_eq!(code(&wrong), Some("28P01"));
+    let roles = rows(
+        &app,
+        "SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname NOT LIKE 'pg_%' ORDER BY 1",
+    )
+    .await;
+    assert_eq!(
+        roles,
+        vec![
+            vec![Some("app".into()), Some("t".into())],
+            vec![Some("kiln".into()), Some("t".into())],
+            vec![Some("nologin".into()), Some("f".into())],
+        ]
+    );
+    drop(app);
+    kiln.crash();
+    let _ = std::fs::remove_file(&pw);
 }

@@ -729,7 +729,11 @@ impl Binder<'_> {
         let textual = |t: DataType| {
             matches!(
                 t,
-                DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Unknown
+                DataType::Text
+                    | DataType::Varchar
+                    | DataType::Bpchar
+                    | DataType::Unknown
+                    | DataType::Name
             )
         };
         let (xt, pt) = (x.ty().ty, p.ty().ty);
@@ -752,10 +756,10 @@ impl Binder<'_> {
         })
     }
 
-    /// A LIKE operand (already checked to be a string or unknown) as text.
+    /// A LIKE operand (already checked to be a string, name or unknown) as text.
     pub(super) fn text_operand(&mut self, e: Expr) -> Result<Expr> {
         match e.ty().ty {
-            DataType::Bpchar | DataType::Unknown => self.coerce(e, TEXT),
+            DataType::Bpchar | DataType::Unknown | DataType::Name => self.coerce(e, TEXT),
             _ => Ok(e),
         }
     }
