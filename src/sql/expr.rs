@@ -136,6 +136,19 @@ pub enum Func {
     PgRelationIsPublishable,
     PgGetTriggerDef,
     PgGetStatisticsObjDefColumns,
+    /// pg_get_function_result / _arguments / _identity_arguments (kiln has no
+    /// user-defined functions: pg_proc is empty, so these meet no function).
+    PgGetFunctionInfo,
+    PgEncodingToChar,
+    PgCharToEncoding,
+    /// pg_size_pretty(bigint), PostgreSQL's units and rounding.
+    PgSizePretty,
+    /// pg_relation_size / pg_table_size, pg_indexes_size, pg_total_relation_size,
+    /// pg_database_size: bytes of memory the data takes.
+    RelationSize,
+    IndexesSize,
+    TotalRelationSize,
+    DatabaseSize,
     CurrentSchema,
     CurrentSchemas,
     /// has_table_privilege and its kin: true (kiln has no privileges yet).

@@ -35,6 +35,8 @@ pub enum Param {
     Bool,
     /// An object identifier: oid, an oid alias, an integer or an untyped literal.
     Oid,
+    /// A relation: regclass, an oid, or an untyped literal read as a relation's name.
+    RegClass,
 }
 
 /// How a call's arguments and result are typed.
@@ -600,6 +602,74 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Catalog,
     ),
     f(
+        Func::PgGetFunctionInfo,
+        &[
+            "pg_get_function_result",
+            "pg_get_function_arguments",
+            "pg_get_function_identity_arguments",
+        ],
+        sig(&[Param::Oid], 1, T),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgEncodingToChar,
+        &["pg_encoding_to_char"],
+        sig(&[Int], 1, DataType::Name),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgCharToEncoding,
+        &["pg_char_to_encoding"],
+        sig(&[Text], 1, DataType::Int4),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::PgSizePretty,
+        &["pg_size_pretty"],
+        sig(&[Param::BigInt], 1, T),
+        true,
+        I,
+        K::Catalog,
+    ),
+    f(
+        Func::RelationSize,
+        &["pg_relation_size", "pg_table_size"],
+        sig(&[Param::RegClass, Text], 1, DataType::Int8),
+        true,
+        V,
+        K::Catalog,
+    ),
+    f(
+        Func::IndexesSize,
+        &["pg_indexes_size"],
+        sig(&[Param::RegClass], 1, DataType::Int8),
+        true,
+        V,
+        K::Catalog,
+    ),
+    f(
+        Func::TotalRelationSize,
+        &["pg_total_relation_size"],
+        sig(&[Param::RegClass], 1, DataType::Int8),
+        true,
+        V,
+        K::Catalog,
+    ),
+    f(
+        Func::DatabaseSize,
+        &["pg_database_size"],
+        sig(&[Text], 1, DataType::Int8),
+        true,
+        V,
+        K::Catalog,
+    ),
+    f(
         Func::CurrentSchema,
         &["current_schema"],
         sig(&[], 0, DataType::Name),
@@ -862,6 +932,9 @@ pub fn param_type(p: Param, arg: DataType) -> Option<SqlType> {
         }
         Param::Oid if arg.is_oid() || arg.is_integer() || arg == DataType::Unknown => {
             Some(SqlType::new(DataType::Oid))
+        }
+        Param::RegClass if arg.is_oid() || arg.is_integer() || arg == DataType::Unknown => {
+            Some(SqlType::new(DataType::RegClass))
         }
         _ => None,
     }

@@ -192,6 +192,16 @@ impl Index {
         self.entries.read().len()
     }
 
+    /// Bytes of memory the entries take, roughly: each key, its row id, and the
+    /// tree's per-entry overhead.
+    pub fn bytes(&self) -> u64 {
+        self.entries
+            .read()
+            .iter()
+            .map(|(k, _)| k.len() as u64 + 8 + 32)
+            .sum()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

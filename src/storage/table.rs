@@ -354,6 +354,19 @@ impl Table {
         Some(step)
     }
 
+    /// Bytes of memory the stored versions take: column data and stamps
+    /// (pg_relation_size's answer for kiln).
+    pub fn bytes(&self) -> u64 {
+        self.groups()
+            .iter()
+            .map(|g| {
+                let stamps = (g.rows() as u64).div_ceil(STAMP_CHUNK_ROWS as u64)
+                    * (STAMP_CHUNK_ROWS as u64 * 24);
+                stamps + g.columns.iter().map(|c| c.heap_bytes() as u64).sum::<u64>()
+            })
+            .sum()
+    }
+
     /// Commits that changed the table, as the redo log counts them.
     pub fn logged(&self) -> u64 {
         self.logged.load(Ordering::Acquire)

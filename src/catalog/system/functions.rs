@@ -12,8 +12,23 @@ pub fn eval_function(
     ty: SqlType,
     ctx: &ExecContext,
 ) -> Result<Vector> {
-    let v = View::new(ctx)?;
     let mut out = Vector::with_capacity(ty.ty, n);
+    if matches!(
+        func,
+        Func::PgSizePretty | Func::PgEncodingToChar | Func::PgCharToEncoding
+    ) {
+        // Pure functions: folded at bind time, where no catalog view exists.
+        for i in 0..n {
+            let vals: Vec<Value> = args
+                .iter()
+                .zip(arg_types)
+                .map(|(a, t)| a.value(i, t.ty))
+                .collect();
+            out.push_value(&pure(func, &vals));
+        }
+        return Ok(out);
+    }
+    let v = View::new(ctx)?;
     for i in 0..n {
         let vals: Vec<Value> = args
             .iter()
@@ -98,6 +113,32 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
         Func::ObjDescription | Func::ColDescription | Func::ShobjDescription => NULL,
         Func::PgRelationIsPublishable => boolean(false),
         Func::PgGetTriggerDef | Func::PgGetStatisticsObjDefColumns => NULL,
+        Func::PgGetFunctionInfo => NULL,
+        Func::PgEncodingToChar | Func::PgCharToEncoding | Func::PgSizePretty => pure(func, vals),
+        Func::RelationSize | Func::IndexesSize | Func::TotalRelationSize => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            let (table, index) = match (v.table(o), v.index(o)) {
+                (Some(t), _) => (Some(t), None),
+                (None, Some((_, ix))) => (None, Some(ix)),
+                (None, None) => return Ok(NULL),
+            };
+            let indexes = |t: &TableEntry| t.indexes.iter().map(|i| i.index.bytes()).sum::<u64>();
+            let bytes = match (func, table, index) {
+                (_, None, Some(ix)) if func != Func::IndexesSize => ix.index.bytes(),
+                (_, None, Some(_)) => 0,
+                (Func::RelationSize, Some(t), _) => t.storage.bytes(),
+                (Func::IndexesSize, Some(t), _) => indexes(t),
+                (_, Some(t), _) => t.storage.bytes() + indexes(t),
+                _ => 0,
+            };
+            Value::Int8(bytes as i64)
+        }
+        Func::DatabaseSize => Value::Int8(
+            v.tables
+                .iter()
+                .map(|t| t.storage.bytes() + t.indexes.iter().map(|i| i.index.bytes()).sum::<u64>())
+                .sum::<u64>() as i64,
+        ),
         Func::CurrentSchema => text("public"),
         Func::CurrentSchemas => {
             let implicit = matches!(vals.first(), Some(Value::Bool(true)));
@@ -251,4 +292,107 @@ pub(super) fn parse_type_name(s: &str) -> Result<SqlType> {
         }
         _ => Err(Error::syntax(format!("invalid type name \"{s}\""))),
     }
+}
+
+/// The catalog functions that read no catalog (strict: NULL in, NULL out).
+fn pure(func: Func, vals: &[Value]) -> Value {
+    if vals.first().is_none_or(Value::is_null) {
+        return NULL;
+    }
+    match func {
+        Func::PgEncodingToChar => {
+            let n = vals[0].as_i64().unwrap_or(-1);
+            let name = usize::try_from(n)
+                .ok()
+                .and_then(|i| ENCODINGS.get(i))
+                .copied()
+                .unwrap_or("");
+            text(name)
+        }
+        Func::PgCharToEncoding => {
+            let Value::Text(name) = &vals[0] else {
+                return NULL;
+            };
+            let found = ENCODINGS.iter().position(|e| {
+                e.replace('_', "")
+                    .eq_ignore_ascii_case(&name.replace(['_', '-'], ""))
+            });
+            Value::Int4(found.map_or(-1, |i| i as i32))
+        }
+        Func::PgSizePretty => text(size_pretty(vals[0].as_i64().unwrap_or(0))),
+        _ => NULL,
+    }
+}
+
+/// PostgreSQL's encodings, by number (pg_wchar.h's `pg_enc`).
+const ENCODINGS: [&str; 42] = [
+    "SQL_ASCII",
+    "EUC_JP",
+    "EUC_CN",
+    "EUC_KR",
+    "EUC_TW",
+    "EUC_JIS_2004",
+    "UTF8",
+    "MULE_INTERNAL",
+    "LATIN1",
+    "LATIN2",
+    "LATIN3",
+    "LATIN4",
+    "LATIN5",
+    "LATIN6",
+    "LATIN7",
+    "LATIN8",
+    "LATIN9",
+    "LATIN10",
+    "WIN1256",
+    "WIN1258",
+    "WIN866",
+    "WIN874",
+    "KOI8R",
+    "WIN1251",
+    "WIN1252",
+    "ISO_8859_5",
+    "ISO_8859_6",
+    "ISO_8859_7",
+    "ISO_8859_8",
+    "WIN1250",
+    "WIN1253",
+    "WIN1254",
+    "WIN1255",
+    "WIN1257",
+    "KOI8U",
+    "SJIS",
+    "BIG5",
+    "GBK",
+    "UHC",
+    "GB18030",
+    "JOHAB",
+    "SHIFT_JIS_2004",
+];
+
+/// pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each used while the value
+/// stays under 20 × 1024 − 1 of it, rounded half away from zero (PostgreSQL 15's table
+/// of units, keeping one extra bit for the rounding).
+pub(super) fn size_pretty(mut size: i64) -> String {
+    // (name, limit, rounded, bits of the unit)
+    const UNITS: [(&str, i64, bool, u32); 6] = [
+        ("bytes", 10 * 1024, false, 0),
+        ("kB", 20 * 1024 - 1, true, 10),
+        ("MB", 20 * 1024 - 1, true, 20),
+        ("GB", 20 * 1024 - 1, true, 30),
+        ("TB", 20 * 1024 - 1, true, 40),
+        ("PB", 20 * 1024 - 1, true, 50),
+    ];
+    let half_rounded = |x: i64| (x + if x < 0 { -1 } else { 1 }) / 2;
+    for (k, &(name, limit, round, bits)) in UNITS.iter().enumerate() {
+        let last = k + 1 == UNITS.len();
+        if last || size.unsigned_abs() < limit as u64 {
+            let shown = if round { half_rounded(size) } else { size };
+            return format!("{shown} {name}");
+        }
+        let (_, _, next_round, next_bits) = UNITS[k + 1];
+        let shift = next_bits - bits - next_round as u32 + round as u32;
+        size /= 1i64 << shift;
+    }
+    String::new()
 }
