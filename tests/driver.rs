@@ -781,3 +781,45 @@ async fn constraint_errors_name_table_column_and_constraint() {
         .expect("update returning");
     assert_eq!(n, 2, "the command tag counts the rows");
 }
+
+/// RowDescription names the table and column a result column reads directly (what
+/// pgJDBC's ResultSetMetaData.getTableName and psycopg's Column.table_oid read), and
+/// zeros for computed columns — as PostgreSQL does (KILN_PG_URL runs it there).
+#[tokio::test(flavor = "multi_thread")]
+async fn row_description_names_the_source_table_and_column() {
+    let target = common::Target::new();
+    let c = target.connect().await;
+    c.batch_execute("DROP TABLE IF EXISTS rd_origin; CREATE TABLE rd_origin (a int, b text, c date)")
+        .await
+        .expect("create");
+    let oid: u32 = c
+        .query_one("SELECT 'rd_origin'::regclass::oid", &[])
+        .await
+        .expect("oid")
+        .get(0);
+    let stmt = c
+        .prepare("SELECT b, a, a + 1 AS computed, 'x' AS lit, t.c FROM rd_origin t WHERE a > 0 GROUP BY a, b, t.c")
+        .await
+        .expect("prepare");
+    let origins: Vec<(Option<u32>, Option<i16>)> = stmt
+        .columns()
+        .iter()
+        .map(|col| (col.table_oid(), col.column_id()))
+        .collect();
+    assert_eq!(
+        origins,
+        vec![
+            (Some(oid), Some(2)),
+            (Some(oid), Some(1)),
+            (None, None),
+            (None, None),
+            (Some(oid), Some(3)),
+        ]
+    );
+    let stmt = c
+        .prepare("SELECT count(*), 1 UNION ALL SELECT 1, 2")
+        .await
+        .expect("prepare");
+    assert!(stmt.columns().iter().all(|col| col.table_oid().is_none()));
+    c.batch_execute("DROP TABLE rd_origin").await.expect("drop");
+}

@@ -35,6 +35,9 @@ pub use physical::{Plan, SortKey};
 pub struct OutputColumn {
     pub name: String,
     pub ty: SqlType,
+    /// The table column it reads directly, `(table oid, column number from 1)`: what
+    /// RowDescription reports (drivers' getTableName); None for anything computed.
+    pub origin: Option<(u32, i16)>,
 }
 
 /// A DML statement's RETURNING list: expressions over a batch of the table's columns
@@ -461,10 +464,12 @@ impl BoundStatement {
             BoundStatement::Explain { .. } => Some(vec![OutputColumn {
                 name: "QUERY PLAN".into(),
                 ty: SqlType::new(crate::types::DataType::Text),
+                origin: None,
             }]),
             BoundStatement::Show { name } => Some(vec![OutputColumn {
                 name: name.clone(),
                 ty: SqlType::new(crate::types::DataType::Text),
+                origin: None,
             }]),
             BoundStatement::Insert { returning, .. }
             | BoundStatement::Update { returning, .. }

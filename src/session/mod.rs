@@ -636,6 +636,7 @@ impl Session {
                 let columns = vec![OutputColumn {
                     name: display,
                     ty: SqlType::new(DataType::Text),
+                    origin: None,
                 }];
                 return Ok(Outcome::Rows(Box::new(RowStream::from_rows(
                     columns,

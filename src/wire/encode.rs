@@ -27,8 +27,9 @@ pub fn row_description(out: &mut OutBuf, columns: &[OutputColumn], formats: &[i1
     out.i16(columns.len() as i16);
     for (i, c) in columns.iter().enumerate() {
         out.cstr(&c.name);
-        out.i32(0);
-        out.i16(0);
+        let (table, column) = c.origin.unwrap_or((0, 0));
+        out.i32(table as i32);
+        out.i16(column);
         out.i32(c.ty.ty.oid() as i32);
         out.i16(c.ty.ty.type_len());
         out.i32(c.ty.typmod);

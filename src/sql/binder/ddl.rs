@@ -420,6 +420,7 @@ impl Binder<'_> {
             .map(|(o, c)| OutputColumn {
                 name: c.name.clone(),
                 ty: o.ty,
+                origin: None,
             })
             .collect();
         let types: Vec<SqlType> = entry.columns.iter().map(|c| c.ty).collect();

@@ -509,7 +509,11 @@ impl Binder<'_> {
             } else {
                 e
             };
-            columns.push(OutputColumn { name, ty: e.ty() });
+            columns.push(OutputColumn {
+                name,
+                ty: e.ty(),
+                origin: None,
+            });
             exprs.push(e);
             Ok(())
         };

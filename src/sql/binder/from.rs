@@ -307,6 +307,7 @@ impl Binder<'_> {
                     return Ok((plan, scope));
                 }
                 let rel = self.new_rel();
+                self.table_rels.insert(rel, table.oid);
                 let qualifier = match alias {
                     Some(a) => ident_name(&a.name),
                     None => table.name.clone(),

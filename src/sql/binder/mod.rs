@@ -173,6 +173,9 @@ pub struct Binder<'a> {
     text: &'a str,
     /// The next relation number of the statement's logical plans.
     next_rel: RelId,
+    /// The relations that are scans of a table, with the table's oid (a select list's
+    /// plain column references report it in RowDescription).
+    table_rels: std::collections::HashMap<RelId, u32>,
     /// The scopes of the queries enclosing the one being bound (innermost last).
     outer_scopes: Vec<Scope>,
     /// The next SELECT bound may leave untyped literals in its select list untyped (an
@@ -231,6 +234,7 @@ impl<'a> Binder<'a> {
             depth: 0,
             text: "",
             next_rel: 1,
+            table_rels: std::collections::HashMap::new(),
             outer_scopes: Vec::new(),
             unknown_outputs_ok: false,
             cte_scopes: Vec::new(),

@@ -233,6 +233,7 @@ impl Binder<'_> {
             .map(|i| OutputColumn {
                 name: format!("column{}", i + 1),
                 ty: types[i],
+                origin: None,
             })
             .collect();
         let rel = self.new_rel();
@@ -423,9 +424,17 @@ impl Binder<'_> {
             } else {
                 e
             };
+            let origin = match &e {
+                Expr::ColumnRef { id, .. } => self
+                    .table_rels
+                    .get(&id.rel)
+                    .map(|&oid| (oid, id.col as i16 + 1)),
+                _ => None,
+            };
             columns.push(OutputColumn {
                 name: name.clone(),
                 ty: e.ty(),
+                origin,
             });
             outputs.push(e);
         }

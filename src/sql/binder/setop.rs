@@ -261,6 +261,7 @@ impl Binder<'_> {
             .map(|(c, t)| OutputColumn {
                 name: c.name.clone(),
                 ty: *t,
+                origin: None,
             })
             .collect();
         let user_columns = columns.len();
@@ -390,6 +391,7 @@ impl Binder<'_> {
             out.push(OutputColumn {
                 name: s.set.clone(),
                 ty: if s.breadth { record } else { records },
+                origin: None,
             });
         }
         if let Some(c) = &clause.cycle {
@@ -435,11 +437,13 @@ impl Binder<'_> {
             out.push(OutputColumn {
                 name: c.set.clone(),
                 ty: to.ty(),
+                origin: None,
             });
             let _ = default;
             out.push(OutputColumn {
                 name: c.using.clone(),
                 ty: records,
+                origin: None,
             });
         }
         Ok(out)
@@ -804,6 +808,7 @@ impl Binder<'_> {
             .map(|(c, t)| OutputColumn {
                 name: c.name.clone(),
                 ty: *t,
+                origin: None,
             })
             .collect();
         let plan = LogicalPlan::SetOp {
