@@ -789,9 +789,11 @@ async fn constraint_errors_name_table_column_and_constraint() {
 async fn row_description_names_the_source_table_and_column() {
     let target = common::Target::new();
     let c = target.connect().await;
-    c.batch_execute("DROP TABLE IF EXISTS rd_origin; CREATE TABLE rd_origin (a int, b text, c date)")
-        .await
-        .expect("create");
+    c.batch_execute(
+        "DROP TABLE IF EXISTS rd_origin; CREATE TABLE rd_origin (a int, b text, c date)",
+    )
+    .await
+    .expect("create");
     let oid: u32 = c
         .query_one("SELECT 'rd_origin'::regclass::oid", &[])
         .await

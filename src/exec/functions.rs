@@ -157,6 +157,46 @@ fn trim_chars<'s>(s: &'s str, set: &str, left: bool, right: bool) -> &'s str {
     out
 }
 
+/// `&`, `|`, `#`, `<<`, `>>`, `~` over integer vectors (shifts by an int4 count, which
+/// wraps as PostgreSQL's C shifts do on this hardware: smallints shift as 32-bit ints).
+fn bitwise(op: crate::sql::expr::BitOp, vs: &[Vector]) -> Result<Data> {
+    use crate::sql::expr::BitOp as B;
+    let count = |k: usize| -> &[i32] {
+        match vs.get(1).map(|v| &v.data) {
+            Some(Data::I32(c)) => &c[k..k + 1],
+            _ => &[0],
+        }
+    };
+    macro_rules! apply {
+        ($a:expr, $variant:ident, $t:ty, $wide:ty) => {{
+            let other = match vs.get(1).map(|v| &v.data) {
+                Some(Data::$variant(b)) => Some(b),
+                _ => None,
+            };
+            $a.iter()
+                .enumerate()
+                .map(|(k, &x)| {
+                    let y = other.map_or(0, |b| b[k]);
+                    match op {
+                        B::And => x & y,
+                        B::Or => x | y,
+                        B::Xor => x ^ y,
+                        B::Not => !x,
+                        B::ShiftLeft => (x as $wide).wrapping_shl(count(k)[0] as u32) as $t,
+                        B::ShiftRight => (x as $wide).wrapping_shr(count(k)[0] as u32) as $t,
+                    }
+                })
+                .collect()
+        }};
+    }
+    Ok(match vs.first().map(|v| &v.data) {
+        Some(Data::I16(a)) => Data::I16(apply!(a, I16, i16, i32)),
+        Some(Data::I32(a)) => Data::I32(apply!(a, I32, i32, i32)),
+        Some(Data::I64(a)) => Data::I64(apply!(a, I64, i64, i64)),
+        _ => return Err(Error::internal("bitwise operator on a non-integer")),
+    })
+}
+
 fn float_round(v: f64) -> f64 {
     // PostgreSQL's round(float8) is rint(): half to even.
     v.round_ties_even()
@@ -215,6 +255,10 @@ pub fn eval_function(
             }
         }),
         Func::OctetLength => int_map(&vs[0], |s| s.len() as i32),
+        Func::Bitwise(op) => Vector {
+            data: bitwise(op, &vs)?,
+            nulls,
+        },
         Func::Abs => {
             let v = &vs[0];
             let range = |t: &str| Error::numeric_out_of_range(format!("{t} out of range"));

@@ -623,6 +623,20 @@ fn row_set(call: &SrfCall, args: &[Vector], i: usize) -> Result<RowSet> {
             Some(Data::Array(a)) => crate::types::array::View::new(a.blobs.get(i), a.elem).values(),
             _ => Vec::new(),
         })),
+        TableFunc::ExpandArray => Ok(RowSet::Values(match args.first().map(|a| &a.data) {
+            Some(Data::Array(a)) => crate::types::array::View::new(a.blobs.get(i), a.elem)
+                .values()
+                .into_iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    Value::Record(crate::types::record::build(&[
+                        (a.elem, v),
+                        (DataType::Int4, Value::Int4(k as i32 + 1)),
+                    ]))
+                })
+                .collect(),
+            _ => Vec::new(),
+        })),
         TableFunc::System(_) => Ok(RowSet::Values(Vec::new())),
         TableFunc::GenerateSeries => {
             let int = |k: usize| {

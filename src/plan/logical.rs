@@ -151,6 +151,9 @@ pub enum TableFunc {
     GenerateSeries,
     /// The elements of one array, in storage order.
     Unnest,
+    /// information_schema._pg_expandarray: each element with its position, as records
+    /// `(x, n)` (what pgJDBC's metadata queries expand index keys with).
+    ExpandArray,
     /// The rows of a system catalog (`catalog::system`), built when it is scanned.
     System(crate::catalog::system::SystemTable),
 }
@@ -160,6 +163,7 @@ impl TableFunc {
         match self {
             TableFunc::GenerateSeries => "generate_series",
             TableFunc::Unnest => "unnest",
+            TableFunc::ExpandArray => "_pg_expandarray",
             TableFunc::System(t) => t.name(),
         }
     }

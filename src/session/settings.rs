@@ -46,6 +46,9 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("log_min_duration_statement", "-1".into()),
         ("deadlock_timeout", "1s".into()),
         ("max_identifier_length", "63".into()),
+        ("max_index_keys", "32".into()),
+        ("max_function_args", "100".into()),
+        ("block_size", "8192".into()),
         (
             "max_connections",
             crate::DEFAULT_MAX_CONNECTIONS.to_string(),
@@ -360,6 +363,9 @@ impl Settings {
             | "server_encoding"
             | "integer_datetimes"
             | "max_identifier_length"
+            | "max_index_keys"
+            | "max_function_args"
+            | "block_size"
             | "is_superuser"
             | "in_hot_standby" => {
                 return Err(Error::new(

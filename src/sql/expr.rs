@@ -24,6 +24,30 @@ pub enum BinaryOp {
     Concat,
 }
 
+/// An integer bitwise operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+    ShiftLeft,
+    ShiftRight,
+    Not,
+}
+
+impl BitOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BitOp::And => "&",
+            BitOp::Or => "|",
+            BitOp::Xor => "#",
+            BitOp::ShiftLeft => "<<",
+            BitOp::ShiftRight => ">>",
+            BitOp::Not => "~",
+        }
+    }
+}
+
 impl BinaryOp {
     pub fn is_comparison(self) -> bool {
         matches!(
@@ -139,6 +163,8 @@ pub enum Func {
     /// pg_get_function_result / _arguments / _identity_arguments (kiln has no
     /// user-defined functions: pg_proc is empty, so these meet no function).
     PgGetFunctionInfo,
+    /// Integer bitwise operators: `&` `|` `#` `<<` `>>` and unary `~`.
+    Bitwise(BitOp),
     PgEncodingToChar,
     PgCharToEncoding,
     /// pg_size_pretty(bigint), PostgreSQL's units and rounding.

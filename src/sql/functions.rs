@@ -293,6 +293,14 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     f(Func::Md5, &["md5"], sig(&[Text], 1, T), true, I, K::String),
     // Numbers.
     f(Func::Abs, &["abs"], HAND, true, I, K::Scalar),
+    f(
+        Func::Bitwise(super::expr::BitOp::And),
+        &[],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
     f(Func::Round, &["round"], HAND, true, I, K::Scalar),
     f(Func::Trunc, &["trunc"], HAND, true, I, K::Scalar),
     f(Func::Ceil, &["ceil", "ceiling"], HAND, true, I, K::Scalar),
@@ -863,6 +871,7 @@ impl Func {
                 upper: true,
             },
             Func::RecordField(_) => Func::RecordField(0),
+            Func::Bitwise(_) => Func::Bitwise(super::expr::BitOp::And),
             Func::RegOut(_) => Func::RegOut(DataType::RegClass),
             Func::RegexMatch(_) => Func::RegexMatch(false),
             Func::RegIn(_) => Func::RegIn(DataType::RegClass),

@@ -42,6 +42,38 @@ fn type_of_code(c: u8) -> DataType {
     super::scalar_of_code(c).unwrap_or(DataType::Text)
 }
 
+/// Record types with named fields (PostgreSQL's "blessed" record types): a record column
+/// whose typmod is at least 0 has the fields registered under it, so `(r).name` finds
+/// its field at bind time. Shapes are few and fixed (the functions that return them),
+/// registered once and never removed.
+static SHAPES: std::sync::RwLock<Vec<&'static [(&'static str, DataType)]>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// The typmod of records with fields `fields` (name, type), registered on first use
+/// (kept for the life of the process: there are as many shapes as functions returning
+/// records times their argument types, a few dozen at most).
+pub fn bless(fields: &[(&'static str, DataType)]) -> i32 {
+    if let Ok(shapes) = SHAPES.read()
+        && let Some(i) = shapes.iter().position(|s| *s == fields)
+    {
+        return i as i32;
+    }
+    let Ok(mut shapes) = SHAPES.write() else {
+        return -1;
+    };
+    if let Some(i) = shapes.iter().position(|s| *s == fields) {
+        return i as i32;
+    }
+    shapes.push(Box::leak(fields.to_vec().into_boxed_slice()));
+    shapes.len() as i32 - 1
+}
+
+/// The fields of records of typmod `typmod`, if it names a registered shape.
+pub fn shape(typmod: i32) -> Option<&'static [(&'static str, DataType)]> {
+    let i = usize::try_from(typmod).ok()?;
+    SHAPES.read().ok()?.get(i).copied()
+}
+
 /// Builds a record from field values and their types.
 pub fn build(fields: &[(DataType, Value)]) -> Vec<u8> {
     let mut out = Vec::new();

@@ -27,6 +27,19 @@ public class Jdbc {
         }
     }
 
+    /// The rows of `rs` as "a,b;a,b;" over `cols`.
+    static String rows(ResultSet rs, String... cols) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        try (rs) {
+            while (rs.next()) {
+                for (int i = 0; i < cols.length; i++) {
+                    b.append(rs.getString(cols[i])).append(i + 1 < cols.length ? "," : ";");
+                }
+            }
+        }
+        return b.toString();
+    }
+
     static void expect(boolean cond, String what) {
         if (!cond) throw new AssertionError(what);
     }
@@ -150,6 +163,53 @@ public class Jdbc {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM jcopy")) {
                     rs.next();
                     expect(rs.getLong(1) == 4, "rows after the rolled back and the failed COPY: " + rs.getLong(1) + ", expected 4");
+                }
+            });
+            check("DatabaseMetaData and ResultSetMetaData", () -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE IF EXISTS jm_child");
+                    s.execute("DROP TABLE IF EXISTS jm_parent");
+                    s.execute("CREATE TABLE jm_parent (id serial PRIMARY KEY, name varchar(20) NOT NULL UNIQUE, price numeric(10,2) DEFAULT 1.5)");
+                    s.execute("CREATE TABLE jm_child (cid bigint PRIMARY KEY, pid int REFERENCES jm_parent ON DELETE CASCADE, note text)");
+                    s.execute("CREATE INDEX jm_child_note ON jm_child (note DESC)");
+                }
+                DatabaseMetaData m = c.getMetaData();
+                expect(rows(m.getTables(null, "public", "jm_%", new String[]{"TABLE"}), "TABLE_NAME", "TABLE_TYPE")
+                        .equals("jm_child,TABLE;jm_parent,TABLE;"), "getTables");
+                String cols = rows(m.getColumns(null, "public", "jm_parent", "%"), "COLUMN_NAME", "TYPE_NAME", "COLUMN_SIZE", "DECIMAL_DIGITS", "IS_NULLABLE", "IS_AUTOINCREMENT");
+                expect(cols.equals("id,serial,10,0,NO,YES;name,varchar,20,0,NO,NO;price,numeric,10,2,YES,NO;"), "getColumns: " + cols);
+                String pk = rows(m.getPrimaryKeys(null, "public", "jm_parent"), "COLUMN_NAME", "KEY_SEQ", "PK_NAME");
+                expect(pk.equals("id,1,jm_parent_pkey;"), "getPrimaryKeys: " + pk);
+                String ix = rows(m.getIndexInfo(null, "public", "jm_child", false, false), "INDEX_NAME", "NON_UNIQUE", "COLUMN_NAME", "ASC_OR_DESC", "ORDINAL_POSITION");
+                expect(ix.equals("jm_child_pkey,f,cid,A,1;jm_child_note,t,note,D,1;"), "getIndexInfo: " + ix);
+                String uq = rows(m.getIndexInfo(null, "public", "jm_parent", true, false), "INDEX_NAME", "COLUMN_NAME");
+                expect(uq.equals("jm_parent_name_key,name;jm_parent_pkey,id;"), "getIndexInfo unique: " + uq);
+                String fk = rows(m.getImportedKeys(null, "public", "jm_child"), "PKTABLE_NAME", "PKCOLUMN_NAME", "FKCOLUMN_NAME", "FK_NAME", "DELETE_RULE");
+                expect(fk.equals("jm_parent,id,pid,jm_child_pid_fkey,0;"), "getImportedKeys: " + fk);
+                String ex = rows(m.getExportedKeys(null, "public", "jm_parent"), "FKTABLE_NAME", "FKCOLUMN_NAME");
+                expect(ex.equals("jm_child,pid;"), "getExportedKeys: " + ex);
+                String best = rows(m.getBestRowIdentifier(null, "public", "jm_parent", DatabaseMetaData.bestRowSession, true), "COLUMN_NAME");
+                expect(best.equals("id;"), "getBestRowIdentifier: " + best);
+                expect(rows(m.getSchemas(), "TABLE_SCHEM").contains("public;"), "getSchemas");
+                try (ResultSet r = m.getTypeInfo()) {
+                    int n = 0;
+                    while (r.next()) n++;
+                    expect(n > 10, "getTypeInfo: " + n + " types");
+                }
+                try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT id, name, price, id + 1 AS x FROM jm_parent")) {
+                    ResultSetMetaData md = r.getMetaData();
+                    StringBuilder b = new StringBuilder();
+                    for (int i = 1; i <= md.getColumnCount(); i++) {
+                        b.append(md.getColumnName(i)).append(':').append(md.getTableName(i)).append(':')
+                         .append(md.isAutoIncrement(i)).append(':').append(md.isNullable(i)).append(':')
+                         .append(md.getColumnTypeName(i)).append(' ');
+                    }
+                    String want = "id:jm_parent:true:0:serial name:jm_parent:false:0:varchar price:jm_parent:false:1:numeric x::false:2:int4 ";
+                    expect(b.toString().equals(want), "ResultSetMetaData: " + b);
+                }
+                try (Statement s = c.createStatement()) {
+                    s.execute("DROP TABLE jm_child");
+                    s.execute("DROP TABLE jm_parent");
                 }
             });
         }

@@ -461,3 +461,199 @@ pub(super) fn spec_type(word: &str) -> SqlType {
         _ => SqlType::new(DataType::Text),
     }
 }
+
+/// The input, output, receive and send functions of a type, as `(name, oid)` pairs with
+/// PostgreSQL's oids: pg_type's typinput … typsend, and the names regproc reads and
+/// prints (kiln has no pg_proc rows; these are the functions clients look up by name,
+/// as pgJDBC's `typinput = 'array_in'::regproc`).
+pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
+    use DataType as D;
+    Some(match t {
+        D::Bool => [
+            ("boolin", 1242),
+            ("boolout", 1243),
+            ("boolrecv", 2436),
+            ("boolsend", 2437),
+        ],
+        D::Char => [
+            ("charin", 1245),
+            ("charout", 33),
+            ("charrecv", 2434),
+            ("charsend", 2435),
+        ],
+        D::Name => [
+            ("namein", 34),
+            ("nameout", 35),
+            ("namerecv", 2422),
+            ("namesend", 2423),
+        ],
+        D::Int8 => [
+            ("int8in", 460),
+            ("int8out", 461),
+            ("int8recv", 2408),
+            ("int8send", 2409),
+        ],
+        D::Int2 => [
+            ("int2in", 38),
+            ("int2out", 39),
+            ("int2recv", 2404),
+            ("int2send", 2405),
+        ],
+        D::Int4 => [
+            ("int4in", 42),
+            ("int4out", 43),
+            ("int4recv", 2406),
+            ("int4send", 2407),
+        ],
+        D::RegProc => [
+            ("regprocin", 44),
+            ("regprocout", 45),
+            ("regprocrecv", 2444),
+            ("regprocsend", 2445),
+        ],
+        D::Text => [
+            ("textin", 46),
+            ("textout", 47),
+            ("textrecv", 2414),
+            ("textsend", 2415),
+        ],
+        D::Oid => [
+            ("oidin", 1798),
+            ("oidout", 1799),
+            ("oidrecv", 2418),
+            ("oidsend", 2419),
+        ],
+        D::Float4 => [
+            ("float4in", 200),
+            ("float4out", 201),
+            ("float4recv", 2424),
+            ("float4send", 2425),
+        ],
+        D::Float8 => [
+            ("float8in", 214),
+            ("float8out", 215),
+            ("float8recv", 2426),
+            ("float8send", 2427),
+        ],
+        D::Unknown => [
+            ("unknownin", 109),
+            ("unknownout", 110),
+            ("unknownrecv", 2416),
+            ("unknownsend", 2417),
+        ],
+        D::Array(_) => [
+            ("array_in", 750),
+            ("array_out", 751),
+            ("array_recv", 2400),
+            ("array_send", 2401),
+        ],
+        D::Bpchar => [
+            ("bpcharin", 1044),
+            ("bpcharout", 1045),
+            ("bpcharrecv", 2430),
+            ("bpcharsend", 2431),
+        ],
+        D::Varchar => [
+            ("varcharin", 1046),
+            ("varcharout", 1047),
+            ("varcharrecv", 2432),
+            ("varcharsend", 2433),
+        ],
+        D::Date => [
+            ("date_in", 1084),
+            ("date_out", 1085),
+            ("date_recv", 2468),
+            ("date_send", 2469),
+        ],
+        D::Timestamp => [
+            ("timestamp_in", 1312),
+            ("timestamp_out", 1313),
+            ("timestamp_recv", 2474),
+            ("timestamp_send", 2475),
+        ],
+        D::Timestamptz => [
+            ("timestamptz_in", 1150),
+            ("timestamptz_out", 1151),
+            ("timestamptz_recv", 2476),
+            ("timestamptz_send", 2477),
+        ],
+        D::Interval => [
+            ("interval_in", 1160),
+            ("interval_out", 1161),
+            ("interval_recv", 2478),
+            ("interval_send", 2479),
+        ],
+        D::Numeric => [
+            ("numeric_in", 1701),
+            ("numeric_out", 1702),
+            ("numeric_recv", 2460),
+            ("numeric_send", 2461),
+        ],
+        D::RegClass => [
+            ("regclassin", 2218),
+            ("regclassout", 2219),
+            ("regclassrecv", 2452),
+            ("regclasssend", 2453),
+        ],
+        D::RegType => [
+            ("regtypein", 2220),
+            ("regtypeout", 2221),
+            ("regtyperecv", 2454),
+            ("regtypesend", 2455),
+        ],
+        D::Record => [
+            ("record_in", 2290),
+            ("record_out", 2291),
+            ("record_recv", 2402),
+            ("record_send", 2403),
+        ],
+        D::RegNamespace => [
+            ("regnamespacein", 4084),
+            ("regnamespaceout", 4085),
+            ("regnamespacerecv", 4087),
+            ("regnamespacesend", 4088),
+        ],
+        D::RegRole => [
+            ("regrolein", 4098),
+            ("regroleout", 4092),
+            ("regrolerecv", 4094),
+            ("regrolesend", 4095),
+        ],
+    })
+}
+
+/// The types with I/O functions that are no array elements.
+const IO_EXTRA: [DataType; 8] = [
+    DataType::Record,
+    DataType::Unknown,
+    DataType::RegClass,
+    DataType::RegType,
+    DataType::RegProc,
+    DataType::RegNamespace,
+    DataType::RegRole,
+    DataType::Array(crate::types::NAME_ARRAY),
+];
+
+/// The function named `name` among [`type_io`]'s, by its oid.
+pub(super) fn io_function_oid(name: &str) -> Option<u32> {
+    crate::types::array_elements()
+        .iter()
+        .copied()
+        .chain(IO_EXTRA)
+        .filter_map(type_io)
+        .flatten()
+        .find(|(n, _)| *n == name)
+        .map(|(_, o)| o)
+}
+
+/// The name of the function with oid `oid` among [`type_io`]'s.
+pub(super) fn io_function_name(oid: u32) -> Option<&'static str> {
+    crate::types::array_elements()
+        .iter()
+        .copied()
+        .chain(IO_EXTRA)
+        .filter_map(type_io)
+        .flatten()
+        .find(|(_, o)| *o == oid)
+        .map(|(n, _)| n)
+}

@@ -172,6 +172,7 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
         DataType::RegType => DataType::from_oid(o).map(|t| SqlType::new(t).display_name()),
         DataType::RegNamespace => namespace_name(o).map(String::from),
         DataType::RegRole => v.role_name(o),
+        DataType::RegProc => defs::io_function_name(o).map(String::from),
         _ => None,
     };
     match (name, t, o) {
@@ -214,7 +215,7 @@ pub fn reg_in_at_bind(
     }
     if !matches!(
         t,
-        DataType::RegClass | DataType::RegType | DataType::RegNamespace
+        DataType::RegClass | DataType::RegType | DataType::RegNamespace | DataType::RegProc
     ) {
         return Ok(None);
     }
@@ -269,6 +270,13 @@ pub(super) fn resolve_name(
         DataType::RegNamespace => namespace_oid(s)
             .map(Some)
             .ok_or_else(|| Error::new("3F000", format!("schema \"{s}\" does not exist"))),
+        // Functions by name: the types' I/O functions (kiln's pg_proc has no rows).
+        DataType::RegProc => {
+            let name = s.strip_prefix("pg_catalog.").unwrap_or(s);
+            defs::io_function_oid(name)
+                .map(Some)
+                .ok_or_else(|| Error::new("42883", format!("function \"{s}\" does not exist")))
+        }
         _ => Ok(None),
     }
 }

@@ -149,6 +149,24 @@ pub(super) const NULL: Value = Value::Null;
 pub(super) fn array(elem: DataType, values: &[Value]) -> Value {
     Value::Array(Box::new(crate::types::array::from_values(elem, values)))
 }
+/// An int2vector or oidvector value: a one-dimensional array whose subscripts start at
+/// 0, as PostgreSQL's vector types' do (`indoption[k - 1]` in clients' queries).
+pub(super) fn vector(elem: DataType, values: &[Value]) -> Value {
+    use crate::types::array::{Builder, Dim};
+    let mut bytes = Vec::new();
+    let mut b = Builder::new(
+        &mut bytes,
+        &[Dim {
+            len: values.len() as i32,
+            lbound: 0,
+        }],
+    );
+    for v in values {
+        b.push(v);
+    }
+    Value::Array(Box::new(crate::types::array::Array { elem, bytes }))
+}
+
 pub(super) fn int2_array(values: impl IntoIterator<Item = i64>) -> Value {
     let v: Vec<Value> = values.into_iter().map(int2).collect();
     array(DataType::Int2, &v)
@@ -299,6 +317,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     t => t.elem().map_or(0, |e| e.oid()),
                 };
                 let arr = DataType::array_of(ty).map_or(0, |a| a.oid());
+                let io = super::defs::type_io(ty).unwrap_or([("-", 0); 4]);
                 rows.push(vec![
                     oid(ty.oid()),
                     text(type_name(ty)),
@@ -319,10 +338,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(0),
                     oid(elem),
                     oid(arr),
-                    oid(0),
-                    oid(0),
-                    oid(0),
-                    oid(0),
+                    oid(io[0].1),
+                    oid(io[1].1),
+                    oid(io[2].1),
+                    oid(io[3].1),
                     oid(0),
                     oid(0),
                     oid(0),
@@ -359,8 +378,15 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         boolean(true),
                         boolean(true),
                         boolean(false),
-                        int2_array(ix.index.parts.iter().map(|p| p.column as i64 + 1)),
-                        array(
+                        vector(
+                            DataType::Int2,
+                            &ix.index
+                                .parts
+                                .iter()
+                                .map(|p| int2(p.column as i64 + 1))
+                                .collect::<Vec<_>>(),
+                        ),
+                        vector(
                             DataType::Oid,
                             &ix.index
                                 .parts
@@ -373,12 +399,14 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                                 })
                                 .collect::<Vec<_>>(),
                         ),
-                        array(DataType::Oid, &vec![oid(0); n as usize]),
-                        int2_array(
-                            ix.index
+                        vector(DataType::Oid, &vec![oid(0); n as usize]),
+                        vector(
+                            DataType::Int2,
+                            &ix.index
                                 .parts
                                 .iter()
-                                .map(|p| (p.desc as i64) | ((p.nulls_first as i64) << 1)),
+                                .map(|p| int2((p.desc as i64) | ((p.nulls_first as i64) << 1)))
+                                .collect::<Vec<_>>(),
                         ),
                         NULL,
                         match &ix.index.predicate {

@@ -188,9 +188,24 @@ impl Binder<'_> {
                         )),
                     }
                 }
-                other if other.ty().ty == DataType::Record => Err(Error::feature_not_supported(
-                    "field selection from a record of unknown shape",
-                )),
+                other if other.ty().ty == DataType::Record => {
+                    match crate::types::record::shape(other.ty().typmod) {
+                        Some(fields) => match fields.iter().position(|(n, _)| *n == name) {
+                            Some(k) => Ok(func_expr(
+                                Func::RecordField(k as u16),
+                                vec![other],
+                                SqlType::new(fields[k].1),
+                            )),
+                            None => Err(Error::new(
+                                "42703",
+                                format!("could not identify column \"{name}\" in record data type"),
+                            )),
+                        },
+                        None => Err(Error::feature_not_supported(
+                            "field selection from a record of unknown shape",
+                        )),
+                    }
+                }
                 other => Err(Error::new(
                     "42809",
                     format!(

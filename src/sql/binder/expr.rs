@@ -2,6 +2,7 @@
 //! CASE, LIKE, IN lists, and the error positions PostgreSQL reports for them.
 
 use super::*;
+use crate::sql::expr::BitOp;
 
 pub(super) fn number_literal(n: &str) -> Result<Expr> {
     if n.bytes().all(|b| b.is_ascii_digit() || b == b'-')
@@ -696,6 +697,29 @@ impl Binder<'_> {
                     ))),
                 }
             }
+            A::UnaryOperator::BitwiseNot => {
+                let b = self.bind_expr(expr, scope)?;
+                let ty = match b.ty().ty {
+                    t @ (DataType::Int2 | DataType::Int4 | DataType::Int8) => t,
+                    DataType::Unknown => {
+                        return Err(Error::new("42725", "operator is not unique: ~ unknown")
+                            .with_hint(
+                                "Could not choose a best candidate operator. You might need to add explicit type casts.",
+                            ));
+                    }
+                    other => {
+                        return Err(Error::undefined_function(format!(
+                            "operator does not exist: ~ {}",
+                            other.name()
+                        )));
+                    }
+                };
+                Ok(Expr::Func {
+                    func: Func::Bitwise(BitOp::Not),
+                    args: vec![b],
+                    ty: SqlType::new(ty),
+                })
+            }
             other => Err(Error::feature_not_supported(format!("operator {other}"))),
         }
     }
@@ -882,9 +906,58 @@ impl Binder<'_> {
                 };
                 return self.bind_binary_op(l, &inner, r);
             }
+            A::BinaryOperator::BitwiseAnd => return self.bind_bitwise(BitOp::And, l, r),
+            A::BinaryOperator::BitwiseOr => return self.bind_bitwise(BitOp::Or, l, r),
+            A::BinaryOperator::PGBitwiseXor => return self.bind_bitwise(BitOp::Xor, l, r),
+            A::BinaryOperator::PGBitwiseShiftLeft => {
+                return self.bind_bitwise(BitOp::ShiftLeft, l, r);
+            }
+            A::BinaryOperator::PGBitwiseShiftRight => {
+                return self.bind_bitwise(BitOp::ShiftRight, l, r);
+            }
             other => return Err(Error::feature_not_supported(format!("operator {other}"))),
         };
         self.bind_binary(op, l, r)
+    }
+
+    /// The integer bitwise operators: `&`, `|` and `#` on two integers of one type (the
+    /// narrower widened, an untyped literal taking the other's type), `<<` and `>>` by
+    /// an integer count on the left operand's type.
+    pub(super) fn bind_bitwise(&mut self, op: BitOp, l: Expr, r: Expr) -> Result<Expr> {
+        use DataType as D;
+        let rank = |t: D| match t {
+            D::Int2 => Some(0),
+            D::Int4 => Some(1),
+            D::Int8 => Some(2),
+            _ => None,
+        };
+        let (lt, rt) = (l.ty().ty, r.ty().ty);
+        let shift = matches!(op, BitOp::ShiftLeft | BitOp::ShiftRight);
+        let ty = match (rank(lt), rank(rt), lt, rt) {
+            (Some(_), Some(_) | None, _, D::Unknown) | (Some(_), Some(_), _, _) if shift => lt,
+            (Some(a), Some(b), _, _) => {
+                if a >= b {
+                    lt
+                } else {
+                    rt
+                }
+            }
+            (Some(_), None, _, D::Unknown) => lt,
+            (None, Some(_), D::Unknown, _) => rt,
+            (None, None, D::Unknown, D::Unknown) => D::Int4,
+            _ => return Err(no_operator(lt, op.symbol(), rt)),
+        };
+        let l = self.coerce(l, SqlType::new(ty))?;
+        let r = if shift {
+            self.coerce(r, SqlType::new(D::Int4))?
+        } else {
+            self.coerce(r, SqlType::new(ty))?
+        };
+        Ok(Expr::Func {
+            func: Func::Bitwise(op),
+            args: vec![l, r],
+            ty: SqlType::new(ty),
+        })
     }
 
     /// `string ~ pattern` and its case-insensitive and negated forms (POSIX regular

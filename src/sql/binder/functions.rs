@@ -38,7 +38,16 @@ pub(super) fn unsupported_builtin(e: Error, name: &str) -> Error {
 
 impl Binder<'_> {
     pub(super) fn bind_function(&mut self, f: &A::Function, scope: &Scope) -> Result<Expr> {
-        let name = object_name(&f.name)?;
+        // information_schema's one function clients call (pgJDBC's metadata queries).
+        let name = match f.name.0.as_slice() {
+            [
+                A::ObjectNamePart::Identifier(s),
+                A::ObjectNamePart::Identifier(n),
+            ] if ident_name(s) == "information_schema" && ident_name(n) == "_pg_expandarray" => {
+                "_pg_expandarray".to_string()
+            }
+            _ => object_name(&f.name)?,
+        };
         let mut order_by: &[A::OrderByExpr] = &[];
         let (args, distinct, star) = match &f.args {
             A::FunctionArguments::None => (vec![], false, false),
@@ -131,7 +140,11 @@ impl Binder<'_> {
                 "{name}(*) specified, but {name} is not an aggregate function"
             )));
         }
-        if name == "generate_series" || name == "unnest" || name == "pg_partition_ancestors" {
+        if name == "generate_series"
+            || name == "unnest"
+            || name == "pg_partition_ancestors"
+            || name == "_pg_expandarray"
+        {
             return self.bind_select_srf(&name, &args, scope);
         }
         // nextval('s'::regclass), as PostgreSQL stores a serial column's default (and
@@ -411,6 +424,14 @@ impl Binder<'_> {
         let (func, args, ty) = if name == "unnest" || name == "pg_partition_ancestors" {
             let (arg, ty) = super::from::unnest_arg(bound)?;
             (TableFunc::Unnest, vec![arg], ty)
+        } else if name == "_pg_expandarray" {
+            let (arg, elem) = super::from::unnest_arg(bound)?;
+            let shape = crate::types::record::bless(&[("x", elem.ty), ("n", DataType::Int4)]);
+            (
+                TableFunc::ExpandArray,
+                vec![arg],
+                SqlType::with_typmod(DataType::Record, shape),
+            )
         } else {
             let (args, ty) = self.series_args(bound)?;
             (TableFunc::GenerateSeries, args, ty)
