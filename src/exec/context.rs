@@ -37,6 +37,12 @@ impl CancelFlag {
     }
 }
 
+/// A materialized WITH query's rows, with the outer row's values they were made for.
+pub type CteRows = (Vec<Value>, Arc<Vec<Batch>>);
+
+/// set_config's changes `(name, value)`, shared by a session and its statements.
+pub type PendingConfigs = Arc<parking_lot::Mutex<Vec<(String, String)>>>;
+
 pub struct ExecContext {
     pub snapshot: Snapshot,
     /// Keeps what `snapshot` sees from the vacuum while the statement runs (None for
@@ -64,7 +70,9 @@ pub struct ExecContext {
     /// runs once per statement.
     pub subplan_results: parking_lot::Mutex<HashMap<usize, Arc<SubResult>>>,
     /// Rows of the materialized WITH queries, by id (computed by their first scan).
-    pub ctes: parking_lot::Mutex<HashMap<u32, Arc<Vec<Batch>>>>,
+    /// Each with the outer row's values it was computed for: a WITH query inside a
+    /// correlated subquery may read the outer row, and is computed again for another.
+    pub ctes: parking_lot::Mutex<HashMap<u32, CteRows>>,
     /// The current work table of each running recursive CTE, by id.
     pub worktables: parking_lot::Mutex<HashMap<u32, Arc<Vec<Batch>>>>,
     /// The catalog and this session's sequence state, for nextval and its kin (None
@@ -85,6 +93,9 @@ pub struct ExecContext {
     pub db: Option<Arc<crate::Database>>,
     /// pg_notify's queue: the transaction's notifications, sent at commit.
     pub notifies: Option<crate::notify::PendingNotifies>,
+    /// set_config's changes `(name, value)`, which the session applies when the
+    /// statement has run (None where no session runs the expression).
+    pub set_configs: Option<PendingConfigs>,
 }
 
 /// What locking rows needs: the transaction manager to wait on holders, and how long.

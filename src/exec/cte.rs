@@ -1,6 +1,7 @@
 //! WITH queries: a materialized CTE is computed by the first of its scans to run and
 //! kept in the statement's context for the others (so a CTE read twice runs once, as
-//! PostgreSQL's CTE Scan). WITH RECURSIVE runs its anchor, then its recursive term again
+//! PostgreSQL's CTE Scan) — for the outer row it was computed for: one inside a
+//! correlated subquery runs again when the subquery runs for another outer row. WITH RECURSIVE runs its anchor, then its recursive term again
 //! and again, each time over the rows the previous step produced (the *work table*),
 //! until a step produces none; with UNION (not ALL) a row already produced is dropped,
 //! which is what ends a walk around a cycle. Every step's rows are charged to the
@@ -41,7 +42,13 @@ impl CteScanOp {
 impl Operator for CteScanOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         if self.rows.is_none() {
-            let cached = ctx.ctes.lock().get(&self.id).cloned();
+            let outer = ctx.outer.lock().clone();
+            let cached = ctx
+                .ctes
+                .lock()
+                .get(&self.id)
+                .filter(|(made_for, _)| *made_for == outer)
+                .map(|(_, r)| r.clone());
             let rows = match cached {
                 Some(r) => r,
                 None => {
@@ -55,7 +62,7 @@ impl Operator for CteScanOp {
                         }
                     }
                     let r = Arc::new(batches);
-                    ctx.ctes.lock().insert(self.id, r.clone());
+                    ctx.ctes.lock().insert(self.id, (outer, r.clone()));
                     r
                 }
             };

@@ -606,6 +606,7 @@ pub fn eval_function(
         }
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
         Func::CurrentSetting => current_setting(&vs, n, ctx)?,
+        Func::SetConfig => set_config(&vs, n, ctx)?,
         Func::NextVal | Func::CurrVal | Func::SetVal | Func::LastVal => {
             sequence_call(func, &vs, n, ctx)?
         }
@@ -771,6 +772,18 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
         let missing_ok = args
             .get(1)
             .is_some_and(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
+        // A set_config earlier in this statement (the session applies it afterwards).
+        let pending = ctx.set_configs.as_ref().and_then(|p| {
+            p.lock()
+                .iter()
+                .rev()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&name))
+                .map(|(_, v)| v.clone())
+        });
+        if let Some(value) = pending {
+            out.push_value(&Value::Text(value));
+            continue;
+        }
         match ctx.settings.get(&name.to_lowercase()) {
             Some((_, value)) => out.push_value(&Value::Text(value.clone())),
             None if missing_ok => out.push_null(),
@@ -780,6 +793,32 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
                 )));
             }
         }
+    }
+    Ok(out)
+}
+
+/// set_config(name, value, is_local): the parameter must exist; the session applies
+/// the change when the statement has run (as SET; `is_local` is SET LOCAL, which kiln
+/// treats as SET). Returns the value.
+fn set_config(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let mut out = Vector::with_capacity(DataType::Text, n);
+    for i in 0..n {
+        let Value::Text(name) = args[0].value(i, DataType::Text) else {
+            return Err(Error::new("22023", "SET requires parameter name"));
+        };
+        let value = match args[1].value(i, DataType::Text) {
+            Value::Text(v) => v,
+            _ => String::new(),
+        };
+        if !ctx.settings.contains_key(&name.to_lowercase()) {
+            return Err(Error::undefined_object(format!(
+                "unrecognized configuration parameter \"{name}\""
+            )));
+        }
+        if let Some(pending) = &ctx.set_configs {
+            pending.lock().push((name, value.clone()));
+        }
+        out.push_value(&Value::Text(value));
     }
     Ok(out)
 }

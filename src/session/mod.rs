@@ -281,6 +281,8 @@ pub struct Session {
     pending_listen: Vec<(bool, Option<String>)>,
     /// NOTIFY and pg_notify of this transaction, sent at its commit.
     pending_notify: crate::notify::PendingNotifies,
+    /// set_config calls of the statement that ran last, applied before the next.
+    pending_configs: crate::exec::context::PendingConfigs,
     /// Open cursors (DECLARE), by name.
     cursors: HashMap<String, cursor::Cursor>,
     /// The batch row of the last constraint error `store_rows` raised, and whether it
@@ -385,6 +387,7 @@ impl Session {
             pid: 0,
             pending_listen: Vec::new(),
             pending_notify: Default::default(),
+            pending_configs: Default::default(),
             session_defaults: None,
             failed_row: None,
         }
@@ -546,6 +549,7 @@ impl Session {
             }),
             advisory: Some((self.db.advisory.clone(), self.advisory_owner)),
             notifies: Some(self.pending_notify.clone()),
+            set_configs: Some(self.pending_configs.clone()),
             db: Some(self.db.clone()),
             backends: Some((
                 self.pid,
@@ -554,6 +558,19 @@ impl Session {
                     .get("is_superuser")
                     .is_none_or(|(_, v)| v == "on"),
             )),
+        }
+    }
+
+    /// Applies the set_config calls of the statements run so far, as SET would (the
+    /// changed parameters are reported with this statement's results).
+    pub fn apply_set_configs(&mut self) {
+        let pending = std::mem::take(&mut *self.pending_configs.lock());
+        for (name, value) in pending {
+            match self.settings.set(&name, Some(&value)) {
+                Ok(Some(display)) => self.changed_settings.push(display),
+                Ok(None) => {}
+                Err(e) => tracing::warn!("set_config({name}, {value}): {}", e.message),
+            }
         }
     }
 
@@ -578,6 +595,7 @@ impl Session {
             return Ok(Outcome::Empty);
         };
         self.changed_settings.clear();
+        self.apply_set_configs();
         self.statement_deadline = self.settings.statement_timeout.map(|t| Instant::now() + t);
         if self.status == TxnStatus::Failed {
             let allowed = matches!(

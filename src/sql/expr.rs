@@ -163,6 +163,12 @@ pub enum Func {
     /// pg_get_function_result / _arguments / _identity_arguments (kiln has no
     /// user-defined functions: pg_proc is empty, so these meet no function).
     PgGetFunctionInfo,
+    /// set_config(name, value, is_local): SET as a function (applied when the
+    /// statement has run).
+    SetConfig,
+    /// to_regclass, to_regtype, to_regproc, to_regnamespace, to_regrole: an oid alias
+    /// from a name, NULL when nothing has it.
+    ToReg(crate::types::DataType),
     /// Integer bitwise operators: `&` `|` `#` `<<` `>>` and unary `~`.
     Bitwise(BitOp),
     PgEncodingToChar,

@@ -359,6 +359,22 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Scalar,
     ),
     f(
+        Func::SetConfig,
+        &["set_config"],
+        sig(&[Text, Text, Param::Bool], 3, T),
+        false,
+        V,
+        K::Scalar,
+    ),
+    f(
+        Func::ToReg(DataType::RegClass),
+        &[],
+        HAND,
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
         Func::CurrentSetting,
         &["current_setting"],
         HAND,
@@ -875,6 +891,7 @@ impl Func {
             Func::RegOut(_) => Func::RegOut(DataType::RegClass),
             Func::RegexMatch(_) => Func::RegexMatch(false),
             Func::RegIn(_) => Func::RegIn(DataType::RegClass),
+            Func::ToReg(_) => Func::ToReg(DataType::RegClass),
             other => other,
         }
     }

@@ -183,12 +183,26 @@ def _():
                 c.execute("SELECT ARRAY[[1,2],[3,4]]")
                 assert c.fetchone() == ([[1, 2], [3, 4]],), binary
 
-    # asyncpg learns array types by querying pg_catalog.pg_type, which arrives with
-    # issue "Tools and trust"; until then it gets a clean error (it used to hang).
-
 
 def same(got, want, what):
     assert got == want, f"{what}:\n  expected {want!r}\n  got      {got!r}"
+
+
+@check("asyncpg: type introspection (arrays, records, name, regclass) through pg_catalog")
+def _():
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        same(await conn.fetchval("SELECT $1::int[]", [1, 2, None]), [1, 2, None], "int[] param")
+        same(await conn.fetchval("SELECT ARRAY['a', 'b c']::text[]"), ["a", "b c"], "text[]")
+        same(await conn.fetchval("SELECT $1::numeric[]", [decimal.Decimal("1.50")]),
+             [decimal.Decimal("1.50")], "numeric[]")
+        same(tuple(await conn.fetchval("SELECT ROW(1, 'a')")), (1, "a"), "record")
+        same(await conn.fetchval("SELECT 'x'::name"), "x", "name")
+        same(await conn.fetchval("SELECT 'pg_class'::regclass"), "pg_class", "regclass")
+        same(await conn.fetchval("SELECT tags FROM arr WHERE id = 1"),
+             ["a", "b c", None, 'q"uote'], "text[] column")
+        await conn.close()
+    asyncio.run(run())
 
 
 COPY_SETUP = """

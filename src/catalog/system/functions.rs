@@ -154,6 +154,13 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let o = arg_oid(vals, 0).unwrap_or(0);
             text(reg_out(v, t, o))
         }
+        Func::ToReg(t) => match &vals[0] {
+            Value::Text(s) => match reg_in(v, t, s) {
+                Ok(o) => oid(o),
+                Err(_) => NULL,
+            },
+            _ => NULL,
+        },
         Func::RegIn(t) => match &vals[0] {
             Value::Text(s) => oid(reg_in(v, t, s)?),
             _ => NULL,

@@ -57,6 +57,7 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         backends: None,
         db: None,
         notifies: None,
+        set_configs: None,
     }
 }
 

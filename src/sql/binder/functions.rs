@@ -718,6 +718,19 @@ impl Binder<'_> {
                 (Func::CurrentUser, vec![], TEXT)
             }
             ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
+            (
+                "to_regclass" | "to_regtype" | "to_regproc" | "to_regnamespace" | "to_regrole",
+                [_],
+            ) => {
+                let t = match name {
+                    "to_regclass" => D::RegClass,
+                    "to_regtype" => D::RegType,
+                    "to_regproc" => D::RegProc,
+                    "to_regnamespace" => D::RegNamespace,
+                    _ => D::RegRole,
+                };
+                (Func::ToReg(t), text_args(self, args)?, SqlType::new(t))
+            }
             ("current_setting", [_, _]) => {
                 let mut args = args.into_iter();
                 let (name, missing_ok) = match (args.next(), args.next()) {

@@ -930,10 +930,27 @@ fn attach_ctes(mut plan: LogicalPlan, bindings: Vec<CteBinding>) -> Result<Logic
             }
             continue;
         }
+        // One that reads the outer query is computed again for each outer row by the
+        // scans in the query's own plan; a scan inside a subquery of an expression would
+        // be planned as uncorrelated (run once) and keep the first row's result.
         if !def.free_rels().is_empty() {
-            return Err(Error::feature_not_supported(
-                "a WITH query that reads the outer query, referenced more than once",
-            ));
+            let mut direct = 0;
+            let mut count = |p: &LogicalPlan| {
+                if matches!(p, LogicalPlan::CteScan { id, .. } if *id == b.id) {
+                    direct += 1;
+                }
+            };
+            plan.walk(&mut count);
+            for later in &pending {
+                if let Some(p) = &later.plan {
+                    p.walk(&mut count);
+                }
+            }
+            if direct < b.scans {
+                return Err(Error::feature_not_supported(
+                    "a WITH query that reads the outer query, read inside a subquery",
+                ));
+            }
         }
         defs.push(CteDef {
             id: b.id,
