@@ -607,6 +607,10 @@ pub fn eval_function(
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
         Func::CurrentSetting => current_setting(&vs, n, ctx)?,
         Func::SetConfig => set_config(&vs, n, ctx)?,
+        Func::JsonBuildObject | Func::JsonBuildArray => {
+            let types: Vec<SqlType> = args.iter().map(|a| a.ty()).collect();
+            json_build(func == Func::JsonBuildObject, &vs, &types, n, &ctx.fmt)?
+        }
         Func::NextVal | Func::CurrVal | Func::SetVal | Func::LastVal => {
             sequence_call(func, &vs, n, ctx)?
         }
@@ -795,6 +799,97 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
         }
     }
     Ok(out)
+}
+
+/// json_build_object / json_build_array, row by row: values as PostgreSQL's
+/// datum_to_json writes them.
+fn json_build(
+    object: bool,
+    vs: &[Vector],
+    types: &[SqlType],
+    n: usize,
+    fmt: &crate::types::text::TextFormat,
+) -> Result<Vector> {
+    let mut out = Vector::with_capacity(DataType::Json, n);
+    let mut s = String::new();
+    for i in 0..n {
+        s.clear();
+        s.push(if object { '{' } else { '[' });
+        for (k, (v, t)) in vs.iter().zip(types).enumerate() {
+            if k > 0 {
+                s.push_str(if object && k % 2 == 1 { " : " } else { ", " });
+            }
+            let value = v.value(i, t.ty);
+            if object && k % 2 == 0 {
+                if value.is_null() {
+                    return Err(
+                        Error::new("22023", format!("argument {} cannot be null", k + 1))
+                            .with_hint("Object keys should be text."),
+                    );
+                }
+                let mut key = Vec::new();
+                crate::types::text::write_value(&mut key, &value, fmt);
+                crate::types::json::quote(&String::from_utf8_lossy(&key), &mut s);
+            } else {
+                json_value(&value, t.ty, fmt, &mut s);
+            }
+        }
+        s.push(if object { '}' } else { ']' });
+        out.push_value(&Value::Text(s.clone()));
+    }
+    Ok(out)
+}
+
+/// One value as JSON (PostgreSQL's datum_to_json): numbers and booleans bare, json as
+/// it is, arrays as JSON arrays, dates and timestamps in ISO 8601, the rest as strings.
+fn json_value(value: &Value, ty: DataType, fmt: &crate::types::text::TextFormat, s: &mut String) {
+    let text = |v: &Value| {
+        let mut b = Vec::new();
+        crate::types::text::write_value(&mut b, v, fmt);
+        String::from_utf8_lossy(&b).into_owned()
+    };
+    match (value, ty) {
+        (Value::Null, _) => s.push_str("null"),
+        (Value::Bool(b), _) => s.push_str(if *b { "true" } else { "false" }),
+        (Value::Text(t), DataType::Json) => s.push_str(t),
+        (Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_), _) => {
+            s.push_str(&text(value))
+        }
+        (Value::Float4(_) | Value::Float8(_), _) => {
+            let t = text(value);
+            if t.parse::<f64>().is_ok_and(f64::is_finite) {
+                s.push_str(&t);
+            } else {
+                crate::types::json::quote(&t, s);
+            }
+        }
+        (Value::Array(a), DataType::Array(elem)) => {
+            let view = crate::types::array::View::new(&a.bytes, *elem);
+            s.push('[');
+            for (k, e) in view.values().iter().enumerate() {
+                if k > 0 {
+                    s.push(',');
+                }
+                json_value(e, *elem, fmt, s);
+            }
+            s.push(']');
+        }
+        (Value::Timestamp(_), _) => {
+            crate::types::json::quote(&text(value).replacen(' ', "T", 1), s);
+        }
+        (Value::Timestamptz(_), _) => {
+            let mut t = text(value).replacen(' ', "T", 1);
+            // The offset as ISO 8601 writes it: +00 becomes +00:00.
+            let sign = t.rfind(['+', '-']).filter(|&p| p > 10);
+            if let Some(p) = sign
+                && t.len() - p == 3
+            {
+                t.push_str(":00");
+            }
+            crate::types::json::quote(&t, s);
+        }
+        _ => crate::types::json::quote(&text(value), s),
+    }
 }
 
 /// set_config(name, value, is_local): the parameter must exist; the session applies

@@ -147,7 +147,8 @@ impl Vector {
             | DataType::Bpchar
             | DataType::Unknown
             | DataType::Name
-            | DataType::Char => Data::Text(TextVec::with_capacity(rows)),
+            | DataType::Char
+            | DataType::Json => Data::Text(TextVec::with_capacity(rows)),
             DataType::Interval => Data::Interval(Vec::with_capacity(rows)),
             DataType::Array(elem) => Data::Array(ArrayVec {
                 elem: *elem,
@@ -319,7 +320,8 @@ impl Vector {
             | DataType::Bpchar
             | DataType::Unknown
             | DataType::Name
-            | DataType::Char => Data::Text(TextVec {
+            | DataType::Char
+            | DataType::Json => Data::Text(TextVec {
                 offsets: vec![0; rows + 1],
                 data: Vec::new(),
             }),

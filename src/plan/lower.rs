@@ -1180,6 +1180,8 @@ fn key_class(t: DataType) -> Option<u8> {
         // Array keys write each element as its type's class does (types::array::write_key).
         DataType::Array(elem) => 16 + key_class(*elem)?,
         DataType::Record => 9,
+        // json has no equality: it is never a key.
+        DataType::Json => return None,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType

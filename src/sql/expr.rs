@@ -163,6 +163,9 @@ pub enum Func {
     /// pg_get_function_result / _arguments / _identity_arguments (kiln has no
     /// user-defined functions: pg_proc is empty, so these meet no function).
     PgGetFunctionInfo,
+    /// json_build_object(key, value, …) and json_build_array(value, …).
+    JsonBuildObject,
+    JsonBuildArray,
     /// set_config(name, value, is_local): SET as a function (applied when the
     /// statement has run).
     SetConfig,

@@ -359,6 +359,22 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Scalar,
     ),
     f(
+        Func::JsonBuildObject,
+        &["json_build_object"],
+        HAND,
+        false,
+        S,
+        K::Scalar,
+    ),
+    f(
+        Func::JsonBuildArray,
+        &["json_build_array"],
+        HAND,
+        false,
+        S,
+        K::Scalar,
+    ),
+    f(
         Func::SetConfig,
         &["set_config"],
         sig(&[Text, Text, Param::Bool], 3, T),

@@ -10,6 +10,7 @@
 pub mod array;
 pub mod cast;
 pub mod datetime;
+pub mod json;
 pub mod numeric;
 pub mod record;
 pub mod text;
@@ -58,6 +59,8 @@ pub enum DataType {
     Name,
     /// `"char"`: one byte (stored as text of at most one byte).
     Char,
+    /// `json`: JSON text kept exactly as given (checked on input; stored as text).
+    Json,
 }
 
 /// The element types arrays can have.
@@ -254,6 +257,20 @@ pub fn numeric_typmod_parts(typmod: i32) -> (i32, i32) {
     ((t >> 16) & 0xffff, t & 0xffff)
 }
 
+/// The typmod that marks an `int2[]` or `oid[]` column as PostgreSQL's int2vector or
+/// oidvector (the system catalogs' index key columns): same storage and subscripts
+/// (from 0), but their own type oid and a text form of space-separated numbers.
+pub const VECTOR_TYPMOD: i32 = -22;
+
+/// int2vector's or oidvector's type oid, if `t` is one.
+pub fn vector_oid(t: SqlType) -> Option<u32> {
+    match (t.ty, t.typmod) {
+        (DataType::Array(e), VECTOR_TYPMOD) if *e == DataType::Int2 => Some(22),
+        (DataType::Array(e), VECTOR_TYPMOD) if *e == DataType::Oid => Some(30),
+        _ => None,
+    }
+}
+
 pub fn numeric_typmod(precision: i32, scale: i32) -> i32 {
     ((precision << 16) | (scale & 0xffff)) + 4
 }
@@ -285,6 +302,7 @@ impl DataType {
             DataType::RegRole => 4096,
             DataType::Name => 19,
             DataType::Char => 18,
+            DataType::Json => 114,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -336,6 +354,7 @@ impl DataType {
             4096 => DataType::RegRole,
             19 => DataType::Name,
             18 => DataType::Char,
+            114 => DataType::Json,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -359,6 +378,7 @@ impl DataType {
             | DataType::RegRole => 4,
             DataType::Name => 64,
             DataType::Char => 1,
+            DataType::Json => -1,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -397,6 +417,7 @@ impl DataType {
             DataType::RegRole => "regrole",
             DataType::Name => "name",
             DataType::Char => "\"char\"",
+            DataType::Json => "json",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -536,6 +557,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         },
         A::Numeric(info) | A::Decimal(info) | A::Dec(info) => numeric(info)?,
         A::Text => SqlType::new(DataType::Text),
+        A::JSON => SqlType::new(DataType::Json),
         A::Regclass => SqlType::new(DataType::RegClass),
         A::Varchar(len) | A::CharacterVarying(len) | A::CharVarying(len) => {
             SqlType::with_typmod(DataType::Varchar, char_len(len, -1)?)
@@ -583,6 +605,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("regrole", 0) => SqlType::new(DataType::RegRole),
                 ("name", 0) => SqlType::new(DataType::Name),
                 ("char", 0) => SqlType::new(DataType::Char),
+                ("json", 0) => SqlType::new(DataType::Json),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {

@@ -393,6 +393,10 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             Value::Text(text.to_string())
         }
         DataType::Name => Value::Text(truncate_name(text).to_string()),
+        DataType::Json => {
+            super::json::validate(text)?;
+            Value::Text(text.to_string())
+        }
         DataType::Char => Value::Text(text.chars().next().map(String::from).unwrap_or_default()),
         DataType::Oid => Value::Int8(parse_oid(text)?),
         DataType::RegClass

@@ -30,9 +30,15 @@ pub fn row_description(out: &mut OutBuf, columns: &[OutputColumn], formats: &[i1
         let (table, column) = c.origin.unwrap_or((0, 0));
         out.i32(table as i32);
         out.i16(column);
-        out.i32(c.ty.ty.oid() as i32);
+        let vector = crate::types::vector_oid(c.ty);
+        out.i32(vector.unwrap_or(c.ty.ty.oid()) as i32);
         out.i16(c.ty.ty.type_len());
-        out.i32(c.ty.typmod);
+        // The vector marker is no typmod a client should see (nor its elements').
+        out.i32(if c.ty.typmod == crate::types::VECTOR_TYPMOD {
+            -1
+        } else {
+            c.ty.typmod
+        });
         out.i16(format_of(formats, i));
     }
     out.end(at);
@@ -102,6 +108,23 @@ fn text_bytes_cell(out: &mut Vec<u8>, bytes: &[u8]) {
         out.extend_from_slice(&(bytes.len() as i32).to_be_bytes());
         out.extend_from_slice(bytes);
     }
+}
+
+/// An int2vector's or oidvector's text cell: its elements separated by spaces.
+fn vector_cell(buf: &mut Vec<u8>, v: &Vector, i: usize) {
+    let len_at = buf.len();
+    buf.extend_from_slice(&[0, 0, 0, 0]);
+    if let Data::Array(a) = &v.data {
+        let view = crate::types::array::View::new(a.blobs.get(i), a.elem);
+        for (k, e) in view.values().iter().enumerate() {
+            if k > 0 {
+                buf.push(b' ');
+            }
+            text::write_value(buf, e, &TextFormat::default());
+        }
+    }
+    let len = (buf.len() - len_at - 4) as i32;
+    buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
 }
 
 /// Appends a text-format cell (length prefix included).
@@ -538,7 +561,7 @@ pub fn data_rows(
     let columnar: Option<Vec<_>> = (0..ncols)
         .map(|c| {
             let v = &batch.columns[c];
-            if binary[c] {
+            if binary[c] || crate::types::vector_oid(types[c]).is_some() {
                 return None;
             }
             text_column(v, types[c].ty).map(|col| (col, v.nulls.as_deref()))
@@ -587,6 +610,8 @@ fn data_rows_rowwise(
                 binary_value(&mut out.buf, v, row, types[c].ty);
                 let len = (out.buf.len() - len_at - 4) as i32;
                 out.buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+            } else if crate::types::vector_oid(types[c]).is_some() {
+                vector_cell(&mut out.buf, v, row);
             } else {
                 text_cell(&mut out.buf, v, row, types[c].ty, fmt);
             }
@@ -744,7 +769,8 @@ pub fn decode_param(
         | DataType::Bpchar
         | DataType::Unknown
         | DataType::Name
-        | DataType::Char => {
+        | DataType::Char
+        | DataType::Json => {
             let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;
             crate::types::cast::cast_value(Value::Text(s.to_string()), ty, false, fmt)?
         }

@@ -188,6 +188,56 @@ def same(got, want, what):
     assert got == want, f"{what}:\n  expected {want!r}\n  got      {got!r}"
 
 
+@check("SQLAlchemy: create_all, inspect() reflection, drop_all (psycopg2 and psycopg 3)")
+def _():
+    import sqlalchemy as sa
+    for driver in ("psycopg2", "psycopg"):
+        engine = sa.create_engine(f"postgresql+{driver}://py@{HOST}:{PORT}/py")
+        md = sa.MetaData()
+        parent = sa.Table(
+            "sa_parent", md,
+            sa.Column("id", sa.Integer, primary_key=True),
+            sa.Column("name", sa.String(30), nullable=False, unique=True),
+            sa.Column("price", sa.Numeric(10, 2)),
+        )
+        sa.Table(
+            "sa_child", md,
+            sa.Column("id", sa.BigInteger, primary_key=True),
+            sa.Column("pid", sa.Integer, sa.ForeignKey("sa_parent.id", ondelete="CASCADE")),
+            sa.Column("note", sa.Text),
+            sa.Index("sa_child_note", "note"),
+            sa.CheckConstraint("id > 0", name="sa_child_pos"),
+        )
+        md.drop_all(engine)
+        md.create_all(engine)
+        insp = sa.inspect(engine)
+        same(sorted(t for t in insp.get_table_names() if t.startswith("sa_")),
+             ["sa_child", "sa_parent"], f"{driver}: tables")
+        same([(c["name"], str(c["type"]), c["nullable"], c["autoincrement"])
+              for c in insp.get_columns("sa_parent")],
+             [("id", "INTEGER", False, True), ("name", "VARCHAR(30)", False, False),
+              ("price", "NUMERIC(10, 2)", True, False)], f"{driver}: columns")
+        same(insp.get_pk_constraint("sa_parent")["constrained_columns"], ["id"], f"{driver}: pk")
+        fk = insp.get_foreign_keys("sa_child")[0]
+        same((fk["name"], fk["constrained_columns"], fk["referred_table"], fk["referred_columns"],
+              fk["options"]), ("sa_child_pid_fkey", ["pid"], "sa_parent", ["id"],
+                               {"ondelete": "CASCADE"}), f"{driver}: foreign keys")
+        same([(i["name"], i["column_names"], i["unique"]) for i in insp.get_indexes("sa_child")],
+             [("sa_child_note", ["note"], False)], f"{driver}: indexes")
+        same([(u["name"], u["column_names"]) for u in insp.get_unique_constraints("sa_parent")],
+             [("sa_parent_name_key", ["name"])], f"{driver}: unique constraints")
+        same([(c["name"], c["sqltext"]) for c in insp.get_check_constraints("sa_child")],
+             [("sa_child_pos", "id > 0")], f"{driver}: check constraints")
+        with engine.begin() as conn:
+            conn.execute(parent.insert(), [{"name": "a"}, {"name": "b"}])
+            same(conn.execute(sa.select(parent.c.id, parent.c.name).order_by(parent.c.id)).fetchall(),
+                 [(1, "a"), (2, "b")], f"{driver}: rows")
+        md.drop_all(engine)
+        same([t for t in sa.inspect(engine).get_table_names() if t.startswith("sa_")], [],
+             f"{driver}: after drop_all")
+        engine.dispose()
+
+
 @check("asyncpg: type introspection (arrays, records, name, regclass) through pg_catalog")
 def _():
     async def run():

@@ -118,6 +118,14 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_opclass",
+        2616,
+        'r',
+        "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, \
+         opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid",
+    ),
+    def(
+        C,
         "pg_roles",
         12_001,
         'v',
@@ -453,8 +461,10 @@ pub(super) fn spec_type(word: &str) -> SqlType {
         "regproc" => SqlType::new(DataType::RegProc),
         "regtype" => SqlType::new(DataType::RegType),
         "timestamptz" => SqlType::new(DataType::Timestamptz),
-        "oid[]" | "oidvector" => array(DataType::Oid),
-        "int2[]" | "int2vector" => array(DataType::Int2),
+        "oid[]" => array(DataType::Oid),
+        "int2[]" => array(DataType::Int2),
+        "oidvector" => SqlType::with_typmod(array(DataType::Oid).ty, crate::types::VECTOR_TYPMOD),
+        "int2vector" => SqlType::with_typmod(array(DataType::Int2).ty, crate::types::VECTOR_TYPMOD),
         "char[]" => array(DataType::Char),
         "text[]" | "aclitem[]" => array(DataType::Text),
         // text, pg_node_tree, inet
@@ -619,11 +629,18 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("regrolerecv", 4094),
             ("regrolesend", 4095),
         ],
+        D::Json => [
+            ("json_in", 321),
+            ("json_out", 322),
+            ("json_recv", 323),
+            ("json_send", 324),
+        ],
     })
 }
 
 /// The types with I/O functions that are no array elements.
-const IO_EXTRA: [DataType; 8] = [
+const IO_EXTRA: [DataType; 9] = [
+    DataType::Json,
     DataType::Record,
     DataType::Unknown,
     DataType::RegClass,

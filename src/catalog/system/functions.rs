@@ -176,7 +176,17 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
             .map(|s| s.name().to_string())
             .or_else(|| v.table(o).map(|t| quote_ident(&t.name)))
             .or_else(|| v.index(o).map(|(_, i)| quote_ident(&i.name))),
-        DataType::RegType => DataType::from_oid(o).map(|t| SqlType::new(t).display_name()),
+        DataType::RegType => DataType::from_oid(o)
+            .map(|t| SqlType::new(t).display_name())
+            .or_else(|| {
+                // Pseudo-types the catalogs name (operator classes' input types).
+                match o {
+                    2276 => Some("\"any\"".to_string()),
+                    2277 => Some("anyarray".to_string()),
+                    2283 => Some("anyelement".to_string()),
+                    _ => None,
+                }
+            }),
         DataType::RegNamespace => namespace_name(o).map(String::from),
         DataType::RegRole => v.role_name(o),
         DataType::RegProc => defs::io_function_name(o).map(String::from),

@@ -17,6 +17,7 @@ pub(super) fn listed_types() -> Vec<DataType> {
         DataType::RegNamespace,
         DataType::RegRole,
         DataType::Unknown,
+        DataType::Json,
     ]);
     all
 }
@@ -26,6 +27,7 @@ pub fn type_name(t: DataType) -> String {
     let scalar = |t: DataType| -> &'static str {
         match t {
             DataType::Bool => "bool",
+            DataType::Json => "json",
             DataType::Int2 => "int2",
             DataType::Int4 => "int4",
             DataType::Int8 => "int8",
@@ -84,6 +86,45 @@ pub(super) fn type_shape(
         DataType::Array(_) => (-1, false, "i", "x", "A", false),
         _ => (-2, false, "c", "p", "X", false),
     }
+}
+
+/// The default B-tree operator classes, as PostgreSQL numbers them: `(oid, name, input
+/// type oid, family, key type)`.
+pub(super) const OPCLASSES: [(u32, &str, u32, u32, u32); 18] = [
+    (1978, "int4_ops", 23, 1976, 0),
+    (1979, "int2_ops", 21, 1976, 0),
+    (1981, "oid_ops", 26, 1989, 0),
+    (3122, "date_ops", 1082, 434, 0),
+    (3123, "float8_ops", 701, 1970, 0),
+    (3124, "int8_ops", 20, 1976, 0),
+    (3125, "numeric_ops", 1700, 1988, 0),
+    (3126, "text_ops", 25, 1994, 0),
+    (3127, "timestamptz_ops", 1184, 434, 0),
+    (3128, "timestamp_ops", 1114, 434, 0),
+    (10000, "array_ops", 2277, 397, 0),
+    (10003, "bool_ops", 16, 424, 0),
+    (10004, "bpchar_ops", 1042, 426, 0),
+    (10007, "char_ops", 18, 429, 0),
+    (10012, "float4_ops", 700, 1970, 0),
+    (10022, "interval_ops", 1186, 1982, 0),
+    (10028, "name_ops", 19, 1994, 2275),
+    (10034, "record_ops", 2249, 2994, 0),
+];
+
+/// The default B-tree operator class of a column of type `t` (what pg_index.indclass
+/// holds): varchar's is text's, an array's array_ops.
+pub(super) fn opclass_of(t: DataType) -> u32 {
+    let input = match t {
+        DataType::Varchar => DataType::Text.oid(),
+        DataType::Array(_) => 2277,
+        DataType::RegClass
+        | DataType::RegType
+        | DataType::RegProc
+        | DataType::RegNamespace
+        | DataType::RegRole => DataType::Oid.oid(),
+        other => other.oid(),
+    };
+    OPCLASSES.iter().find(|o| o.2 == input).map_or(0, |o| o.0)
 }
 
 pub(super) fn collation_of(t: DataType) -> u32 {
@@ -399,7 +440,16 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                                 })
                                 .collect::<Vec<_>>(),
                         ),
-                        vector(DataType::Oid, &vec![oid(0); n as usize]),
+                        vector(
+                            DataType::Oid,
+                            &ix.index
+                                .parts
+                                .iter()
+                                .map(|p| {
+                                    oid(t.columns.get(p.column).map_or(0, |c| opclass_of(c.ty.ty)))
+                                })
+                                .collect::<Vec<_>>(),
+                        ),
                         vector(
                             DataType::Int2,
                             &ix.index
@@ -479,6 +529,21 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         text(expr_sql(e)),
                     ]);
                 }
+            }
+        }
+        "pg_opclass" => {
+            for (o, name, input, family, key) in OPCLASSES {
+                rows.push(vec![
+                    oid(o),
+                    oid(BTREE_AM),
+                    text(name),
+                    oid(PG_CATALOG_OID),
+                    oid(owner),
+                    oid(family),
+                    oid(input),
+                    boolean(true),
+                    oid(key),
+                ]);
             }
         }
         "pg_am" => {

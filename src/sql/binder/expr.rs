@@ -1104,6 +1104,9 @@ impl Binder<'_> {
         use DataType as D;
         if op.is_comparison() {
             let (l, r) = self.unify_comparison(l, r, op)?;
+            if l.ty().ty == D::Json {
+                return Err(no_operator(D::Json, op.symbol(), r.ty().ty));
+            }
             return Ok(Expr::Binary {
                 op,
                 left: Box::new(l),

@@ -533,6 +533,21 @@ impl Binder<'_> {
             };
             return self.bind_unnest(alias, vec![array], ordinality);
         }
+        if fname == "generate_subscripts" {
+            let empty = Scope::default();
+            let mut bound = Vec::new();
+            for a in args {
+                bound.push(self.bind_function_arg(a, &empty)?);
+            }
+            let args = self.subscripts_args(bound)?;
+            return self.table_function(
+                TableFunc::GenerateSeries,
+                args,
+                vec![INT4],
+                alias,
+                ordinality,
+            );
+        }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
                 "function {fname} does not exist"
@@ -601,6 +616,59 @@ impl Binder<'_> {
     }
 
     /// generate_series's arguments at their common integer type, and that type.
+    /// generate_subscripts(array, dim [, reverse]) as the generate_series it is: from
+    /// array_lower to array_upper of dimension `dim` (downwards when reversed); no rows
+    /// for a NULL array or a dimension it lacks.
+    pub(super) fn subscripts_args(&mut self, bound: Vec<Expr>) -> Result<Vec<Expr>> {
+        let signature = bound
+            .iter()
+            .map(|b| b.ty().display_name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let missing = || {
+            Error::undefined_function(format!(
+                "function generate_subscripts({signature}) does not exist"
+            ))
+        };
+        let mut it = bound.into_iter();
+        let (Some(array), Some(dim)) = (it.next(), it.next()) else {
+            return Err(missing());
+        };
+        let reverse = it.next();
+        if it.next().is_some()
+            || !array.ty().ty.is_array()
+            || !dim.ty().ty.is_integer() && dim.ty().ty != DataType::Unknown
+        {
+            return Err(missing());
+        }
+        let dim = self.coerce(dim, INT4)?;
+        let bound_of = |func: Func| Expr::Func {
+            func,
+            args: vec![array.clone(), dim.clone()],
+            ty: INT4,
+        };
+        let (lower, upper) = (bound_of(Func::ArrayLower), bound_of(Func::ArrayUpper));
+        let reverse = match reverse {
+            None => false,
+            Some(r) => match self.coerce(r, BOOL)? {
+                Expr::Literal {
+                    value: Value::Bool(b),
+                    ..
+                } => b,
+                _ => {
+                    return Err(Error::feature_not_supported(
+                        "generate_subscripts with a computed reverse argument",
+                    ));
+                }
+            },
+        };
+        Ok(if reverse {
+            vec![upper, lower, Expr::literal(Value::Int4(-1), INT4)]
+        } else {
+            vec![lower, upper]
+        })
+    }
+
     pub(super) fn series_args(&mut self, bound: Vec<Expr>) -> Result<(Vec<Expr>, SqlType)> {
         if !(2..=3).contains(&bound.len()) {
             return Err(Error::undefined_function(

@@ -144,6 +144,7 @@ impl Binder<'_> {
             || name == "unnest"
             || name == "pg_partition_ancestors"
             || name == "_pg_expandarray"
+            || name == "generate_subscripts"
         {
             return self.bind_select_srf(&name, &args, scope);
         }
@@ -424,6 +425,12 @@ impl Binder<'_> {
         let (func, args, ty) = if name == "unnest" || name == "pg_partition_ancestors" {
             let (arg, ty) = super::from::unnest_arg(bound)?;
             (TableFunc::Unnest, vec![arg], ty)
+        } else if name == "generate_subscripts" {
+            (
+                TableFunc::GenerateSeries,
+                self.subscripts_args(bound)?,
+                INT4,
+            )
         } else if name == "_pg_expandarray" {
             let (arg, elem) = super::from::unnest_arg(bound)?;
             let shape = crate::types::record::bless(&[("x", elem.ty), ("n", DataType::Int4)]);
@@ -718,6 +725,29 @@ impl Binder<'_> {
                 (Func::CurrentUser, vec![], TEXT)
             }
             ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
+            ("json_build_object" | "json_build_array", _) => {
+                if name == "json_build_object" && args.len() % 2 == 1 {
+                    return Err(Error::invalid_parameter(
+                        "argument list must have even number of elements",
+                    )
+                    .with_hint(
+                        "The arguments of json_build_object() must consist of alternating keys and values.",
+                    ));
+                }
+                let args = args
+                    .into_iter()
+                    .map(|a| match a.ty().ty {
+                        D::Unknown => self.coerce(a, TEXT),
+                        _ => Ok(a),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let func = if name == "json_build_object" {
+                    Func::JsonBuildObject
+                } else {
+                    Func::JsonBuildArray
+                };
+                (func, args, SqlType::new(D::Json))
+            }
             (
                 "to_regclass" | "to_regtype" | "to_regproc" | "to_regnamespace" | "to_regrole",
                 [_],

@@ -155,6 +155,47 @@ fn object_name(name: &A::ObjectName) -> Result<String> {
     }
 }
 
+/// `json` has no equality and no ordering (PostgreSQL's errors for sorting, grouping,
+/// DISTINCT and UNION over it).
+fn json_keys(plan: &LogicalPlan) -> Result<()> {
+    let mut found = None;
+    plan.walk(&mut |p| {
+        if found.is_some() {
+            return;
+        }
+        let json = |t: SqlType| t.ty == DataType::Json;
+        found = match p {
+            LogicalPlan::Sort { keys, .. } if keys.iter().any(|k| json(k.expr.ty())) => {
+                Some("ordering")
+            }
+            LogicalPlan::Aggregate { group_by, .. } if group_by.iter().any(|e| json(e.ty())) => {
+                Some("equality")
+            }
+            LogicalPlan::DistinctOn { keys, .. } if keys.iter().any(|e| json(e.ty())) => {
+                Some("equality")
+            }
+            LogicalPlan::Distinct { input } if input.output().iter().any(|c| json(c.ty)) => {
+                Some("equality")
+            }
+            LogicalPlan::SetOp {
+                all, kind, types, ..
+            } if (!all || *kind != crate::plan::logical::SetOpKind::Union)
+                && types.iter().any(|t| json(*t)) =>
+            {
+                Some("equality")
+            }
+            _ => None,
+        };
+    });
+    match found {
+        Some(what) => Err(Error::new(
+            "42883",
+            format!("could not identify an {what} operator for type json"),
+        )),
+        None => Ok(()),
+    }
+}
+
 pub struct Binder<'a> {
     catalog: &'a Catalog,
     /// Which version of each table name the statement binds to.
@@ -265,6 +306,7 @@ impl<'a> Binder<'a> {
     /// produces exactly the plan's output columns.
     pub(super) fn finish_plan(&mut self, plan: LogicalPlan) -> Result<Plan> {
         let mut plan = self.attach_statement_ctes(plan)?;
+        json_keys(&plan)?;
         crate::plan::rules::optimize(&mut plan, self.fmt, &mut self.next_rel)?;
         Lowerer::new().lower_root(&plan)
     }
