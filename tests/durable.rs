@@ -132,6 +132,8 @@ async fn fingerprint(c: &tokio_postgres::Client) -> Vec<Vec<Option<String>>> {
         "SELECT sequencename, data_type, start_value, min_value, max_value, increment_by, \
          cycle FROM pg_sequences ORDER BY 1",
         "SELECT rolname, rolsuper, rolcanlogin FROM pg_roles ORDER BY 1",
+        "SELECT c.relname, d.objsubid, d.description FROM pg_description d \
+         JOIN pg_class c ON c.oid = d.objoid ORDER BY 1, 2",
         "SELECT * FROM accounts ORDER BY id",
         "SELECT * FROM \"Odd Name\" ORDER BY \"Key\"",
         "SELECT * FROM orders ORDER BY id",
@@ -212,6 +214,9 @@ const SCHEMA: &str = "
     CREATE INDEX accounts_rich ON accounts (opened DESC NULLS LAST, owner) WHERE balance > 100;
     CREATE VIEW big_view (id, who) AS SELECT id, owner FROM accounts WHERE balance > 50;
     CREATE ROLE app LOGIN PASSWORD 'secret';
+    COMMENT ON TABLE accounts IS 'money, kept';
+    COMMENT ON COLUMN \"Odd Name\".\"Value\" IS 'it''s odd';
+    COMMENT ON INDEX items_sku IS 'one per sku';
 ";
 
 async fn workload(c: &tokio_postgres::Client, round: i32) {

@@ -255,6 +255,9 @@ pub struct Catalog {
     next_oid: AtomicU32,
     /// Foreign keys ever created: while zero, no write looks for referencing tables.
     foreign_keys: AtomicU64,
+    /// COMMENT ON: by object oid and column name ("" for the object itself). Kept by
+    /// name, so a dropped column's comment does not move to its neighbour.
+    comments: RwLock<HashMap<(u32, String), String>>,
 }
 
 impl Default for Catalog {
@@ -269,6 +272,25 @@ impl Catalog {
             tables: RwLock::new(HashMap::new()),
             next_oid: AtomicU32::new(FIRST_USER_OID),
             foreign_keys: AtomicU64::new(0),
+            comments: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The comment on object `oid` (its column `column`; "" for the object).
+    pub fn comment(&self, oid: u32, column: &str) -> Option<String> {
+        self.comments
+            .read()
+            .get(&(oid, column.to_string()))
+            .cloned()
+    }
+
+    /// Sets (None: removes) a comment; returns the one it replaced.
+    pub fn set_comment(&self, oid: u32, column: &str, text: Option<String>) -> Option<String> {
+        let key = (oid, column.to_string());
+        let mut comments = self.comments.write();
+        match text {
+            Some(t) => comments.insert(key, t),
+            None => comments.remove(&key),
         }
     }
 

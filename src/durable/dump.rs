@@ -167,6 +167,41 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
     }
     fks.sort_by_key(|(oid, _)| *oid);
     d.after_data.extend(fks.into_iter().map(|(_, s)| s));
+    // Comments, last: on relations, their columns and their indexes.
+    let literal = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    for e in &entries {
+        let kind = match e.kind() {
+            RelKind::Table => "TABLE",
+            RelKind::View => "VIEW",
+            RelKind::Sequence => "SEQUENCE",
+        };
+        if let Some(c) = catalog.comment(e.oid, "") {
+            d.after_data.push(format!(
+                "COMMENT ON {kind} {} IS {}",
+                quote_ident(&e.name),
+                literal(&c)
+            ));
+        }
+        for col in &e.columns {
+            if let Some(c) = catalog.comment(e.oid, &col.name) {
+                d.after_data.push(format!(
+                    "COMMENT ON COLUMN {}.{} IS {}",
+                    quote_ident(&e.name),
+                    quote_ident(&col.name),
+                    literal(&c)
+                ));
+            }
+        }
+        for ix in &e.indexes {
+            if let Some(c) = catalog.comment(ix.oid, "") {
+                d.after_data.push(format!(
+                    "COMMENT ON INDEX {} IS {}",
+                    quote_ident(&ix.name),
+                    literal(&c)
+                ));
+            }
+        }
+    }
     d
 }
 

@@ -282,8 +282,16 @@ pub enum BoundStatement {
     Role(RoleChange),
     /// DISCARD ALL | PLANS | SEQUENCES | TEMP, and RESET ALL (`Discard::Settings`).
     Discard(Discard),
-    /// CHECKPOINT (memory only: nothing to write yet; superusers only, as PostgreSQL).
+    /// CHECKPOINT (superusers only, as PostgreSQL; writes a checkpoint in the durable
+    /// mode).
     Checkpoint,
+    /// COMMENT ON TABLE | VIEW | SEQUENCE | INDEX | COLUMN … IS 'text' | NULL.
+    Comment {
+        oid: u32,
+        /// The column ("" for the relation itself).
+        column: String,
+        text: Option<String>,
+    },
     /// SQL PREPARE name [(types)] AS statement (bound when it runs, as the protocol's
     /// Parse is; the same namespace).
     PrepareSql {
@@ -410,6 +418,7 @@ impl BoundStatement {
                 | BoundStatement::CreateView { .. }
                 | BoundStatement::CreateTableAs { .. }
                 | BoundStatement::DropTable { .. }
+                | BoundStatement::Comment { .. }
                 | BoundStatement::AlterSequence {
                     owned_by: Some(_),
                     ..
@@ -437,7 +446,7 @@ impl BoundStatement {
             | BoundStatement::CopyFrom { .. }
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::DeclareCursor { query, .. } => query.takes_writer_lock(),
-            BoundStatement::Role(_) => true,
+            BoundStatement::Role(_) | BoundStatement::Comment { .. } => true,
             BoundStatement::Fetch { .. }
             | BoundStatement::CloseCursor { .. }
             | BoundStatement::Discard(_)

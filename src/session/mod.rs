@@ -112,6 +112,8 @@ enum Undo {
     ),
     /// A role as it was before CREATE / ALTER / DROP ROLE (None: it did not exist).
     Role(String, Option<crate::auth::Role>),
+    /// A comment as it was before COMMENT ON: (object, column, text).
+    Comment(u32, String, Option<String>),
 }
 
 /// The table-lock key of the catalog itself: DDL takes it in ACCESS EXCLUSIVE mode, so
@@ -1255,6 +1257,13 @@ impl Session {
             }
             BoundStatement::DropIndex { names, if_exists } => {
                 self.drop_indexes(names, *if_exists, &ctx, txn)
+            }
+            BoundStatement::Comment { oid, column, text } => {
+                let before = self.db.catalog.set_comment(*oid, column, text.clone());
+                self.undo.push(Undo::Comment(*oid, column.clone(), before));
+                Ok(Outcome::Done {
+                    tag: "COMMENT".into(),
+                })
             }
             BoundStatement::DropTable {
                 names,

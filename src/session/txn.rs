@@ -130,7 +130,9 @@ impl Session {
             let table = match u {
                 Undo::Insert(t, _) | Undo::Delete(t, _) => t,
                 Undo::DropTable(_) => return true,
-                Undo::CreateTable(_) | Undo::Sequence(..) | Undo::Role(..) => continue,
+                Undo::CreateTable(_) | Undo::Sequence(..) | Undo::Role(..) | Undo::Comment(..) => {
+                    continue;
+                }
             };
             if last.is_some_and(|l| Arc::ptr_eq(l, table)) {
                 continue;
@@ -176,7 +178,11 @@ impl Session {
         let catalog_changed = self.undo.iter().any(|u| {
             matches!(
                 u,
-                Undo::CreateTable(_) | Undo::DropTable(_) | Undo::Sequence(..) | Undo::Role(..)
+                Undo::CreateTable(_)
+                    | Undo::DropTable(_)
+                    | Undo::Sequence(..)
+                    | Undo::Role(..)
+                    | Undo::Comment(..)
             )
         });
         if self.writer == TXN_NONE && !catalog_changed {
@@ -249,6 +255,9 @@ impl Session {
                 Undo::Sequence(seq, image) => seq.restore(image),
                 Undo::Role(name, before) => {
                     self.db.roles.put(&name, before);
+                }
+                Undo::Comment(oid, column, before) => {
+                    self.db.catalog.set_comment(oid, &column, before);
                 }
             }
         }

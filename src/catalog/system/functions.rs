@@ -110,7 +110,30 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                 None => NULL,
             }
         }
-        Func::ObjDescription | Func::ColDescription | Func::ShobjDescription => NULL,
+        Func::ObjDescription => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            let of_class = match vals.get(1) {
+                Some(Value::Text(c)) => c == "pg_class",
+                _ => true,
+            };
+            match v.db.catalog.comment(o, "").filter(|_| of_class) {
+                Some(c) => text(c),
+                None => NULL,
+            }
+        }
+        Func::ColDescription => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            let attnum = vals.get(1).and_then(Value::as_i64).unwrap_or(0);
+            let column = v
+                .table(o)
+                .and_then(|t| t.columns.get(usize::try_from(attnum - 1).ok()?))
+                .map(|c| c.name.clone());
+            match column.and_then(|c| v.db.catalog.comment(o, &c)) {
+                Some(c) => text(c),
+                None => NULL,
+            }
+        }
+        Func::ShobjDescription => NULL,
         Func::PgRelationIsPublishable => boolean(false),
         Func::PgGetTriggerDef | Func::PgGetStatisticsObjDefColumns => NULL,
         Func::PgGetFunctionInfo => NULL,

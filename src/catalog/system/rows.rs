@@ -546,6 +546,24 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 ]);
             }
         }
+        "pg_description" => {
+            // Comments of the relations, their columns and indexes this snapshot sees.
+            for t in &v.tables {
+                let objects = std::iter::once((t.oid, String::new(), 0i64))
+                    .chain(
+                        t.columns
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| (t.oid, c.name.clone(), i as i64 + 1)),
+                    )
+                    .chain(t.indexes.iter().map(|ix| (ix.oid, String::new(), 0)));
+                for (o, column, sub) in objects {
+                    if let Some(c) = v.db.catalog.comment(o, &column) {
+                        rows.push(vec![oid(o), oid(PG_CLASS_OID), int4(sub), text(c)]);
+                    }
+                }
+            }
+        }
         "pg_am" => {
             for (o, name, kind) in [
                 (HEAP_AM, "heap", "t"),

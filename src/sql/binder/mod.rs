@@ -357,6 +357,93 @@ impl<'a> Binder<'a> {
         self.params.iter().map(|p| p.unwrap_or(TEXT)).collect()
     }
 
+    /// COMMENT ON a relation, an index or a column: the object must exist, and be of the
+    /// kind named (PostgreSQL's 42809 otherwise).
+    fn bind_comment(
+        &mut self,
+        kind: A::CommentObject,
+        name: &A::ObjectName,
+        text: Option<String>,
+        if_exists: bool,
+    ) -> Result<BoundStatement> {
+        use crate::catalog::RelKind;
+        let _ = if_exists;
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| match p {
+                A::ObjectNamePart::Identifier(i) => Ok(ident_name(i)),
+                A::ObjectNamePart::Function(_) => Err(Error::syntax("syntax error in name")),
+            })
+            .collect::<Result<_>>()?;
+        let strip = |parts: &[String]| -> Result<Vec<String>> {
+            match parts {
+                [schema, rest @ ..] if rest.len() >= 1 && (schema == "public") => Ok(rest.to_vec()),
+                _ => Ok(parts.to_vec()),
+            }
+        };
+        let (relation, column) = match kind {
+            A::CommentObject::Column => match strip(&parts)?.as_slice() {
+                [t, c] => (t.clone(), c.clone()),
+                _ => {
+                    return Err(Error::syntax("column name must be qualified".to_string()));
+                }
+            },
+            A::CommentObject::Table
+            | A::CommentObject::View
+            | A::CommentObject::Sequence
+            | A::CommentObject::Index => match strip(&parts)?.as_slice() {
+                [t] => (t.clone(), String::new()),
+                _ => return Err(Error::feature_not_supported(format!("name \"{name}\""))),
+            },
+            other => {
+                return Err(Error::feature_not_supported(format!("COMMENT ON {other}")));
+            }
+        };
+        if kind == A::CommentObject::Index {
+            let Some(owner) = self.catalog.index_owner(&relation, &self.snapshot) else {
+                return Err(Error::undefined_table(&relation));
+            };
+            let Some(ix) = owner.index_named(&relation) else {
+                return Err(Error::undefined_table(&relation));
+            };
+            return Ok(BoundStatement::Comment {
+                oid: ix.oid,
+                column,
+                text,
+            });
+        }
+        let Some(entry) = self.catalog.table(&relation, &self.snapshot) else {
+            return Err(Error::undefined_table(&relation));
+        };
+        let wanted = match kind {
+            A::CommentObject::Table => Some(RelKind::Table),
+            A::CommentObject::View => Some(RelKind::View),
+            A::CommentObject::Sequence => Some(RelKind::Sequence),
+            _ => None,
+        };
+        if let Some(w) = wanted
+            && entry.kind() != w
+        {
+            return Err(Error::new(
+                "42809",
+                format!("\"{relation}\" is not a {}", w.name()),
+            ));
+        }
+        if !column.is_empty() && entry.column_index(&column).is_none() {
+            return Err(Error::new(
+                "42703",
+                format!("column \"{column}\" of relation \"{relation}\" does not exist"),
+            ));
+        }
+        self.tables.push(entry.clone());
+        Ok(BoundStatement::Comment {
+            oid: entry.oid,
+            column,
+            text,
+        })
+    }
+
     pub fn bind_statement(&mut self, stmt: &A::Statement) -> Result<BoundStatement> {
         self.bind_statement_inner(stmt)
     }
@@ -488,6 +575,12 @@ impl<'a> Binder<'a> {
                     cascade: *cascade,
                 })
             }
+            A::Statement::Comment {
+                object_type,
+                object_name,
+                comment,
+                if_exists,
+            } => self.bind_comment(*object_type, object_name, comment.clone(), *if_exists),
             A::Statement::Analyze(a) => Ok(BoundStatement::Analyze {
                 tables: self.maintained_tables(a.table_name.as_ref())?,
                 vacuum: false,
