@@ -378,7 +378,7 @@ impl<'a> Binder<'a> {
             .collect::<Result<_>>()?;
         let strip = |parts: &[String]| -> Result<Vec<String>> {
             match parts {
-                [schema, rest @ ..] if rest.len() >= 1 && (schema == "public") => Ok(rest.to_vec()),
+                [schema, rest @ ..] if !rest.is_empty() && schema == "public" => Ok(rest.to_vec()),
                 _ => Ok(parts.to_vec()),
             }
         };
