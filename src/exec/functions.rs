@@ -197,6 +197,24 @@ fn bitwise(op: crate::sql::expr::BitOp, vs: &[Vector]) -> Result<Data> {
     })
 }
 
+/// PostgreSQL's quote_literal: quotes doubled; with a backslash, an E'' string with the
+/// backslashes doubled too.
+fn quote_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    if s.contains('\\') {
+        out.push('E');
+    }
+    out.push('\'');
+    for c in s.chars() {
+        if c == '\'' || c == '\\' {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
 fn float_round(v: f64) -> f64 {
     // PostgreSQL's round(float8) is rint(): half to even.
     v.round_ties_even()
@@ -240,6 +258,26 @@ pub fn eval_function(
                 out.extend_from_slice(s.to_uppercase().as_bytes());
             }
         }),
+        Func::QuoteIdent => text_map(&vs[0], |s, out| {
+            out.extend_from_slice(crate::catalog::system::quote_ident(s).as_bytes())
+        }),
+        Func::QuoteLiteral | Func::QuoteNullable => {
+            let mut v = text_map(&vs[0], |s, out| {
+                out.extend_from_slice(quote_literal(s).as_bytes())
+            });
+            if func == Func::QuoteNullable {
+                // NULL in, the word NULL out.
+                if let (Some(n), Data::Text(t)) = (v.nulls.take(), &v.data) {
+                    let mut out = TextVec::with_capacity(t.len());
+                    for (i, null) in n.iter().enumerate() {
+                        out.push(if *null { b"NULL" } else { t.get(i) });
+                    }
+                    v.data = Data::Text(out);
+                }
+                return Ok(v);
+            }
+            v
+        }
         Func::Lower => text_map(&vs[0], |s, out| {
             if s.is_ascii() {
                 out.extend(s.bytes().map(|b| b.to_ascii_lowercase()));

@@ -163,6 +163,10 @@ pub enum Func {
     /// pg_get_function_result / _arguments / _identity_arguments (kiln has no
     /// user-defined functions: pg_proc is empty, so these meet no function).
     PgGetFunctionInfo,
+    /// quote_ident(text), quote_literal(text); quote_nullable(text) is NULL-aware.
+    QuoteIdent,
+    QuoteLiteral,
+    QuoteNullable,
     /// json_build_object(key, value, …) and json_build_array(value, …).
     JsonBuildObject,
     JsonBuildArray,

@@ -546,6 +546,28 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 ]);
             }
         }
+        "pg_depend" => {
+            // A SERIAL or identity column's sequence depends on its column ('a', 'i').
+            for s in v.tables.iter().filter(|t| t.sequence.is_some()) {
+                let Some((table, column)) = &s.owned_by else {
+                    continue;
+                };
+                let Some(t) = v.table(*table) else { continue };
+                let Some(k) = t.column_index(column) else {
+                    continue;
+                };
+                let identity = t.columns[k].identity.is_some();
+                rows.push(vec![
+                    oid(PG_CLASS_OID),
+                    oid(s.oid),
+                    int4(0),
+                    oid(PG_CLASS_OID),
+                    oid(t.oid),
+                    int4(k as i64 + 1),
+                    text(if identity { "i" } else { "a" }),
+                ]);
+            }
+        }
         "pg_description" => {
             // Comments of the relations, their columns and indexes this snapshot sees.
             for t in &v.tables {

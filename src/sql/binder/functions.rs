@@ -725,6 +725,19 @@ impl Binder<'_> {
                 (Func::CurrentUser, vec![], TEXT)
             }
             ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
+            ("quote_literal" | "quote_nullable", [_]) => {
+                // anyelement: any value, as its text.
+                let args = args
+                    .into_iter()
+                    .map(|a| self.coerce_with(a, TEXT, true))
+                    .collect::<Result<Vec<_>>>()?;
+                let func = if name == "quote_literal" {
+                    Func::QuoteLiteral
+                } else {
+                    Func::QuoteNullable
+                };
+                (func, args, TEXT)
+            }
             ("json_build_object" | "json_build_array", _) => {
                 if name == "json_build_object" && args.len() % 2 == 1 {
                     return Err(Error::invalid_parameter(
