@@ -63,6 +63,8 @@ pub struct Backend {
     /// The client's socket: pg_terminate_backend shuts its reading side to wake the
     /// session's thread out of a blocked read.
     socket: Option<std::net::TcpStream>,
+    /// TLS in use: (protocol version, cipher suite) — pg_stat_ssl.
+    ssl: Option<(String, String)>,
 }
 
 /// The sessions of a database, by process id.
@@ -72,6 +74,18 @@ pub struct Backends {
 }
 
 impl Backends {
+    /// Every session's TLS: (process id, (version, cipher) when TLS is in use).
+    pub fn ssl(&self) -> Vec<(i32, Option<(String, String)>)> {
+        let mut out: Vec<_> = self
+            .sessions
+            .lock()
+            .iter()
+            .map(|(pid, b)| (*pid, b.ssl.clone()))
+            .collect();
+        out.sort_by_key(|(pid, _)| *pid);
+        out
+    }
+
     /// Every session: (process id, user), by process id.
     pub fn list(&self) -> Vec<(i32, String)> {
         let mut out: Vec<(i32, String)> = self
@@ -209,6 +223,7 @@ impl Database {
         user: &str,
         superuser: bool,
         socket: Option<std::net::TcpStream>,
+        ssl: Option<(String, String)>,
     ) -> Option<(i32, i32)> {
         let mut sessions = self.backends.sessions.lock();
         if sessions.len() >= self.max_connections {
@@ -226,6 +241,7 @@ impl Database {
                 user: user.to_string(),
                 superuser,
                 socket,
+                ssl,
             },
         );
         Some((pid, secret))

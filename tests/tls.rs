@@ -92,6 +92,18 @@ fn a_session_runs_over_tls_verified_for_localhost() {
         tls.conn.protocol_version(),
         Some(rustls::ProtocolVersion::TLSv1_3)
     );
+    // pg_stat_ssl reports this session's TLS as PostgreSQL (OpenSSL) names it.
+    let mut q = vec![b'Q'];
+    let sql = b"SELECT ssl, version, cipher, bits FROM pg_stat_ssl WHERE pid = pg_backend_pid()\0";
+    q.extend_from_slice(&((sql.len() + 4) as i32).to_be_bytes());
+    q.extend_from_slice(sql);
+    tls.write_all(&q).unwrap();
+    let reply = until_ready(&mut tls);
+    let text = String::from_utf8_lossy(&reply);
+    assert!(
+        text.contains("TLSv1.3") && text.contains("TLS_AES_"),
+        "{text}"
+    );
 }
 
 #[test]

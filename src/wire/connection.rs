@@ -297,6 +297,7 @@ impl Connection {
             &user,
             superuser,
             self.tcp.try_clone().ok(),
+            self.transport.tls_details(),
         );
         let Some((pid, secret)) = registered else {
             // Nothing was sent yet but the authentication request: PostgreSQL answers

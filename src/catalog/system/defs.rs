@@ -318,6 +318,14 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_stat_ssl",
+        12_011,
+        'v',
+        "pid int4, ssl bool, version text, cipher text, bits int4, client_dn text, \
+         client_serial numeric, issuer_dn text",
+    ),
+    def(
+        C,
         "pg_stat_activity",
         12_004,
         'v',

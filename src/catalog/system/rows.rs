@@ -88,6 +88,27 @@ pub(super) fn type_shape(
     }
 }
 
+/// A rustls cipher suite (`TLS13_AES_256_GCM_SHA384`) as OpenSSL names it, which is
+/// what PostgreSQL's pg_stat_ssl shows, with its key bits.
+fn openssl_cipher(rustls: &str) -> (String, i64) {
+    let bits = if rustls.contains("AES_128") { 128 } else { 256 };
+    let name = match rustls.strip_prefix("TLS13_") {
+        Some(rest) => format!("TLS_{rest}"),
+        None => match rustls {
+            "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384" => "ECDHE-RSA-AES256-GCM-SHA384".into(),
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256" => "ECDHE-RSA-AES128-GCM-SHA256".into(),
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384" => "ECDHE-ECDSA-AES256-GCM-SHA384".into(),
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256" => "ECDHE-ECDSA-AES128-GCM-SHA256".into(),
+            "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256" => "ECDHE-RSA-CHACHA20-POLY1305".into(),
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256" => {
+                "ECDHE-ECDSA-CHACHA20-POLY1305".into()
+            }
+            other => other.to_string(),
+        },
+    };
+    (name, bits)
+}
+
 /// The default B-tree operator classes, as PostgreSQL numbers them: `(oid, name, input
 /// type oid, family, key type)`.
 pub(super) const OPCLASSES: [(u32, &str, u32, u32, u32); 18] = [
@@ -730,6 +751,29 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     row[16] = text(if own { "active" } else { "idle" });
                     row[21] = text("client backend");
                     rows.push(row);
+                }
+            }
+        }
+        "pg_stat_ssl" => {
+            if let Some((_, backends, _)) = &ctx.backends {
+                for (p, ssl) in backends.ssl() {
+                    let (on, version, cipher, bits) = match ssl {
+                        Some((v, c)) => {
+                            let (name, bits) = openssl_cipher(&c);
+                            (true, text(v), text(name), int4(bits))
+                        }
+                        None => (false, NULL, NULL, NULL),
+                    };
+                    rows.push(vec![
+                        int4(p as i64),
+                        boolean(on),
+                        version,
+                        cipher,
+                        bits,
+                        NULL,
+                        NULL,
+                        NULL,
+                    ]);
                 }
             }
         }
