@@ -100,6 +100,19 @@ async fn roles_made_in_sql_log_in_and_are_not_superusers() {
         .await
         .unwrap_err();
     assert_eq!(e.code().map(|c| c.code()), Some("42501"));
+    // Files on the server are for superusers (PostgreSQL's pg_read/write_server_files).
+    admin
+        .batch_execute("CREATE TABLE files (a int)")
+        .await
+        .expect("table");
+    for sql in [
+        "COPY files FROM '/tmp/kiln-auth-test-none.csv'",
+        "COPY files TO '/tmp/kiln-auth-test-none.csv'",
+    ] {
+        let e = app.batch_execute(sql).await.unwrap_err();
+        assert_eq!(e.code().map(|c| c.code()), Some("42501"), "{sql}");
+    }
+    assert!(!std::path::Path::new("/tmp/kiln-auth-test-none.csv").exists());
     // Its own password it may change; then only the new one works.
     app.batch_execute("ALTER ROLE app PASSWORD 'new pw'")
         .await

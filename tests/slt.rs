@@ -203,6 +203,13 @@ async fn sqllogictest_files() {
     let mut live: Option<std::sync::Arc<kiln::Database>> = None;
     let mut failures = Vec::new();
     let mut ran = 0;
+    // Files the COPY … TO 'file' tests write (kiln's run and PostgreSQL's may run as
+    // different users: neither may find the other's file in /tmp).
+    let remove_copy_files = || {
+        for name in ["kiln-slt-copy-file.csv", "kiln-slt-copy-file.txt"] {
+            let _ = std::fs::remove_file(std::env::temp_dir().join(name));
+        }
+    };
     for file in &files {
         if let Some(f) = &filter
             && !file.to_string_lossy().contains(f.as_str())
@@ -263,9 +270,11 @@ async fn sqllogictest_files() {
             }
             continue;
         }
+        remove_copy_files();
         if let Err(e) = runner.run_file_async(file).await {
             failures.push(format!("{}\n{}", file.display(), e.display(true)));
         }
+        remove_copy_files();
         if let (Some(root), Some(db)) = (&durable, live.take()) {
             if let Err(e) = recovers_the_same(root, &format!("f{ran}"), &db) {
                 failures.push(format!("{} (durable)\n{e}", file.display()));

@@ -57,6 +57,54 @@ impl CopyIn {
 }
 
 /// A COPY TO in progress: the rows, and how to write them.
+/// PostgreSQL's error for a file COPY cannot open: 58P01 when it does not exist.
+fn file_error(e: &std::io::Error, path: &str, how: &str) -> Error {
+    let code = match e.kind() {
+        std::io::ErrorKind::NotFound => "58P01",
+        std::io::ErrorKind::PermissionDenied => "42501",
+        _ => "58030",
+    };
+    let reason = match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
+        _ => e.to_string(),
+    };
+    Error::new(
+        code,
+        format!("could not open file \"{path}\" for {how}: {reason}"),
+    )
+}
+
+/// COPY TO 'file': the rows written to the file (created or truncated).
+pub(super) fn copy_to_file(copy: &mut CopyOut, path: &str) -> Result<Outcome> {
+    use std::io::Write;
+    let file = std::fs::File::create(path).map_err(|e| file_error(&e, path, "writing"))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let write_err =
+        |e: std::io::Error| Error::new("58030", format!("could not write to file \"{path}\": {e}"));
+    let mut line = Vec::new();
+    if copy.writer.header_line(&copy.names, &mut line) {
+        out.write_all(&line).map_err(write_err)?;
+        line.clear();
+    }
+    copy.writer.binary_header(&mut line);
+    let mut count = 0u64;
+    while let Some(batch) = copy.stream.next_batch()? {
+        for r in batch.selection() {
+            copy.writer.row(&batch, r as usize, &mut line);
+            count += 1;
+        }
+        out.write_all(&line).map_err(write_err)?;
+        line.clear();
+    }
+    copy.writer.trailer(&mut line);
+    out.write_all(&line).map_err(write_err)?;
+    out.flush().map_err(write_err)?;
+    Ok(Outcome::Done {
+        tag: format!("COPY {count}"),
+    })
+}
+
 pub struct CopyOut {
     pub stream: Box<RowStream>,
     pub writer: CopyWriter,
@@ -107,6 +155,51 @@ impl Session {
             txn,
             stored: 0,
         })))
+    }
+
+    /// COPY to or from a file on the server: superusers only, as in PostgreSQL (its
+    /// pg_read_server_files / pg_write_server_files roles do not exist in kiln).
+    pub(super) fn may_copy_files(&self, from: bool) -> Result<()> {
+        let superuser = self
+            .settings
+            .get("is_superuser")
+            .is_none_or(|(_, v)| v == "on");
+        if superuser {
+            return Ok(());
+        }
+        let (role, direction) = if from {
+            ("pg_read_server_files", "COPY from a file")
+        } else {
+            ("pg_write_server_files", "COPY to a file")
+        };
+        Err(Error::new(
+            "42501",
+            format!("must be superuser or have privileges of the {role} role to {direction}"),
+        )
+        .with_hint(
+            "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.",
+        ))
+    }
+
+    /// COPY FROM 'file': the file's bytes through the reader, as CopyData would bring
+    /// them.
+    pub(super) fn copy_from_file(&mut self, copy: &mut CopyIn, path: &str) -> Result<Outcome> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path).map_err(|e| file_error(&e, path, "reading"))?;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = file
+                .read(&mut buf)
+                .map_err(|e| file_error(&e, path, "reading"))?;
+            if n == 0 {
+                break;
+            }
+            self.copy_data(copy, &buf[..n])?;
+        }
+        let n = self.copy_done(copy)?;
+        Ok(Outcome::Done {
+            tag: format!("COPY {n}"),
+        })
     }
 
     /// One CopyData message's bytes.

@@ -928,21 +928,41 @@ impl Session {
                 force_not_null,
                 force_null,
                 filter,
-            } => self.start_copy_in(
-                table,
-                columns,
-                options,
-                force_not_null,
-                force_null,
-                filter.as_ref(),
-                ctx,
-            ),
+                file,
+            } => {
+                if file.is_some() {
+                    self.may_copy_files(true)?;
+                }
+                let started = self.start_copy_in(
+                    table,
+                    columns,
+                    options,
+                    force_not_null,
+                    force_null,
+                    filter.as_ref(),
+                    ctx,
+                )?;
+                match (file, started) {
+                    (Some(path), Outcome::CopyIn(mut copy)) => self.copy_from_file(&mut copy, path),
+                    (_, started) => Ok(started),
+                }
+            }
             BoundStatement::CopyTo {
                 plan,
                 columns,
                 options,
                 force_quote,
+                file,
             } => {
+                if let Some(path) = file {
+                    self.may_copy_files(false)?;
+                    if !std::path::Path::new(path).is_absolute() {
+                        return Err(Error::new(
+                            "42602",
+                            "relative path not allowed for COPY to file",
+                        ));
+                    }
+                }
                 let fmt = ctx.fmt;
                 let stream = Box::new(RowStream {
                     op: exec::build(plan),
@@ -960,11 +980,15 @@ impl Session {
                     force_quote.clone(),
                     fmt,
                 );
-                Ok(Outcome::CopyOut(Box::new(copy::CopyOut {
+                let mut out = copy::CopyOut {
                     stream,
                     writer,
                     names: columns.iter().map(|c| c.name.clone()).collect(),
-                })))
+                };
+                match file {
+                    Some(path) => copy::copy_to_file(&mut out, path),
+                    None => Ok(Outcome::CopyOut(Box::new(out))),
+                }
             }
             BoundStatement::Explain {
                 plan,

@@ -20,13 +20,12 @@ impl Binder<'_> {
                     "COPY to or from an external program",
                 ));
             }
-            CopyTarget::File(_) => {
-                return Err(
-                    Error::feature_not_supported("COPY to or from a file on the server")
-                        .with_hint("Use COPY … FROM STDIN or TO STDOUT, or psql's \\copy."),
-                );
-            }
+            CopyTarget::File(_) => {}
         }
+        let file = match &stmt.target {
+            CopyTarget::File(path) => Some(path.clone()),
+            _ => None,
+        };
         match stmt.source {
             CopySource::Query(q) => {
                 let q = match *q {
@@ -71,6 +70,7 @@ impl Binder<'_> {
                     columns,
                     options,
                     force_quote,
+                    file,
                 })
             }
             CopySource::Table { name, columns } => {
@@ -137,6 +137,7 @@ impl Binder<'_> {
                         force_not_null,
                         force_null,
                         filter,
+                        file,
                     });
                 }
                 let force_quote =
@@ -159,6 +160,7 @@ impl Binder<'_> {
                     columns,
                     options,
                     force_quote,
+                    file,
                 })
             }
         }
