@@ -11,8 +11,8 @@
 
 use std::sync::Arc;
 
-use crate::catalog::system::{expr_sql, index_columns, quote_ident};
-use crate::catalog::{Catalog, ColumnDef, FkAction, KeyConstraint, RelKind, TableEntry};
+use crate::catalog::system::{expr_sql, fk_action_sql, index_columns, quote_ident};
+use crate::catalog::{Catalog, ColumnDef, KeyConstraint, RelKind, TableEntry};
 use crate::sql::expr::{Expr, Func};
 use crate::storage::mvcc::Snapshot;
 use crate::types::{DataType, Value};
@@ -152,7 +152,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
                 names(parent, &fk.parent_columns)
             );
             for (word, action) in [("UPDATE", fk.on_update), ("DELETE", fk.on_delete)] {
-                if let Some(a) = fk_action(action) {
+                if let Some(a) = fk_action_sql(action) {
                     s.push_str(&format!(" ON {word} {a}"));
                 }
             }
@@ -203,16 +203,6 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         }
     }
     d
-}
-
-fn fk_action(a: FkAction) -> Option<&'static str> {
-    match a {
-        FkAction::NoAction => None,
-        FkAction::Restrict => Some("RESTRICT"),
-        FkAction::Cascade => Some("CASCADE"),
-        FkAction::SetNull => Some("SET NULL"),
-        FkAction::SetDefault => Some("SET DEFAULT"),
-    }
 }
 
 /// The sequence a `nextval('name')` default draws from.

@@ -659,26 +659,22 @@ const IO_EXTRA: [DataType; 9] = [
     DataType::Array(crate::types::NAME_ARRAY),
 ];
 
-/// The function named `name` among [`type_io`]'s, by its oid.
-pub(super) fn io_function_oid(name: &str) -> Option<u32> {
+/// Every type I/O function `(name, oid)` of [`type_io`].
+fn io_functions() -> impl Iterator<Item = (&'static str, u32)> {
     crate::types::array_elements()
         .iter()
         .copied()
         .chain(IO_EXTRA)
         .filter_map(type_io)
         .flatten()
-        .find(|(n, _)| *n == name)
-        .map(|(_, o)| o)
+}
+
+/// The function named `name` among [`type_io`]'s, by its oid.
+pub(super) fn io_function_oid(name: &str) -> Option<u32> {
+    io_functions().find(|(n, _)| *n == name).map(|(_, o)| o)
 }
 
 /// The name of the function with oid `oid` among [`type_io`]'s.
 pub(super) fn io_function_name(oid: u32) -> Option<&'static str> {
-    crate::types::array_elements()
-        .iter()
-        .copied()
-        .chain(IO_EXTRA)
-        .filter_map(type_io)
-        .flatten()
-        .find(|(_, o)| *o == oid)
-        .map(|(n, _)| n)
+    io_functions().find(|(_, o)| *o == oid).map(|(n, _)| n)
 }

@@ -13,29 +13,27 @@ pub fn eval_function(
     ctx: &ExecContext,
 ) -> Result<Vector> {
     let mut out = Vector::with_capacity(ty.ty, n);
-    if matches!(
-        func,
-        Func::PgSizePretty | Func::PgEncodingToChar | Func::PgCharToEncoding
-    ) {
-        // Pure functions: folded at bind time, where no catalog view exists.
-        for i in 0..n {
-            let vals: Vec<Value> = args
-                .iter()
-                .zip(arg_types)
-                .map(|(a, t)| a.value(i, t.ty))
-                .collect();
-            out.push_value(&pure(func, &vals));
-        }
-        return Ok(out);
-    }
-    let v = View::new(ctx)?;
-    for i in 0..n {
-        let vals: Vec<Value> = args
-            .iter()
+    let row = |i: usize| -> Vec<Value> {
+        args.iter()
             .zip(arg_types)
             .map(|(a, t)| a.value(i, t.ty))
-            .collect();
-        let value = call(&v, func, &vals)?;
+            .collect()
+    };
+    // Pure functions are folded at bind time, where no catalog view exists.
+    let pure_function = matches!(
+        func,
+        Func::PgSizePretty | Func::PgEncodingToChar | Func::PgCharToEncoding
+    );
+    let v = if pure_function {
+        None
+    } else {
+        Some(View::new(ctx)?)
+    };
+    for i in 0..n {
+        let value = match &v {
+            Some(v) => call(v, func, &row(i))?,
+            None => pure(func, &row(i)),
+        };
         out.push_value(&value);
     }
     Ok(out)

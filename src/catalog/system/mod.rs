@@ -33,7 +33,7 @@ mod sql;
 
 pub use functions::{eval_function, reg_in_at_bind};
 pub use rows::{scan, type_name};
-pub use sql::{expr_sql, index_columns, quote_ident};
+pub use sql::{expr_sql, fk_action_sql, index_columns, quote_ident};
 
 use defs::{C, DEFS, Def, spec_type};
 use rows::{NULL, array, boolean, oid, text};

@@ -109,7 +109,8 @@ pub(super) fn column_list(t: &TableEntry, cols: &[usize]) -> String {
         .join(", ")
 }
 
-pub(super) fn fk_action_sql(a: FkAction) -> Option<&'static str> {
+/// A referential action as SQL (None for NO ACTION, the default).
+pub fn fk_action_sql(a: FkAction) -> Option<&'static str> {
     match a {
         FkAction::NoAction => None,
         FkAction::Restrict => Some("RESTRICT"),

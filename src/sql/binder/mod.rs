@@ -134,15 +134,19 @@ pub fn ident_name(ident: &A::Ident) -> String {
     }
 }
 
-fn object_name(name: &A::ObjectName) -> Result<String> {
-    let parts: Vec<String> = name
-        .0
+/// A dotted name's parts, each folded or kept as quoted.
+fn name_parts(name: &A::ObjectName) -> Result<Vec<String>> {
+    name.0
         .iter()
         .map(|p| match p {
             A::ObjectNamePart::Identifier(i) => Ok(ident_name(i)),
             A::ObjectNamePart::Function(_) => Err(Error::syntax("syntax error in name")),
         })
-        .collect::<Result<_>>()?;
+        .collect()
+}
+
+fn object_name(name: &A::ObjectName) -> Result<String> {
+    let parts = name_parts(name)?;
     match parts.as_slice() {
         [n] => Ok(n.clone()),
         [schema, n] if schema == "public" => Ok(n.clone()),
@@ -368,14 +372,7 @@ impl<'a> Binder<'a> {
     ) -> Result<BoundStatement> {
         use crate::catalog::RelKind;
         let _ = if_exists;
-        let parts: Vec<String> = name
-            .0
-            .iter()
-            .map(|p| match p {
-                A::ObjectNamePart::Identifier(i) => Ok(ident_name(i)),
-                A::ObjectNamePart::Function(_) => Err(Error::syntax("syntax error in name")),
-            })
-            .collect::<Result<_>>()?;
+        let parts = name_parts(name)?;
         let strip = |parts: &[String]| -> Result<Vec<String>> {
             match parts {
                 [schema, rest @ ..] if !rest.is_empty() && schema == "public" => Ok(rest.to_vec()),
