@@ -832,7 +832,13 @@ impl Session {
         let declared: Vec<Option<SqlType>> =
             prepared.param_types.iter().map(|t| Some(*t)).collect();
         let fresh = self.bind_in(&prepared.sql, ast, &declared, snapshot)?;
-        if prepared.cached && fresh.columns != prepared.columns {
+        // The result's shape: names and types (PostgreSQL's equalTupleDescs), not where
+        // a column comes from — a table dropped and made again has a new oid.
+        let shape = |c: &Option<Vec<OutputColumn>>| {
+            c.as_ref()
+                .map(|c| c.iter().map(|c| (c.name.clone(), c.ty)).collect::<Vec<_>>())
+        };
+        if prepared.cached && shape(&fresh.columns) != shape(&prepared.columns) {
             return Err(Error::new(
                 "0A000",
                 "cached plan must not change result type",
