@@ -948,6 +948,9 @@ fn set_config(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
                 "unrecognized configuration parameter \"{name}\""
             )));
         }
+        // The value is checked now, as SET would check it (the session applies it when
+        // the statement has run).
+        crate::session::settings::Settings::new(&ctx.user).set(&name, Some(&value))?;
         if let Some(pending) = &ctx.set_configs {
             pending.lock().push((name, value.clone()));
         }
