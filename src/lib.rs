@@ -65,6 +65,8 @@ pub struct Backend {
     socket: Option<std::net::TcpStream>,
     /// TLS in use: (protocol version, cipher suite) — pg_stat_ssl.
     ssl: Option<(String, String)>,
+    /// The session's lock owner (`storage::locks`): pg_locks shows its pid.
+    owner: u64,
 }
 
 /// The sessions of a database, by process id.
@@ -74,6 +76,15 @@ pub struct Backends {
 }
 
 impl Backends {
+    /// The process id of the session that is lock owner `owner`.
+    pub fn pid_of_owner(&self, owner: u64) -> Option<i32> {
+        self.sessions
+            .lock()
+            .iter()
+            .find(|(_, b)| b.owner == owner)
+            .map(|(pid, _)| *pid)
+    }
+
     /// Every session's TLS: (process id, (version, cipher) when TLS is in use).
     pub fn ssl(&self) -> Vec<(i32, Option<(String, String)>)> {
         let mut out: Vec<_> = self
@@ -224,6 +235,7 @@ impl Database {
         superuser: bool,
         socket: Option<std::net::TcpStream>,
         ssl: Option<(String, String)>,
+        owner: u64,
     ) -> Option<(i32, i32)> {
         let mut sessions = self.backends.sessions.lock();
         if sessions.len() >= self.max_connections {
@@ -242,6 +254,7 @@ impl Database {
                 superuser,
                 socket,
                 ssl,
+                owner,
             },
         );
         Some((pid, secret))

@@ -533,6 +533,32 @@ async fn drop_waits_for_a_reader_and_later_readers_queue_behind_it() {
         still_blocked(&reader, 300).await,
         "the next reader waits too"
     );
+    // pg_locks shows the granted lock and the two waiting ones.
+    let mut locks = Vec::new();
+    for m in a
+        .simple_query(
+            "SELECT mode, granted::text FROM pg_locks WHERE relation = 'cc_drop'::regclass \
+             ORDER BY granted DESC, mode",
+        )
+        .await
+        .expect("pg_locks")
+    {
+        if let tokio_postgres::SimpleQueryMessage::Row(r) = m {
+            locks.push(format!(
+                "{} {}",
+                r.get(0).unwrap_or(""),
+                r.get(1).unwrap_or("")
+            ));
+        }
+    }
+    assert_eq!(
+        locks,
+        vec![
+            "AccessShareLock true",
+            "AccessExclusiveLock false",
+            "AccessShareLock false"
+        ]
+    );
     // a still reads (it holds its lock), then ends: the DROP goes, the reader finds
     // no table.
     assert_eq!(ints(&a, "SELECT v::bigint FROM cc_drop").await, vec![1]);

@@ -563,6 +563,11 @@ impl Session {
         }
     }
 
+    /// Who this session is to the lock table (`storage::locks`).
+    pub fn lock_owner(&self) -> u64 {
+        self.advisory_owner
+    }
+
     /// Applies the set_config calls of the statements run so far, as SET would (the
     /// changed parameters are reported with this statement's results).
     pub fn apply_set_configs(&mut self) {

@@ -97,6 +97,34 @@ impl LockMode {
     }
 }
 
+impl LockMode {
+    /// As pg_locks names it (`AccessShareLock`).
+    pub fn lock_name(self) -> &'static str {
+        use LockMode::*;
+        match self {
+            AccessShare => "AccessShareLock",
+            RowShare => "RowShareLock",
+            RowExclusive => "RowExclusiveLock",
+            ShareUpdateExclusive => "ShareUpdateExclusiveLock",
+            Share => "ShareLock",
+            ShareRowExclusive => "ShareRowExclusiveLock",
+            Exclusive => "ExclusiveLock",
+            AccessExclusive => "AccessExclusiveLock",
+        }
+    }
+
+    const ALL: [LockMode; 8] = [
+        LockMode::AccessShare,
+        LockMode::RowShare,
+        LockMode::RowExclusive,
+        LockMode::ShareUpdateExclusive,
+        LockMode::Share,
+        LockMode::ShareRowExclusive,
+        LockMode::Exclusive,
+        LockMode::AccessExclusive,
+    ];
+}
+
 /// One table's holders and waiters.
 #[derive(Debug, Default)]
 pub struct TableLock {
@@ -107,6 +135,20 @@ pub struct TableLock {
 }
 
 impl TableLock {
+    /// Every held mode and every waiting request: `(owner, mode, granted)` (pg_locks).
+    pub fn entries(&self) -> Vec<(Owner, LockMode, bool)> {
+        let mut out = Vec::new();
+        for &(owner, bits) in &self.held {
+            for m in LockMode::ALL {
+                if bits & m.bit() != 0 {
+                    out.push((owner, m, true));
+                }
+            }
+        }
+        out.extend(self.waiting.iter().map(|&(o, m)| (o, m, false)));
+        out
+    }
+
     pub fn is_empty(&self) -> bool {
         self.held.is_empty() && self.waiting.is_empty()
     }

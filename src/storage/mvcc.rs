@@ -264,6 +264,22 @@ impl TxnManager {
 
     /// Versions deleted by a committed transaction below this id are invisible to every
     /// pinned snapshot and to every snapshot still to come.
+    /// Every table lock held or awaited: `(table oid, owner, mode, granted)`.
+    pub fn table_locks(&self) -> Vec<(u32, Owner, crate::storage::locks::LockMode, bool)> {
+        let s = self.state.lock();
+        let mut out: Vec<_> = s
+            .tables
+            .iter()
+            .flat_map(|(&oid, lock)| {
+                lock.entries()
+                    .into_iter()
+                    .map(move |(owner, mode, granted)| (oid, owner, mode, granted))
+            })
+            .collect();
+        out.sort_by_key(|&(oid, owner, mode, granted)| (oid, owner, mode, !granted));
+        out
+    }
+
     pub fn gc_horizon(&self) -> TxnId {
         let s = self.state.lock();
         let oldest_pin = s.pinned.keys().next().copied().unwrap_or(s.next_txn);

@@ -298,6 +298,7 @@ impl Connection {
             superuser,
             self.tcp.try_clone().ok(),
             self.transport.tls_details(),
+            session.lock_owner(),
         );
         let Some((pid, secret)) = registered else {
             // Nothing was sent yet but the authentication request: PostgreSQL answers

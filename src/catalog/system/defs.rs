@@ -318,6 +318,15 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_locks",
+        12_012,
+        'v',
+        "locktype text, database oid, relation oid, page int4, tuple int2, virtualxid text, \
+         transactionid xid, classid oid, objid oid, objsubid int2, virtualtransaction text, \
+         pid int4, mode text, granted bool, fastpath bool, waitstart timestamptz",
+    ),
+    def(
+        C,
         "pg_stat_ssl",
         12_011,
         'v',

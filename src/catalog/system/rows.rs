@@ -754,6 +754,29 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 }
             }
         }
+        "pg_locks" => {
+            // Table locks (the catalog's own lock, oid 0, is kiln's and not shown).
+            if let Some((_, backends, _)) = &ctx.backends {
+                for (rel, owner, mode, granted) in v.db.txns.table_locks() {
+                    if rel == 0 {
+                        continue;
+                    }
+                    let Some(pid) = backends.pid_of_owner(owner) else {
+                        continue;
+                    };
+                    let mut row = vec![text("relation"), oid(DATABASE_OID), oid(rel)];
+                    row.resize(11, NULL);
+                    row.extend([
+                        int4(pid as i64),
+                        text(mode.lock_name()),
+                        boolean(granted),
+                        boolean(false),
+                        NULL,
+                    ]);
+                    rows.push(row);
+                }
+            }
+        }
         "pg_stat_ssl" => {
             if let Some((_, backends, _)) = &ctx.backends {
                 for (p, ssl) in backends.ssl() {
