@@ -167,7 +167,9 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
     }
     fks.sort_by_key(|(oid, _)| *oid);
     d.after_data.extend(fks.into_iter().map(|(_, s)| s));
-    // Comments, last: on relations, their columns and their indexes.
+    // Comments, last: on relations, their columns and their indexes (sorted: their
+    // objects' oids change when recovery makes them again).
+    let mut comments = Vec::new();
     let literal = |s: &str| format!("'{}'", s.replace('\'', "''"));
     for e in &entries {
         let kind = match e.kind() {
@@ -176,7 +178,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             RelKind::Sequence => "SEQUENCE",
         };
         if let Some(c) = catalog.comment(e.oid, "") {
-            d.after_data.push(format!(
+            comments.push(format!(
                 "COMMENT ON {kind} {} IS {}",
                 quote_ident(&e.name),
                 literal(&c)
@@ -184,7 +186,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         }
         for col in &e.columns {
             if let Some(c) = catalog.comment(e.oid, &col.name) {
-                d.after_data.push(format!(
+                comments.push(format!(
                     "COMMENT ON COLUMN {}.{} IS {}",
                     quote_ident(&e.name),
                     quote_ident(&col.name),
@@ -194,7 +196,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         }
         for ix in &e.indexes {
             if let Some(c) = catalog.comment(ix.oid, "") {
-                d.after_data.push(format!(
+                comments.push(format!(
                     "COMMENT ON INDEX {} IS {}",
                     quote_ident(&ix.name),
                     literal(&c)
@@ -202,6 +204,8 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             }
         }
     }
+    comments.sort();
+    d.after_data.extend(comments);
     d
 }
 

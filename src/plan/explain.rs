@@ -567,12 +567,24 @@ fn show_inner(e: &Expr) -> String {
             Value::Null => "NULL".into(),
             Value::Bool(b) => (if *b { "true" } else { "false" }).into(),
             Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_) => {
-                value_to_string(value, &TextFormat::default())
+                let s = value_to_string(value, &TextFormat::default());
+                // A leading minus would read as an operator: PostgreSQL quotes it.
+                if s.starts_with('-') {
+                    format!("'{s}'::{}", ty.display_name())
+                } else {
+                    s
+                }
             }
             other => format!(
                 "'{}'::{}",
                 value_to_string(other, &TextFormat::default()).replace('\'', "''"),
-                ty.display_name()
+                // character without a length is bpchar to format_type with a typmod
+                // given (it is not character(1)).
+                if ty.ty == crate::types::DataType::Bpchar && ty.typmod < 0 {
+                    "bpchar".to_string()
+                } else {
+                    ty.display_name()
+                }
             ),
         },
         Expr::Negate { expr, .. } => format!("(- {})", show_inner(expr)),

@@ -3,11 +3,9 @@
 
 use super::*;
 
-/// An expression as pg_get_expr prints it.
+/// An expression as pg_get_expr prints it: an implicit cast around the whole is not
+/// shown (PostgreSQL's deparser hides implicit coercions).
 pub fn expr_sql(e: &Expr) -> String {
-    // A serial column's default: kiln keeps the sequence's name as text and the
-    // assignment cast to the column's type; PostgreSQL stores (and prints) the call with
-    // a regclass argument and no cast.
     let call = match e {
         Expr::Cast {
             expr,
@@ -16,6 +14,8 @@ pub fn expr_sql(e: &Expr) -> String {
         } => expr.as_ref(),
         other => other,
     };
+    // A serial column's default: kiln keeps the sequence's name as text; PostgreSQL
+    // stores (and prints) the call with a regclass argument.
     if let Expr::Func {
         func: Func::NextVal,
         args,
@@ -30,7 +30,7 @@ pub fn expr_sql(e: &Expr) -> String {
     {
         return format!("nextval('{}'::regclass)", seq.replace('\'', "''"));
     }
-    crate::plan::explain::expr_sql(e)
+    crate::plan::explain::expr_sql(call)
 }
 
 /// A view's query as pg_get_viewdef prints it (PostgreSQL re-deparses the query; kiln

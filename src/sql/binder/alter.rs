@@ -222,7 +222,7 @@ impl Binder<'_> {
                         }
                         AlterAction::SetDefault {
                             column,
-                            default: Some(self.coerce_column(b, def)?),
+                            default: Some(self.coerce_default(b, def)?),
                         }
                     }
                     A::AlterColumnOperation::DropDefault => AlterAction::SetDefault {

@@ -100,7 +100,7 @@ impl Binder<'_> {
                             "cannot use column reference in DEFAULT expression",
                         ));
                     }
-                    def.default = Some(self.coerce_column(b, &def)?);
+                    def.default = Some(self.coerce_default(b, &def)?);
                 }
                 A::ColumnOption::Generated {
                     generated_as,

@@ -208,6 +208,27 @@ impl Binder<'_> {
         self.coerce_with(e, column.ty, false)
     }
 
+    /// A column's DEFAULT as PostgreSQL stores it: an untyped literal takes the column's
+    /// type without its modifier now, and a constant of another type or modifier keeps
+    /// its own value under an implicit cast that runs at insert (so `DEFAULT 1.5` on a
+    /// numeric(10,2) column prints as `1.5`, and stores 1.50). Errors as assignment.
+    pub(super) fn coerce_default(&mut self, e: Expr, column: &ColumnDef) -> Result<Expr> {
+        let e = if e.ty().ty == DataType::Unknown {
+            self.coerce_with(e, SqlType::new(column.ty.ty), false)?
+        } else {
+            e
+        };
+        let full = self.coerce_column(e.clone(), column)?;
+        Ok(match (&e, &full) {
+            (Expr::Literal { .. }, Expr::Literal { .. }) if e.ty() != column.ty => Expr::Cast {
+                expr: Box::new(e),
+                to: column.ty,
+                explicit: false,
+            },
+            _ => full,
+        })
+    }
+
     pub(super) fn coerce_assign(&mut self, e: Expr, to: SqlType, what: &str) -> Result<Expr> {
         let from = e.ty();
         if from.ty != DataType::Unknown && !cast::is_assignable(from.ty, to.ty) {
