@@ -26,7 +26,7 @@
 //!   read-write lock (the *barrier*); a checkpoint takes its exclusive side for the
 //!   instant of its cut. So every commit is either in the cut's snapshot and before the
 //!   cut's log position, or in neither — the snapshot and the log split cleanly. A
-//!   transaction that changed the catalog (DDL, roles, ALTER SEQUENCE, TRUNCATE) is not
+//!   transaction that changed the catalog (DDL, roles, ALTER SEQUENCE, TRUNCATE, COMMENT) is not
 //!   logged at all: it commits inside the exclusive side and checkpoints before it is
 //!   acknowledged, so the log only ever holds row changes against the catalog of the
 //!   checkpoint before it, and tables can be named in it by name.
