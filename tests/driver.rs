@@ -201,7 +201,8 @@ async fn errors_carry_sqlstate_and_the_session_recovers() {
         ("SELECT '2024-13-01'::date", "22008"),
         ("SELECT * FROM a JOIN b ON true", "42P01"),
         ("COPY x FROM STDIN", "42P01"),
-        ("COPY x TO '/tmp/x'", "0A000"),
+        ("COPY x TO '/tmp/x'", "42P01"),
+        ("COPY (SELECT 1) TO PROGRAM 'true'", "0A000"),
     ];
     for (sql, code) in cases {
         let err = c.query(sql, &[]).await.expect_err(sql);
