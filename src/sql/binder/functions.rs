@@ -204,7 +204,11 @@ impl Binder<'_> {
             let ty = if arg.ty().ty == DataType::Unknown && !matches!(arg, Expr::Param { .. }) {
                 "unknown".to_string()
             } else {
-                arg.ty().ty.name().to_string()
+                match crate::types::vector_oid(arg.ty()) {
+                    Some(22) => "int2vector".to_string(),
+                    Some(_) => "oidvector".to_string(),
+                    None => arg.ty().ty.name().to_string(),
+                }
             };
             return Ok(Expr::literal(Value::Text(ty), TEXT));
         }
