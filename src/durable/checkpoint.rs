@@ -3,7 +3,7 @@
 //! ```text
 //!   DIR/checkpoint        manifest: first log segment to replay, catalog statements,
 //!                         sequence states, roles, and (table name → file); checksummed
-//!   DIR/table-<n>         a table's rows at a checkpoint: "KILNTBL1" then framed batches
+//!   DIR/table-<n>         a table's rows at a checkpoint: "KILNTBL1", framed batches, an end frame
 //!   DIR/wal-<n>           log segments (see `wal`)
 //! ```
 //!
@@ -30,6 +30,9 @@ use crate::storage::table::Table;
 const MANIFEST: &str = "checkpoint";
 const MANIFEST_MAGIC: &[u8; 8] = b"KILNCKP1";
 const TABLE_MAGIC: &[u8; 8] = b"KILNTBL1";
+/// A table file's last frame: a file cut at a frame boundary lacks it. (A batch's
+/// payload is at least six bytes, so this one is never a batch.)
+const TABLE_END: &[u8; 4] = b"\xffEND";
 
 /// What a manifest says.
 #[derive(Default)]
@@ -148,31 +151,66 @@ fn write_table(path: &Path, table: &Table, snapshot: &Snapshot) -> Result<()> {
         wal::frame(&payload, &mut framed);
         write(&mut out, &framed)?;
     }
+    framed.clear();
+    wal::frame(TABLE_END, &mut framed);
+    write(&mut out, &framed)?;
     let file = out
         .into_inner()
         .map_err(|e| io_error("write", path, e.into_error()))?;
     file.sync_all().map_err(|e| io_error("fsync", path, e))
 }
 
-/// Calls `each` with every batch of table file `path` (columns of `types`).
+/// Calls `each` with every batch of table file `path` (columns of `types`), reading
+/// one frame at a time.
 pub fn read_table(
     path: &Path,
     types: &[crate::types::DataType],
     mut each: impl FnMut(Vec<crate::exec::vector::Vector>, usize) -> Result<()>,
 ) -> Result<()> {
-    let bytes = std::fs::read(path).map_err(|e| io_error("read", path, e))?;
-    let body = bytes
-        .strip_prefix(TABLE_MAGIC.as_slice())
-        .ok_or_else(|| corrupt(&format!("{} is not a table file", path.display())))?;
-    let (frames, used) = wal::frames(body);
-    if used != body.len() {
-        return Err(corrupt(&format!("{} is cut short", path.display())));
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| io_error("open", path, e))?;
+    let size = file
+        .metadata()
+        .map_err(|e| io_error("read", path, e))?
+        .len();
+    let mut input = std::io::BufReader::with_capacity(1 << 20, file);
+    let short = || corrupt(&format!("{} is cut short", path.display()));
+    let mut magic = [0u8; 8];
+    input.read_exact(&mut magic).map_err(|_| short())?;
+    if &magic != TABLE_MAGIC {
+        return Err(corrupt(&format!("{} is not a table file", path.display())));
     }
-    for f in frames {
-        let (columns, rows) = Reader::new(f).batch(types)?;
+    let mut payload = Vec::new();
+    let mut read = 8u64;
+    loop {
+        let mut header = [0u8; 8];
+        input.read_exact(&mut header).map_err(|_| short())?;
+        let len = u32::from_le_bytes([header[0], header[1], header[2], header[3]]) as u64;
+        let crc = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
+        read += 8;
+        // A length past the file's end is damage, not an allocation.
+        if len > size.saturating_sub(read) {
+            return Err(short());
+        }
+        payload.resize(len as usize, 0);
+        input.read_exact(&mut payload).map_err(|_| short())?;
+        read += len;
+        if crc32fast::hash(&payload) != crc {
+            return Err(corrupt(&format!("{} fails its checksum", path.display())));
+        }
+        if payload.as_slice() == TABLE_END {
+            return if read == size {
+                Ok(())
+            } else {
+                Err(corrupt(&format!(
+                    "{} goes on after its end",
+                    path.display()
+                )))
+            };
+        }
+        let (columns, rows) = Reader::new(&payload).batch(types)?;
         each(columns, rows)?;
     }
-    Ok(())
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -337,6 +375,42 @@ fn remove_unnamed(dir: &Path, m: &Manifest) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_file_reads_back_and_damage_is_an_error() {
+        use crate::exec::vector::Vector;
+        use crate::types::{DataType, Value};
+        let mut v = Vector::with_capacity(DataType::Int4, 3);
+        for x in [1, 2, 3] {
+            v.push_value(&Value::Int4(x));
+        }
+        let mut payload = Vec::new();
+        encode_batch(&[v], 3, &mut payload);
+        let mut bytes = TABLE_MAGIC.to_vec();
+        wal::frame(&payload, &mut bytes);
+        wal::frame(&payload, &mut bytes);
+        wal::frame(TABLE_END, &mut bytes);
+        let dir = std::env::temp_dir().join(format!("kiln-table-file-{}", std::process::id()));
+        let read = |bytes: &[u8]| -> Result<usize> {
+            std::fs::write(&dir, bytes).map_err(|e| io_error("write", &dir, e))?;
+            let mut rows = 0;
+            read_table(&dir, &[DataType::Int4], |_, n| {
+                rows += n;
+                Ok(())
+            })?;
+            Ok(rows)
+        };
+        assert_eq!(read(&bytes).ok(), Some(6));
+        for cut in 9..bytes.len() {
+            assert!(read(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(read(&flipped).is_err());
+        assert!(read(b"NOTATABLE").is_err());
+        let _ = std::fs::remove_file(&dir);
+    }
 
     #[test]
     fn a_manifest_reads_back_and_damage_is_refused() {

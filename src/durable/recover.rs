@@ -222,7 +222,7 @@ pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recove
     for (name, file) in &manifest.tables {
         let storage = replay.target(name)?.entry.storage.clone();
         checkpoint::read_table(&dir.join(file), &storage.types, |columns, rows| {
-            storage.append(&columns, rows, txn);
+            storage.append_owned(columns, rows, txn);
             Ok(())
         })?;
     }

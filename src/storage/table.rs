@@ -509,6 +509,28 @@ impl Table {
             .collect()
     }
 
+    /// Appends `rows` rows created by `txn` as a group of their own, taking the columns
+    /// without copying them (recovery's load of a checkpoint: at most a group's worth,
+    /// and no index yet). With indexes, or too many rows, it is [`Table::append`].
+    pub fn append_owned(&self, columns: Vec<Vector>, rows: usize, txn: TxnId) {
+        let plain = rows <= GROUP_ROWS_MAX
+            && self.indexes.read().is_empty()
+            && columns.len() == self.types.len()
+            && columns.iter().all(|c| c.len() == rows);
+        if !plain {
+            self.append(&columns, rows, txn);
+            return;
+        }
+        let mut group = RowGroup {
+            columns,
+            rows: 0,
+            stamps: Vec::new(),
+        };
+        group.push_stamps(rows, txn, TXN_NONE);
+        self.groups.write().push(Arc::new(group));
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// Appends `rows` rows (dense columns, in table column order) created by `txn`, with
     /// their index entries. Returns the runs of row ids they got, in row order.
     pub fn append(&self, columns: &[Vector], rows: usize, txn: TxnId) -> Vec<RowRange> {
