@@ -297,46 +297,28 @@ impl Vector {
         }
     }
 
-    /// A vector of `rows` NULLs.
+    /// A vector of `rows` NULLs (the physical kind from [`Vector::with_capacity`], each
+    /// slot its kind's default).
     pub fn nulls(ty: DataType, rows: usize) -> Vector {
-        let data = match ty {
-            DataType::Bool => Data::Bool(vec![false; rows]),
-            DataType::Int2 => Data::I16(vec![0; rows]),
-            DataType::Int4 | DataType::Date => Data::I32(vec![0; rows]),
-            DataType::Int8
-            | DataType::Timestamp
-            | DataType::Timestamptz
-            | DataType::Oid
-            | DataType::RegClass
-            | DataType::RegType
-            | DataType::RegProc
-            | DataType::RegNamespace
-            | DataType::RegRole => Data::I64(vec![0; rows]),
-            DataType::Float4 => Data::F32(vec![0.0; rows]),
-            DataType::Float8 => Data::F64(vec![0.0; rows]),
-            DataType::Numeric => Data::Num(vec![Numeric::ZERO; rows]),
-            DataType::Text
-            | DataType::Varchar
-            | DataType::Bpchar
-            | DataType::Unknown
-            | DataType::Name
-            | DataType::Char
-            | DataType::Json => Data::Text(TextVec {
-                offsets: vec![0; rows + 1],
-                data: Vec::new(),
+        let empty_strings = || TextVec {
+            offsets: vec![0; rows + 1],
+            data: Vec::new(),
+        };
+        let data = match Vector::with_capacity(ty, 0).data {
+            Data::Bool(_) => Data::Bool(vec![false; rows]),
+            Data::I16(_) => Data::I16(vec![0; rows]),
+            Data::I32(_) => Data::I32(vec![0; rows]),
+            Data::I64(_) => Data::I64(vec![0; rows]),
+            Data::F32(_) => Data::F32(vec![0.0; rows]),
+            Data::F64(_) => Data::F64(vec![0.0; rows]),
+            Data::Num(_) => Data::Num(vec![Numeric::ZERO; rows]),
+            Data::Text(_) => Data::Text(empty_strings()),
+            Data::Interval(_) => Data::Interval(vec![Interval::default(); rows]),
+            Data::Array(a) => Data::Array(ArrayVec {
+                elem: a.elem,
+                blobs: empty_strings(),
             }),
-            DataType::Interval => Data::Interval(vec![Interval::default(); rows]),
-            DataType::Array(elem) => Data::Array(ArrayVec {
-                elem: *elem,
-                blobs: TextVec {
-                    offsets: vec![0; rows + 1],
-                    data: Vec::new(),
-                },
-            }),
-            DataType::Record => Data::Record(TextVec {
-                offsets: vec![0; rows + 1],
-                data: Vec::new(),
-            }),
+            Data::Record(_) => Data::Record(empty_strings()),
         };
         Vector {
             data,

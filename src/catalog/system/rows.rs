@@ -424,6 +424,13 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             for t in &v.tables {
                 for ix in &t.indexes {
                     let n = ix.index.parts.len() as i64;
+                    // indkey, indcollation, indclass, indoption: a vector over the keys.
+                    let per_key = |elem, f: &dyn Fn(&crate::storage::index::KeyPart) -> Value| {
+                        vector(elem, &ix.index.parts.iter().map(f).collect::<Vec<_>>())
+                    };
+                    let key_type = |p: &crate::storage::index::KeyPart| {
+                        t.columns.get(p.column).map(|c| c.ty.ty)
+                    };
                     rows.push(vec![
                         oid(ix.oid),
                         oid(t.oid),
@@ -440,45 +447,12 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         boolean(true),
                         boolean(true),
                         boolean(false),
-                        vector(
-                            DataType::Int2,
-                            &ix.index
-                                .parts
-                                .iter()
-                                .map(|p| int2(p.column as i64 + 1))
-                                .collect::<Vec<_>>(),
-                        ),
-                        vector(
-                            DataType::Oid,
-                            &ix.index
-                                .parts
-                                .iter()
-                                .map(|p| {
-                                    oid(t
-                                        .columns
-                                        .get(p.column)
-                                        .map_or(0, |c| collation_of(c.ty.ty)))
-                                })
-                                .collect::<Vec<_>>(),
-                        ),
-                        vector(
-                            DataType::Oid,
-                            &ix.index
-                                .parts
-                                .iter()
-                                .map(|p| {
-                                    oid(t.columns.get(p.column).map_or(0, |c| opclass_of(c.ty.ty)))
-                                })
-                                .collect::<Vec<_>>(),
-                        ),
-                        vector(
-                            DataType::Int2,
-                            &ix.index
-                                .parts
-                                .iter()
-                                .map(|p| int2((p.desc as i64) | ((p.nulls_first as i64) << 1)))
-                                .collect::<Vec<_>>(),
-                        ),
+                        per_key(DataType::Int2, &|p| int2(p.column as i64 + 1)),
+                        per_key(DataType::Oid, &|p| oid(key_type(p).map_or(0, collation_of))),
+                        per_key(DataType::Oid, &|p| oid(key_type(p).map_or(0, opclass_of))),
+                        per_key(DataType::Int2, &|p| {
+                            int2((p.desc as i64) | ((p.nulls_first as i64) << 1))
+                        }),
                         NULL,
                         match &ix.index.predicate {
                             Some(p) => text(expr_sql(p)),
