@@ -169,11 +169,22 @@ pub struct Role {
     pub secret: Option<Secret>,
 }
 
+/// `GRANT role TO member` (pg_auth_members): `member` has `role`'s privileges.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Membership {
+    pub role: u32,
+    pub member: u32,
+    pub grantor: u32,
+    /// WITH ADMIN OPTION: the member may grant the role to others.
+    pub admin: bool,
+}
+
 /// The roles of the database.
 #[derive(Default)]
 pub struct Roles {
     map: RwLock<HashMap<String, Role>>,
     next_oid: std::sync::atomic::AtomicU32,
+    members: RwLock<Vec<Membership>>,
 }
 
 /// The bootstrap superuser's oid (PostgreSQL's BOOTSTRAP_SUPERUSERID).
@@ -208,6 +219,46 @@ impl Roles {
         self.next_oid
             .fetch_max(used, std::sync::atomic::Ordering::Relaxed);
         self.put(&role.name.clone(), Some(role));
+    }
+
+    /// Every membership, in the order granted.
+    pub fn memberships(&self) -> Vec<Membership> {
+        self.members.read().clone()
+    }
+
+    /// Replaces the memberships; returns what they were.
+    pub fn set_memberships(&self, m: Vec<Membership>) -> Vec<Membership> {
+        std::mem::replace(&mut self.members.write(), m)
+    }
+
+    /// Whether `member` has the privileges of `role`: it is that role, a superuser, or
+    /// a member of it, directly or through other roles (every role inherits).
+    pub fn has_privs_of(&self, member: u32, role: u32) -> bool {
+        if member == role || self.by_oid(member).is_some_and(|r| r.superuser) {
+            return true;
+        }
+        self.is_member_of(member, role)
+    }
+
+    /// Whether `member` is `role` or a member of it (SET ROLE's test), not counting
+    /// superuser status.
+    pub fn is_member_of(&self, member: u32, role: u32) -> bool {
+        let members = self.members.read();
+        let mut seen = vec![member];
+        let mut next = 0;
+        while next < seen.len() {
+            let r = seen[next];
+            next += 1;
+            if r == role {
+                return true;
+            }
+            for m in members.iter().filter(|m| m.member == r) {
+                if !seen.contains(&m.role) {
+                    seen.push(m.role);
+                }
+            }
+        }
+        false
     }
 
     /// Sets (or with None removes) role `name`; returns what it was.

@@ -132,6 +132,77 @@ async fn roles_made_in_sql_log_in_and_are_not_superusers() {
     assert_eq!(e.code().map(|c| c.code()), Some("42710"));
 }
 
+/// A role that logs in with its password has the privileges granted to it and no
+/// more: 42501 for the rest, through a real client, with the owner's work unaffected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logged_in_roles_have_what_was_granted_and_no_more() {
+    let server = server(Method::Scram);
+    let admin = connect_url(&url(&server, "admin", "right horse")).await;
+    admin
+        .batch_execute(
+            "CREATE ROLE reader LOGIN PASSWORD 'r'; CREATE ROLE writers; \
+             CREATE TABLE accounts (id serial PRIMARY KEY, owner text, balance int); \
+             INSERT INTO accounts (owner, balance) VALUES ('a', 10), ('b', 20); \
+             CREATE TABLE audit (note text); \
+             GRANT SELECT ON accounts TO reader; \
+             GRANT INSERT ON audit TO writers; GRANT writers TO reader",
+        )
+        .await
+        .expect("setup");
+    let reader = connect_url(&url(&server, "reader", "r")).await;
+    let sum: i64 = reader
+        .query_one("SELECT sum(balance) FROM accounts", &[])
+        .await
+        .expect("granted SELECT")
+        .get(0);
+    assert_eq!(sum, 30);
+    // Through the writers role it belongs to.
+    reader
+        .batch_execute("INSERT INTO audit VALUES ('seen')")
+        .await
+        .expect("inherited INSERT");
+    let code = |e: tokio_postgres::Error| {
+        let db = e.as_db_error().expect("an ErrorResponse").clone();
+        (db.code().code().to_string(), db.message().to_string())
+    };
+    for (sql, message) in [
+        (
+            "UPDATE accounts SET balance = 0",
+            "permission denied for table accounts",
+        ),
+        ("SELECT * FROM audit", "permission denied for table audit"),
+        ("DROP TABLE accounts", "must be owner of table accounts"),
+        (
+            "CREATE TABLE mine (a int)",
+            "permission denied for schema public",
+        ),
+        (
+            "SELECT nextval('accounts_id_seq')",
+            "permission denied for sequence accounts_id_seq",
+        ),
+    ] {
+        let e = reader.batch_execute(sql).await.unwrap_err();
+        assert_eq!(code(e), ("42501".to_string(), message.to_string()), "{sql}");
+    }
+    // A prepared statement is checked each time it runs: a REVOKE stops it.
+    let stmt = reader
+        .prepare("SELECT count(*) FROM accounts")
+        .await
+        .expect("prepare");
+    reader.query_one(&stmt, &[]).await.expect("allowed");
+    admin
+        .batch_execute("REVOKE SELECT ON accounts FROM reader")
+        .await
+        .expect("revoke");
+    let e = reader.query_one(&stmt, &[]).await.unwrap_err();
+    assert_eq!(code(e).0, "42501");
+    let rows = admin
+        .query("SELECT count(*) FROM accounts", &[])
+        .await
+        .expect("owner reads");
+    assert_eq!(rows[0].get::<_, i64>(0), 2);
+}
+
 /// kiln will not serve the network with trust authentication, nor start password
 /// authentication without the superuser's password.
 #[test]

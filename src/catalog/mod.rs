@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
+pub mod acl;
 pub mod sequence;
 pub mod stats;
 pub mod system;
@@ -155,6 +156,10 @@ pub struct TableEntry {
     /// A sequence made for a SERIAL or identity column: `(table oid, column name)`.
     /// It is dropped with the table.
     pub owned_by: Option<(u32, String)>,
+    /// The owning role's oid (the role that created it, or ALTER … OWNER TO).
+    pub owner: u32,
+    /// GRANTs and REVOKEs (None: the owner's default rights; see [`acl`]).
+    pub acl: Option<acl::Acl>,
     /// The transaction that created this version of the table.
     xmin: TxnId,
     /// The transaction that dropped it (`TXN_NONE`: not dropped).
@@ -246,6 +251,10 @@ impl std::fmt::Debug for TableEntry {
     }
 }
 
+/// The owner of what is made without a session (tests, recovery before ownership is
+/// restored): the bootstrap superuser.
+pub const BOOTSTRAP_OWNER: u32 = crate::auth::BOOTSTRAP_SUPERUSER_OID;
+
 /// First OID handed to user tables (PostgreSQL's FirstNormalObjectId).
 const FIRST_USER_OID: u32 = 16384;
 
@@ -258,6 +267,10 @@ pub struct Catalog {
     /// COMMENT ON: by object oid and column name ("" for the object itself). Kept by
     /// name, so a dropped column's comment does not move to its neighbour.
     comments: RwLock<HashMap<(u32, String), String>>,
+    /// Schema public's ACL (PostgreSQL 15's: its owner may create, PUBLIC may use).
+    schema_acl: RwLock<acl::Acl>,
+    /// The database's ACL (None: the default, CONNECT and TEMPORARY for PUBLIC).
+    database_acl: RwLock<Option<acl::Acl>>,
 }
 
 impl Default for Catalog {
@@ -273,7 +286,64 @@ impl Catalog {
             next_oid: AtomicU32::new(FIRST_USER_OID),
             foreign_keys: AtomicU64::new(0),
             comments: RwLock::new(HashMap::new()),
+            schema_acl: RwLock::new(acl::public_schema_acl()),
+            database_acl: RwLock::new(None),
         }
+    }
+
+    /// Schema public's ACL.
+    pub fn schema_acl(&self) -> acl::Acl {
+        self.schema_acl.read().clone()
+    }
+
+    /// Sets schema public's ACL; returns the one it replaced.
+    pub fn set_schema_acl(&self, acl: acl::Acl) -> acl::Acl {
+        std::mem::replace(&mut self.schema_acl.write(), acl)
+    }
+
+    /// The database's ACL (None: the default).
+    pub fn database_acl(&self) -> Option<acl::Acl> {
+        self.database_acl.read().clone()
+    }
+
+    /// Sets the database's ACL; returns the one it replaced.
+    pub fn set_database_acl(&self, acl: Option<acl::Acl>) -> Option<acl::Acl> {
+        std::mem::replace(&mut self.database_acl.write(), acl)
+    }
+
+    /// GRANT, REVOKE, ALTER … OWNER TO: a new version of `old` with `owner` and `acl`,
+    /// made by `txn` (undo as [`Catalog::replace_version`]).
+    pub fn set_privileges(
+        &self,
+        old: &Arc<TableEntry>,
+        owner: u32,
+        acl: Option<acl::Acl>,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
+        old.xmax.store(txn, Ordering::Release);
+        let entry = Arc::new(TableEntry {
+            oid: old.oid,
+            name: old.name.clone(),
+            columns: old.columns.clone(),
+            view: old.view.clone(),
+            storage: old.storage.clone(),
+            indexes: old.indexes.clone(),
+            checks: old.checks.clone(),
+            foreign_keys: old.foreign_keys.clone(),
+            sequence: old.sequence.clone(),
+            owned_by: old.owned_by.clone(),
+            owner,
+            acl,
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+            stats: parking_lot::Mutex::new(old.stats.lock().clone()),
+        });
+        self.tables
+            .write()
+            .entry(old.name.clone())
+            .or_default()
+            .push(entry.clone());
+        entry
     }
 
     /// The comment on object `oid` (its column `column`; "" for the object).
@@ -319,7 +389,7 @@ impl Catalog {
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
-        self.create_relation(name, columns, None, txn, snapshot)
+        self.create_relation(name, columns, None, BOOTSTRAP_OWNER, txn, snapshot)
     }
 
     /// Creates table or view `name` (tables and views share one namespace).
@@ -328,6 +398,7 @@ impl Catalog {
         name: &str,
         columns: Vec<ColumnDef>,
         view: Option<ViewDef>,
+        owner: u32,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
@@ -338,6 +409,7 @@ impl Catalog {
             &[],
             Vec::new(),
             Vec::new(),
+            owner,
             txn,
             snapshot,
         )
@@ -353,6 +425,7 @@ impl Catalog {
         indexes: &[IndexSpec],
         mut checks: Vec<CheckConstraint>,
         mut foreign_keys: Vec<ForeignKey>,
+        owner: u32,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
@@ -395,6 +468,8 @@ impl Catalog {
             foreign_keys,
             sequence: None,
             owned_by: None,
+            owner,
+            acl: None,
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(None),
@@ -413,6 +488,7 @@ impl Catalog {
         name: &str,
         options: sequence::SequenceOptions,
         owned_by: Option<(u32, String)>,
+        owner: u32,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
@@ -430,6 +506,8 @@ impl Catalog {
             foreign_keys: Vec::new(),
             sequence: Some(Arc::new(Sequence::new(options))),
             owned_by,
+            owner,
+            acl: None,
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(None),
@@ -536,6 +614,8 @@ impl Catalog {
             foreign_keys: Vec::new(),
             sequence: seq.sequence.clone(),
             owned_by,
+            owner: seq.owner,
+            acl: seq.acl.clone(),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(None),
@@ -640,6 +720,8 @@ impl Catalog {
             foreign_keys,
             sequence: old.sequence.clone(),
             owned_by: old.owned_by.clone(),
+            owner: old.owner,
+            acl: old.acl.clone(),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
             stats: parking_lot::Mutex::new(if same_storage {

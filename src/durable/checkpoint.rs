@@ -22,7 +22,8 @@ use parking_lot::RwLockWriteGuard;
 use super::codec::{Reader, corrupt, encode_batch};
 use super::{Durability, Files, TableFile, dump, sync_dir, wal};
 use crate::Database;
-use crate::auth::{Role, ScramVerifier, Secret};
+use crate::auth::{Membership, Role, ScramVerifier, Secret};
+use crate::catalog::acl::{Acl, AclItem, Privs};
 use crate::error::{Error, Result};
 use crate::storage::mvcc::{Snapshot, TXN_NONE};
 use crate::storage::table::Table;
@@ -46,6 +47,76 @@ pub struct Manifest {
     pub roles: Vec<Role>,
     /// (table name, file name).
     pub tables: Vec<(String, String)>,
+    /// Privileges: every relation's owner and ACL, schema public's and the database's
+    /// ACLs, role memberships.
+    pub privileges: Privileges,
+}
+
+/// What GRANT, REVOKE and OWNER TO left, as a checkpoint keeps it.
+#[derive(Default)]
+pub struct Privileges {
+    /// (relation name, owner, ACL) for relations not owned by the bootstrap superuser
+    /// or with an ACL.
+    pub relations: Vec<(String, u32, Option<Acl>)>,
+    pub schema: Option<Acl>,
+    pub database: Option<Acl>,
+    pub memberships: Vec<Membership>,
+}
+
+impl Privileges {
+    /// The privileges of the catalog `snapshot` sees.
+    pub fn of(db: &Database, snapshot: &crate::storage::mvcc::Snapshot) -> Privileges {
+        let relations = db
+            .catalog
+            .visible_tables(snapshot)
+            .into_iter()
+            .filter(|t| t.owner != crate::auth::BOOTSTRAP_SUPERUSER_OID || t.acl.is_some())
+            .map(|t| (t.name.clone(), t.owner, t.acl.clone()))
+            .collect();
+        Privileges {
+            relations,
+            schema: Some(db.catalog.schema_acl()),
+            database: db.catalog.database_acl(),
+            memberships: db.roles.memberships(),
+        }
+    }
+}
+
+fn put_acl(out: &mut Vec<u8>, acl: Option<&Acl>) {
+    match acl {
+        None => out.push(0),
+        Some(a) => {
+            out.push(1);
+            out.extend_from_slice(&(a.0.len() as u32).to_le_bytes());
+            for i in &a.0 {
+                out.extend_from_slice(&i.grantee.to_le_bytes());
+                out.extend_from_slice(&i.grantor.to_le_bytes());
+                out.extend_from_slice(&i.privs.0.to_le_bytes());
+                out.extend_from_slice(&i.grant_options.0.to_le_bytes());
+            }
+        }
+    }
+}
+
+fn read_acl(r: &mut Reader) -> Result<Option<Acl>> {
+    if r.u8()? == 0 {
+        return Ok(None);
+    }
+    let n = r.u32()?;
+    let mut items = Vec::new();
+    for _ in 0..n {
+        let grantee = r.u32()?;
+        let grantor = r.u32()?;
+        let privs = u16::from_le_bytes(r.take(2)?.try_into().map_err(|_| corrupt("an ACL"))?);
+        let options = u16::from_le_bytes(r.take(2)?.try_into().map_err(|_| corrupt("an ACL"))?);
+        items.push(AclItem {
+            grantee,
+            grantor,
+            privs: Privs(privs),
+            grant_options: Privs(options),
+        });
+    }
+    Ok(Some(Acl(items)))
 }
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
@@ -74,6 +145,7 @@ impl Durability {
         let d = dump::dump(&db.catalog, &snapshot, exact_sequences);
         let logged: Vec<u64> = d.tables.iter().map(|t| t.storage.logged()).collect();
         let roles = db.roles.all();
+        let privileges = Privileges::of(db, &snapshot);
         self.since_checkpoint.store(0, Ordering::Relaxed);
         let _held = if hold {
             Some(cut)
@@ -119,6 +191,7 @@ impl Durability {
             sequences: d.sequences,
             roles,
             tables: names,
+            privileges,
         };
         write_manifest(&self.dir, &manifest)?;
         files.tables = tables;
@@ -263,6 +336,22 @@ fn encode_manifest(m: &Manifest) -> Vec<u8> {
         put_str(&mut out, name);
         put_str(&mut out, file);
     }
+    let p = &m.privileges;
+    out.extend_from_slice(&(p.relations.len() as u32).to_le_bytes());
+    for (name, owner, acl) in &p.relations {
+        put_str(&mut out, name);
+        out.extend_from_slice(&owner.to_le_bytes());
+        put_acl(&mut out, acl.as_ref());
+    }
+    put_acl(&mut out, p.schema.as_ref());
+    put_acl(&mut out, p.database.as_ref());
+    out.extend_from_slice(&(p.memberships.len() as u32).to_le_bytes());
+    for m in &p.memberships {
+        for v in [m.role, m.member, m.grantor] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.push(m.admin as u8);
+    }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
@@ -328,6 +417,28 @@ fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
         let name = r.string()?;
         let file = r.string()?;
         m.tables.push((name, file));
+    }
+    // Privileges (absent from checkpoints written before they existed).
+    if !r.is_empty() {
+        let p = &mut m.privileges;
+        for _ in 0..r.u32()? {
+            let name = r.string()?;
+            let owner = r.u32()?;
+            let acl = read_acl(&mut r)?;
+            p.relations.push((name, owner, acl));
+        }
+        p.schema = read_acl(&mut r)?;
+        p.database = read_acl(&mut r)?;
+        for _ in 0..r.u32()? {
+            let (role, member, grantor) = (r.u32()?, r.u32()?, r.u32()?);
+            let admin = r.u8()? != 0;
+            p.memberships.push(Membership {
+                role,
+                member,
+                grantor,
+                admin,
+            });
+        }
     }
     Ok(m)
 }
@@ -428,6 +539,26 @@ mod tests {
                 secret: Some(Secret::new("app", "pw")),
             }],
             tables: vec![("t".into(), "table-0000000000000002".into())],
+            privileges: Privileges {
+                relations: vec![(
+                    "t".into(),
+                    16390,
+                    Some(Acl(vec![AclItem {
+                        grantee: 0,
+                        grantor: 16390,
+                        privs: Privs::SELECT | Privs::UPDATE,
+                        grant_options: Privs::SELECT,
+                    }])),
+                )],
+                schema: None,
+                database: Some(Acl::default()),
+                memberships: vec![Membership {
+                    role: 16391,
+                    member: 16390,
+                    grantor: 10,
+                    admin: true,
+                }],
+            },
         };
         let bytes = encode_manifest(&m);
         let back = decode_manifest(&bytes).unwrap();
@@ -436,6 +567,10 @@ mod tests {
         assert_eq!(back.after_data, m.after_data);
         assert_eq!(back.sequences, m.sequences);
         assert_eq!(back.tables, m.tables);
+        assert_eq!(back.privileges.relations, m.privileges.relations);
+        assert_eq!(back.privileges.schema, None);
+        assert_eq!(back.privileges.database, Some(Acl::default()));
+        assert_eq!(back.privileges.memberships, m.privileges.memberships);
         let (r, orig) = (&back.roles[0], &m.roles[0]);
         assert_eq!((r.oid, r.login, r.superuser), (16390, true, false));
         assert_eq!(

@@ -455,6 +455,18 @@ pub fn contents(db: &Database) -> Vec<String> {
     let (snapshot, _pin) = db.txns.pinned_snapshot(crate::storage::mvcc::TXN_NONE);
     let d = dump::dump(&db.catalog, &snapshot, true);
     let mut out: Vec<String> = d.before_data.iter().chain(&d.after_data).cloned().collect();
+    let p = checkpoint::Privileges::of(db, &snapshot);
+    let mut relations: Vec<String> = p
+        .relations
+        .iter()
+        .map(|(name, owner, acl)| format!("privileges of {name}: owner {owner}, {acl:?}"))
+        .collect();
+    relations.sort();
+    out.extend(relations);
+    out.push(format!(
+        "privileges: schema {:?}, database {:?}, memberships {:?}",
+        p.schema, p.database, p.memberships
+    ));
     let mut sel = Vec::new();
     for t in &d.tables {
         let mut hashes = Vec::new();

@@ -272,6 +272,22 @@ pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recove
             f.sync_all().map_err(|e| io("fsync", e))?;
         }
     }
+    // Owners and ACLs, as versions made by the recovering transaction.
+    let p = &manifest.privileges;
+    let snapshot = db.txns.snapshot(txn);
+    for (name, owner, acl) in &p.relations {
+        match db.catalog.table(name, &snapshot) {
+            Some(t) => {
+                db.catalog.set_privileges(&t, *owner, acl.clone(), txn);
+            }
+            None => tracing::warn!("recovery: privileges of a missing relation \"{name}\""),
+        }
+    }
+    if let Some(acl) = &p.schema {
+        db.catalog.set_schema_acl(acl.clone());
+    }
+    db.catalog.set_database_acl(p.database.clone());
+    db.roles.set_memberships(p.memberships.clone());
     db.txns.end_write(txn);
     for sql in &manifest.after_data {
         run(&mut session, sql)?;

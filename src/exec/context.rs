@@ -58,7 +58,12 @@ pub struct ExecContext {
     pub cancel: Arc<CancelFlag>,
     pub deadline: Option<Instant>,
     pub database: String,
+    /// current_user (SET ROLE's role, else the session's).
     pub user: String,
+    pub session_user: String,
+    /// The current role's oid (privilege checks at run time: sequences,
+    /// has_*_privilege).
+    pub role: u32,
     /// Working memory the statement's materializing operators hold (sort, hash
     /// aggregation, DISTINCT), against `memory_max`.
     pub memory_used: AtomicUsize,

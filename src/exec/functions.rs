@@ -643,6 +643,9 @@ pub fn eval_function(
             Vector::repeat(&Value::Text(ctx.database.clone()), DataType::Text, n)
         }
         Func::CurrentUser => Vector::repeat(&Value::Text(ctx.user.clone()), DataType::Text, n),
+        Func::SessionUser => {
+            Vector::repeat(&Value::Text(ctx.session_user.clone()), DataType::Text, n)
+        }
         Func::CurrentSetting => current_setting(&vs, n, ctx)?,
         Func::SetConfig => set_config(&vs, n, ctx)?,
         Func::JsonBuildObject | Func::JsonBuildArray => {
@@ -991,11 +994,34 @@ fn find_sequence(
     }
 }
 
+/// The sequence functions' privilege check: one of `any` on sequence `entry`
+/// (`checked` remembers the last sequence that passed, so a batch checks once).
+fn may_use_sequence(
+    ctx: &ExecContext,
+    entry: &crate::catalog::TableEntry,
+    any: crate::catalog::acl::Privs,
+    checked: &mut Option<u32>,
+) -> Result<()> {
+    use crate::session::privileges::{denied, relation_privs};
+    if *checked == Some(entry.oid) {
+        return Ok(());
+    }
+    if let Some(db) = &ctx.db
+        && relation_privs(db, ctx.role, entry, any).is_empty()
+    {
+        return Err(denied(entry));
+    }
+    *checked = Some(entry.oid);
+    Ok(())
+}
+
 /// nextval, currval, setval and lastval, row by row (each nextval call is one step).
 fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    use crate::catalog::acl::Privs;
     let Some(access) = &ctx.sequences else {
         return Err(Error::internal("sequence function outside a session"));
     };
+    let mut checked = None;
     let mut out = Vector::with_capacity(DataType::Int8, n);
     for i in 0..n {
         if func != Func::LastVal && args.iter().any(|a| a.is_null(i)) {
@@ -1009,6 +1035,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
         let value = match func {
             Func::NextVal => {
                 let (entry, seq) = find_sequence(access, &name()?, ctx)?;
+                may_use_sequence(ctx, &entry, Privs::USAGE | Privs::UPDATE, &mut checked)?;
                 let v = seq.nextval(&entry.name)?;
                 log_sequence(ctx, &entry.name, &seq, false);
                 let mut session = access.session.lock();
@@ -1018,6 +1045,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
             }
             Func::CurrVal => {
                 let (entry, _) = find_sequence(access, &name()?, ctx)?;
+                may_use_sequence(ctx, &entry, Privs::SELECT | Privs::USAGE, &mut checked)?;
                 let current = access.session.lock().current.get(&entry.oid).copied();
                 current.ok_or_else(|| {
                     Error::new(
@@ -1031,6 +1059,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
             }
             Func::SetVal => {
                 let (entry, seq) = find_sequence(access, &name()?, ctx)?;
+                may_use_sequence(ctx, &entry, Privs::UPDATE, &mut checked)?;
                 let Value::Int8(v) = args[1].value(i, DataType::Int8) else {
                     return Err(Error::internal("setval value is not bigint"));
                 };
@@ -1053,16 +1082,14 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
                     ));
                 };
                 // The sequence must still exist (PostgreSQL: 55000 if it was dropped).
-                if access
-                    .catalog
-                    .table(&name, &ctx.snapshot)
-                    .is_none_or(|e| e.oid != oid)
-                {
+                let entry = access.catalog.table(&name, &ctx.snapshot);
+                let Some(entry) = entry.filter(|e| e.oid == oid) else {
                     return Err(Error::new(
                         "55000",
                         "lastval is not yet defined in this session",
                     ));
-                }
+                };
+                may_use_sequence(ctx, &entry, Privs::SELECT | Privs::USAGE, &mut checked)?;
                 v
             }
         };

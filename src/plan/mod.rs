@@ -369,6 +369,70 @@ pub enum RoleChange {
         names: Vec<String>,
         if_exists: bool,
     },
+    /// GRANT / REVOKE privileges ON objects.
+    Privileges(PrivilegeChange),
+    /// GRANT / REVOKE role TO / FROM members.
+    Membership {
+        grant: bool,
+        roles: Vec<String>,
+        members: Vec<RoleSpec>,
+        /// WITH ADMIN OPTION (GRANT), ADMIN OPTION FOR (REVOKE).
+        admin: bool,
+    },
+    /// ALTER TABLE | SEQUENCE | VIEW name OWNER TO role.
+    Owner {
+        name: String,
+        if_exists: bool,
+        /// The statement's word for the relation (its kind must match, but TABLE
+        /// takes any).
+        kind: crate::catalog::RelKind,
+        to: RoleSpec,
+    },
+    /// REASSIGN OWNED BY roles TO role.
+    ReassignOwned {
+        from: Vec<RoleSpec>,
+        to: RoleSpec,
+    },
+    /// DROP OWNED BY roles [CASCADE].
+    DropOwned {
+        roles: Vec<RoleSpec>,
+        cascade: bool,
+    },
+}
+
+/// A role as GRANT, REVOKE and OWNER TO name one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoleSpec {
+    Name(String),
+    Public,
+    CurrentUser,
+    SessionUser,
+}
+
+/// What GRANT / REVOKE privileges act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GrantTarget {
+    /// `[TABLE] names` (views and sequences too).
+    Tables(Vec<String>),
+    Sequences(Vec<String>),
+    /// `ALL TABLES IN SCHEMA public` (views included) / `ALL SEQUENCES IN SCHEMA`.
+    AllTables,
+    AllSequences,
+    Schemas(Vec<String>),
+    Databases(Vec<String>),
+}
+
+/// GRANT or REVOKE of privileges.
+#[derive(Clone, Debug)]
+pub struct PrivilegeChange {
+    pub grant: bool,
+    /// The privileges named (None: ALL), with the words as written for messages.
+    pub privileges: Option<Vec<(String, crate::catalog::acl::Privs)>>,
+    pub target: GrantTarget,
+    pub grantees: Vec<RoleSpec>,
+    /// WITH GRANT OPTION (GRANT), GRANT OPTION FOR (REVOKE).
+    pub grant_option: bool,
+    pub cascade: bool,
 }
 
 /// Where a FETCH or MOVE goes, as PostgreSQL's FetchDirection: NEXT is Forward(1),
@@ -403,6 +467,13 @@ impl BoundStatement {
             BoundStatement::Role(RoleChange::Create { .. }) => "CREATE ROLE",
             BoundStatement::Role(RoleChange::Alter { .. }) => "ALTER ROLE",
             BoundStatement::Role(RoleChange::Drop { .. }) => "DROP ROLE",
+            BoundStatement::Role(RoleChange::Privileges(p)) if p.grant => "GRANT",
+            BoundStatement::Role(RoleChange::Privileges(_)) => "REVOKE",
+            BoundStatement::Role(RoleChange::Membership { grant: true, .. }) => "GRANT ROLE",
+            BoundStatement::Role(RoleChange::Membership { .. }) => "REVOKE ROLE",
+            BoundStatement::Role(RoleChange::Owner { .. }) => "ALTER TABLE",
+            BoundStatement::Role(RoleChange::ReassignOwned { .. }) => "REASSIGN OWNED",
+            BoundStatement::Role(RoleChange::DropOwned { .. }) => "DROP OWNED",
             _ => "this statement",
         }
     }
@@ -427,6 +498,12 @@ impl BoundStatement {
                     owned_by: Some(_),
                     ..
                 }
+                | BoundStatement::Role(
+                    RoleChange::Privileges(_)
+                        | RoleChange::Owner { .. }
+                        | RoleChange::ReassignOwned { .. }
+                        | RoleChange::DropOwned { .. }
+                )
         )
     }
 

@@ -140,6 +140,7 @@ impl Session {
                         &seq.name,
                         seq.options.clone(),
                         Some((t.oid, seq.column.clone())),
+                        t.owner,
                         txn,
                         &ctx.snapshot,
                     )?;

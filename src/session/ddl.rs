@@ -235,6 +235,7 @@ impl Session {
             name,
             columns.to_vec(),
             Some(view.clone()),
+            self.new_owner(),
             txn,
             &ctx.snapshot,
         )?;

@@ -46,6 +46,7 @@ mod discard;
 mod foreign_keys;
 mod locking;
 mod prepared;
+pub mod privileges;
 mod roles;
 pub mod settings;
 mod txn;
@@ -114,6 +115,12 @@ enum Undo {
     Role(String, Option<crate::auth::Role>),
     /// A comment as it was before COMMENT ON: (object, column, text).
     Comment(u32, String, Option<String>),
+    /// Role memberships as they were before GRANT / REVOKE role.
+    Memberships(Vec<crate::auth::Membership>),
+    /// Schema public's ACL before GRANT / REVOKE on it.
+    SchemaAcl(crate::catalog::acl::Acl),
+    /// The database's ACL before GRANT / REVOKE on it.
+    DatabaseAcl(Option<crate::catalog::acl::Acl>),
 }
 
 /// The table-lock key of the catalog itself: DDL takes it in ACCESS EXCLUSIVE mode, so
@@ -133,6 +140,8 @@ pub struct Prepared {
     pub columns: Option<Vec<OutputColumn>>,
     /// The table versions the statement was bound to.
     pub tables: Vec<Arc<TableEntry>>,
+    /// The privileges it needs on them (checked each time it runs).
+    pub access: Vec<crate::catalog::acl::Access>,
     /// A statement the client prepared (Parse): it may have described its result
     /// columns already, so binding again must not change them.
     pub cached: bool,
@@ -290,6 +299,9 @@ pub struct Session {
     /// The batch row of the last constraint error `store_rows` raised, and whether it
     /// was a row check (NOT NULL, CHECK) rather than a unique key.
     failed_row: Option<(usize, bool)>,
+    /// Whether the session user logged in as a superuser (a name without a role,
+    /// which trust lets in, is one unless the connection said otherwise).
+    pub login_superuser: bool,
 }
 
 /// What a transaction runs as.
@@ -392,6 +404,7 @@ impl Session {
             pending_configs: Default::default(),
             session_defaults: None,
             failed_row: None,
+            login_superuser: true,
         }
     }
 
@@ -459,6 +472,7 @@ impl Session {
             param_types: binder.param_types(),
             columns,
             tables: std::mem::take(&mut binder.tables),
+            access: std::mem::take(&mut binder.access),
             cached: false,
         })
     }
@@ -474,6 +488,7 @@ impl Session {
                 param_types: vec![],
                 columns: None,
                 tables: Vec::new(),
+                access: Vec::new(),
                 cached: true,
             }),
             // An aborted transaction takes only its end (PostgreSQL refuses the
@@ -531,7 +546,9 @@ impl Session {
             cancel: self.cancel.clone(),
             deadline: self.statement_deadline,
             database: self.database.clone(),
-            user: self.user.clone(),
+            user: self.current_user().to_string(),
+            session_user: self.user.clone(),
+            role: self.identity().0,
             memory_used: std::sync::atomic::AtomicUsize::new(0),
             memory_max: self.settings.query_memory_max,
             outer: Default::default(),
@@ -627,6 +644,12 @@ impl Session {
                     tag: "SET CONSTRAINTS".into(),
                 });
             }
+            BoundStatement::Set { name, value, .. } if name == "role" => {
+                self.set_role(value.as_deref())?;
+                return Ok(Outcome::Done {
+                    tag: if value.is_some() { "SET" } else { "RESET" }.into(),
+                });
+            }
             BoundStatement::Set { name, value, .. } => {
                 if let Some(display) = self.settings.set(name, value.as_deref())? {
                     self.changed_settings.push(display);
@@ -713,7 +736,20 @@ impl Session {
                         "VACUUM cannot run inside a transaction block",
                     ));
                 }
+                let me = self.identity().0;
                 for t in tables {
+                    if !privileges::owns(&self.db, me, t.owner) {
+                        let what = if *vacuum { "vacuum" } else { "analyze" };
+                        self.notices.push((
+                            "WARNING".into(),
+                            "01000".into(),
+                            format!(
+                                "skipping \"{}\" --- only table or database owner can {what} it",
+                                t.name
+                            ),
+                        ));
+                        continue;
+                    }
                     t.analyze();
                 }
                 if *vacuum {
@@ -858,6 +894,7 @@ impl Session {
         let Some(stmt) = &prepared.statement else {
             return Ok(Outcome::Empty);
         };
+        self.check_privileges(prepared, &ctx)?;
         let txn = ctx.snapshot.own;
         match stmt {
             BoundStatement::Query {
@@ -911,7 +948,7 @@ impl Session {
                     }
                 }
             }
-            BoundStatement::Role(change) => self.change_roles(change),
+            BoundStatement::Role(change) => self.change_roles(change, &ctx),
             BoundStatement::Listen { channel, listen } => {
                 self.pending_listen.push((*listen, channel.clone()));
                 Ok(Outcome::Done {
@@ -1193,6 +1230,7 @@ impl Session {
                     indexes,
                     checks.clone(),
                     foreign_keys.clone(),
+                    self.new_owner(),
                     txn,
                     &ctx.snapshot,
                 )?;
@@ -1206,6 +1244,7 @@ impl Session {
                         &seq.name,
                         seq.options.clone(),
                         Some((entry.oid, seq.column.clone())),
+                        entry.owner,
                         txn,
                         &ctx.snapshot,
                     )?;
@@ -1248,6 +1287,7 @@ impl Session {
                     name,
                     options.clone(),
                     None,
+                    self.new_owner(),
                     txn,
                     &ctx.snapshot,
                 )?;
@@ -1328,10 +1368,14 @@ impl Session {
                         tag: "CREATE TABLE AS".into(),
                     });
                 }
-                let entry =
-                    self.db
-                        .catalog
-                        .create_table(name, columns.clone(), txn, &ctx.snapshot)?;
+                let entry = self.db.catalog.create_relation(
+                    name,
+                    columns.clone(),
+                    None,
+                    self.new_owner(),
+                    txn,
+                    &ctx.snapshot,
+                )?;
                 self.undo.push(Undo::CreateTable(entry.clone()));
                 let tag = match source {
                     Some(plan) => {

@@ -10,9 +10,7 @@ use crate::plan::RoleChange;
 
 impl Session {
     fn is_superuser(&self) -> bool {
-        self.settings
-            .get("is_superuser")
-            .is_none_or(|(_, v)| v == "on")
+        self.identity().1
     }
 
     fn put_role(&mut self, name: &str, role: Option<Role>) {
@@ -20,8 +18,29 @@ impl Session {
         self.undo.push(Undo::Role(name.to_string(), before));
     }
 
-    pub(super) fn change_roles(&mut self, change: &RoleChange) -> Result<Outcome> {
+    pub(super) fn change_roles(
+        &mut self,
+        change: &RoleChange,
+        ctx: &crate::exec::context::ExecContext,
+    ) -> Result<Outcome> {
         let tag = match change {
+            RoleChange::Privileges(c) => return self.change_privileges(c, ctx),
+            RoleChange::Membership {
+                grant,
+                roles,
+                members,
+                admin,
+            } => return self.change_membership(*grant, roles, members, *admin),
+            RoleChange::Owner {
+                name,
+                if_exists,
+                kind,
+                to,
+            } => return self.change_owner(name, *if_exists, *kind, to, ctx),
+            RoleChange::ReassignOwned { from, to } => return self.reassign_owned(from, to, ctx),
+            RoleChange::DropOwned { roles, cascade } => {
+                return self.drop_owned(roles, *cascade, ctx);
+            }
             RoleChange::Create {
                 name,
                 superuser,
@@ -107,8 +126,34 @@ impl Session {
                             format!("role \"{name}\" does not exist"),
                         ));
                     }
-                    if *name == self.user {
+                    if *name == self.user || name == self.current_user() {
                         return Err(Error::new("55006", "current user cannot be dropped"));
+                    }
+                    let Some(role) = self.db.roles.get(name) else {
+                        continue;
+                    };
+                    let depends = self.role_dependencies(role.oid, &ctx.snapshot);
+                    if !depends.is_empty() {
+                        return Err(Error::new(
+                            "2BP01",
+                            format!(
+                                "role \"{name}\" cannot be dropped because some objects depend on it"
+                            ),
+                        )
+                        .with_detail(depends.join("\n")));
+                    }
+                    let memberships = self.db.roles.memberships();
+                    if memberships
+                        .iter()
+                        .any(|m| m.role == role.oid || m.member == role.oid)
+                    {
+                        let kept = memberships
+                            .iter()
+                            .filter(|m| m.role != role.oid && m.member != role.oid)
+                            .cloned()
+                            .collect();
+                        let before = self.db.roles.set_memberships(kept);
+                        self.undo.push(Undo::Memberships(before));
                     }
                     self.put_role(name, None);
                 }

@@ -70,6 +70,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("bytea_output", "hex".into()),
         ("timezone_abbreviations", "Default".into()),
         ("row_security", "on".into()),
+        ("role", "none".into()),
         ("synchronous_commit", "on".into()),
         ("work_mem", "4MB".into()),
         ("jit", "off".into()),

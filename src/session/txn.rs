@@ -130,7 +130,13 @@ impl Session {
             let table = match u {
                 Undo::Insert(t, _) | Undo::Delete(t, _) => t,
                 Undo::DropTable(_) => return true,
-                Undo::CreateTable(_) | Undo::Sequence(..) | Undo::Role(..) | Undo::Comment(..) => {
+                Undo::CreateTable(_)
+                | Undo::Sequence(..)
+                | Undo::Role(..)
+                | Undo::Comment(..)
+                | Undo::Memberships(_)
+                | Undo::SchemaAcl(_)
+                | Undo::DatabaseAcl(_) => {
                     continue;
                 }
             };
@@ -183,6 +189,9 @@ impl Session {
                     | Undo::Sequence(..)
                     | Undo::Role(..)
                     | Undo::Comment(..)
+                    | Undo::Memberships(_)
+                    | Undo::SchemaAcl(_)
+                    | Undo::DatabaseAcl(_)
             )
         });
         if self.writer == TXN_NONE && !catalog_changed {
@@ -258,6 +267,15 @@ impl Session {
                 }
                 Undo::Comment(oid, column, before) => {
                     self.db.catalog.set_comment(oid, &column, before);
+                }
+                Undo::Memberships(before) => {
+                    self.db.roles.set_memberships(before);
+                }
+                Undo::SchemaAcl(before) => {
+                    self.db.catalog.set_schema_acl(before);
+                }
+                Undo::DatabaseAcl(before) => {
+                    self.db.catalog.set_database_acl(before);
                 }
             }
         }

@@ -79,6 +79,35 @@ impl BinaryOp {
     }
 }
 
+/// What a has_*_privilege function asks about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivilegeOf {
+    Table,
+    Schema,
+    Database,
+    Sequence,
+    Column,
+    AnyColumn,
+    Function,
+    Type,
+    /// pg_has_role.
+    Role,
+}
+
+impl PrivilegeOf {
+    pub const ALL: [(PrivilegeOf, &'static str); 9] = [
+        (PrivilegeOf::Table, "has_table_privilege"),
+        (PrivilegeOf::Schema, "has_schema_privilege"),
+        (PrivilegeOf::Database, "has_database_privilege"),
+        (PrivilegeOf::Sequence, "has_sequence_privilege"),
+        (PrivilegeOf::Column, "has_column_privilege"),
+        (PrivilegeOf::AnyColumn, "has_any_column_privilege"),
+        (PrivilegeOf::Function, "has_function_privilege"),
+        (PrivilegeOf::Type, "has_type_privilege"),
+        (PrivilegeOf::Role, "pg_has_role"),
+    ];
+}
+
 /// Scalar functions kiln implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
@@ -137,6 +166,7 @@ pub enum Func {
     Version,
     CurrentDatabase,
     CurrentUser,
+    SessionUser,
     /// pg_backend_pid(), pg_cancel_backend(pid), pg_terminate_backend(pid [, timeout]).
     BackendPid,
     CancelBackend,
@@ -190,8 +220,8 @@ pub enum Func {
     DatabaseSize,
     CurrentSchema,
     CurrentSchemas,
-    /// has_table_privilege and its kin: true (kiln has no privileges yet).
-    HasPrivilege,
+    /// has_table_privilege and its kin: what the ACLs say (`session::privileges`).
+    HasPrivilege(PrivilegeOf),
     /// An oid alias's text form (the object's name), and reading one from text: the
     /// casts between the oid aliases and strings.
     RegOut(crate::types::DataType),

@@ -173,7 +173,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "copy")
         || mentions(sql, "fetch")
         || mentions(sql, "move")
-        || mentions(sql, "checkpoint"))
+        || mentions(sql, "checkpoint")
+        || mentions(sql, "grant")
+        || mentions(sql, "revoke")
+        || mentions(sql, "reassign")
+        || mentions(sql, "owned"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -496,6 +500,14 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.move")
         } else if word(n, "CHECKPOINT") {
             Some("kiln.checkpoint")
+        } else if word(n, "GRANT") {
+            Some("kiln.grant")
+        } else if word(n, "REVOKE") {
+            Some("kiln.revoke")
+        } else if word(n, "REASSIGN") {
+            Some("kiln.reassign")
+        } else if word(n, "DROP") && word(n + 1, "OWNED") {
+            Some("kiln.drop_owned")
         } else {
             None
         };
@@ -503,7 +515,13 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             let start = byte_offset(sql, tokens[sig[n]].span.start)?;
             let one_word = matches!(
                 setting,
-                "kiln.copy" | "kiln.fetch" | "kiln.move" | "kiln.checkpoint"
+                "kiln.copy"
+                    | "kiln.fetch"
+                    | "kiln.move"
+                    | "kiln.checkpoint"
+                    | "kiln.grant"
+                    | "kiln.revoke"
+                    | "kiln.reassign"
             );
             let mut end_tok = if one_word { n + 1 } else { n + 2 };
             while end_tok < sig.len() && !matches!(tokens[sig[end_tok]].token, Token::SemiColon) {

@@ -272,6 +272,7 @@ impl Connection {
             session
                 .settings
                 .set_server_value("is_superuser", "off".into());
+            session.login_superuser = false;
         }
         session.mark_session_defaults();
         let at = self.out.begin(b'R');

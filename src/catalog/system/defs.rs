@@ -147,7 +147,7 @@ pub(super) static DEFS: &[Def] = &[
         "pg_auth_members",
         1261,
         'r',
-        "oid oid, roleid oid, member oid, grantor oid, admin_option bool",
+        "roleid oid, member oid, grantor oid, admin_option bool",
     ),
     def(
         C,

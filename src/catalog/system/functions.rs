@@ -170,7 +170,7 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             names.push(text("public"));
             array(DataType::Name, &names)
         }
-        Func::HasPrivilege => boolean(true),
+        Func::HasPrivilege(of) => has_privilege(v, of, vals)?,
         Func::RegOut(t) => {
             let o = arg_oid(vals, 0).unwrap_or(0);
             text(reg_out(v, t, o))
@@ -441,4 +441,233 @@ pub(super) fn size_pretty(mut size: i64) -> String {
         size /= 1i64 << shift;
     }
     String::new()
+}
+
+/// has_table_privilege and its kin: `([role,] object, [column,] privileges)`, the
+/// role and the object by name or oid; true when the role holds any of the listed
+/// privileges (`SELECT, UPDATE WITH GRANT OPTION`). An object named that does not
+/// exist is an error; one given by an oid that names nothing is NULL.
+fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) -> Result<Value> {
+    use crate::catalog::acl::{ObjectKind, Privs, privilege_named};
+    use crate::session::privileges as p;
+    use crate::sql::expr::PrivilegeOf as O;
+    if vals.iter().any(Value::is_null) {
+        return Ok(NULL);
+    }
+    let objects = if matches!(of, O::Column) { 2 } else { 1 };
+    let (role, rest) = if vals.len() > objects + 1 {
+        let role = match &vals[0] {
+            Value::Text(name) => match v.db.roles.get(name) {
+                Some(r) => r.oid,
+                None if *name == v.ctx.session_user || *name == v.ctx.user => v.ctx.role,
+                None if name.eq_ignore_ascii_case("public") => crate::catalog::acl::PUBLIC,
+                None => {
+                    return Err(Error::new(
+                        "42704",
+                        format!("role \"{name}\" does not exist"),
+                    ));
+                }
+            },
+            other => other.as_i64().map_or(0, |o| o as u32),
+        };
+        (role, &vals[1..])
+    } else {
+        (v.ctx.role, vals)
+    };
+    let Some(Value::Text(list)) = rest.last() else {
+        return Ok(NULL);
+    };
+    // The privileges asked, and which of them with the grant option.
+    let mut wanted = Privs::NONE;
+    let mut options = Privs::NONE;
+    let mut role_modes = (false, false, false);
+    for item in list.split(',') {
+        let item = item.trim();
+        let upper = item.to_uppercase();
+        let (name, with_option) = match upper.strip_suffix("WITH GRANT OPTION") {
+            Some(n) => (n.trim().to_string(), true),
+            None => match upper.strip_suffix("WITH ADMIN OPTION") {
+                Some(n) if of == O::Role => (n.trim().to_string(), true),
+                _ => (upper.trim().to_string(), false),
+            },
+        };
+        if of == O::Role {
+            match (name.as_str(), with_option) {
+                ("MEMBER", false) => role_modes.0 = true,
+                ("USAGE", false) => role_modes.1 = true,
+                ("MEMBER" | "USAGE", true) => role_modes.2 = true,
+                _ => {
+                    return Err(Error::new(
+                        "22023",
+                        format!("unrecognized privilege type: \"{item}\""),
+                    ));
+                }
+            }
+            continue;
+        }
+        let valid = match of {
+            O::Table | O::Column | O::AnyColumn => ObjectKind::Table.all(),
+            O::Sequence => ObjectKind::Sequence.all(),
+            O::Schema => ObjectKind::Schema.all(),
+            O::Database => ObjectKind::Database.all(),
+            O::Function => Privs::EXECUTE,
+            O::Type | O::Role => Privs::USAGE,
+        };
+        let valid = if matches!(of, O::Column | O::AnyColumn) {
+            Privs::SELECT | Privs::INSERT | Privs::UPDATE | Privs::REFERENCES
+        } else {
+            valid
+        };
+        let name = if name == "TEMP" {
+            "TEMPORARY".to_string()
+        } else {
+            name
+        };
+        match privilege_named(&name).filter(|p| valid.contains(*p)) {
+            Some(p) => {
+                wanted = wanted | p;
+                if with_option {
+                    options = options | p;
+                }
+            }
+            None => {
+                return Err(Error::new(
+                    "22023",
+                    format!("unrecognized privilege type: \"{item}\""),
+                ));
+            }
+        }
+    }
+    let db = v.db;
+    let relation = |k: usize| -> Result<Option<Arc<TableEntry>>> {
+        match &rest[k] {
+            Value::Text(name) => {
+                let n = crate::catalog::sequence::parse_relation_name(name)?;
+                match db.catalog.table(&n, &v.ctx.snapshot) {
+                    Some(t) => Ok(Some(t)),
+                    None => Err(Error::undefined_table(&n)),
+                }
+            }
+            other => Ok(other.as_i64().and_then(|o| v.table(o as u32).cloned())),
+        }
+    };
+    let superuser = p::is_superuser_role(db, role);
+    let holds = |have: Privs, opts: Privs| -> bool {
+        // Any one privilege of the list suffices.
+        !(have & wanted.minus(options)).is_empty() || !(opts & options).is_empty()
+    };
+    Ok(boolean(match of {
+        O::Table | O::Sequence | O::Column | O::AnyColumn => {
+            let system = match &rest[0] {
+                Value::Text(n) => match n.split_once('.') {
+                    Some((schema, name)) => SystemTable::lookup(Some(schema), name).is_some(),
+                    None => {
+                        SystemTable::lookup(None, n).is_some()
+                            && db.catalog.table(n, &v.ctx.snapshot).is_none()
+                    }
+                },
+                other => other
+                    .as_i64()
+                    .is_some_and(|o| SystemTable::by_oid(o as u32).is_some()),
+            };
+            if system {
+                // System catalogs: readable by everyone, written by no one.
+                return Ok(boolean(
+                    superuser
+                        || (wanted.minus(options) & Privs::SELECT) == wanted.minus(options)
+                            && options.is_empty(),
+                ));
+            }
+            let Some(t) = relation(0)? else {
+                return Ok(NULL);
+            };
+            if of == O::Sequence && t.sequence.is_none() {
+                return Err(Error::new(
+                    "42809",
+                    format!("\"{}\" is not a sequence", t.name),
+                ));
+            }
+            if of == O::Column
+                && let Value::Text(c) = &rest[1]
+                && t.column_index(c).is_none()
+            {
+                return Err(Error::new(
+                    "42703",
+                    format!("column \"{c}\" of relation \"{}\" does not exist", t.name),
+                ));
+            }
+            let have = p::relation_privs(db, role, &t, wanted);
+            let opts = p::relation_grant_options(db, role, &t, options);
+            holds(have, opts)
+        }
+        O::Schema => {
+            let public = match &rest[0] {
+                Value::Text(n) => match n.as_str() {
+                    "public" => true,
+                    "pg_catalog" | "information_schema" | "pg_toast" => false,
+                    _ => {
+                        return Err(Error::new(
+                            "3F000",
+                            format!("schema \"{n}\" does not exist"),
+                        ));
+                    }
+                },
+                other => match other.as_i64().map(|o| o as u32) {
+                    Some(PUBLIC_OID) => true,
+                    Some(o) if namespace_name(o).is_some() => false,
+                    _ => return Ok(NULL),
+                },
+            };
+            if public {
+                holds(
+                    p::schema_privs(db, role, wanted),
+                    if superuser { options } else { Privs::NONE },
+                )
+            } else {
+                // System schemas: USAGE for everyone, CREATE for superusers.
+                superuser || (options.is_empty() && wanted.contains(Privs::USAGE))
+            }
+        }
+        O::Database => {
+            match &rest[0] {
+                Value::Text(n) if *n != v.ctx.database => {
+                    return Err(Error::new(
+                        "3D000",
+                        format!("database \"{n}\" does not exist"),
+                    ));
+                }
+                Value::Text(_) => {}
+                other if other.as_i64() != Some(DATABASE_OID as i64) => return Ok(NULL),
+                _ => {}
+            }
+            holds(
+                p::database_privs(db, role, wanted),
+                if superuser { options } else { Privs::NONE },
+            )
+        }
+        // Functions and types: PUBLIC may execute and use them all.
+        O::Function | O::Type => options.is_empty() || superuser,
+        O::Role => {
+            let target = match &rest[0] {
+                Value::Text(name) => match db.roles.get(name) {
+                    Some(r) => r.oid,
+                    None => {
+                        return Err(Error::new(
+                            "42704",
+                            format!("role \"{name}\" does not exist"),
+                        ));
+                    }
+                },
+                other => other.as_i64().map_or(0, |o| o as u32),
+            };
+            let member = superuser || role == target || db.roles.is_member_of(role, target);
+            let admin = superuser
+                || db
+                    .roles
+                    .memberships()
+                    .iter()
+                    .any(|m| m.role == target && m.member == role && m.admin);
+            ((role_modes.0 || role_modes.1) && member) || (role_modes.2 && admin)
+        }
+    }))
 }

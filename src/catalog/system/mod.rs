@@ -20,8 +20,8 @@
 //!
 //! ## Not modelled
 //!
-//! Privileges (every `*acl` is NULL: owners' default rights), comments (pg_description
-//! is empty until COMMENT ON exists), functions (pg_proc lists none: kiln's built-ins
+//! Column privileges (every `attacl` is NULL), `aclitem` as a type (relacl, nspacl and
+//! datacl hold PostgreSQL's aclitem texts in `text[]` columns), functions (pg_proc lists none: kiln's built-ins
 //! are not catalog objects yet), inheritance, triggers, policies, publications and
 //! extended statistics (empty tables with their real columns, so the queries that
 //! join them run). `int2vector` and `oidvector` columns are `int2[]` and `oid[]`.
@@ -176,8 +176,21 @@ impl<'a> View<'a> {
     fn owner_name(&self) -> String {
         match self.db.roles.by_oid(crate::auth::BOOTSTRAP_SUPERUSER_OID) {
             Some(r) => r.name,
-            None => self.ctx.user.clone(),
+            None => self.ctx.session_user.clone(),
         }
+    }
+
+    /// An ACL's `aclitem[]` value (text elements).
+    fn acl_value(&self, acl: &crate::catalog::acl::Acl) -> Value {
+        let items: Vec<Value> = acl
+            .texts(&|r| match r {
+                crate::catalog::acl::PUBLIC => String::new(),
+                _ => self.role_name(r).unwrap_or_else(|| r.to_string()),
+            })
+            .into_iter()
+            .map(Value::Text)
+            .collect();
+        rows::array(DataType::Text, &items)
     }
 
     /// Every role: (oid, name, superuser, login).
@@ -192,11 +205,11 @@ impl<'a> View<'a> {
         if !out
             .iter()
             .any(|r| r.0 == crate::auth::BOOTSTRAP_SUPERUSER_OID)
-            && !out.iter().any(|r| r.1 == self.ctx.user)
+            && !out.iter().any(|r| r.1 == self.ctx.session_user)
         {
             out.push((
                 crate::auth::BOOTSTRAP_SUPERUSER_OID,
-                self.ctx.user.clone(),
+                self.ctx.session_user.clone(),
                 true,
                 true,
             ));
@@ -220,6 +233,8 @@ struct Rel<'a> {
     kind: char,
     columns: Vec<Col>,
     table: Option<&'a Arc<TableEntry>>,
+    /// The owning role (an index's is its table's).
+    owner: u32,
 }
 
 struct Col {
@@ -280,6 +295,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
                 })
                 .collect(),
             table: None,
+            owner: crate::auth::BOOTSTRAP_SUPERUSER_OID,
         });
     }
     for t in &v.tables {
@@ -295,6 +311,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
             kind: relkind(t),
             columns,
             table: Some(t),
+            owner: t.owner,
         });
         for ix in &t.indexes {
             out.push(Rel {
@@ -317,6 +334,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
                     })
                     .collect(),
                 table: None,
+                owner: t.owner,
             });
         }
     }

@@ -260,7 +260,24 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 let name = namespace_name(nsp).unwrap_or_default();
                 // public belongs to pg_database_owner (oid 6171) since PostgreSQL 15.
                 let nspowner = if nsp == PUBLIC_OID { 6171 } else { owner };
-                rows.push(vec![oid(nsp), text(name), oid(nspowner), NULL]);
+                let acl = match nsp {
+                    PUBLIC_OID => v.acl_value(&v.db.catalog.schema_acl()),
+                    PG_TOAST_OID => NULL,
+                    _ => {
+                        let mut a = crate::catalog::acl::default_acl(
+                            crate::catalog::acl::ObjectKind::Schema,
+                            owner,
+                        );
+                        a.grant(
+                            crate::catalog::acl::PUBLIC,
+                            owner,
+                            crate::catalog::acl::Privs::USAGE,
+                            false,
+                        );
+                        v.acl_value(&a)
+                    }
+                };
+                rows.push(vec![oid(nsp), text(name), oid(nspowner), acl]);
             }
         }
         "pg_class" => {
@@ -299,7 +316,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(r.nsp),
                     oid(0),
                     oid(0),
-                    oid(owner),
+                    oid(r.owner),
                     oid(am),
                     oid(if matches!(r.kind, 'r' | 'i' | 'S') {
                         r.oid
@@ -328,7 +345,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(0),
                     Value::Int8(0),
                     Value::Int8(0),
-                    NULL,
+                    match r.table.and_then(|t| t.acl.as_ref()) {
+                        Some(acl) if r.kind != 'i' => v.acl_value(acl),
+                        _ => NULL,
+                    },
                     NULL,
                     NULL,
                 ]);
@@ -594,6 +614,16 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 rows.push(vec![oid(o), text(name), oid(0), text(kind)]);
             }
         }
+        "pg_auth_members" => {
+            for m in v.db.roles.memberships() {
+                rows.push(vec![
+                    oid(m.role),
+                    oid(m.member),
+                    oid(m.grantor),
+                    boolean(m.admin),
+                ]);
+            }
+        }
         "pg_roles" => {
             for (o, name, superuser, login) in v.roles() {
                 rows.push(vec![
@@ -648,7 +678,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 text("C"),
                 NULL,
                 NULL,
-                NULL,
+                match v.db.catalog.database_acl() {
+                    Some(acl) => v.acl_value(&acl),
+                    None => NULL,
+                },
             ]);
         }
         "pg_collation" => {
@@ -780,7 +813,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 rows.push(vec![
                     text("public"),
                     text(&t.name),
-                    text(&o),
+                    text(v.role_name(t.owner).unwrap_or_default()),
                     NULL,
                     boolean(!t.indexes.is_empty()),
                     boolean(false),
@@ -802,13 +835,12 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_views" => {
-            let o = v.owner_name();
             for t in &v.tables {
                 let Some(view) = &t.view else { continue };
                 rows.push(vec![
                     text("public"),
                     text(&t.name),
-                    text(&o),
+                    text(v.role_name(t.owner).unwrap_or_default()),
                     text(view_definition(&view.sql)),
                 ]);
             }
@@ -827,7 +859,6 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_sequences" => {
-            let o = v.owner_name();
             for t in &v.tables {
                 let Some(seq) = &t.sequence else { continue };
                 let opts = seq.options();
@@ -835,7 +866,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 rows.push(vec![
                     text("public"),
                     text(&t.name),
-                    text(&o),
+                    text(v.role_name(t.owner).unwrap_or_default()),
                     oid(opts.ty.oid()),
                     Value::Int8(opts.start),
                     Value::Int8(opts.min),

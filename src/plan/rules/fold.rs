@@ -44,6 +44,8 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         deadline: None,
         database: String::new(),
         user: String::new(),
+        session_user: String::new(),
+        role: crate::auth::BOOTSTRAP_SUPERUSER_OID,
         memory_used: std::sync::atomic::AtomicUsize::new(0),
         memory_max: usize::MAX,
         outer: Default::default(),

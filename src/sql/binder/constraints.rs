@@ -349,6 +349,7 @@ impl Binder<'_> {
                 (oid, columns.to_vec(), keys)
             } else {
                 let parent = self.table(&fk.foreign_table)?;
+                self.need(&parent, crate::catalog::acl::Privs::REFERENCES);
                 if parent.view.is_some() || parent.sequence.is_some() {
                     return Err(Error::new(
                         "42809",

@@ -75,6 +75,14 @@ impl Binder<'_> {
             }
             CopySource::Table { name, columns } => {
                 let table = self.table(&name).map_err(Error::without_position)?;
+                self.need(
+                    &table,
+                    if stmt.from {
+                        crate::catalog::acl::Privs::INSERT
+                    } else {
+                        crate::catalog::acl::Privs::SELECT
+                    },
+                );
                 let kind = if table.view.is_some() {
                     Some("view")
                 } else if table.sequence.is_some() {

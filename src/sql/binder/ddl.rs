@@ -361,7 +361,10 @@ impl Binder<'_> {
         }
         let name = object_name(&cv.name)?;
         let before = self.tables.len();
+        let access = self.access.len();
         let (_, outputs) = self.bind_subquery_block(&cv.query)?;
+        // A view's tables are checked when it is read, as its owner.
+        self.access.truncate(access);
         let names: Vec<String> = cv.columns.iter().map(|c| ident_name(&c.name)).collect();
         let columns = self.new_columns(&outputs, &names, "CREATE VIEW")?;
         let mut depends_on: Vec<String> = Vec::new();
@@ -408,7 +411,10 @@ impl Binder<'_> {
         let ctes = std::mem::take(&mut self.cte_scopes);
         let text = std::mem::take(&mut self.text);
         self.view_depth += 1;
+        // The view's tables are read with its owner's privileges.
+        let check_as = self.check_as.replace(entry.owner);
         let bound = self.bind_subquery_block(q);
+        self.check_as = check_as;
         self.view_depth -= 1;
         self.text = text;
         self.outer_scopes = outer;

@@ -1,7 +1,13 @@
 //! INSERT, UPDATE and DELETE.
 
 use super::*;
+use crate::catalog::acl::Privs;
 use crate::plan::{Recheck, Returning};
+
+/// Whether `e` reads a column of relation `rel`.
+fn reads_rel(e: &Expr, rel: RelId) -> bool {
+    e.any(&|x| matches!(x, Expr::ColumnRef { id, .. } if id.rel == rel))
+}
 
 impl Binder<'_> {
     pub(super) fn bind_insert(&mut self, insert: &A::Insert) -> Result<BoundStatement> {
@@ -17,6 +23,12 @@ impl Binder<'_> {
                 "42809",
                 format!("cannot change sequence \"{}\"", table.name),
             ));
+        }
+        self.need(&table, Privs::INSERT);
+        if let Some(A::OnInsert::OnConflict(c)) = &insert.on
+            && matches!(c.action, A::OnConflictAction::DoUpdate(_))
+        {
+            self.need(&table, Privs::UPDATE);
         }
         if table.view.is_some() {
             return Err(Error::feature_not_supported(format!(
@@ -245,8 +257,10 @@ impl Binder<'_> {
         if !update.table.joins.is_empty() {
             return Err(Error::feature_not_supported("JOIN in UPDATE"));
         }
+        let mark = self.access.len();
         let (plan, scope) = self.bind_table_factor(&update.table.relation)?;
         let (table, get) = dml_target(plan, "UPDATE")?;
+        self.target_needs(mark, &table, Privs::UPDATE);
         let row_id = row_id_ref(&get, table.columns.len());
         let mut new_row: Vec<Expr> = scope.columns.iter().map(|c| c.expr.clone()).collect();
         // UPDATE … FROM: the target joined with the other tables; a target row that
@@ -271,6 +285,20 @@ impl Binder<'_> {
                     self.bind_assignment(&table, names, value, &scope, &mut assigned)?;
                 new_row[i] = value;
             }
+        }
+        // Reading the target's columns (in WHERE or a new value) needs SELECT too.
+        let target_rel = match &row_id {
+            Expr::ColumnRef { id, .. } => id.rel,
+            _ => 0,
+        };
+        let kept = |i: usize, e: &Expr| matches!(e, Expr::ColumnRef { id, .. } if id.rel == target_rel && id.col as usize == i);
+        if filter.as_ref().is_some_and(|f| reads_rel(f, target_rel))
+            || new_row
+                .iter()
+                .enumerate()
+                .any(|(i, e)| assigned[i] && !kept(i, e) && reads_rel(e, target_rel))
+        {
+            self.need(&table, Privs::SELECT);
         }
         let get = input;
         // READ COMMITTED's re-check of a row a concurrent transaction updated: the
@@ -342,8 +370,10 @@ impl Binder<'_> {
         if !twj.joins.is_empty() {
             return Err(Error::feature_not_supported("JOIN in DELETE"));
         }
+        let mark = self.access.len();
         let (plan, scope) = self.bind_table_factor(&twj.relation)?;
         let (table, get) = dml_target(plan, "DELETE from")?;
+        self.target_needs(mark, &table, Privs::DELETE);
         let row_id = row_id_ref(&get, table.columns.len());
         let target_columns: Vec<Expr> = scope.columns.iter().map(|c| c.expr.clone()).collect();
         // DELETE … USING: the target joined with the other tables.
@@ -358,6 +388,11 @@ impl Binder<'_> {
             None => (get, scope),
         };
         let filter = self.bind_where(delete.selection.as_ref(), &scope)?;
+        if let (Some(f), Expr::ColumnRef { id, .. }) = (&filter, &row_id)
+            && reads_rel(f, id.rel)
+        {
+            self.need(&table, Privs::SELECT);
+        }
         let recheck = if delete.using.is_none() {
             self.recheck(&row_id, &table, filter.as_ref(), &[])
         } else {
@@ -391,6 +426,21 @@ impl Binder<'_> {
             returning,
             recheck,
         })
+    }
+}
+
+impl Binder<'_> {
+    /// An UPDATE or DELETE target was just bound as a scan (which asked for SELECT):
+    /// it needs `privs` instead, SELECT only if it reads the rows (added later). An
+    /// entry that existed before `mark` (a WITH query read the table) keeps its SELECT.
+    fn target_needs(&mut self, mark: usize, table: &Arc<TableEntry>, privs: Privs) {
+        if let Some(a) = self.access.get_mut(mark)
+            && Arc::ptr_eq(&a.table, table)
+        {
+            a.privs = privs;
+        } else {
+            self.need(table, privs);
+        }
     }
 }
 
@@ -519,6 +569,7 @@ impl Binder<'_> {
         let Some(items) = items else {
             return Ok(None);
         };
+        self.need(table, Privs::SELECT);
         let qualifier = alias.unwrap_or_else(|| table.name.clone());
         let rel = self.new_rel();
         let scope = row_scope(&table.columns, rel, &qualifier);

@@ -271,6 +271,7 @@ impl Binder<'_> {
                     return Ok((plan, scope));
                 }
                 let table = self.table(name)?;
+                self.need(&table, crate::catalog::acl::Privs::SELECT);
                 if table.sequence.is_some() {
                     return Err(Error::feature_not_supported(format!(
                         "reading sequence \"{}\" as a table",

@@ -534,7 +534,11 @@ impl Binder<'_> {
                         a
                     });
                 }
-                (Func::HasPrivilege, out, SqlType::new(D::Bool))
+                let of = crate::sql::expr::PrivilegeOf::ALL
+                    .iter()
+                    .find(|(_, n)| *n == name)
+                    .map_or(crate::sql::expr::PrivilegeOf::Table, |(k, _)| *k);
+                (Func::HasPrivilege(of), out, SqlType::new(D::Bool))
             }
             ("abs", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
                 let t = if *t == D::Unknown { D::Float8 } else { *t };
@@ -725,9 +729,8 @@ impl Binder<'_> {
             ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
             ("version", []) => (Func::Version, vec![], TEXT),
             ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
-            ("current_user" | "session_user" | "user" | "current_role", []) => {
-                (Func::CurrentUser, vec![], TEXT)
-            }
+            ("current_user" | "user" | "current_role", []) => (Func::CurrentUser, vec![], TEXT),
+            ("session_user", []) => (Func::SessionUser, vec![], TEXT),
             ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
             ("quote_literal" | "quote_nullable", [_]) => {
                 // anyelement: any value, as its text.

@@ -85,6 +85,7 @@ mod functions;
 mod grouping;
 mod names;
 mod position;
+mod privileges;
 mod roles;
 mod scope;
 mod select;
@@ -253,6 +254,11 @@ pub struct Binder<'a> {
     ties_next: bool,
     /// How deep in views the binder is.
     view_depth: usize,
+    /// The privileges the statement needs on each relation, checked when it runs.
+    pub access: Vec<crate::catalog::acl::Access>,
+    /// Inside a view's query: the view's owner, whose privileges its tables are
+    /// checked against (PostgreSQL's checkAsUser).
+    check_as: Option<u32>,
     /// The scope of the FROM items left of the one being bound (what LATERAL sees).
     from_left: Option<Scope>,
 }
@@ -296,6 +302,8 @@ impl<'a> Binder<'a> {
             query_ties: false,
             ties_next: false,
             view_depth: 0,
+            access: Vec::new(),
+            check_as: None,
             from_left: None,
         }
     }
@@ -509,6 +517,23 @@ impl<'a> Binder<'a> {
                 if at.only {
                     return Err(Error::feature_not_supported("ALTER TABLE ONLY"));
                 }
+                if let [A::AlterTableOperation::OwnerTo { new_owner }] = at.operations.as_slice() {
+                    return Ok(BoundStatement::Role(crate::plan::RoleChange::Owner {
+                        name: object_name(&at.name)?,
+                        if_exists: at.if_exists,
+                        kind: RelKind::Table,
+                        to: privileges::owner_spec(new_owner),
+                    }));
+                }
+                if at
+                    .operations
+                    .iter()
+                    .any(|o| matches!(o, A::AlterTableOperation::OwnerTo { .. }))
+                {
+                    return Err(Error::feature_not_supported(
+                        "OWNER TO together with other ALTER TABLE actions",
+                    ));
+                }
                 Ok(BoundStatement::AlterTable {
                     name: object_name(&at.name)?,
                     if_exists: at.if_exists,
@@ -596,6 +621,7 @@ impl<'a> Binder<'a> {
                             format!("\"{}\" is not a table", t.name),
                         ));
                     }
+                    self.need(&t, crate::catalog::acl::Privs::TRUNCATE);
                     tables.push(t);
                 }
                 Ok(BoundStatement::Truncate {
@@ -747,6 +773,23 @@ impl<'a> Binder<'a> {
                 .collect(),
         };
         Ok(tables.into_iter().filter(|t| t.view.is_none()).collect())
+    }
+
+    /// Records that the statement needs `privs` on `table` (checked as it runs).
+    pub(super) fn need(&mut self, table: &Arc<TableEntry>, privs: crate::catalog::acl::Privs) {
+        let as_role = self.check_as;
+        match self
+            .access
+            .iter_mut()
+            .find(|a| Arc::ptr_eq(&a.table, table) && a.as_role == as_role)
+        {
+            Some(a) => a.privs = a.privs | privs,
+            None => self.access.push(crate::catalog::acl::Access {
+                table: table.clone(),
+                privs,
+                as_role,
+            }),
+        }
     }
 
     pub(super) fn table(&mut self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {

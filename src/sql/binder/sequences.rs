@@ -171,6 +171,9 @@ impl Binder<'_> {
             .iter()
             .filter(|t| !matches!(t, Token::Whitespace(_)))
             .collect();
+        if let Some(owner) = super::privileges::sequence_owner_to(rest)? {
+            return Ok(owner);
+        }
         let mut n = 0;
         let if_exists = sig.len() >= 2 && is_word(sig[0], "IF") && is_word(sig[1], "EXISTS");
         if if_exists {

@@ -82,6 +82,15 @@ impl Binder<'_> {
                 if name == "kiln.copy" {
                     return self.bind_copy(value.as_deref().unwrap_or(""));
                 }
+                if name == "kiln.grant" || name == "kiln.revoke" {
+                    return self.bind_grant(value.as_deref().unwrap_or(""), name == "kiln.grant");
+                }
+                if name == "kiln.reassign" {
+                    return self.bind_reassign_owned(value.as_deref().unwrap_or(""));
+                }
+                if name == "kiln.drop_owned" {
+                    return self.bind_drop_owned(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.alter_sequence" {
                     return self.bind_alter_sequence(value.as_deref().unwrap_or(""));
                 }
@@ -91,6 +100,15 @@ impl Binder<'_> {
                 name: "timezone".into(),
                 value: Some(setting_text(value)?),
                 local: *local,
+            }),
+            // SET ROLE name | NONE: the "role" setting (checked as it runs).
+            A::Set::SetRole {
+                context_modifier,
+                role_name,
+            } => Ok(BoundStatement::Set {
+                name: "role".into(),
+                value: Some(role_name.as_ref().map_or("none".into(), ident_name)),
+                local: matches!(context_modifier, Some(A::ContextModifier::Local)),
             }),
             A::Set::SetNames { charset_name, .. } => Ok(BoundStatement::Set {
                 name: "client_encoding".into(),

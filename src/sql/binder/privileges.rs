@@ -1,0 +1,373 @@
+//! Binding GRANT, REVOKE, REASSIGN OWNED, DROP OWNED and OWNER TO (`session::privileges`
+//! carries them out).
+//!
+//! sqlparser reads GRANT and REVOKE for many dialects and none of them quite as
+//! PostgreSQL does (role membership, `GRANT OPTION FOR`, `ALL SEQUENCES IN SCHEMA`), so
+//! `sql::parse` hands their text here and this reads PostgreSQL's grammar from tokens:
+//!
+//! ```text
+//! GRANT { privilege [, …] | ALL [PRIVILEGES] } ON target TO grantee [, …] [WITH GRANT OPTION]
+//! REVOKE [GRANT OPTION FOR] … ON target FROM grantee [, …] [CASCADE | RESTRICT]
+//! GRANT role [, …] TO grantee [, …] [WITH ADMIN OPTION]
+//! REVOKE [ADMIN OPTION FOR] role [, …] FROM grantee [, …] [CASCADE | RESTRICT]
+//! target: [TABLE] name [, …] | SEQUENCE name [, …] | ALL { TABLES | SEQUENCES } IN SCHEMA s
+//!       | SCHEMA name [, …] | DATABASE name [, …]
+//! ```
+//!
+//! Names are resolved when the statement runs (under the catalog lock), as ALTER's are.
+
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use super::*;
+use crate::catalog::acl::privilege_named;
+use crate::plan::{GrantTarget, PrivilegeChange, RoleChange, RoleSpec};
+
+/// The statement's tokens, whitespace left out, with a cursor.
+struct Words {
+    tokens: Vec<Token>,
+    at: usize,
+}
+
+impl Words {
+    fn new(text: &str) -> Result<Words> {
+        let dialect = sqlparser::dialect::PostgreSqlDialect {};
+        let tokens = Tokenizer::new(&dialect, text)
+            .tokenize()
+            .map_err(|e| Error::syntax(e.to_string()))?
+            .into_iter()
+            .filter(|t| !matches!(t, Token::Whitespace(_)))
+            .collect();
+        Ok(Words { tokens, at: 0 })
+    }
+
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.at)
+    }
+
+    fn is(&self, w: &str) -> bool {
+        self.is_at(self.at, w)
+    }
+
+    fn is_at(&self, at: usize, w: &str) -> bool {
+        matches!(self.tokens.get(at), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+    }
+
+    /// Takes the words `ws` if they come next.
+    fn take(&mut self, ws: &[&str]) -> bool {
+        if ws
+            .iter()
+            .enumerate()
+            .all(|(k, w)| self.is_at(self.at + k, w))
+        {
+            self.at += ws.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, w: &str) -> Result<()> {
+        if self.take(&[w]) {
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    fn take_token(&mut self, t: &Token) -> bool {
+        if self.peek() == Some(t) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn unexpected(&self) -> Error {
+        match self.peek() {
+            Some(t) => Error::syntax(format!("syntax error at or near \"{t}\"")),
+            None => Error::syntax("syntax error at end of input"),
+        }
+    }
+
+    /// An identifier, folded to lower case unless quoted.
+    fn ident(&mut self) -> Result<String> {
+        match self.peek() {
+            Some(Token::Word(w)) => {
+                let name = if w.quote_style.is_some() {
+                    w.value.clone()
+                } else {
+                    w.value.to_lowercase()
+                };
+                self.at += 1;
+                Ok(name)
+            }
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    /// A relation name, `public.` allowed.
+    fn relation(&mut self) -> Result<String> {
+        let first = self.ident()?;
+        if !self.take_token(&Token::Period) {
+            return Ok(first);
+        }
+        let second = self.ident()?;
+        match first.as_str() {
+            "public" => Ok(second),
+            "pg_catalog" | "information_schema" => Err(Error::feature_not_supported(format!(
+                "privileges on system catalog \"{first}.{second}\""
+            ))),
+            _ => Err(Error::new(
+                "3F000",
+                format!("schema \"{first}\" does not exist"),
+            )),
+        }
+    }
+
+    /// A comma-separated list of `item`s.
+    fn list<T>(&mut self, item: impl Fn(&mut Words) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = vec![item(self)?];
+        while self.take_token(&Token::Comma) {
+            out.push(item(self)?);
+        }
+        Ok(out)
+    }
+
+    fn role_spec(&mut self) -> Result<RoleSpec> {
+        self.take(&["GROUP"]);
+        if self.take(&["PUBLIC"]) {
+            return Ok(RoleSpec::Public);
+        }
+        if self.take(&["CURRENT_USER"]) || self.take(&["CURRENT_ROLE"]) {
+            return Ok(RoleSpec::CurrentUser);
+        }
+        if self.take(&["SESSION_USER"]) {
+            return Ok(RoleSpec::SessionUser);
+        }
+        Ok(RoleSpec::Name(self.ident()?))
+    }
+
+    fn end(&self) -> Result<()> {
+        match self.peek() {
+            None | Some(Token::SemiColon) => Ok(()),
+            Some(_) => Err(self.unexpected()),
+        }
+    }
+}
+
+impl Binder<'_> {
+    /// GRANT or REVOKE, given the text after the keyword.
+    pub(super) fn bind_grant(&mut self, rest: &str, grant: bool) -> Result<BoundStatement> {
+        let mut w = Words::new(rest)?;
+        let mut grant_option = false;
+        let mut admin = false;
+        if !grant {
+            if w.take(&["GRANT", "OPTION", "FOR"]) {
+                grant_option = true;
+            } else if w.take(&["ADMIN", "OPTION", "FOR"]) {
+                admin = true;
+            }
+        }
+        // Role membership has no ON before its TO / FROM.
+        let to = if grant { "TO" } else { "FROM" };
+        let has_on = (w.at..w.tokens.len())
+            .take_while(|&k| !w.is_at(k, to))
+            .any(|k| w.is_at(k, "ON"));
+        if !has_on {
+            if grant_option {
+                return Err(w.unexpected());
+            }
+            let roles = w.list(|w| w.ident())?;
+            w.expect(to)?;
+            let members = w.list(|w| w.role_spec())?;
+            if grant && w.take(&["WITH", "ADMIN", "OPTION"]) {
+                admin = true;
+            }
+            if w.take(&["GRANTED", "BY"]) {
+                return Err(Error::feature_not_supported("GRANTED BY"));
+            }
+            if !grant {
+                w.take(&["CASCADE"]);
+                w.take(&["RESTRICT"]);
+            }
+            w.end()?;
+            return Ok(BoundStatement::Role(RoleChange::Membership {
+                grant,
+                roles,
+                members,
+                admin,
+            }));
+        }
+        if admin {
+            return Err(w.unexpected());
+        }
+        let privileges = if w.take(&["ALL"]) {
+            w.take(&["PRIVILEGES"]);
+            None
+        } else {
+            Some(w.list(|w| {
+                let word = match w.peek() {
+                    Some(Token::Word(x)) => x.value.to_uppercase(),
+                    _ => return Err(w.unexpected()),
+                };
+                w.at += 1;
+                if w.peek() == Some(&Token::LParen) {
+                    return Err(Error::feature_not_supported("column privileges"));
+                }
+                match privilege_named(&word) {
+                    Some(p) => Ok((word, p)),
+                    None if word == "SET" || word == "ALTER" => Err(Error::feature_not_supported(
+                        "privileges on configuration parameters",
+                    )),
+                    None => Err(Error::syntax(format!(
+                        "unrecognized privilege type \"{}\"",
+                        word.to_lowercase()
+                    ))),
+                }
+            })?)
+        };
+        w.expect("ON")?;
+        let target = if w.take(&["ALL", "TABLES", "IN", "SCHEMA"]) {
+            self.schemas_public(&mut w)?;
+            GrantTarget::AllTables
+        } else if w.take(&["ALL", "SEQUENCES", "IN", "SCHEMA"]) {
+            self.schemas_public(&mut w)?;
+            GrantTarget::AllSequences
+        } else if w.take(&["SEQUENCE"]) {
+            GrantTarget::Sequences(w.list(|w| w.relation())?)
+        } else if w.take(&["SCHEMA"]) {
+            GrantTarget::Schemas(w.list(|w| w.ident())?)
+        } else if w.take(&["DATABASE"]) {
+            GrantTarget::Databases(w.list(|w| w.ident())?)
+        } else {
+            for kind in [
+                "FUNCTION",
+                "PROCEDURE",
+                "ROUTINE",
+                "TYPE",
+                "DOMAIN",
+                "LANGUAGE",
+                "FOREIGN",
+                "LARGE",
+                "TABLESPACE",
+                "PARAMETER",
+                "ALL",
+            ] {
+                if w.is(kind) {
+                    return Err(Error::feature_not_supported(format!(
+                        "GRANT and REVOKE on {}",
+                        kind.to_lowercase()
+                    )));
+                }
+            }
+            w.take(&["TABLE"]);
+            GrantTarget::Tables(w.list(|w| w.relation())?)
+        };
+        w.expect(to)?;
+        let grantees = w.list(|w| w.role_spec())?;
+        if grant && w.take(&["WITH", "GRANT", "OPTION"]) {
+            grant_option = true;
+        }
+        if w.take(&["GRANTED", "BY"]) {
+            return Err(Error::feature_not_supported("GRANTED BY"));
+        }
+        let mut cascade = false;
+        if !grant {
+            cascade = w.take(&["CASCADE"]);
+            if !cascade {
+                w.take(&["RESTRICT"]);
+            }
+        }
+        w.end()?;
+        Ok(BoundStatement::Role(RoleChange::Privileges(
+            PrivilegeChange {
+                grant,
+                privileges,
+                target,
+                grantees,
+                grant_option,
+                cascade,
+            },
+        )))
+    }
+
+    /// `IN SCHEMA name [, …]`: only public has tables here.
+    fn schemas_public(&self, w: &mut Words) -> Result<()> {
+        for s in w.list(|w| w.ident())? {
+            match s.as_str() {
+                "public" => {}
+                "pg_catalog" | "information_schema" => {
+                    return Err(Error::feature_not_supported(format!(
+                        "privileges on the tables of schema \"{s}\""
+                    )));
+                }
+                _ => {
+                    return Err(Error::new(
+                        "3F000",
+                        format!("schema \"{s}\" does not exist"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `REASSIGN OWNED BY role [, …] TO role`, given what follows REASSIGN.
+    pub(super) fn bind_reassign_owned(&mut self, rest: &str) -> Result<BoundStatement> {
+        let mut w = Words::new(rest)?;
+        w.expect("OWNED")?;
+        w.expect("BY")?;
+        let from = w.list(|w| w.role_spec())?;
+        w.expect("TO")?;
+        let to = w.role_spec()?;
+        w.end()?;
+        Ok(BoundStatement::Role(RoleChange::ReassignOwned { from, to }))
+    }
+
+    /// `DROP OWNED BY role [, …] [CASCADE | RESTRICT]`, given what follows OWNED.
+    pub(super) fn bind_drop_owned(&mut self, rest: &str) -> Result<BoundStatement> {
+        let mut w = Words::new(rest)?;
+        w.expect("BY")?;
+        let roles = w.list(|w| w.role_spec())?;
+        let cascade = w.take(&["CASCADE"]);
+        if !cascade {
+            w.take(&["RESTRICT"]);
+        }
+        w.end()?;
+        Ok(BoundStatement::Role(RoleChange::DropOwned {
+            roles,
+            cascade,
+        }))
+    }
+}
+
+/// `[IF EXISTS] name OWNER TO role` (ALTER SEQUENCE's text after SEQUENCE), or None
+/// when the text is another ALTER SEQUENCE.
+pub(super) fn sequence_owner_to(rest: &str) -> Result<Option<BoundStatement>> {
+    let mut w = Words::new(rest)?;
+    if !(0..w.tokens.len()).any(|k| w.is_at(k, "OWNER") && w.is_at(k + 1, "TO")) {
+        return Ok(None);
+    }
+    let if_exists = w.take(&["IF", "EXISTS"]);
+    let name = w.relation()?;
+    w.expect("OWNER")?;
+    w.expect("TO")?;
+    let to = w.role_spec()?;
+    w.end()?;
+    Ok(Some(BoundStatement::Role(RoleChange::Owner {
+        name,
+        if_exists,
+        kind: RelKind::Sequence,
+        to,
+    })))
+}
+
+/// `ALTER TABLE … OWNER TO`'s new owner, as sqlparser reads it.
+pub(super) fn owner_spec(o: &A::Owner) -> RoleSpec {
+    match o {
+        A::Owner::Ident(i) => RoleSpec::Name(ident_name(i)),
+        A::Owner::CurrentRole | A::Owner::CurrentUser => RoleSpec::CurrentUser,
+        A::Owner::SessionUser => RoleSpec::SessionUser,
+    }
+}
