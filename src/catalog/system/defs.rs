@@ -461,6 +461,22 @@ pub(super) static DEFS: &[Def] = &[
          start_value text, minimum_value text, maximum_value text, increment text, \
          cycle_option text",
     ),
+    def(
+        I,
+        "table_privileges",
+        13_207,
+        'v',
+        "grantor name, grantee name, table_catalog name, table_schema name, \
+         table_name name, privilege_type text, is_grantable text, with_hierarchy text",
+    ),
+    def(
+        I,
+        "role_table_grants",
+        13_208,
+        'v',
+        "grantor name, grantee name, table_catalog name, table_schema name, \
+         table_name name, privilege_type text, is_grantable text, with_hierarchy text",
+    ),
 ];
 
 /// The type of a column spec's type word.

@@ -614,6 +614,50 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 rows.push(vec![oid(o), text(name), oid(0), text(kind)]);
             }
         }
+        "table_privileges" | "role_table_grants" => {
+            use crate::catalog::acl::{PUBLIC, Privs, default_acl, privilege_name};
+            use crate::session::privileges::{object_kind, owns};
+            let me = ctx.role;
+            let public_rows = t.name() == "table_privileges";
+            for r in v.tables.iter().filter(|t| t.sequence.is_none()) {
+                let acl = r
+                    .acl
+                    .clone()
+                    .unwrap_or_else(|| default_acl(object_kind(r), r.owner));
+                for item in &acl.0 {
+                    let seen = owns(v.db, me, item.grantor)
+                        || (item.grantee != PUBLIC && owns(v.db, me, item.grantee))
+                        || (public_rows && item.grantee == PUBLIC);
+                    if !seen {
+                        continue;
+                    }
+                    let grantee = if item.grantee == PUBLIC {
+                        "PUBLIC".to_string()
+                    } else {
+                        v.role_name(item.grantee).unwrap_or_default()
+                    };
+                    let grantor = v.role_name(item.grantor).unwrap_or_default();
+                    for bit in 0..7 {
+                        let p = Privs(1 << bit);
+                        if !item.privs.contains(p) {
+                            continue;
+                        }
+                        let grantable = item.grant_options.contains(p)
+                            || (item.grantee != PUBLIC && owns(v.db, item.grantee, r.owner));
+                        rows.push(vec![
+                            text(&grantor),
+                            text(&grantee),
+                            text(&ctx.database),
+                            text("public"),
+                            text(&r.name),
+                            text(privilege_name(p)),
+                            text(if grantable { "YES" } else { "NO" }),
+                            text(if p == Privs::SELECT { "YES" } else { "NO" }),
+                        ]);
+                    }
+                }
+            }
+        }
         "pg_auth_members" => {
             for m in v.db.roles.memberships() {
                 rows.push(vec![
