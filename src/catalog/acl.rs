@@ -312,6 +312,12 @@ impl Acl {
         out
     }
 
+    /// The items in PostgreSQL's `aclitemsort` order: grantee, grantor, privileges.
+    pub fn sort(&mut self) {
+        self.0
+            .sort_by_key(|i| (i.grantee, i.grantor, i.grant_options.0, i.privs.0));
+    }
+
     /// Whether an item names role `r` as grantee or grantor.
     pub fn mentions(&self, r: u32) -> bool {
         self.0.iter().any(|i| i.grantee == r || i.grantor == r)
@@ -331,6 +337,50 @@ impl Acl {
     pub fn texts(&self, name: &dyn Fn(u32) -> String) -> Vec<String> {
         self.0.iter().map(|i| item_text(i, name)).collect()
     }
+}
+
+/// ALTER DEFAULT PRIVILEGES: the ACL relations of `kind` made by `role` start with
+/// (pg_default_acl). A global entry replaces [`default_acl`]; an `in_schema` one
+/// (schema public) adds its items to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefaultAcl {
+    pub role: u32,
+    pub in_schema: bool,
+    /// Table (tables and views) or Sequence.
+    pub kind: ObjectKind,
+    pub acl: Acl,
+}
+
+/// The ACL a new relation of `kind` owned by `owner` gets: None when it is the
+/// default (PostgreSQL's `get_user_default_acl`).
+pub fn initial_acl(defaults: &[DefaultAcl], kind: ObjectKind, owner: u32) -> Option<Acl> {
+    let kind = if kind == ObjectKind::View {
+        ObjectKind::Table
+    } else {
+        kind
+    };
+    let find = |in_schema: bool| {
+        defaults
+            .iter()
+            .find(|d| d.role == owner && d.kind == kind && d.in_schema == in_schema)
+    };
+    let (global, schema) = (find(false), find(true));
+    if global.is_none() && schema.is_none() {
+        return None;
+    }
+    let mut acl = global.map_or_else(|| default_acl(kind, owner), |g| g.acl.clone());
+    for item in schema.iter().flat_map(|s| &s.acl.0) {
+        acl.grant(item.grantee, item.grantor, item.privs, false);
+        if !item.grant_options.is_empty() {
+            acl.grant(item.grantee, item.grantor, item.grant_options, true);
+        }
+    }
+    // PostgreSQL compares (and keeps) the merged list sorted; an empty one means the
+    // default (its aclmerge gives NULL).
+    acl.sort();
+    let mut default = default_acl(kind, owner);
+    default.sort();
+    (!acl.0.is_empty() && acl != default).then_some(acl)
 }
 
 /// One item as PostgreSQL prints it: `grantee=privs/grantor`, a `*` after each

@@ -271,6 +271,8 @@ pub struct Catalog {
     schema_acl: RwLock<acl::Acl>,
     /// The database's ACL (None: the default, CONNECT and TEMPORARY for PUBLIC).
     database_acl: RwLock<Option<acl::Acl>>,
+    /// ALTER DEFAULT PRIVILEGES' entries.
+    default_acls: RwLock<Vec<acl::DefaultAcl>>,
 }
 
 impl Default for Catalog {
@@ -288,7 +290,18 @@ impl Catalog {
             comments: RwLock::new(HashMap::new()),
             schema_acl: RwLock::new(acl::public_schema_acl()),
             database_acl: RwLock::new(None),
+            default_acls: RwLock::new(Vec::new()),
         }
+    }
+
+    /// ALTER DEFAULT PRIVILEGES' entries.
+    pub fn default_acls(&self) -> Vec<acl::DefaultAcl> {
+        self.default_acls.read().clone()
+    }
+
+    /// Replaces the default-privilege entries; returns what they were.
+    pub fn set_default_acls(&self, d: Vec<acl::DefaultAcl>) -> Vec<acl::DefaultAcl> {
+        std::mem::replace(&mut self.default_acls.write(), d)
     }
 
     /// Schema public's ACL.

@@ -23,7 +23,7 @@ use super::codec::{Reader, corrupt, encode_batch};
 use super::{Durability, Files, TableFile, dump, sync_dir, wal};
 use crate::Database;
 use crate::auth::{Membership, Role, ScramVerifier, Secret};
-use crate::catalog::acl::{Acl, AclItem, Privs};
+use crate::catalog::acl::{Acl, AclItem, DefaultAcl, ObjectKind, Privs};
 use crate::error::{Error, Result};
 use crate::storage::mvcc::{Snapshot, TXN_NONE};
 use crate::storage::table::Table;
@@ -61,6 +61,8 @@ pub struct Privileges {
     pub schema: Option<Acl>,
     pub database: Option<Acl>,
     pub memberships: Vec<Membership>,
+    /// ALTER DEFAULT PRIVILEGES' entries.
+    pub defaults: Vec<DefaultAcl>,
 }
 
 impl Privileges {
@@ -78,6 +80,7 @@ impl Privileges {
             schema: Some(db.catalog.schema_acl()),
             database: db.catalog.database_acl(),
             memberships: db.roles.memberships(),
+            defaults: db.catalog.default_acls(),
         }
     }
 }
@@ -352,6 +355,13 @@ fn encode_manifest(m: &Manifest) -> Vec<u8> {
         }
         out.push(m.admin as u8);
     }
+    out.extend_from_slice(&(p.defaults.len() as u32).to_le_bytes());
+    for d in &p.defaults {
+        out.extend_from_slice(&d.role.to_le_bytes());
+        out.push(d.in_schema as u8);
+        out.push((d.kind == ObjectKind::Sequence) as u8);
+        put_acl(&mut out, Some(&d.acl));
+    }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
@@ -438,6 +448,24 @@ fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
                 grantor,
                 admin,
             });
+        }
+        if !r.is_empty() {
+            for _ in 0..r.u32()? {
+                let role = r.u32()?;
+                let in_schema = r.u8()? != 0;
+                let kind = if r.u8()? != 0 {
+                    ObjectKind::Sequence
+                } else {
+                    ObjectKind::Table
+                };
+                let acl = read_acl(&mut r)?.unwrap_or_default();
+                p.defaults.push(DefaultAcl {
+                    role,
+                    in_schema,
+                    kind,
+                    acl,
+                });
+            }
         }
     }
     Ok(m)
@@ -558,6 +586,17 @@ mod tests {
                     grantor: 10,
                     admin: true,
                 }],
+                defaults: vec![DefaultAcl {
+                    role: 16390,
+                    in_schema: true,
+                    kind: ObjectKind::Sequence,
+                    acl: Acl(vec![AclItem {
+                        grantee: 16391,
+                        grantor: 16390,
+                        privs: Privs::USAGE,
+                        grant_options: Privs::NONE,
+                    }]),
+                }],
             },
         };
         let bytes = encode_manifest(&m);
@@ -571,6 +610,7 @@ mod tests {
         assert_eq!(back.privileges.schema, None);
         assert_eq!(back.privileges.database, Some(Acl::default()));
         assert_eq!(back.privileges.memberships, m.privileges.memberships);
+        assert_eq!(back.privileges.defaults, m.privileges.defaults);
         let (r, orig) = (&back.roles[0], &m.roles[0]);
         assert_eq!((r.oid, r.login, r.superuser), (16390, true, false));
         assert_eq!(

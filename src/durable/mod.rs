@@ -464,8 +464,8 @@ pub fn contents(db: &Database) -> Vec<String> {
     relations.sort();
     out.extend(relations);
     out.push(format!(
-        "privileges: schema {:?}, database {:?}, memberships {:?}",
-        p.schema, p.database, p.memberships
+        "privileges: schema {:?}, database {:?}, memberships {:?}, defaults {:?}",
+        p.schema, p.database, p.memberships, p.defaults
     ));
     let mut sel = Vec::new();
     for t in &d.tables {

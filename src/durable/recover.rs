@@ -288,6 +288,7 @@ pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recove
     }
     db.catalog.set_database_acl(p.database.clone());
     db.roles.set_memberships(p.memberships.clone());
+    db.catalog.set_default_acls(p.defaults.clone());
     db.txns.end_write(txn);
     for sql in &manifest.after_data {
         run(&mut session, sql)?;

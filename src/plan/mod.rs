@@ -388,6 +388,14 @@ pub enum RoleChange {
         kind: crate::catalog::RelKind,
         to: RoleSpec,
     },
+    /// ALTER DEFAULT PRIVILEGES: `change` (its target AllTables or AllSequences) to the
+    /// ACLs of relations `roles` create from now on.
+    DefaultPrivileges {
+        roles: Vec<RoleSpec>,
+        /// IN SCHEMA public (added to the global defaults) rather than global.
+        in_schema: bool,
+        change: PrivilegeChange,
+    },
     /// REASSIGN OWNED BY roles TO role.
     ReassignOwned {
         from: Vec<RoleSpec>,
@@ -473,6 +481,9 @@ impl BoundStatement {
             BoundStatement::Role(RoleChange::Membership { .. }) => "REVOKE ROLE",
             BoundStatement::Role(RoleChange::Owner { .. }) => "ALTER TABLE",
             BoundStatement::Role(RoleChange::ReassignOwned { .. }) => "REASSIGN OWNED",
+            BoundStatement::Role(RoleChange::DefaultPrivileges { .. }) => {
+                "ALTER DEFAULT PRIVILEGES"
+            }
             BoundStatement::Role(RoleChange::DropOwned { .. }) => "DROP OWNED",
             _ => "this statement",
         }
@@ -501,6 +512,7 @@ impl BoundStatement {
                 | BoundStatement::Role(
                     RoleChange::Privileges(_)
                         | RoleChange::Owner { .. }
+                        | RoleChange::DefaultPrivileges { .. }
                         | RoleChange::ReassignOwned { .. }
                         | RoleChange::DropOwned { .. }
                 )

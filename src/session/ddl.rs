@@ -194,7 +194,8 @@ impl Session {
         ctx: &ExecContext,
         txn: TxnId,
     ) -> Result<Outcome> {
-        if let Some(old) = self.db.catalog.table(name, &ctx.snapshot) {
+        let replaced = self.db.catalog.table(name, &ctx.snapshot);
+        if let Some(old) = replaced.clone() {
             if !or_replace {
                 return Err(Error::duplicate_table(name));
             }
@@ -239,7 +240,22 @@ impl Session {
             txn,
             &ctx.snapshot,
         )?;
-        self.undo.push(Undo::CreateTable(entry));
+        self.undo.push(Undo::CreateTable(entry.clone()));
+        match replaced {
+            // A replaced view keeps its owner and privileges.
+            Some(old) if old.owner != entry.owner || old.acl.is_some() => {
+                let made = self
+                    .db
+                    .catalog
+                    .set_privileges(&entry, old.owner, old.acl.clone(), txn);
+                self.undo.push(Undo::DropTable(entry));
+                self.undo.push(Undo::CreateTable(made));
+            }
+            Some(_) => {}
+            None => {
+                self.apply_default_acl(entry, txn);
+            }
+        }
         Ok(Outcome::Done {
             tag: "CREATE VIEW".into(),
         })

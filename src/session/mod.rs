@@ -121,6 +121,8 @@ enum Undo {
     SchemaAcl(crate::catalog::acl::Acl),
     /// The database's ACL before GRANT / REVOKE on it.
     DatabaseAcl(Option<crate::catalog::acl::Acl>),
+    /// ALTER DEFAULT PRIVILEGES' entries before it ran.
+    DefaultAcls(Vec<crate::catalog::acl::DefaultAcl>),
 }
 
 /// The table-lock key of the catalog itself: DDL takes it in ACCESS EXCLUSIVE mode, so
@@ -1238,6 +1240,7 @@ impl Session {
                     self.db.catalog.foreign_key_created();
                 }
                 self.undo.push(Undo::CreateTable(entry.clone()));
+                let entry = self.apply_default_acl(entry, txn);
                 self.fresh_tables.push((entry.oid, self.savepoints.len()));
                 for seq in sequences {
                     let made = self.db.catalog.create_sequence(
@@ -1248,7 +1251,8 @@ impl Session {
                         txn,
                         &ctx.snapshot,
                     )?;
-                    self.undo.push(Undo::CreateTable(made));
+                    self.undo.push(Undo::CreateTable(made.clone()));
+                    self.apply_default_acl(made, txn);
                 }
                 Ok(Outcome::Done {
                     tag: "CREATE TABLE".into(),
@@ -1291,7 +1295,8 @@ impl Session {
                     txn,
                     &ctx.snapshot,
                 )?;
-                self.undo.push(Undo::CreateTable(entry));
+                self.undo.push(Undo::CreateTable(entry.clone()));
+                self.apply_default_acl(entry, txn);
                 Ok(done)
             }
             BoundStatement::AlterSequence {
@@ -1377,6 +1382,7 @@ impl Session {
                     &ctx.snapshot,
                 )?;
                 self.undo.push(Undo::CreateTable(entry.clone()));
+                let entry = self.apply_default_acl(entry, txn);
                 let tag = match source {
                     Some(plan) => {
                         let n = self.run_insert(&entry, plan, &ctx, txn, None, &mut Vec::new())?;

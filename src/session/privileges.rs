@@ -626,6 +626,117 @@ impl Session {
         Ok(Some(acl))
     }
 
+    /// ALTER DEFAULT PRIVILEGES (PostgreSQL's SetDefaultACL): a global entry starts
+    /// from the role's default ACL and is removed when it comes back to it; a schema
+    /// entry starts empty and is removed when empty.
+    pub(super) fn change_default_privileges(
+        &mut self,
+        roles: &[RoleSpec],
+        in_schema: bool,
+        c: &PrivilegeChange,
+    ) -> Result<Outcome> {
+        let kind = match c.target {
+            GrantTarget::AllSequences => ObjectKind::Sequence,
+            _ => ObjectKind::Table,
+        };
+        if let Some(list) = &c.privileges {
+            for (word, p) in list {
+                if !kind.all().contains(*p) {
+                    return Err(Error::new(
+                        "0LP01",
+                        format!("invalid privilege type {word} for {}", kind.noun()),
+                    ));
+                }
+            }
+        }
+        let privs = c.privileges.as_ref().map_or(kind.all(), |l| {
+            l.iter().fold(Privs::NONE, |a, (_, p)| a | *p)
+        });
+        let grantees = c
+            .grantees
+            .iter()
+            .map(|g| self.resolve_role(g))
+            .collect::<Result<Vec<_>>>()?;
+        if c.grant && c.grant_option && grantees.contains(&PUBLIC) {
+            return Err(Error::new(
+                "0LP01",
+                "grant options can only be granted to roles",
+            ));
+        }
+        let (me, superuser) = self.identity();
+        let mut entries = self.db.catalog.default_acls();
+        let before = entries.clone();
+        for spec in roles {
+            let role = self.resolve_role(spec)?;
+            if !superuser && !self.db.roles.has_privs_of(me, role) {
+                return Err(Error::new(
+                    "42501",
+                    "permission denied to change default privileges",
+                ));
+            }
+            let at = entries
+                .iter()
+                .position(|d| d.role == role && d.kind == kind && d.in_schema == in_schema);
+            let mut acl = match at {
+                Some(k) => entries[k].acl.clone(),
+                None if in_schema => Acl::default(),
+                None => default_acl(kind, role),
+            };
+            for &g in &grantees {
+                if c.grant {
+                    acl.grant(g, role, privs, c.grant_option);
+                } else {
+                    acl.revoke(g, role, privs, c.grant_option);
+                }
+            }
+            acl.sort();
+            let entry = crate::catalog::acl::DefaultAcl {
+                role,
+                in_schema,
+                kind,
+                acl,
+            };
+            match (at, default_unneeded(&entry)) {
+                (Some(k), true) => {
+                    entries.remove(k);
+                }
+                (Some(k), false) => entries[k] = entry,
+                (None, true) => {}
+                (None, false) => entries.push(entry),
+            }
+        }
+        self.db.catalog.set_default_acls(entries);
+        self.undo.push(Undo::DefaultAcls(before));
+        Ok(Outcome::Done {
+            tag: "ALTER DEFAULT PRIVILEGES".into(),
+        })
+    }
+
+    /// A relation just made by this transaction takes the ACL ALTER DEFAULT
+    /// PRIVILEGES set for its owner, if any (a new version of it).
+    pub(super) fn apply_default_acl(
+        &mut self,
+        entry: Arc<TableEntry>,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
+        let defaults = self.db.catalog.default_acls();
+        if defaults.is_empty() {
+            return entry;
+        }
+        match crate::catalog::acl::initial_acl(&defaults, object_kind(&entry), entry.owner) {
+            None => entry,
+            Some(a) => {
+                let made = self
+                    .db
+                    .catalog
+                    .set_privileges(&entry, entry.owner, Some(a), txn);
+                self.undo.push(Undo::DropTable(entry));
+                self.undo.push(Undo::CreateTable(made.clone()));
+                made
+            }
+        }
+    }
+
     /// GRANT / REVOKE role TO / FROM members.
     pub(super) fn change_membership(
         &mut self,
@@ -888,6 +999,21 @@ impl Session {
                 self.undo.push(Undo::CreateTable(made));
             }
         }
+        let defaults = self.db.catalog.default_acls();
+        let kept: Vec<_> = defaults
+            .iter()
+            .filter(|d| !roles.contains(&d.role))
+            .cloned()
+            .map(|mut d| {
+                d.acl.0.retain(|i| !roles.contains(&i.grantee));
+                d
+            })
+            .filter(|d| !default_unneeded(d))
+            .collect();
+        if kept != defaults {
+            let before = self.db.catalog.set_default_acls(kept);
+            self.undo.push(Undo::DefaultAcls(before));
+        }
         let schema = self.db.catalog.schema_acl();
         if roles
             .iter()
@@ -934,6 +1060,23 @@ impl Session {
         if self.db.catalog.schema_acl().mentions(oid) {
             lines.push("privileges for schema public".into());
         }
+        for d in self.db.catalog.default_acls() {
+            let noun = match d.kind {
+                ObjectKind::Sequence => "sequences",
+                _ => "relations",
+            };
+            let place = if d.in_schema { " in schema public" } else { "" };
+            let owner = Session::role_name(&self.db, d.role);
+            if d.role == oid {
+                lines.push(format!(
+                    "owner of default privileges on new {noun} belonging to role {owner}{place}"
+                ));
+            } else if d.acl.mentions(oid) {
+                lines.push(format!(
+                    "privileges for default privileges on new {noun} belonging to role {owner}{place}"
+                ));
+            }
+        }
         if self
             .db
             .catalog
@@ -945,6 +1088,17 @@ impl Session {
         lines.sort();
         lines
     }
+}
+
+/// Whether a default-privileges entry says nothing (PostgreSQL removes it): a schema
+/// entry without items, a global one equal to the built-in default.
+fn default_unneeded(d: &crate::catalog::acl::DefaultAcl) -> bool {
+    if d.in_schema {
+        return d.acl.0.is_empty();
+    }
+    let mut default = default_acl(d.kind, d.role);
+    default.sort();
+    d.acl == default
 }
 
 /// CASCADE: the grants `grantor` made from grant options among `lost`, and the grants

@@ -38,6 +38,11 @@ impl Session {
                 to,
             } => return self.change_owner(name, *if_exists, *kind, to, ctx),
             RoleChange::ReassignOwned { from, to } => return self.reassign_owned(from, to, ctx),
+            RoleChange::DefaultPrivileges {
+                roles,
+                in_schema,
+                change,
+            } => return self.change_default_privileges(roles, *in_schema, change),
             RoleChange::DropOwned { roles, cascade } => {
                 return self.drop_owned(roles, *cascade, ctx);
             }

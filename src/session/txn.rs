@@ -136,7 +136,8 @@ impl Session {
                 | Undo::Comment(..)
                 | Undo::Memberships(_)
                 | Undo::SchemaAcl(_)
-                | Undo::DatabaseAcl(_) => {
+                | Undo::DatabaseAcl(_)
+                | Undo::DefaultAcls(_) => {
                     continue;
                 }
             };
@@ -192,6 +193,7 @@ impl Session {
                     | Undo::Memberships(_)
                     | Undo::SchemaAcl(_)
                     | Undo::DatabaseAcl(_)
+                    | Undo::DefaultAcls(_)
             )
         });
         if self.writer == TXN_NONE && !catalog_changed {
@@ -276,6 +278,9 @@ impl Session {
                 }
                 Undo::DatabaseAcl(before) => {
                     self.db.catalog.set_database_acl(before);
+                }
+                Undo::DefaultAcls(before) => {
+                    self.db.catalog.set_default_acls(before);
                 }
             }
         }

@@ -177,7 +177,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "grant")
         || mentions(sql, "revoke")
         || mentions(sql, "reassign")
-        || mentions(sql, "owned"))
+        || mentions(sql, "owned")
+        || mentions(sql, "default"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -508,6 +509,8 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.reassign")
         } else if word(n, "DROP") && word(n + 1, "OWNED") {
             Some("kiln.drop_owned")
+        } else if word(n, "ALTER") && word(n + 1, "DEFAULT") {
+            Some("kiln.default_privileges")
         } else {
             None
         };

@@ -151,6 +151,13 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_default_acl",
+        826,
+        'r',
+        "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype char, defaclacl aclitem[]",
+    ),
+    def(
+        C,
         "pg_database",
         1262,
         'r',

@@ -244,6 +244,9 @@ pub(super) fn fk_action(a: FkAction) -> &'static str {
     }
 }
 
+/// pg_default_acl's row oids (kiln keeps its entries without one).
+const DEFAULT_ACL_OIDS: u32 = 0x5000_0000;
+
 /// Builds the rows of system table `t` for the statement of `ctx`.
 pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
     let v = View::new(ctx)?;
@@ -656,6 +659,21 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         ]);
                     }
                 }
+            }
+        }
+        "pg_default_acl" => {
+            for (k, d) in v.db.catalog.default_acls().iter().enumerate() {
+                rows.push(vec![
+                    oid(DEFAULT_ACL_OIDS + k as u32),
+                    oid(d.role),
+                    oid(if d.in_schema { PUBLIC_OID } else { 0 }),
+                    text(if d.kind == crate::catalog::acl::ObjectKind::Sequence {
+                        "S"
+                    } else {
+                        "r"
+                    }),
+                    v.acl_value(&d.acl),
+                ]);
             }
         }
         "pg_auth_members" => {

@@ -19,7 +19,7 @@
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::*;
-use crate::catalog::acl::privilege_named;
+use crate::catalog::acl::{Privs, privilege_named};
 use crate::plan::{GrantTarget, PrivilegeChange, RoleChange, RoleSpec};
 
 /// The statement's tokens, whitespace left out, with a cursor.
@@ -160,6 +160,51 @@ impl Binder<'_> {
     /// GRANT or REVOKE, given the text after the keyword.
     pub(super) fn bind_grant(&mut self, rest: &str, grant: bool) -> Result<BoundStatement> {
         let mut w = Words::new(rest)?;
+        self.grant_from(&mut w, grant, false)
+    }
+
+    /// `ALTER DEFAULT PRIVILEGES [FOR ROLE r, …] [IN SCHEMA public] GRANT | REVOKE …
+    /// ON TABLES | SEQUENCES …`, given what follows DEFAULT.
+    pub(super) fn bind_default_privileges(&mut self, rest: &str) -> Result<BoundStatement> {
+        let mut w = Words::new(rest)?;
+        w.expect("PRIVILEGES")?;
+        let mut roles = Vec::new();
+        let mut in_schema = false;
+        loop {
+            if w.take(&["FOR", "ROLE"]) || w.take(&["FOR", "USER"]) {
+                roles.extend(w.list(|w| w.role_spec())?);
+            } else if w.take(&["IN", "SCHEMA"]) {
+                self.schemas_public(&mut w)?;
+                in_schema = true;
+            } else {
+                break;
+            }
+        }
+        if roles.is_empty() {
+            roles.push(RoleSpec::CurrentUser);
+        }
+        let grant = if w.take(&["GRANT"]) {
+            true
+        } else if w.take(&["REVOKE"]) {
+            false
+        } else {
+            return Err(w.unexpected());
+        };
+        let BoundStatement::Role(RoleChange::Privileges(change)) =
+            self.grant_from(&mut w, grant, true)?
+        else {
+            return Err(Error::syntax("syntax error at or near \"TO\""));
+        };
+        Ok(BoundStatement::Role(RoleChange::DefaultPrivileges {
+            roles,
+            in_schema,
+            change,
+        }))
+    }
+
+    /// GRANT / REVOKE from `w` (after the keyword); `defaults`: ALTER DEFAULT
+    /// PRIVILEGES' form, whose objects are `TABLES` or `SEQUENCES`.
+    fn grant_from(&mut self, w: &mut Words, grant: bool, defaults: bool) -> Result<BoundStatement> {
         let mut grant_option = false;
         let mut admin = false;
         if !grant {
@@ -175,7 +220,7 @@ impl Binder<'_> {
             .take_while(|&k| !w.is_at(k, to))
             .any(|k| w.is_at(k, "ON"));
         if !has_on {
-            if grant_option {
+            if grant_option || defaults {
                 return Err(w.unexpected());
             }
             let roles = w.list(|w| w.ident())?;
@@ -228,11 +273,42 @@ impl Binder<'_> {
             })?)
         };
         w.expect("ON")?;
-        let target = if w.take(&["ALL", "TABLES", "IN", "SCHEMA"]) {
-            self.schemas_public(&mut w)?;
+        let target = if defaults {
+            if w.take(&["TABLES"]) {
+                GrantTarget::AllTables
+            } else if w.take(&["SEQUENCES"]) {
+                GrantTarget::AllSequences
+            } else if let Some((noun, valid)) = [
+                ("FUNCTIONS", ("function", Privs::EXECUTE)),
+                ("ROUTINES", ("function", Privs::EXECUTE)),
+                ("TYPES", ("type", Privs::USAGE)),
+                ("SCHEMAS", ("schema", Privs::USAGE | Privs::CREATE)),
+            ]
+            .iter()
+            .find(|(k, _)| w.is(k))
+            .map(|(_, v)| *v)
+            {
+                if let Some((word, _)) = privileges
+                    .iter()
+                    .flatten()
+                    .find(|(_, p)| !valid.contains(*p))
+                {
+                    return Err(Error::new(
+                        "0LP01",
+                        format!("invalid privilege type {word} for {noun}"),
+                    ));
+                }
+                return Err(Error::feature_not_supported(
+                    "default privileges on functions, types and schemas",
+                ));
+            } else {
+                return Err(w.unexpected());
+            }
+        } else if w.take(&["ALL", "TABLES", "IN", "SCHEMA"]) {
+            self.schemas_public(w)?;
             GrantTarget::AllTables
         } else if w.take(&["ALL", "SEQUENCES", "IN", "SCHEMA"]) {
-            self.schemas_public(&mut w)?;
+            self.schemas_public(w)?;
             GrantTarget::AllSequences
         } else if w.take(&["SEQUENCE"]) {
             GrantTarget::Sequences(w.list(|w| w.relation())?)

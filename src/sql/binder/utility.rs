@@ -88,6 +88,9 @@ impl Binder<'_> {
                 if name == "kiln.reassign" {
                     return self.bind_reassign_owned(value.as_deref().unwrap_or(""));
                 }
+                if name == "kiln.default_privileges" {
+                    return self.bind_default_privileges(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.drop_owned" {
                     return self.bind_drop_owned(value.as_deref().unwrap_or(""));
                 }
