@@ -97,7 +97,10 @@ impl Session {
                     self.text_format(),
                     Vec::new(),
                 );
-                binder.bind_alter_action(&table, op)?
+                let action = binder.bind_alter_action(&table, op)?;
+                // A new foreign key needs REFERENCES on the table it references.
+                self.check_bound_access(&binder.access)?;
+                action
             };
             if let AlterAction::RenameTable { to } = &action {
                 name = to.clone();

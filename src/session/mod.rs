@@ -304,6 +304,8 @@ pub struct Session {
     /// Whether the session user logged in as a superuser (a name without a role,
     /// which trust lets in, is one unless the connection said otherwise).
     pub login_superuser: bool,
+    /// The user that logged in (SET SESSION AUTHORIZATION changes `user`).
+    login_user: String,
 }
 
 /// What a transaction runs as.
@@ -407,6 +409,7 @@ impl Session {
             session_defaults: None,
             failed_row: None,
             login_superuser: true,
+            login_user: user.to_string(),
         }
     }
 
@@ -644,6 +647,12 @@ impl Session {
                 self.set_constraints(value.as_deref().unwrap_or(""))?;
                 return Ok(Outcome::Done {
                     tag: "SET CONSTRAINTS".into(),
+                });
+            }
+            BoundStatement::Set { name, value, .. } if name == "session_authorization" => {
+                self.set_session_authorization(value.as_deref())?;
+                return Ok(Outcome::Done {
+                    tag: if value.is_some() { "SET" } else { "RESET" }.into(),
                 });
             }
             BoundStatement::Set { name, value, .. } if name == "role" => {

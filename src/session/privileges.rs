@@ -271,6 +271,12 @@ impl Session {
         Ok(())
     }
 
+    /// The privileges a statement bound while it runs (ALTER TABLE's actions) needs.
+    pub(super) fn check_bound_access(&self, access: &[Access]) -> Result<()> {
+        let (me, superuser) = self.identity();
+        self.check_access(access, me, superuser)
+    }
+
     fn check_access(&self, access: &[Access], me: u32, superuser: bool) -> Result<()> {
         for a in access {
             let role = a.as_role.unwrap_or(me);
@@ -323,6 +329,43 @@ impl Session {
             self.settings.set_server_value("is_superuser", flag.into());
             self.changed_settings.push("is_superuser".into());
         }
+        Ok(())
+    }
+
+    /// SET SESSION AUTHORIZATION name | DEFAULT: only a session that logged in as a
+    /// superuser may become another user; SET ROLE is reset.
+    pub(super) fn set_session_authorization(&mut self, value: Option<&str>) -> Result<()> {
+        let login = self.login_user.clone();
+        let login_super = match self.db.roles.get(&login) {
+            Some(r) => r.superuser || r.oid == BOOTSTRAP_SUPERUSER_OID,
+            None => self.login_superuser,
+        };
+        let target = value.unwrap_or(&login).to_string();
+        let superuser = if target == login {
+            login_super
+        } else {
+            let Some(role) = self.db.roles.get(&target) else {
+                return Err(Error::new(
+                    "42704",
+                    format!("role \"{target}\" does not exist"),
+                ));
+            };
+            if !login_super {
+                return Err(Error::new(
+                    "42501",
+                    "permission denied to set session authorization",
+                ));
+            }
+            role.superuser || role.oid == BOOTSTRAP_SUPERUSER_OID
+        };
+        self.user = target.clone();
+        self.settings.set("role", Some("none"))?;
+        self.settings
+            .set_server_value("session_authorization", target);
+        self.changed_settings.push("session_authorization".into());
+        let flag = if superuser { "on" } else { "off" };
+        self.settings.set_server_value("is_superuser", flag.into());
+        self.changed_settings.push("is_superuser".into());
         Ok(())
     }
 
@@ -837,10 +880,10 @@ impl Session {
         to: &RoleSpec,
         ctx: &ExecContext,
     ) -> Result<Outcome> {
-        let tag = if kind == RelKind::Sequence {
-            "ALTER SEQUENCE"
-        } else {
-            "ALTER TABLE"
+        let tag = match kind {
+            RelKind::Sequence => "ALTER SEQUENCE",
+            RelKind::View => "ALTER VIEW",
+            _ => "ALTER TABLE",
         };
         let done = Outcome::Done { tag: tag.into() };
         let Some(entry) = self.db.catalog.table(name, &ctx.snapshot) else {
@@ -856,6 +899,10 @@ impl Session {
         };
         if kind == RelKind::Sequence && entry.sequence.is_none() {
             return Err(Error::new("42809", format!("\"{name}\" is not a sequence")));
+        }
+        if kind == RelKind::View && entry.view.is_none() {
+            return Err(Error::new("42809", format!("\"{name}\" is not a view"))
+                .with_hint("Use ALTER TABLE instead."));
         }
         if let RoleSpec::Public = to {
             return Err(Error::new("42704", "role \"public\" does not exist"));

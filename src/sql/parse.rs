@@ -178,7 +178,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "revoke")
         || mentions(sql, "reassign")
         || mentions(sql, "owned")
-        || mentions(sql, "default"))
+        || mentions(sql, "default")
+        || mentions(sql, "owner"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -511,6 +512,13 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.drop_owned")
         } else if word(n, "ALTER") && word(n + 1, "DEFAULT") {
             Some("kiln.default_privileges")
+        } else if word(n, "ALTER")
+            && word(n + 1, "VIEW")
+            && (n + 2..sig.len())
+                .take_while(|&k| !matches!(tokens[sig[k]].token, Token::SemiColon))
+                .any(|k| word(k, "OWNER") && word(k + 1, "TO"))
+        {
+            Some("kiln.alter_view_owner")
         } else {
             None
         };

@@ -679,9 +679,11 @@ impl<'a> Binder<'a> {
                     local: false,
                 }),
                 A::Reset::ALL => Ok(BoundStatement::Discard(crate::plan::Discard::Settings)),
-                A::Reset::SessionAuthorization => {
-                    Err(Error::feature_not_supported("RESET SESSION AUTHORIZATION"))
-                }
+                A::Reset::SessionAuthorization => Ok(BoundStatement::Set {
+                    name: "session_authorization".into(),
+                    value: None,
+                    local: false,
+                }),
             },
             A::Statement::Declare { stmts } => self.bind_declare(stmts),
             A::Statement::Prepare {

@@ -421,6 +421,12 @@ impl Binder<'_> {
 /// `[IF EXISTS] name OWNER TO role` (ALTER SEQUENCE's text after SEQUENCE), or None
 /// when the text is another ALTER SEQUENCE.
 pub(super) fn sequence_owner_to(rest: &str) -> Result<Option<BoundStatement>> {
+    relation_owner_to(rest, RelKind::Sequence)
+}
+
+/// `[IF EXISTS] name OWNER TO role` after ALTER SEQUENCE or ALTER VIEW, or None when
+/// the text says something else.
+pub(super) fn relation_owner_to(rest: &str, kind: RelKind) -> Result<Option<BoundStatement>> {
     let mut w = Words::new(rest)?;
     if !(0..w.tokens.len()).any(|k| w.is_at(k, "OWNER") && w.is_at(k + 1, "TO")) {
         return Ok(None);
@@ -434,7 +440,7 @@ pub(super) fn sequence_owner_to(rest: &str) -> Result<Option<BoundStatement>> {
     Ok(Some(BoundStatement::Role(RoleChange::Owner {
         name,
         if_exists,
-        kind: RelKind::Sequence,
+        kind,
         to,
     })))
 }

@@ -88,6 +88,11 @@ impl Binder<'_> {
                 if name == "kiln.reassign" {
                     return self.bind_reassign_owned(value.as_deref().unwrap_or(""));
                 }
+                if name == "kiln.alter_view_owner" {
+                    let rest = value.as_deref().unwrap_or("");
+                    return super::privileges::relation_owner_to(rest, RelKind::View)?
+                        .ok_or_else(|| Error::syntax("syntax error at or near \"VIEW\""));
+                }
                 if name == "kiln.default_privileges" {
                     return self.bind_default_privileges(value.as_deref().unwrap_or(""));
                 }
@@ -103,6 +108,15 @@ impl Binder<'_> {
                 name: "timezone".into(),
                 value: Some(setting_text(value)?),
                 local: *local,
+            }),
+            // SET SESSION AUTHORIZATION name | DEFAULT (checked as it runs).
+            A::Set::SetSessionAuthorization(p) => Ok(BoundStatement::Set {
+                name: "session_authorization".into(),
+                value: match &p.kind {
+                    A::SetSessionAuthorizationParamKind::Default => None,
+                    A::SetSessionAuthorizationParamKind::User(name) => Some(ident_name(name)),
+                },
+                local: matches!(p.scope, A::ContextModifier::Local),
             }),
             // SET ROLE name | NONE: the "role" setting (checked as it runs).
             A::Set::SetRole {
