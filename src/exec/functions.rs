@@ -1035,7 +1035,10 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
         let value = match func {
             Func::NextVal => {
                 let (entry, seq) = find_sequence(access, &name()?, ctx)?;
-                may_use_sequence(ctx, &entry, Privs::USAGE | Privs::UPDATE, &mut checked)?;
+                // An identity column's default (a second argument) needs no privilege.
+                if args.len() == 1 {
+                    may_use_sequence(ctx, &entry, Privs::USAGE | Privs::UPDATE, &mut checked)?;
+                }
                 let v = seq.nextval(&entry.name)?;
                 log_sequence(ctx, &entry.name, &seq, false);
                 let mut session = access.session.lock();

@@ -97,15 +97,24 @@ pub(super) fn sequence_spec(
 
 impl Binder<'_> {
     /// `nextval('name')` cast to `column`'s type: a SERIAL or identity column's default.
+    /// An identity column's call carries a second argument, `true`: it draws without
+    /// the USAGE privilege on the sequence (PostgreSQL checks none for identity).
     pub(super) fn nextval_default(&mut self, sequence: &str, column: &ColumnDef) -> Result<Expr> {
+        // As regclass output writes the name (quoted where it needs to be), which is how
+        // nextval reads it back.
+        let mut args = vec![Expr::Literal {
+            value: Value::Text(crate::catalog::system::quote_ident(sequence)),
+            ty: TEXT,
+        }];
+        if column.identity.is_some() {
+            args.push(Expr::Literal {
+                value: Value::Bool(true),
+                ty: SqlType::new(DataType::Bool),
+            });
+        }
         let call = Expr::Func {
             func: Func::NextVal,
-            // As regclass output writes the name (quoted where it needs to be), which is
-            // how nextval reads it back.
-            args: vec![Expr::Literal {
-                value: Value::Text(crate::catalog::system::quote_ident(sequence)),
-                ty: TEXT,
-            }],
+            args,
             ty: INT8,
         };
         self.coerce_column(call, column)
