@@ -220,6 +220,10 @@ pub enum Func {
     DatabaseSize,
     CurrentSchema,
     CurrentSchemas,
+    /// pg_stat_get_numscans and the other access counters: 0 (kiln keeps none).
+    StatCounter,
+    /// pg_stat_get_live_tuples (true) / pg_stat_get_dead_tuples: the storage's counts.
+    StatTuples(bool),
     /// has_table_privilege and its kin: what the ACLs say (`session::privileges`).
     HasPrivilege(PrivilegeOf),
     /// An oid alias's text form (the object's name), and reading one from text: the

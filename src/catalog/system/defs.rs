@@ -6,7 +6,8 @@ pub(super) struct Def {
     pub(super) schema: u32,
     pub(super) name: &'static str,
     pub(super) oid: u32,
-    /// 'r' a catalog table, 'v' a system view.
+    /// 'r' a catalog table, 'v' a system view, 'f' a set-returning catalog function
+    /// read in FROM (not a relation: pg_class does not list it).
     pub(super) kind: char,
     /// PostgreSQL 15's columns, in order: `name type, …`.
     pub(super) columns: &'static str,
@@ -148,6 +149,57 @@ pub(super) static DEFS: &[Def] = &[
         1261,
         'r',
         "roleid oid, member oid, grantor oid, admin_option bool",
+    ),
+    def(
+        C,
+        "pg_event_trigger",
+        3466,
+        'r',
+        "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled char, \
+         evttags text[]",
+    ),
+    def(
+        C,
+        "pg_language",
+        2612,
+        'r',
+        "oid oid, lanname name, lanowner oid, lanispl bool, lanpltrusted bool, \
+         lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl aclitem[]",
+    ),
+    def(
+        C,
+        "pg_stat_all_tables",
+        12_142,
+        'v',
+        "relid oid, schemaname name, relname name, seq_scan int8, seq_tup_read int8, idx_scan int8, idx_tup_fetch int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, n_tup_hot_upd int8, n_live_tup int8, n_dead_tup int8, n_mod_since_analyze int8, n_ins_since_vacuum int8, last_vacuum timestamptz, last_autovacuum timestamptz, last_analyze timestamptz, last_autoanalyze timestamptz, vacuum_count int8, autovacuum_count int8, analyze_count int8, autoanalyze_count int8",
+    ),
+    def(
+        C,
+        "pg_stat_user_tables",
+        12_161,
+        'v',
+        "relid oid, schemaname name, relname name, seq_scan int8, seq_tup_read int8, idx_scan int8, idx_tup_fetch int8, n_tup_ins int8, n_tup_upd int8, n_tup_del int8, n_tup_hot_upd int8, n_live_tup int8, n_dead_tup int8, n_mod_since_analyze int8, n_ins_since_vacuum int8, last_vacuum timestamptz, last_autovacuum timestamptz, last_analyze timestamptz, last_autoanalyze timestamptz, vacuum_count int8, autovacuum_count int8, analyze_count int8, autoanalyze_count int8",
+    ),
+    def(
+        C,
+        "pg_stat_all_indexes",
+        12_183,
+        'v',
+        "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_scan int8, idx_tup_read int8, idx_tup_fetch int8",
+    ),
+    def(
+        C,
+        "pg_stat_user_indexes",
+        12_192,
+        'v',
+        "relid oid, indexrelid oid, schemaname name, relname name, indexrelname name, idx_scan int8, idx_tup_read int8, idx_tup_fetch int8",
+    ),
+    def(
+        C,
+        "pg_get_keywords",
+        1686,
+        'f',
+        "word text, catcode char, barelabel bool, catdesc text, baredesc text",
     ),
     def(
         C,

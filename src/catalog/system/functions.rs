@@ -50,6 +50,15 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
     }
     let pretty = matches!(vals.last(), Some(Value::Bool(true)));
     Ok(match func {
+        Func::StatCounter => Value::Int8(0),
+        Func::StatTuples(live) => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            match v.table(o) {
+                Some(t) if live => Value::Int8(crate::catalog::stats::live_rows(&t.storage) as i64),
+                Some(t) => Value::Int8(t.storage.dead_rows() as i64),
+                None => Value::Int8(0),
+            }
+        }
         Func::PgTableIsVisible => {
             let o = arg_oid(vals, 0).unwrap_or(0);
             match SystemTable::by_oid(o) {

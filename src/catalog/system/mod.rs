@@ -21,13 +21,17 @@
 //! ## Not modelled
 //!
 //! Column privileges (every `attacl` is NULL), `aclitem` as a type (relacl, nspacl and
-//! datacl hold PostgreSQL's aclitem texts in `text[]` columns), functions (pg_proc lists none: kiln's built-ins
+//! datacl hold PostgreSQL's aclitem texts in `text[]` columns), access counters
+//! (pg_stat_*_tables / _indexes and pg_stat_get_numscans and kin answer 0 scans and
+//! tuples; live and dead row counts are real), procedural languages beyond internal, c
+//! and sql, functions (pg_proc lists none: kiln's built-ins
 //! are not catalog objects yet), inheritance, triggers, policies, publications and
 //! extended statistics (empty tables with their real columns, so the queries that
 //! join them run). `int2vector` and `oidvector` columns are `int2[]` and `oid[]`.
 
 mod defs;
 mod functions;
+mod keywords;
 mod rows;
 mod sql;
 
@@ -107,12 +111,22 @@ impl SystemTable {
             Some(_) => return None,
         };
         DEFS.iter()
-            .position(|d| d.schema == nsp && d.name == name)
+            .position(|d| d.schema == nsp && d.name == name && d.kind != 'f')
             .map(|i| SystemTable(i as u16))
     }
 
+    /// The set-returning catalog function `name` (pg_get_keywords), read as a table.
+    pub fn function(name: &str) -> Option<SystemTable> {
+        DEFS.iter()
+            .position(|d| d.name == name && d.kind == 'f')
+            .map(|i| SystemTable(i as u16))
+    }
+
+    /// The system tables and views (relations; not the functions).
     fn all() -> impl Iterator<Item = SystemTable> {
-        (0..DEFS.len()).map(|i| SystemTable(i as u16))
+        (0..DEFS.len())
+            .map(|i| SystemTable(i as u16))
+            .filter(|t| t.def().kind != 'f')
     }
 
     fn by_oid(oid: u32) -> Option<SystemTable> {

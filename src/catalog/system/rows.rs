@@ -661,6 +661,96 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 }
             }
         }
+        "pg_get_keywords" => {
+            for &(word, cat, bare) in super::keywords::KEYWORDS {
+                let catdesc = match cat {
+                    b'U' => "unreserved",
+                    b'C' => "unreserved (cannot be function or type name)",
+                    b'T' => "reserved (can be function or type name)",
+                    _ => "reserved",
+                };
+                rows.push(vec![
+                    text(word),
+                    text((cat as char).to_string()),
+                    boolean(bare),
+                    text(catdesc),
+                    text(if bare {
+                        "can be bare label"
+                    } else {
+                        "requires AS"
+                    }),
+                ]);
+            }
+        }
+        "pg_event_trigger" => {}
+        "pg_language" => {
+            for (o, name, pl, trusted, handler, inline, validator) in [
+                (12, "internal", false, false, 0, 0, 2246),
+                (13, "c", false, false, 0, 0, 2247),
+                (14, "sql", false, true, 0, 0, 2248),
+            ] {
+                rows.push(vec![
+                    oid(o),
+                    text(name),
+                    oid(owner),
+                    boolean(pl),
+                    boolean(trusted),
+                    oid(handler),
+                    oid(inline),
+                    oid(validator),
+                    NULL,
+                ]);
+            }
+        }
+        "pg_stat_all_tables" | "pg_stat_user_tables" => {
+            // kiln keeps no access counters: scans and tuple counts are 0, the vacuum
+            // and analyze times NULL; live and dead row counts are the storage's.
+            let zero = || Value::Int8(0);
+            let mut push = |relid: u32, schema: &str, name: &str, live: i64, dead: i64| {
+                let mut row = vec![oid(relid), text(schema), text(name)];
+                row.extend((0..8).map(|_| zero()));
+                row.extend([Value::Int8(live), Value::Int8(dead), zero(), zero()]);
+                row.extend([NULL, NULL, NULL, NULL]);
+                row.extend((0..4).map(|_| zero()));
+                rows.push(row);
+            };
+            for t in v.tables.iter().filter(|t| t.kind() == RelKind::Table) {
+                push(
+                    t.oid,
+                    "public",
+                    &t.name,
+                    crate::catalog::stats::live_rows(&t.storage) as i64,
+                    t.storage.dead_rows() as i64,
+                );
+            }
+            if t.name() == "pg_stat_all_tables" {
+                for s in SystemTable::all().filter(|s| s.def().kind == 'r') {
+                    push(
+                        s.oid(),
+                        namespace_name(s.schema_oid()).unwrap_or_default(),
+                        s.name(),
+                        0,
+                        0,
+                    );
+                }
+            }
+        }
+        "pg_stat_all_indexes" | "pg_stat_user_indexes" => {
+            for t in &v.tables {
+                for ix in &t.indexes {
+                    rows.push(vec![
+                        oid(t.oid),
+                        oid(ix.oid),
+                        text("public"),
+                        text(&t.name),
+                        text(&ix.name),
+                        Value::Int8(0),
+                        Value::Int8(0),
+                        Value::Int8(0),
+                    ]);
+                }
+            }
+        }
         "pg_default_acl" => {
             for (k, d) in v.db.catalog.default_acls().iter().enumerate() {
                 rows.push(vec![

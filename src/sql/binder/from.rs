@@ -245,30 +245,7 @@ impl Binder<'_> {
                     return self.cte_scope(cte?, &ident_name(id), alias.as_ref());
                 }
                 if let Some(system) = self.system_table(name)? {
-                    let types = system.columns().into_iter().map(|c| c.1).collect();
-                    let names: Vec<String> = system
-                        .columns()
-                        .into_iter()
-                        .map(|c| c.0.to_string())
-                        .collect();
-                    let qualifier = alias
-                        .as_ref()
-                        .map_or_else(|| system.name().to_string(), |a| ident_name(&a.name));
-                    let (plan, mut scope) = self.table_function(
-                        TableFunc::System(system),
-                        Vec::new(),
-                        types,
-                        alias.as_ref(),
-                        false,
-                    )?;
-                    let names = alias_names(alias.as_ref(), names, &qualifier)?;
-                    for (c, n) in scope.columns.iter_mut().zip(names) {
-                        if let Expr::ColumnRef { name, .. } = &mut c.expr {
-                            *name = n.clone();
-                        }
-                        c.name = n;
-                    }
-                    return Ok((plan, scope));
+                    return self.system_scan(system, alias.as_ref());
                 }
                 let table = self.table(name)?;
                 self.need(&table, crate::catalog::acl::Privs::SELECT);
@@ -506,6 +483,31 @@ impl Binder<'_> {
         bound
     }
 
+    /// A scan of system table `system` (or of a catalog function's rows).
+    fn system_scan(
+        &mut self,
+        system: crate::catalog::system::SystemTable,
+        alias: Option<&A::TableAlias>,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let types = system.columns().into_iter().map(|c| c.1).collect();
+        let names: Vec<String> = system
+            .columns()
+            .into_iter()
+            .map(|c| c.0.to_string())
+            .collect();
+        let qualifier = alias.map_or_else(|| system.name().to_string(), |a| ident_name(&a.name));
+        let (plan, mut scope) =
+            self.table_function(TableFunc::System(system), Vec::new(), types, alias, false)?;
+        let names = alias_names(alias, names, &qualifier)?;
+        for (c, n) in scope.columns.iter_mut().zip(names) {
+            if let Expr::ColumnRef { name, .. } = &mut c.expr {
+                *name = n.clone();
+            }
+            c.name = n;
+        }
+        Ok((plan, scope))
+    }
+
     fn bind_table_function(
         &mut self,
         name: &A::ObjectName,
@@ -548,6 +550,12 @@ impl Binder<'_> {
                 alias,
                 ordinality,
             );
+        }
+        if let Some(system) = crate::catalog::system::SystemTable::function(&fname)
+            && args.is_empty()
+            && !ordinality
+        {
+            return self.system_scan(system, alias);
         }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
