@@ -137,6 +137,7 @@ impl Vector {
             | DataType::RegClass
             | DataType::RegType
             | DataType::RegProc
+            | DataType::RegProcedure
             | DataType::RegNamespace
             | DataType::RegRole => Data::I64(Vec::with_capacity(rows)),
             DataType::Float4 => Data::F32(Vec::with_capacity(rows)),

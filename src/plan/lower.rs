@@ -1186,6 +1186,7 @@ fn key_class(t: DataType) -> Option<u8> {
         | DataType::RegClass
         | DataType::RegType
         | DataType::RegProc
+        | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole => 10,
         DataType::Unknown => return None,

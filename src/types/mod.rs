@@ -53,6 +53,8 @@ pub enum DataType {
     RegClass,
     RegType,
     RegProc,
+    /// A function with its argument types (`array_in(cstring,oid,integer)`).
+    RegProcedure,
     RegNamespace,
     RegRole,
     /// `name`: an identifier of at most 63 bytes (stored as text).
@@ -298,6 +300,7 @@ impl DataType {
             DataType::RegClass => 2205,
             DataType::RegType => 2206,
             DataType::RegProc => 24,
+            DataType::RegProcedure => 2202,
             DataType::RegNamespace => 4089,
             DataType::RegRole => 4096,
             DataType::Name => 19,
@@ -350,6 +353,7 @@ impl DataType {
             2205 => DataType::RegClass,
             2206 => DataType::RegType,
             24 => DataType::RegProc,
+            2202 => DataType::RegProcedure,
             4089 => DataType::RegNamespace,
             4096 => DataType::RegRole,
             19 => DataType::Name,
@@ -374,6 +378,7 @@ impl DataType {
             | DataType::RegClass
             | DataType::RegType
             | DataType::RegProc
+            | DataType::RegProcedure
             | DataType::RegNamespace
             | DataType::RegRole => 4,
             DataType::Name => 64,
@@ -413,6 +418,7 @@ impl DataType {
             DataType::RegClass => "regclass",
             DataType::RegType => "regtype",
             DataType::RegProc => "regproc",
+            DataType::RegProcedure => "regprocedure",
             DataType::RegNamespace => "regnamespace",
             DataType::RegRole => "regrole",
             DataType::Name => "name",
@@ -482,6 +488,7 @@ impl DataType {
                 | DataType::RegClass
                 | DataType::RegType
                 | DataType::RegProc
+                | DataType::RegProcedure
                 | DataType::RegNamespace
                 | DataType::RegRole
         )
@@ -601,6 +608,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("regclass", 0) => SqlType::new(DataType::RegClass),
                 ("regtype", 0) => SqlType::new(DataType::RegType),
                 ("regproc", 0) => SqlType::new(DataType::RegProc),
+                ("regprocedure", 0) => SqlType::new(DataType::RegProcedure),
                 ("regnamespace", 0) => SqlType::new(DataType::RegNamespace),
                 ("regrole", 0) => SqlType::new(DataType::RegRole),
                 ("name", 0) => SqlType::new(DataType::Name),

@@ -402,6 +402,7 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::RegClass
         | DataType::RegType
         | DataType::RegProc
+        | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole => match parse_oid(text) {
             Ok(oid) => Value::Int8(oid),

@@ -760,6 +760,7 @@ pub fn decode_param(
         | DataType::RegClass
         | DataType::RegType
         | DataType::RegProc
+        | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole => Value::Int8(u32::from_be_bytes(
             fixed(4)?.try_into().map_err(|_| bad_binary(index))?,

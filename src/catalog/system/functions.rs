@@ -220,11 +220,17 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
         DataType::RegNamespace => namespace_name(o).map(String::from),
         DataType::RegRole => v.role_name(o),
         DataType::RegProc => defs::io_function_name(o).map(String::from),
+        DataType::RegProcedure => defs::io_function_name(o)
+            .map(|n| format!("{n}({})", defs::io_signature(n).replace(", ", ","))),
         _ => None,
     };
     match (name, t, o) {
         (Some(n), _, _) => n,
-        (None, DataType::RegClass | DataType::RegType | DataType::RegProc, 0) => "-".into(),
+        (
+            None,
+            DataType::RegClass | DataType::RegType | DataType::RegProc | DataType::RegProcedure,
+            0,
+        ) => "-".into(),
         (None, _, o) => o.to_string(),
     }
 }
@@ -262,7 +268,11 @@ pub fn reg_in_at_bind(
     }
     if !matches!(
         t,
-        DataType::RegClass | DataType::RegType | DataType::RegNamespace | DataType::RegProc
+        DataType::RegClass
+            | DataType::RegType
+            | DataType::RegNamespace
+            | DataType::RegProc
+            | DataType::RegProcedure
     ) {
         return Ok(None);
     }
@@ -323,6 +333,35 @@ pub(super) fn resolve_name(
             defs::io_function_oid(name)
                 .map(Some)
                 .ok_or_else(|| Error::new("42883", format!("function \"{s}\" does not exist")))
+        }
+        // `name(argument types)`: the argument types must be the function's.
+        DataType::RegProcedure => {
+            let missing = || Error::new("42883", format!("function \"{s}\" does not exist"));
+            let (name, args) = s
+                .trim()
+                .strip_suffix(')')
+                .and_then(|x| x.split_once('('))
+                .ok_or_else(|| Error::new("22P02", "expected a left parenthesis"))?;
+            let name = name.trim();
+            let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+            let oid = defs::io_function_oid(name).ok_or_else(missing)?;
+            let given: Vec<&str> = args
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .collect();
+            let wanted: Vec<&str> = defs::io_signature(name).split(", ").collect();
+            let same = |a: &str, b: &str| {
+                a.eq_ignore_ascii_case(b)
+                    || matches!(
+                        (parse_type_name(a), parse_type_name(b)),
+                        (Ok(x), Ok(y)) if x.ty == y.ty
+                    )
+            };
+            if given.len() != wanted.len() || !given.iter().zip(&wanted).all(|(a, b)| same(a, b)) {
+                return Err(missing());
+            }
+            Ok(Some(oid))
         }
         _ => Ok(None),
     }

@@ -14,6 +14,7 @@ pub(super) fn listed_types() -> Vec<DataType> {
         DataType::RegClass,
         DataType::RegType,
         DataType::RegProc,
+        DataType::RegProcedure,
         DataType::RegNamespace,
         DataType::RegRole,
         DataType::Unknown,
@@ -47,6 +48,7 @@ pub fn type_name(t: DataType) -> String {
             DataType::RegClass => "regclass",
             DataType::RegType => "regtype",
             DataType::RegProc => "regproc",
+            DataType::RegProcedure => "regprocedure",
             DataType::RegNamespace => "regnamespace",
             DataType::RegRole => "regrole",
             DataType::Name => "name",
@@ -141,6 +143,7 @@ pub(super) fn opclass_of(t: DataType) -> u32 {
         DataType::RegClass
         | DataType::RegType
         | DataType::RegProc
+        | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole => DataType::Oid.oid(),
         other => other.oid(),
