@@ -78,11 +78,7 @@ impl Session {
         for op in actions {
             let Some(table) = self.db.catalog.table(&name, &ctx.snapshot) else {
                 if if_exists {
-                    self.notices.push((
-                        "NOTICE".into(),
-                        "00000".into(),
-                        format!("relation \"{name}\" does not exist, skipping"),
-                    ));
+                    self.notice(format!("relation \"{name}\" does not exist, skipping"));
                     return Ok(done);
                 }
                 return Err(Error::undefined_table(&name));

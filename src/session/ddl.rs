@@ -20,11 +20,9 @@ impl Session {
         let mut targets: Vec<Arc<TableEntry>> = Vec::new();
         for name in names {
             match self.db.catalog.table(name, &ctx.snapshot) {
-                None if if_exists => self.notices.push((
-                    "NOTICE".into(),
-                    "00000".into(),
-                    format!("{what} \"{name}\" does not exist, skipping"),
-                )),
+                None if if_exists => {
+                    self.notice(format!("{what} \"{name}\" does not exist, skipping"))
+                }
                 None => {
                     return Err(Error::new(
                         "42P01",
@@ -118,16 +116,8 @@ impl Session {
         );
         match notes.len() {
             0 => {}
-            1 => self.notices.push((
-                "NOTICE".into(),
-                "00000".into(),
-                format!("drop cascades to {}", notes[0]),
-            )),
-            n => self.notices.push((
-                "NOTICE".into(),
-                "00000".into(),
-                format!("drop cascades to {n} other objects"),
-            )),
+            1 => self.notice(format!("drop cascades to {}", notes[0])),
+            n => self.notice(format!("drop cascades to {n} other objects")),
         }
         for (child, fk) in fk_drops {
             let Some(current) = self.db.catalog.table(&child.name, &ctx.snapshot) else {

@@ -1150,10 +1150,9 @@ impl Session {
                         let oid = tables[at].oid;
                         for (child, _) in self.db.catalog.referencing(oid, &ctx.snapshot) {
                             if !tables.iter().any(|x| x.oid == child.oid) {
-                                self.notices.push((
-                                    "NOTICE".into(),
-                                    "00000".into(),
-                                    format!("truncate cascades to table \"{}\"", child.name),
+                                self.notice(format!(
+                                    "truncate cascades to table \"{}\"",
+                                    child.name
                                 ));
                                 tables.push(child);
                             }
@@ -1320,11 +1319,7 @@ impl Session {
                 };
                 let Some(entry) = self.db.catalog.table(name, &ctx.snapshot) else {
                     if *if_exists {
-                        self.notices.push((
-                            "NOTICE".into(),
-                            "00000".into(),
-                            format!("relation \"{name}\" does not exist, skipping"),
-                        ));
+                        self.notice(format!("relation \"{name}\" does not exist, skipping"));
                         return Ok(done);
                     }
                     return Err(Error::new(

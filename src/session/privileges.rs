@@ -405,17 +405,18 @@ impl Session {
         }
     }
 
+    /// A NOTICE for the client (`relation "x" does not exist, skipping`).
+    pub(super) fn notice(&mut self, text: impl Into<String>) {
+        self.notices
+            .push(("NOTICE".into(), "00000".into(), text.into()));
+    }
+
     fn warn(&mut self, code: &str, text: String) {
         self.notices.push(("WARNING".into(), code.into(), text));
     }
 
-    /// GRANT / REVOKE privileges.
-    pub(super) fn change_privileges(
-        &mut self,
-        c: &PrivilegeChange,
-        ctx: &ExecContext,
-    ) -> Result<Outcome> {
-        let tag = if c.grant { "GRANT" } else { "REVOKE" };
+    /// The roles a GRANT / REVOKE names (PUBLIC: 0); grant options only to roles.
+    fn grantees(&self, c: &PrivilegeChange) -> Result<Vec<u32>> {
         let grantees = c
             .grantees
             .iter()
@@ -427,6 +428,17 @@ impl Session {
                 "grant options can only be granted to roles",
             ));
         }
+        Ok(grantees)
+    }
+
+    /// GRANT / REVOKE privileges.
+    pub(super) fn change_privileges(
+        &mut self,
+        c: &PrivilegeChange,
+        ctx: &ExecContext,
+    ) -> Result<Outcome> {
+        let tag = if c.grant { "GRANT" } else { "REVOKE" };
+        let grantees = self.grantees(c)?;
         // What the statement's privileges are checked against: a table's rights and a
         // sequence's (ON TABLE takes either), a schema's, a database's.
         let (valid, noun) = match &c.target {
@@ -695,17 +707,7 @@ impl Session {
         let privs = c.privileges.as_ref().map_or(kind.all(), |l| {
             l.iter().fold(Privs::NONE, |a, (_, p)| a | *p)
         });
-        let grantees = c
-            .grantees
-            .iter()
-            .map(|g| self.resolve_role(g))
-            .collect::<Result<Vec<_>>>()?;
-        if c.grant && c.grant_option && grantees.contains(&PUBLIC) {
-            return Err(Error::new(
-                "0LP01",
-                "grant options can only be granted to roles",
-            ));
-        }
+        let grantees = self.grantees(c)?;
         let (me, superuser) = self.identity();
         let mut entries = self.db.catalog.default_acls();
         let before = entries.clone();
@@ -830,12 +832,8 @@ impl Session {
                     }
                     match at {
                         Some(k) if !admin || list[k].admin => {
-                            self.notices.push((
-                                "NOTICE".into(),
-                                "00000".into(),
-                                format!(
-                                    "role \"{member_name}\" is already a member of role \"{name}\""
-                                ),
+                            self.notice(format!(
+                                "role \"{member_name}\" is already a member of role \"{name}\""
                             ));
                         }
                         Some(k) => list[k].admin = true,
@@ -888,11 +886,7 @@ impl Session {
         let done = Outcome::Done { tag: tag.into() };
         let Some(entry) = self.db.catalog.table(name, &ctx.snapshot) else {
             if if_exists {
-                self.notices.push((
-                    "NOTICE".into(),
-                    "00000".into(),
-                    format!("relation \"{name}\" does not exist, skipping"),
-                ));
+                self.notice(format!("relation \"{name}\" does not exist, skipping"));
                 return Ok(done);
             }
             return Err(Error::undefined_table(name));

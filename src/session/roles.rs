@@ -119,11 +119,7 @@ impl Session {
                 for name in names {
                     if self.db.roles.get(name).is_none() {
                         if *if_exists {
-                            self.notices.push((
-                                "NOTICE".into(),
-                                "00000".into(),
-                                format!("role \"{name}\" does not exist, skipping"),
-                            ));
+                            self.notice(format!("role \"{name}\" does not exist, skipping"));
                             continue;
                         }
                         return Err(Error::new(

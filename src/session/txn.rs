@@ -130,16 +130,7 @@ impl Session {
             let table = match u {
                 Undo::Insert(t, _) | Undo::Delete(t, _) => t,
                 Undo::DropTable(_) => return true,
-                Undo::CreateTable(_)
-                | Undo::Sequence(..)
-                | Undo::Role(..)
-                | Undo::Comment(..)
-                | Undo::Memberships(_)
-                | Undo::SchemaAcl(_)
-                | Undo::DatabaseAcl(_)
-                | Undo::DefaultAcls(_) => {
-                    continue;
-                }
+                _ => continue,
             };
             if last.is_some_and(|l| Arc::ptr_eq(l, table)) {
                 continue;
@@ -182,20 +173,11 @@ impl Session {
     /// log (a catalog change to a checkpoint) before the transaction becomes visible,
     /// which happens inside [`Durability::commit`] so that checkpoints order against it.
     fn commit_durably(&mut self, durable: &Durability) {
-        let catalog_changed = self.undo.iter().any(|u| {
-            matches!(
-                u,
-                Undo::CreateTable(_)
-                    | Undo::DropTable(_)
-                    | Undo::Sequence(..)
-                    | Undo::Role(..)
-                    | Undo::Comment(..)
-                    | Undo::Memberships(_)
-                    | Undo::SchemaAcl(_)
-                    | Undo::DatabaseAcl(_)
-                    | Undo::DefaultAcls(_)
-            )
-        });
+        // Everything but row changes goes to a checkpoint.
+        let catalog_changed = self
+            .undo
+            .iter()
+            .any(|u| !matches!(u, Undo::Insert(..) | Undo::Delete(..)));
         if self.writer == TXN_NONE && !catalog_changed {
             return;
         }

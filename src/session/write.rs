@@ -732,11 +732,7 @@ impl Session {
                         .with_hint("Use DROP TABLE to remove a table."));
                 }
                 if if_exists {
-                    self.notices.push((
-                        "NOTICE".into(),
-                        "00000".into(),
-                        format!("index \"{name}\" does not exist, skipping"),
-                    ));
+                    self.notice(format!("index \"{name}\" does not exist, skipping"));
                     continue;
                 }
                 return Err(Error::new(
