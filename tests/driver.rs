@@ -202,7 +202,7 @@ async fn errors_carry_sqlstate_and_the_session_recovers() {
         ("SELECT * FROM a JOIN b ON true", "42P01"),
         ("COPY x FROM STDIN", "42P01"),
         ("COPY x TO '/tmp/x'", "42P01"),
-        ("COPY (SELECT 1) TO PROGRAM 'true'", "0A000"),
+        ("COPY (SELECT 1) TO PROGRAM 'exit 1'", "38000"),
     ];
     for (sql, code) in cases {
         let err = c.query(sql, &[]).await.expect_err(sql);

@@ -206,7 +206,11 @@ async fn sqllogictest_files() {
     // Files the COPY … TO 'file' tests write (kiln's run and PostgreSQL's may run as
     // different users: neither may find the other's file in /tmp).
     let remove_copy_files = || {
-        for name in ["kiln-slt-copy-file.csv", "kiln-slt-copy-file.txt"] {
+        for name in [
+            "kiln-slt-copy-file.csv",
+            "kiln-slt-copy-file.txt",
+            "kiln-slt-copy-file.program",
+        ] {
             let _ = std::fs::remove_file(std::env::temp_dir().join(name));
         }
     };

@@ -26,3 +26,12 @@ pub mod options;
 pub mod output;
 
 pub use options::{CopyOptions, Format};
+
+/// Where a server-side COPY reads or writes (superusers only, as in PostgreSQL).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerEnd {
+    /// `'file'`: a file on the server.
+    File(String),
+    /// `PROGRAM 'command'`: a shell command's standard output (FROM) or input (TO).
+    Program(String),
+}

@@ -269,8 +269,8 @@ pub enum BoundStatement {
         force_null: Vec<bool>,
         /// WHERE: a condition over the table's row (table column positions).
         filter: Option<crate::sql::expr::Expr>,
-        /// COPY FROM 'file': a file on the server (superusers only).
-        file: Option<String>,
+        /// COPY FROM 'file' | PROGRAM 'command' on the server (superusers only).
+        file: Option<crate::copy::ServerEnd>,
     },
     /// DECLARE name CURSOR FOR query: `query` is a bound `Query`.
     DeclareCursor {
@@ -333,8 +333,8 @@ pub enum BoundStatement {
         options: crate::copy::CopyOptions,
         /// CSV FORCE_QUOTE, per column.
         force_quote: Vec<bool>,
-        /// COPY TO 'file': a file on the server (superusers only).
-        file: Option<String>,
+        /// COPY TO 'file' | PROGRAM 'command' on the server (superusers only).
+        file: Option<crate::copy::ServerEnd>,
     },
 }
 

@@ -16,7 +16,7 @@ use super::{Outcome, RowStream, Session};
 use crate::catalog::TableEntry;
 use crate::copy::input::{BATCH_ROWS, CopyReader, Target};
 use crate::copy::output::CopyWriter;
-use crate::copy::{CopyOptions, Format};
+use crate::copy::{CopyOptions, Format, ServerEnd};
 use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
@@ -75,13 +75,75 @@ fn file_error(e: &std::io::Error, path: &str, how: &str) -> Error {
     )
 }
 
-/// COPY TO 'file': the rows written to the file (created or truncated).
-pub(super) fn copy_to_file(copy: &mut CopyOut, path: &str) -> Result<Outcome> {
+/// A program COPY runs: `sh -c command`, as PostgreSQL's popen does.
+fn spawn(cmd: &str, from: bool) -> Result<std::process::Child> {
+    use std::process::{Command, Stdio};
+    let mut c = Command::new("/bin/sh");
+    c.arg("-c").arg(cmd);
+    if from {
+        c.stdin(Stdio::null()).stdout(Stdio::piped());
+    } else {
+        c.stdin(Stdio::piped()).stdout(Stdio::null());
+    }
+    c.spawn()
+        .map_err(|e| Error::new("58030", format!("could not execute command \"{cmd}\": {e}")))
+}
+
+/// Waits for a COPY program; 38000 when it did not exit with 0 (PostgreSQL's
+/// `program "…" failed`).
+fn finish_program(child: &mut std::process::Child, cmd: &str) -> Result<()> {
+    use std::os::unix::process::ExitStatusExt;
+    let status = child.wait().map_err(|e| {
+        Error::new(
+            "58030",
+            format!("could not close pipe to external command: {e}"),
+        )
+    })?;
+    if status.success() {
+        return Ok(());
+    }
+    let detail = match (status.code(), status.signal()) {
+        (Some(code), _) => format!("child process exited with exit code {code}"),
+        (None, Some(sig)) => format!("child process was terminated by signal {sig}"),
+        _ => "child process exited abnormally".to_string(),
+    };
+    Err(Error::new("38000", format!("program \"{cmd}\" failed")).with_detail(detail))
+}
+
+/// COPY TO 'file' | PROGRAM 'command': the rows written to the file (created or
+/// truncated) or to the program's standard input.
+pub(super) fn copy_to_server(copy: &mut CopyOut, end: &ServerEnd) -> Result<Outcome> {
+    match end {
+        ServerEnd::File(path) => {
+            let file = std::fs::File::create(path).map_err(|e| file_error(&e, path, "writing"))?;
+            let write_err = |e: std::io::Error| {
+                Error::new("58030", format!("could not write to file \"{path}\": {e}"))
+            };
+            write_rows(copy, file, &write_err)
+        }
+        ServerEnd::Program(cmd) => {
+            let mut child = spawn(cmd, false)?;
+            let Some(stdin) = child.stdin.take() else {
+                return Err(Error::internal("COPY program without a pipe"));
+            };
+            let written = write_rows(copy, stdin, &|e: std::io::Error| {
+                Error::new("58030", format!("could not write to COPY program: {e}"))
+            });
+            // The program's failure is the error to report (a closed pipe follows it).
+            finish_program(&mut child, cmd)?;
+            written
+        }
+    }
+}
+
+/// The COPY's rows (and its header and trailer) written to `sink`.
+fn write_rows(
+    copy: &mut CopyOut,
+    sink: impl std::io::Write,
+    write_err: &dyn Fn(std::io::Error) -> Error,
+) -> Result<Outcome> {
     use std::io::Write;
-    let file = std::fs::File::create(path).map_err(|e| file_error(&e, path, "writing"))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let write_err =
-        |e: std::io::Error| Error::new("58030", format!("could not write to file \"{path}\": {e}"));
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, sink);
     let mut line = Vec::new();
     if copy.writer.header_line(&copy.names, &mut line) {
         out.write_all(&line).map_err(write_err)?;
@@ -159,18 +221,17 @@ impl Session {
 
     /// COPY to or from a file on the server: superusers only, as in PostgreSQL (its
     /// pg_read_server_files / pg_write_server_files roles do not exist in kiln).
-    pub(super) fn may_copy_files(&self, from: bool) -> Result<()> {
-        let superuser = self
-            .settings
-            .get("is_superuser")
-            .is_none_or(|(_, v)| v == "on");
-        if superuser {
+    pub(super) fn may_copy_files(&self, end: &ServerEnd, from: bool) -> Result<()> {
+        if self.identity().1 {
             return Ok(());
         }
-        let (role, direction) = if from {
-            ("pg_read_server_files", "COPY from a file")
-        } else {
-            ("pg_write_server_files", "COPY to a file")
+        let (role, direction) = match (end, from) {
+            (ServerEnd::Program(_), _) => (
+                "pg_execute_server_program",
+                "COPY to or from an external program",
+            ),
+            (_, true) => ("pg_read_server_files", "COPY from a file"),
+            (_, false) => ("pg_write_server_files", "COPY to a file"),
         };
         Err(Error::new(
             "42501",
@@ -181,20 +242,45 @@ impl Session {
         ))
     }
 
-    /// COPY FROM 'file': the file's bytes through the reader, as CopyData would bring
-    /// them.
-    pub(super) fn copy_from_file(&mut self, copy: &mut CopyIn, path: &str) -> Result<Outcome> {
+    /// COPY FROM 'file' | PROGRAM 'command': the file's bytes (the program's output)
+    /// through the reader, as CopyData would bring them.
+    pub(super) fn copy_from_file(&mut self, copy: &mut CopyIn, end: &ServerEnd) -> Result<Outcome> {
         use std::io::Read;
-        let mut file = std::fs::File::open(path).map_err(|e| file_error(&e, path, "reading"))?;
         let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = file
-                .read(&mut buf)
-                .map_err(|e| file_error(&e, path, "reading"))?;
-            if n == 0 {
-                break;
+        let mut feed =
+            |me: &mut Self, source: &mut dyn Read, err: &dyn Fn(std::io::Error) -> Error| {
+                loop {
+                    let n = source.read(&mut buf).map_err(err)?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    me.copy_data(copy, &buf[..n])?;
+                }
+            };
+        match end {
+            ServerEnd::File(path) => {
+                let mut file =
+                    std::fs::File::open(path).map_err(|e| file_error(&e, path, "reading"))?;
+                feed(self, &mut file, &|e| file_error(&e, path, "reading"))?;
             }
-            self.copy_data(copy, &buf[..n])?;
+            ServerEnd::Program(cmd) => {
+                let mut child = spawn(cmd, true)?;
+                let Some(mut stdout) = child.stdout.take() else {
+                    return Err(Error::internal("COPY program without a pipe"));
+                };
+                let read = feed(self, &mut stdout, &|e| {
+                    Error::new("58030", format!("could not read from COPY program: {e}"))
+                });
+                drop(stdout);
+                // Bad input is the error (the program is stopped); after good input, a
+                // program that failed is.
+                if let Err(e) = read {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(e);
+                }
+                finish_program(&mut child, cmd)?;
+            }
         }
         let n = self.copy_done(copy)?;
         Ok(Outcome::Done {

@@ -989,8 +989,8 @@ impl Session {
                 filter,
                 file,
             } => {
-                if file.is_some() {
-                    self.may_copy_files(true)?;
+                if let Some(end) = file {
+                    self.may_copy_files(end, true)?;
                 }
                 let started = self.start_copy_in(
                     table,
@@ -1002,7 +1002,7 @@ impl Session {
                     ctx,
                 )?;
                 match (file, started) {
-                    (Some(path), Outcome::CopyIn(mut copy)) => self.copy_from_file(&mut copy, path),
+                    (Some(end), Outcome::CopyIn(mut copy)) => self.copy_from_file(&mut copy, end),
                     (_, started) => Ok(started),
                 }
             }
@@ -1013,14 +1013,16 @@ impl Session {
                 force_quote,
                 file,
             } => {
-                if let Some(path) = file {
-                    self.may_copy_files(false)?;
-                    if !std::path::Path::new(path).is_absolute() {
-                        return Err(Error::new(
-                            "42602",
-                            "relative path not allowed for COPY to file",
-                        ));
-                    }
+                if let Some(end) = file {
+                    self.may_copy_files(end, false)?;
+                }
+                if let Some(crate::copy::ServerEnd::File(path)) = file
+                    && !std::path::Path::new(path).is_absolute()
+                {
+                    return Err(Error::new(
+                        "42602",
+                        "relative path not allowed for COPY to file",
+                    ));
                 }
                 let fmt = ctx.fmt;
                 let stream = Box::new(RowStream {
@@ -1045,7 +1047,7 @@ impl Session {
                     names: columns.iter().map(|c| c.name.clone()).collect(),
                 };
                 match file {
-                    Some(path) => copy::copy_to_file(&mut out, path),
+                    Some(end) => copy::copy_to_server(&mut out, end),
                     None => Ok(Outcome::CopyOut(Box::new(out))),
                 }
             }

@@ -13,18 +13,10 @@ impl Binder<'_> {
         let (position, rest) = text.split_once(' ').unwrap_or(("1", text));
         let base = position.parse::<u32>().unwrap_or(1);
         let stmt = copy_syntax::parse(rest, base)?;
-        match &stmt.target {
-            CopyTarget::Client => {}
-            CopyTarget::Program(_) => {
-                return Err(Error::feature_not_supported(
-                    "COPY to or from an external program",
-                ));
-            }
-            CopyTarget::File(_) => {}
-        }
         let file = match &stmt.target {
-            CopyTarget::File(path) => Some(path.clone()),
-            _ => None,
+            CopyTarget::Client => None,
+            CopyTarget::File(path) => Some(crate::copy::ServerEnd::File(path.clone())),
+            CopyTarget::Program(cmd) => Some(crate::copy::ServerEnd::Program(cmd.clone())),
         };
         match stmt.source {
             CopySource::Query(q) => {
