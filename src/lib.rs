@@ -77,6 +77,11 @@ pub struct Backends {
 
 impl Backends {
     /// The process id of the session that is lock owner `owner`.
+    /// The lock owner of session `pid`.
+    pub fn owner_of_pid(&self, pid: i32) -> Option<u64> {
+        self.sessions.lock().get(&pid).map(|b| b.owner)
+    }
+
     pub fn pid_of_owner(&self, owner: u64) -> Option<i32> {
         self.sessions
             .lock()

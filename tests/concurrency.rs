@@ -893,3 +893,67 @@ async fn cancel_and_terminate_another_backend() {
         .get(0);
     assert!(!none);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_wait_shows_in_pg_locks_and_pg_blocking_pids() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    let c = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_block; CREATE TABLE cc_block (id int PRIMARY KEY, v int); \
+         INSERT INTO cc_block VALUES (1, 0)",
+    )
+    .await
+    .expect("setup");
+    let a_pid = ints(&a, "SELECT pg_backend_pid()::bigint").await[0];
+    let b_pid = ints(&b, "SELECT pg_backend_pid()::bigint").await[0];
+    a.batch_execute("BEGIN; UPDATE cc_block SET v = 1 WHERE id = 1")
+        .await
+        .expect("a locks the row");
+    let waiter = tokio::spawn(async move {
+        let r = b
+            .batch_execute("UPDATE cc_block SET v = 2 WHERE id = 1")
+            .await;
+        (b, r)
+    });
+    assert!(still_blocked(&waiter, 300).await, "b waits for a's row");
+    let blocking: Vec<i32> = c
+        .query_one("SELECT pg_blocking_pids($1)", &[&(b_pid as i32)])
+        .await
+        .expect("pg_blocking_pids")
+        .get(0);
+    assert_eq!(blocking, vec![a_pid as i32]);
+    let none: Vec<i32> = c
+        .query_one("SELECT pg_blocking_pids($1)", &[&(a_pid as i32)])
+        .await
+        .expect("pg_blocking_pids of a")
+        .get(0);
+    assert!(none.is_empty());
+    // a holds its transaction id; b waits on it.
+    let rows = c
+        .query(
+            "SELECT pid::bigint, mode, granted FROM pg_locks WHERE locktype = 'transactionid' \
+             AND transactionid = (SELECT transactionid FROM pg_locks WHERE locktype = \
+             'transactionid' AND pid = $1 AND granted) ORDER BY granted DESC",
+            &[&(a_pid as i32)],
+        )
+        .await
+        .expect("pg_locks");
+    let seen: Vec<(i64, String, bool)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (a_pid, "ExclusiveLock".to_string(), true),
+            (b_pid, "ShareLock".to_string(), false),
+        ]
+    );
+    a.batch_execute("COMMIT").await.expect("commit");
+    let (b, done) = waiter.await.expect("join");
+    done.expect("b's update goes through");
+    assert_eq!(ints(&b, "SELECT v::bigint FROM cc_block").await, vec![2]);
+    b.batch_execute("DROP TABLE cc_block").await.expect("drop");
+}

@@ -220,6 +220,8 @@ pub enum Func {
     DatabaseSize,
     CurrentSchema,
     CurrentSchemas,
+    /// pg_blocking_pids(pid): the sessions whose locks or transactions it waits for.
+    BlockingPids,
     /// pg_stat_get_numscans and the other access counters: 0 (kiln keeps none).
     StatCounter,
     /// pg_stat_get_live_tuples (true) / pg_stat_get_dead_tuples: the storage's counts.

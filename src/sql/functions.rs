@@ -554,6 +554,14 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     f(Func::RegexMatch(false), &[], HAND, true, I, K::String),
     // The catalog's functions (stable: they read the statement's catalog snapshot).
     f(
+        Func::BlockingPids,
+        &["pg_blocking_pids"],
+        sig(&[Param::Int], 1, DataType::Array(crate::types::INT4_ARRAY)),
+        true,
+        V,
+        K::Catalog,
+    ),
+    f(
         Func::StatCounter,
         &[
             "pg_stat_get_numscans",

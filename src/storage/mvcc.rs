@@ -124,6 +124,10 @@ impl Snapshot {
     }
 }
 
+/// pg_locks' `transactionid` rows: `(transaction, its owner)` held and `(waiting owner,
+/// transaction)` awaited.
+pub type TransactionLocks = (Vec<(TxnId, Owner)>, Vec<(Owner, TxnId)>);
+
 /// The exclusive mode's holder and waiters.
 struct State {
     next_txn: TxnId,
@@ -135,6 +139,8 @@ struct State {
     owners: HashMap<TxnId, Owner>,
     /// Who waits for whom, over lock owners: row waits and table-lock waits alike.
     waits: HashMap<Owner, Vec<Owner>>,
+    /// The transaction each owner waits to end (a row it locked or a key it wrote).
+    txn_waits: HashMap<Owner, TxnId>,
     /// Table locks by table oid (`storage::locks`).
     tables: HashMap<u32, TableLock>,
     /// The tables each owner holds locks on.
@@ -203,6 +209,7 @@ impl TxnManager {
                 exclusive: TXN_NONE,
                 owners: HashMap::new(),
                 waits: HashMap::new(),
+                txn_waits: HashMap::new(),
                 tables: HashMap::new(),
                 held: HashMap::new(),
                 pinned: BTreeMap::new(),
@@ -469,6 +476,7 @@ impl TxnManager {
         let me = owner_key(&s, txn);
         let them = owner_key(&s, other);
         s.waits.insert(me, vec![them]);
+        s.txn_waits.insert(me, other);
         let mut checked = false;
         let outcome = loop {
             if !s.active.contains(&other) {
@@ -490,7 +498,35 @@ impl TxnManager {
             }
         };
         s.waits.remove(&me);
+        s.txn_waits.remove(&me);
         outcome
+    }
+
+    /// The writing transactions in progress that a session owns, and the transaction
+    /// each waiting session waits for: pg_locks' `transactionid` rows (held, awaited).
+    pub fn transaction_locks(&self) -> TransactionLocks {
+        let s = self.state.lock();
+        let mut held: Vec<(TxnId, Owner)> = s
+            .owners
+            .iter()
+            .filter(|(t, _)| s.active.contains(t))
+            .map(|(&t, &o)| (t, o))
+            .collect();
+        held.sort_unstable();
+        let mut awaited: Vec<(Owner, TxnId)> = s.txn_waits.iter().map(|(&o, &t)| (o, t)).collect();
+        awaited.sort_unstable();
+        (held, awaited)
+    }
+
+    /// The owners `owner` waits for (pg_blocking_pids): a transaction's or the holders
+    /// of a table lock it is queued for.
+    pub fn blockers(&self, owner: Owner) -> Vec<Owner> {
+        self.state
+            .lock()
+            .waits
+            .get(&owner)
+            .cloned()
+            .unwrap_or_default()
     }
 }
 

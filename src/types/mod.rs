@@ -95,6 +95,9 @@ pub fn array_elements() -> &'static [DataType] {
 /// `name[]` (current_schemas' result).
 pub const NAME_ARRAY: ArrayElem = ArrayElem(16);
 
+/// `integer[]` (pg_blocking_pids' result).
+pub const INT4_ARRAY: ArrayElem = ArrayElem(2);
+
 /// A one-byte code for a scalar type (its place among the element types), for
 /// self-describing encodings (`types::record`).
 pub(crate) fn scalar_code(t: DataType) -> Option<u8> {

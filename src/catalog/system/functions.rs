@@ -51,6 +51,23 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
     let pretty = matches!(vals.last(), Some(Value::Bool(true)));
     Ok(match func {
         Func::StatCounter => Value::Int8(0),
+        Func::BlockingPids => {
+            let pid = vals.first().and_then(Value::as_i64).unwrap_or(0) as i32;
+            let mut pids: Vec<i32> = match &v.ctx.backends {
+                Some((_, backends, _)) => backends
+                    .owner_of_pid(pid)
+                    .map(|owner| v.db.txns.blockers(owner))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|o| backends.pid_of_owner(o))
+                    .collect(),
+                None => Vec::new(),
+            };
+            pids.sort_unstable();
+            pids.dedup();
+            let values: Vec<Value> = pids.into_iter().map(Value::Int4).collect();
+            array(DataType::Int4, &values)
+        }
         Func::StatTuples(live) => {
             let o = arg_oid(vals, 0).unwrap_or(0);
             match v.table(o) {

@@ -937,6 +937,32 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     ]);
                     rows.push(row);
                 }
+                // Each writing transaction holds its transaction id; a session waiting
+                // for another's row or key waits on that transaction's id.
+                let (held, awaited) = v.db.txns.transaction_locks();
+                let held = held.into_iter().map(|(t, o)| (t, o, true));
+                let awaited = awaited.into_iter().map(|(o, t)| (t, o, false));
+                for (txn, owner, granted) in held.chain(awaited) {
+                    let Some(pid) = backends.pid_of_owner(owner) else {
+                        continue;
+                    };
+                    let mut row = vec![text("transactionid")];
+                    row.resize(6, NULL);
+                    row.push(Value::Int8(txn as i64));
+                    row.resize(11, NULL);
+                    row.extend([
+                        int4(pid as i64),
+                        text(if granted {
+                            "ExclusiveLock"
+                        } else {
+                            "ShareLock"
+                        }),
+                        boolean(granted),
+                        boolean(false),
+                        NULL,
+                    ]);
+                    rows.push(row);
+                }
             }
         }
         "pg_stat_ssl" => {
