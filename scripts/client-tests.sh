@@ -59,6 +59,10 @@ if command -v psql >/dev/null; then
     *'password authentication failed for user "admin"'*) echo "ok     wrong password: 28P01" ;;
     *) echo "FAILED wrong password: $got"; status=1 ;;
   esac
+  # channel_binding=require: libpq accepts only SCRAM-SHA-256-PLUS bound to the
+  # certificate it verified (a server that offered no binding, or checked none, fails).
+  got=$(PGPASSWORD="tls and scram" psql -X -At -d "$DSN channel_binding=require" -c "SELECT 'bound'" 2>&1 || true)
+  if [ "$got" = "bound" ]; then echo "ok     SCRAM-SHA-256-PLUS with channel binding"; else echo "FAILED channel binding: $got"; status=1; fi
   got=$(PGPASSWORD="tls and scram" psql -X -At -d "$DSN sslmode=disable" -c "SELECT 'plain'" 2>&1 || true)
   if [ "$got" = "plain" ]; then echo "ok     the same server without TLS when the client does not ask"; else echo "FAILED plain: $got"; status=1; fi
 else

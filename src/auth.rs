@@ -288,26 +288,87 @@ pub struct ScramExchange {
     client_first_bare: String,
     server_first: String,
     nonce: String,
+    /// What the client-final-message's `c=` must be: base64 of the GS2 header and, with
+    /// channel binding, the binding data.
+    binding: String,
+    /// SCRAM-SHA-256-PLUS: a wrong `c=` is a failed channel-binding check.
+    plus: bool,
+}
+
+/// The channel binding a SCRAM exchange runs with.
+#[derive(Clone, Copy)]
+pub enum Binding<'a> {
+    /// SCRAM-SHA-256 on a connection that offered nothing else.
+    None,
+    /// SCRAM-SHA-256 chosen where SCRAM-SHA-256-PLUS was offered too.
+    Declined,
+    /// SCRAM-SHA-256-PLUS with the server's `tls-server-end-point` data.
+    Plus(&'a [u8]),
 }
 
 impl ScramExchange {
     /// Takes the client-first-message (`n,,n=,r=<nonce>`); returns the exchange and the
     /// server-first-message to send.
-    pub fn start(role: Option<&Role>, client_first: &str) -> Result<ScramExchange> {
+    pub fn start(
+        role: Option<&Role>,
+        client_first: &str,
+        binding: Binding,
+    ) -> Result<ScramExchange> {
         let malformed = || Error::protocol_violation("malformed SCRAM message").into_fatal();
-        let (binding, rest) = match client_first.split_at_checked(2) {
-            Some((b @ ("n," | "y,"), rest)) => (b, rest),
-            Some(("p=", _)) => {
-                return Err(Error::protocol_violation(
-                    "channel binding is not supported by this server",
-                )
+        let malformed_because = |detail: &str| {
+            Error::protocol_violation("malformed SCRAM message")
+                .with_detail(detail.to_string())
+                .into_fatal()
+        };
+        // The GS2 header: `n,` `y,` or `p=<type>,`, then the (empty) authorization
+        // identity and its comma (PostgreSQL's read_client_first_message).
+        let (flag, rest) = if let Some(r) = client_first.strip_prefix("p=") {
+            let Binding::Plus(_) = binding else {
+                return Err(malformed_because(
+                    "The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.",
+                ));
+            };
+            let (kind, rest) = r.split_once(',').ok_or_else(malformed)?;
+            if kind != "tls-server-end-point" {
+                return Err(Error::protocol_violation(format!(
+                    "unsupported SCRAM channel-binding type \"{kind}\""
+                ))
                 .into_fatal());
             }
-            _ => return Err(malformed()),
+            (format!("p={kind},"), rest)
+        } else {
+            let (flag, rest) = match client_first.split_at_checked(2) {
+                Some((f @ ("n," | "y,"), rest)) => (f, rest),
+                _ => return Err(malformed()),
+            };
+            match binding {
+                Binding::Plus(_) => {
+                    return Err(malformed_because(
+                        "The client selected SCRAM-SHA-256-PLUS, but the SCRAM message does not include channel binding data.",
+                    ));
+                }
+                Binding::Declined if flag == "y," => {
+                    return Err(Error::protocol_violation("SCRAM channel binding negotiation error")
+                        .with_detail("The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding.".to_string())
+                        .into_fatal());
+                }
+                _ => {}
+            }
+            (flag.to_string(), rest)
         };
-        let _ = binding;
-        // The authorization identity (empty) and its comma.
-        let bare = rest.split_once(',').map(|(_, b)| b).ok_or_else(malformed)?;
+        let (authzid, bare) = rest.split_once(',').ok_or_else(malformed)?;
+        if !authzid.is_empty() {
+            return Err(Error::new(
+                "0A000",
+                "client uses authorization identity, but it is not supported",
+            )
+            .into_fatal());
+        }
+        let mut header = format!("{flag},").into_bytes();
+        if let Binding::Plus(data) = binding {
+            header.extend_from_slice(data);
+        }
+        let binding_b64 = B64.encode(&header);
         let client_nonce = bare
             .split(',')
             .find_map(|a| a.strip_prefix("r="))
@@ -329,6 +390,8 @@ impl ScramExchange {
             client_first_bare: bare.to_string(),
             server_first,
             nonce,
+            binding: binding_b64,
+            plus: matches!(binding, Binding::Plus(_)),
         })
     }
 
@@ -349,8 +412,17 @@ impl ScramExchange {
             .split(',')
             .find_map(|a| a.strip_prefix("c="))
             .ok_or_else(malformed)?;
-        // "biws" is base64 of "n,,"; "eSws" of "y,,".
-        if nonce != self.nonce || !matches!(binding, "biws" | "eSws") {
+        // The GS2 header again ("biws" is base64 of "n,,"), with the channel's binding
+        // data under SCRAM-SHA-256-PLUS.
+        if binding != self.binding {
+            if self.plus {
+                return Err(
+                    Error::protocol_violation("SCRAM channel binding check failed").into_fatal(),
+                );
+            }
+            return Err(failed(user));
+        }
+        if nonce != self.nonce {
             return Err(failed(user));
         }
         let proof = B64.decode(proof).map_err(|_| malformed())?;
@@ -410,7 +482,12 @@ mod tests {
                 md5: String::new(),
             }),
         };
-        let mut ex = ScramExchange::start(Some(&role), "n,,n=user,r=rOprNGfwEbeRWgbNEkqO").unwrap();
+        let mut ex = ScramExchange::start(
+            Some(&role),
+            "n,,n=user,r=rOprNGfwEbeRWgbNEkqO",
+            Binding::None,
+        )
+        .unwrap();
         // The RFC's server nonce, in place of a random one.
         ex.nonce = "rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0".into();
         ex.server_first = format!("r={},s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096", ex.nonce);
@@ -429,6 +506,49 @@ mod tests {
             "user",
         );
         assert_eq!(wrong.unwrap_err().code, "28P01");
+    }
+
+    /// SCRAM-SHA-256-PLUS: the client-final-message must carry the channel's binding
+    /// data; the same exchange with another channel's data fails the check (08P01).
+    #[test]
+    fn channel_binding_is_checked() {
+        let role = Role {
+            oid: 16384,
+            name: "u".into(),
+            superuser: false,
+            login: true,
+            secret: Some(Secret {
+                scram: ScramVerifier::with_salt("pw", b"salty salt".to_vec(), 4096),
+                md5: String::new(),
+            }),
+        };
+        let end_point = [7u8; 32];
+        let first = "p=tls-server-end-point,,n=,r=clientnonce";
+        let finish = |data: &[u8]| {
+            let ex = ScramExchange::start(Some(&role), first, Binding::Plus(&end_point)).unwrap();
+            let mut header = b"p=tls-server-end-point,,".to_vec();
+            header.extend_from_slice(data);
+            let without_proof = format!("c={},r={}", B64.encode(&header), ex.nonce);
+            let auth_message = format!("n=,r=clientnonce,{},{without_proof}", ex.server_first);
+            let salted = salted_password(b"pw", b"salty salt", 4096);
+            let client_key = hmac(&salted, &[b"Client Key"]);
+            let stored: [u8; 32] = Sha256::digest(client_key).into();
+            let signature = hmac(&stored, &[auth_message.as_bytes()]);
+            let proof: Vec<u8> = client_key
+                .iter()
+                .zip(signature)
+                .map(|(k, s)| k ^ s)
+                .collect();
+            ex.finish(&format!("{without_proof},p={}", B64.encode(proof)), "u")
+        };
+        assert!(finish(&end_point).is_ok());
+        assert_eq!(finish(&[8u8; 32]).unwrap_err().code, "08P01");
+        // A client that saw the PLUS offer but claims the server has no binding.
+        let e = ScramExchange::start(Some(&role), "y,,n=,r=x", Binding::Declined).err();
+        assert_eq!(e.map(|e| e.code), Some("08P01"));
+        // Binding data under plain SCRAM-SHA-256.
+        let e = ScramExchange::start(Some(&role), first, Binding::None).err();
+        assert_eq!(e.map(|e| e.code), Some("08P01"));
     }
 
     #[test]

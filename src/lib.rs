@@ -177,6 +177,9 @@ pub struct Database {
     pub roles: auth::Roles,
     /// TLS for clients that ask (`--tls-cert`, `--tls-key`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// SCRAM-SHA-256-PLUS's binding data for the TLS certificate (`tls-server-end-point`;
+    /// None: channel binding is not offered).
+    pub tls_end_point: Option<Vec<u8>>,
     /// LISTEN / NOTIFY.
     pub notifier: notify::Notifier,
     /// The durable mode (`--data-dir`): set once recovery has finished.
@@ -215,6 +218,7 @@ impl Database {
             auth: auth::Method::Trust,
             roles: Default::default(),
             tls: None,
+            tls_end_point: None,
             notifier: Default::default(),
             durable: std::sync::OnceLock::new(),
         }

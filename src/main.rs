@@ -115,7 +115,10 @@ fn main() {
     db.auth = auth;
     if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
         match kiln::wire::transport::server_config(cert, key) {
-            Ok(config) => db.tls = Some(config),
+            Ok(config) => {
+                db.tls = Some(config);
+                db.tls_end_point = kiln::wire::transport::end_point_binding(cert);
+            }
             Err(e) => {
                 eprintln!("kiln: {e}");
                 std::process::exit(2);

@@ -411,8 +411,18 @@ impl Connection {
         match method {
             crate::auth::Method::Trust => Ok(role.is_none_or(|r| r.superuser)),
             crate::auth::Method::Scram => {
+                // Over TLS with a certificate whose binding data is known, the channel
+                // binding variant is offered first (as PostgreSQL does).
+                let end_point = self
+                    .db
+                    .tls_end_point
+                    .clone()
+                    .filter(|_| self.transport.is_tls());
                 let at = self.out.begin(b'R');
                 self.out.i32(10);
+                if end_point.is_some() {
+                    self.out.cstr("SCRAM-SHA-256-PLUS");
+                }
                 self.out.cstr("SCRAM-SHA-256");
                 self.out.u8(0);
                 self.out.end(at);
@@ -420,16 +430,21 @@ impl Connection {
                 let body = self.password_message()?;
                 let mut r = MessageReader::new(&body);
                 let mechanism = r.cstr()?;
-                if mechanism != "SCRAM-SHA-256" {
-                    return Err(Error::protocol_violation(
-                        "client selected an invalid SASL authentication mechanism",
-                    )
-                    .into_fatal());
-                }
+                let binding = match (mechanism, &end_point) {
+                    ("SCRAM-SHA-256", None) => crate::auth::Binding::None,
+                    ("SCRAM-SHA-256", Some(_)) => crate::auth::Binding::Declined,
+                    ("SCRAM-SHA-256-PLUS", Some(data)) => crate::auth::Binding::Plus(data),
+                    _ => {
+                        return Err(Error::protocol_violation(
+                            "client selected an invalid SASL authentication mechanism",
+                        )
+                        .into_fatal());
+                    }
+                };
                 let len = r.i32()?;
                 let first = r.bytes(len.max(0) as usize)?;
                 let first = std::str::from_utf8(first).map_err(|_| crate::auth::failed(user))?;
-                let exchange = crate::auth::ScramExchange::start(role.as_ref(), first)?;
+                let exchange = crate::auth::ScramExchange::start(role.as_ref(), first, binding)?;
                 let at = self.out.begin(b'R');
                 self.out.i32(11);
                 self.out

@@ -104,3 +104,74 @@ pub fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, Strin
             .map_err(|e| format!("certificate and key do not make a TLS configuration: {e}"))?;
     Ok(Arc::new(config))
 }
+
+/// SCRAM-SHA-256-PLUS's `tls-server-end-point` binding data (RFC 5929) for the
+/// certificate in `cert` (its first, the server's own): the certificate hashed with its
+/// signature's hash function, SHA-256 in place of MD5 or SHA-1. None when the
+/// certificate cannot be read or its signature algorithm is not one of RSA (PKCS #1)
+/// or ECDSA with SHA-1/2 — then kiln offers no channel binding, as PostgreSQL does.
+pub fn end_point_binding(cert: &Path) -> Option<Vec<u8>> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    use sha2::Digest;
+    let der = CertificateDer::pem_file_iter(cert).ok()?.next()?.ok()?;
+    let oid = signature_algorithm(&der)?;
+    // The signature algorithms' OIDs, as DER content bytes.
+    const RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01];
+    const ECDSA: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04];
+    let bits = match oid.as_slice() {
+        [p @ .., 4] | [p @ .., 5] if p == RSA => 256, // md5, sha1 with RSA
+        [p @ .., 11] if p == RSA => 256,
+        [p @ .., 12] if p == RSA => 384,
+        [p @ .., 13] if p == RSA => 512,
+        [p @ .., 14] if p == RSA => 256, // sha224: PostgreSQL's OpenSSL hashes with it; rare
+        [p @ .., 1] if p == ECDSA => 256, // ecdsa-with-SHA1
+        [p @ .., 3, 2] if p == ECDSA => 256,
+        [p @ .., 3, 3] if p == ECDSA => 384,
+        [p @ .., 3, 4] if p == ECDSA => 512,
+        _ => return None,
+    };
+    Some(match bits {
+        384 => sha2::Sha384::digest(der.as_ref()).to_vec(),
+        512 => sha2::Sha512::digest(der.as_ref()).to_vec(),
+        _ => sha2::Sha256::digest(der.as_ref()).to_vec(),
+    })
+}
+
+/// The OID (content bytes) of a DER certificate's signatureAlgorithm: `Certificate ::=
+/// SEQUENCE { tbsCertificate, signatureAlgorithm SEQUENCE { OID, … }, signature }`.
+fn signature_algorithm(der: &[u8]) -> Option<Vec<u8>> {
+    let (tag, cert, _) = der_item(der)?;
+    if tag != 0x30 {
+        return None;
+    }
+    let (_, _, rest) = der_item(cert)?; // tbsCertificate
+    let (tag, alg, _) = der_item(rest)?;
+    if tag != 0x30 {
+        return None;
+    }
+    let (tag, oid, _) = der_item(alg)?;
+    (tag == 0x06).then(|| oid.to_vec())
+}
+
+/// One DER item: (tag, content, what follows it).
+fn der_item(b: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, b) = b.split_first()?;
+    let (&first, mut b) = b.split_first()?;
+    let len = if first < 0x80 {
+        first as usize
+    } else {
+        let n = (first & 0x7f) as usize;
+        if n == 0 || n > 4 || b.len() < n {
+            return None;
+        }
+        let (bytes, rest) = b.split_at(n);
+        b = rest;
+        bytes.iter().fold(0usize, |a, &x| (a << 8) | x as usize)
+    };
+    if b.len() < len {
+        return None;
+    }
+    let (content, rest) = b.split_at(len);
+    Some((tag, content, rest))
+}
