@@ -41,7 +41,8 @@ impl CancelFlag {
 pub type CteRows = (Vec<Value>, Arc<Vec<Batch>>);
 
 /// set_config's changes `(name, value)`, shared by a session and its statements.
-pub type PendingConfigs = Arc<parking_lot::Mutex<Vec<(String, String)>>>;
+/// set_config calls a statement made: (name, value, is_local).
+pub type PendingConfigs = Arc<parking_lot::Mutex<Vec<(String, String, bool)>>>;
 
 pub struct ExecContext {
     pub snapshot: Snapshot,

@@ -822,8 +822,8 @@ fn current_setting(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
             p.lock()
                 .iter()
                 .rev()
-                .find(|(n, _)| n.eq_ignore_ascii_case(&name))
-                .map(|(_, v)| v.clone())
+                .find(|(n, _, _)| n.eq_ignore_ascii_case(&name))
+                .map(|(_, v, _)| v.clone())
         });
         if let Some(value) = pending {
             out.push_value(&Value::Text(value));
@@ -934,8 +934,8 @@ fn json_value(value: &Value, ty: DataType, fmt: &crate::types::text::TextFormat,
 }
 
 /// set_config(name, value, is_local): the parameter must exist; the session applies
-/// the change when the statement has run (as SET; `is_local` is SET LOCAL, which kiln
-/// treats as SET). Returns the value.
+/// the change when the statement has run (as SET; `is_local` as SET LOCAL). Returns the
+/// value.
 fn set_config(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
     let mut out = Vector::with_capacity(DataType::Text, n);
     for i in 0..n {
@@ -946,7 +946,8 @@ fn set_config(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
             Value::Text(v) => v,
             _ => String::new(),
         };
-        if !ctx.settings.contains_key(&name.to_lowercase()) {
+        // A custom (dotted) parameter comes into being when it is first set.
+        if !name.contains('.') && !ctx.settings.contains_key(&name.to_lowercase()) {
             return Err(Error::undefined_object(format!(
                 "unrecognized configuration parameter \"{name}\""
             )));
@@ -954,8 +955,11 @@ fn set_config(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
         // The value is checked now, as SET would check it (the session applies it when
         // the statement has run).
         crate::session::settings::Settings::new(&ctx.user).set(&name, Some(&value))?;
+        let local = args
+            .get(2)
+            .is_some_and(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
         if let Some(pending) = &ctx.set_configs {
-            pending.lock().push((name, value.clone()));
+            pending.lock().push((name, value.clone(), local));
         }
         out.push_value(&Value::Text(value));
     }

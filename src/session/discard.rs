@@ -74,13 +74,77 @@ impl Session {
         let Some(defaults) = self.session_defaults.clone() else {
             return;
         };
+        self.replace_settings(defaults);
+    }
+
+    /// Puts `new` in place of the settings (a reset, a rollback, SET LOCAL's end): the
+    /// reported ones that change are sent, and the session user follows
+    /// session_authorization.
+    pub(super) fn replace_settings(&mut self, new: super::settings::Settings) {
         for name in REPORTED {
             let before = self.settings.get(name).map(|(_, v)| v.to_string());
-            let after = defaults.get(name).map(|(_, v)| v.to_string());
+            let after = new.get(name).map(|(_, v)| v.to_string());
             if before != after {
                 self.changed_settings.push(name.to_string());
             }
         }
-        self.settings = defaults;
+        self.settings = new;
+        if let Some((_, user)) = self.settings.get("session_authorization") {
+            self.user = user.to_string();
+        }
+    }
+
+    /// Before a SET in the running transaction (PostgreSQL's GUC nesting): the
+    /// settings as the transaction began are kept for ROLLBACK, and before the first
+    /// SET LOCAL the settings COMMIT will keep. Returns whether to apply it: a local
+    /// setting outside a transaction block has no effect (SET LOCAL warns).
+    pub(super) fn before_set(&mut self, local: bool, warn: bool) -> bool {
+        if !matches!(self.status, TxnStatus::InBlock) {
+            if local && warn {
+                self.notices.push((
+                    "WARNING".into(),
+                    "25P01".into(),
+                    "SET LOCAL can only be used in transaction blocks".into(),
+                ));
+            }
+            return !local;
+        }
+        if self.settings_stack.begin.is_none() {
+            self.settings_stack.begin = Some(self.settings.clone());
+        }
+        if local && self.settings_stack.session.is_none() {
+            self.settings_stack.session = Some(self.settings.clone());
+        }
+        true
+    }
+
+    /// After a SET that is not local, with SET LOCALs in the transaction: the
+    /// settings COMMIT keeps take the new `keys` values too.
+    pub(super) fn after_set(&mut self, local: bool, keys: &[&str]) {
+        if local {
+            return;
+        }
+        let Some(session) = self.settings_stack.session.as_mut() else {
+            return;
+        };
+        for key in keys {
+            if let Some((_, v)) = self.settings.get(key) {
+                let v = v.to_string();
+                if session.set(key, Some(&v)).is_err() {
+                    session.set_server_value_owned(key, v);
+                }
+            }
+        }
+    }
+
+    /// The transaction's end for its settings: COMMIT drops its SET LOCALs, ROLLBACK
+    /// its SETs.
+    pub(super) fn end_settings(&mut self, commit: bool) {
+        let stack = std::mem::take(&mut self.settings_stack);
+        let restore = if commit { stack.session } else { stack.begin };
+        if let Some(mut s) = restore {
+            self.settings.keep_placeholders(&mut s);
+            self.replace_settings(s);
+        }
     }
 }

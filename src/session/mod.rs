@@ -258,6 +258,8 @@ pub struct Session {
     undo: Vec<Undo>,
     /// Open savepoints: name and undo-log position.
     savepoints: Vec<(String, usize)>,
+    /// What the transaction's SETs are undone to (see [`SettingsStack`]).
+    settings_stack: SettingsStack,
     txn_start_micros: i64,
     /// The start time of the transaction a statement bound while idle will run in:
     /// fixed at bind, so `'now'` in the text and `now()` agree (PostgreSQL starts the
@@ -306,6 +308,19 @@ pub struct Session {
     pub login_superuser: bool,
     /// The user that logged in (SET SESSION AUTHORIZATION changes `user`).
     login_user: String,
+}
+
+/// SET in a transaction, as PostgreSQL nests settings: ROLLBACK undoes the
+/// transaction's SETs, COMMIT keeps them but drops its SET LOCALs, ROLLBACK TO SAVEPOINT
+/// undoes those made after the savepoint.
+#[derive(Default)]
+struct SettingsStack {
+    /// The settings as the transaction began (taken at its first SET).
+    begin: Option<Settings>,
+    /// The settings without the transaction's SET LOCALs (taken at its first one).
+    session: Option<Settings>,
+    /// Per open savepoint: the settings and the session-level ones when it was made.
+    savepoints: Vec<(Settings, Option<Settings>)>,
 }
 
 /// What a transaction runs as.
@@ -388,6 +403,7 @@ impl Session {
             writer: TXN_NONE,
             undo: Vec::new(),
             savepoints: Vec::new(),
+            settings_stack: SettingsStack::default(),
             txn_start_micros: now_micros(),
             pending_start: std::cell::Cell::new(None),
             statement_deadline: None,
@@ -594,12 +610,16 @@ impl Session {
     /// changed parameters are reported with this statement's results).
     pub fn apply_set_configs(&mut self) {
         let pending = std::mem::take(&mut *self.pending_configs.lock());
-        for (name, value) in pending {
+        for (name, value, local) in pending {
+            if !self.before_set(local, false) {
+                continue;
+            }
             match self.settings.set(&name, Some(&value)) {
                 Ok(Some(display)) => self.changed_settings.push(display),
                 Ok(None) => {}
                 Err(e) => tracing::warn!("set_config({name}, {value}): {}", e.message),
             }
+            self.after_set(local, &[name.as_str()]);
         }
     }
 
@@ -649,22 +669,40 @@ impl Session {
                     tag: "SET CONSTRAINTS".into(),
                 });
             }
-            BoundStatement::Set { name, value, .. } if name == "session_authorization" => {
+            BoundStatement::Set {
+                name, value, local, ..
+            } if name == "session_authorization" => {
+                if !self.before_set(*local, true) {
+                    return Ok(Outcome::Done { tag: "SET".into() });
+                }
                 self.set_session_authorization(value.as_deref())?;
+                self.after_set(*local, &["session_authorization", "role", "is_superuser"]);
                 return Ok(Outcome::Done {
                     tag: if value.is_some() { "SET" } else { "RESET" }.into(),
                 });
             }
-            BoundStatement::Set { name, value, .. } if name == "role" => {
+            BoundStatement::Set {
+                name, value, local, ..
+            } if name == "role" => {
+                if !self.before_set(*local, true) {
+                    return Ok(Outcome::Done { tag: "SET".into() });
+                }
                 self.set_role(value.as_deref())?;
+                self.after_set(*local, &["role", "is_superuser"]);
                 return Ok(Outcome::Done {
                     tag: if value.is_some() { "SET" } else { "RESET" }.into(),
                 });
             }
-            BoundStatement::Set { name, value, .. } => {
+            BoundStatement::Set { name, value, local } => {
+                if !self.before_set(*local, true) {
+                    return Ok(Outcome::Done {
+                        tag: if value.is_some() { "SET" } else { "RESET" }.into(),
+                    });
+                }
                 if let Some(display) = self.settings.set(name, value.as_deref())? {
                     self.changed_settings.push(display);
                 }
+                self.after_set(*local, &[name.as_str()]);
                 return Ok(Outcome::Done {
                     tag: if value.is_some() {
                         "SET".into()

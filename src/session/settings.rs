@@ -188,6 +188,23 @@ impl Settings {
     }
 
     /// Sets a value the server decides (not settable by SQL): max_connections.
+    /// Custom (dotted) parameters set here and missing from `other` are added to it with
+    /// an empty value: PostgreSQL keeps a placeholder once one was set, whatever undid
+    /// its value.
+    pub fn keep_placeholders(&self, other: &mut Settings) {
+        for (key, (display, _)) in self.values.iter() {
+            if key.contains('.') && !other.values.contains_key(key) {
+                Arc::make_mut(&mut other.values)
+                    .insert(key.clone(), (display.clone(), String::new()));
+            }
+        }
+    }
+
+    /// [`Settings::set_server_value`] for a name known only at run time.
+    pub fn set_server_value_owned(&mut self, name: &str, value: String) {
+        Arc::make_mut(&mut self.values).insert(name.to_lowercase(), (name.to_string(), value));
+    }
+
     pub fn set_server_value(&mut self, name: &'static str, value: String) {
         Arc::make_mut(&mut self.values).insert(name.to_lowercase(), (name.to_string(), value));
     }

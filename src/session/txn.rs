@@ -153,6 +153,7 @@ impl Session {
         }
         self.undo.clear();
         self.savepoints.clear();
+        self.end_settings(true);
         self.fresh_tables.clear();
         self.txn = TxnState::default();
         if self.writer != TXN_NONE {
@@ -226,6 +227,7 @@ impl Session {
         let over =
             |t: &Arc<TableEntry>| t.storage.dead_rows() >= vacuum::dead_rows_threshold(&t.storage);
         self.savepoints.clear();
+        self.end_settings(false);
         if self.writer != TXN_NONE {
             self.db.txns.end_write(self.writer);
             self.writer = TXN_NONE;
@@ -312,17 +314,31 @@ impl Session {
         let missing = || Error::new("3B001", format!("savepoint \"{name}\" does not exist"));
         let position = self.savepoints.iter().rposition(|(n, _)| n == name);
         match op {
-            TransactionOp::Savepoint(_) => self.savepoints.push((name.clone(), self.undo.len())),
+            TransactionOp::Savepoint(_) => {
+                self.savepoints.push((name.clone(), self.undo.len()));
+                let settings = (self.settings.clone(), self.settings_stack.session.clone());
+                self.settings_stack.savepoints.push(settings);
+            }
             TransactionOp::RollbackTo(_) => {
                 let at = position.ok_or_else(missing)?;
                 let mark = self.savepoints[at].1;
                 self.savepoints.truncate(at + 1);
                 self.undo_to(mark);
                 self.status = TxnStatus::InBlock;
+                // The settings as the savepoint found them.
+                self.settings_stack.savepoints.truncate(at + 1);
+                if let Some((mut settings, session)) =
+                    self.settings_stack.savepoints.get(at).cloned()
+                {
+                    self.settings_stack.session = session;
+                    self.settings.keep_placeholders(&mut settings);
+                    self.replace_settings(settings);
+                }
             }
             TransactionOp::Release(_) => {
                 let at = position.ok_or_else(missing)?;
                 self.savepoints.truncate(at);
+                self.settings_stack.savepoints.truncate(at);
             }
             TransactionOp::Begin(_)
             | TransactionOp::SetModes(_)
