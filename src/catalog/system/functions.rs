@@ -136,13 +136,23 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
         }
         Func::ObjDescription => {
             let o = arg_oid(vals, 0).unwrap_or(0);
-            let of_class = match vals.get(1) {
-                Some(Value::Text(c)) => c == "pg_class",
-                _ => true,
+            let catalog = match vals.get(1) {
+                Some(Value::Text(c)) => c.as_str(),
+                _ => "",
             };
-            match v.db.catalog.comment(o, "").filter(|_| of_class) {
-                Some(c) => text(c),
-                None => NULL,
+            if catalog == "pg_namespace" || catalog.is_empty() {
+                if let Some(c) = rows::namespace_comment(o) {
+                    return Ok(text(c));
+                }
+            }
+            match v
+                .db
+                .catalog
+                .comment(o, "")
+                .filter(|_| catalog != "pg_namespace")
+            {
+                Some(c) if catalog.is_empty() || catalog == "pg_class" => text(c),
+                _ => NULL,
             }
         }
         Func::ColDescription => {

@@ -247,6 +247,24 @@ pub(super) fn fk_action(a: FkAction) -> &'static str {
     }
 }
 
+/// The built-in schemas' comments, as initdb writes them.
+const NAMESPACE_COMMENTS: [(u32, &str); 3] = [
+    (PG_CATALOG_OID, "system catalog schema"),
+    (PG_TOAST_OID, "reserved schema for TOAST tables"),
+    (PUBLIC_OID, "standard public schema"),
+];
+
+/// The comment of built-in schema `nsp`.
+pub(super) fn namespace_comment(nsp: u32) -> Option<&'static str> {
+    NAMESPACE_COMMENTS
+        .iter()
+        .find(|(o, _)| *o == nsp)
+        .map(|(_, c)| *c)
+}
+
+/// pg_namespace's own oid: `classoid` of schemas' comments.
+const PG_NAMESPACE_OID: u32 = 2615;
+
 /// pg_default_acl's row oids (kiln keeps its entries without one).
 const DEFAULT_ACL_OIDS: u32 = 0x5000_0000;
 
@@ -605,6 +623,9 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         rows.push(vec![oid(o), oid(PG_CLASS_OID), int4(sub), text(c)]);
                     }
                 }
+            }
+            for (nsp, c) in NAMESPACE_COMMENTS {
+                rows.push(vec![oid(nsp), oid(PG_NAMESPACE_OID), int4(0), text(c)]);
             }
         }
         "pg_am" => {
