@@ -140,10 +140,10 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                 Some(Value::Text(c)) => c.as_str(),
                 _ => "",
             };
-            if catalog == "pg_namespace" || catalog.is_empty() {
-                if let Some(c) = rows::namespace_comment(o) {
-                    return Ok(text(c));
-                }
+            if (catalog == "pg_namespace" || catalog.is_empty())
+                && let Some(c) = rows::namespace_comment(o)
+            {
+                return Ok(text(c));
             }
             match v
                 .db
