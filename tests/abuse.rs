@@ -454,3 +454,52 @@ async fn client_that_stops_reading_does_not_stall_others() {
         .expect("writes proceed");
     drop(s);
 }
+
+/// DECLARE … BINARY CURSOR: FETCH over the simple query protocol answers in binary, the
+/// bytes PostgreSQL 15 sends for the same query (its RowDescription says format 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binary_cursor_fetches_binary_rows() {
+    let server = TestServer::start();
+    let mut s = started(&server);
+    let sql = "BEGIN; DECLARE bc BINARY CURSOR FOR SELECT 1::int4 AS a, 'x'::text AS b, \
+               2::int8 AS c, 1.5::numeric AS d, '2024-01-02'::date AS e, NULL::int AS f; \
+               FETCH ALL FROM bc; ROLLBACK\0";
+    let mut out = message(b'Q', sql.as_bytes());
+    out.extend(message(b'X', &[]));
+    s.write_all(&out).expect("query and terminate");
+    let reply = drain(s);
+    // The FETCH's DataRow, as PostgreSQL 15 sends it.
+    let row: Vec<u8> = [
+        &[0, 6][..],
+        &[0, 0, 0, 4, 0, 0, 0, 1],
+        &[0, 0, 0, 1, b'x'],
+        &[0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 2],
+        &[0, 0, 0, 12, 0, 2, 0, 0, 0, 0, 0, 1, 0, 1, 0x13, 0x88],
+        &[0, 0, 0, 4, 0, 0, 0x22, 0x3f],
+        &[0xff, 0xff, 0xff, 0xff],
+    ]
+    .concat();
+    let data_row = message(b'D', &row);
+    assert!(
+        reply
+            .windows(data_row.len())
+            .any(|w| w == data_row.as_slice()),
+        "binary DataRow"
+    );
+    // Six columns, each with format code 1 (the field's last two bytes).
+    let t = reply
+        .iter()
+        .position(|&b| b == b'T')
+        .expect("RowDescription");
+    let len = i32::from_be_bytes(reply[t + 1..t + 5].try_into().unwrap()) as usize;
+    let desc = &reply[t + 5..t + 1 + len];
+    let mut p = 2;
+    let mut formats = Vec::new();
+    for _ in 0..6 {
+        let end = p + desc[p..].iter().position(|&b| b == 0).unwrap();
+        p = end + 1 + 18;
+        formats.push(i16::from_be_bytes([desc[p - 2], desc[p - 1]]));
+    }
+    assert_eq!(formats, vec![1; 6]);
+    assert!(!has_error_code(&reply, "0A000"));
+}

@@ -279,6 +279,8 @@ pub enum BoundStatement {
         /// SCROLL (Some(true)), NO SCROLL (Some(false)) or neither.
         scroll: Option<bool>,
         hold: bool,
+        /// BINARY: FETCH sends its rows in binary (simple query protocol).
+        binary: bool,
     },
     /// CREATE ROLE / CREATE USER / ALTER ROLE / DROP ROLE.
     Role(RoleChange),

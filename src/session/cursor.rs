@@ -35,6 +35,8 @@ pub struct Cursor {
     pub hold: bool,
     /// A WITH HOLD cursor whose transaction committed (a later rollback keeps it).
     pub committed: bool,
+    /// DECLARE … BINARY.
+    pub binary: bool,
 }
 
 fn no_backward() -> Error {
@@ -59,6 +61,7 @@ impl Cursor {
             scroll,
             hold,
             committed: false,
+            binary: false,
         }
     }
 
@@ -240,8 +243,7 @@ impl Session {
         ctx: crate::exec::context::ExecContext,
         name: &str,
         query: &crate::plan::BoundStatement,
-        scroll: Option<bool>,
-        hold: bool,
+        (scroll, hold, binary): (Option<bool>, bool, bool),
     ) -> Result<Outcome> {
         if self.cursors.contains_key(name) {
             return Err(Error::new(
@@ -257,7 +259,8 @@ impl Session {
             return Err(Error::internal("a cursor's query gave no rows"));
         };
         let columns = stream.columns.clone();
-        let cursor = Cursor::new(columns, stream, scroll != Some(false), hold);
+        let mut cursor = Cursor::new(columns, stream, scroll != Some(false), hold);
+        cursor.binary = binary;
         self.cursors.insert(name.to_string(), cursor);
         Ok(Outcome::Done {
             tag: "DECLARE CURSOR".into(),
@@ -291,14 +294,12 @@ impl Session {
                 v.push_value(value);
             }
         }
+        let binary = cursor.binary;
         let batch = Batch::new(vectors, rows.len());
         let ctx = self.exec_context(self.writer);
-        Ok(Outcome::Rows(Box::new(RowStream::returned(
-            columns,
-            vec![batch],
-            format!("FETCH {count}"),
-            ctx,
-        ))))
+        let mut stream = RowStream::returned(columns, vec![batch], format!("FETCH {count}"), ctx);
+        stream.binary = binary;
+        Ok(Outcome::Rows(Box::new(stream)))
     }
 
     /// CLOSE name | ALL.

@@ -173,6 +173,8 @@ pub struct RowStream {
     finished: bool,
     /// The command tag when it is not `SELECT n` (DML with RETURNING).
     tag: Option<String>,
+    /// A BINARY cursor's FETCH: the simple query protocol sends its rows in binary.
+    pub binary: bool,
 }
 
 impl RowStream {
@@ -226,6 +228,7 @@ impl RowStream {
             rows_sent: 0,
             finished: false,
             tag: None,
+            binary: false,
         }
     }
 
@@ -244,6 +247,7 @@ impl RowStream {
             rows_sent: 0,
             finished: false,
             tag: Some(tag),
+            binary: false,
         }
     }
 }
@@ -960,6 +964,7 @@ impl Session {
                     rows_sent: 0,
                     finished: false,
                     tag: None,
+                    binary: false,
                 })))
             }
             BoundStatement::Query {
@@ -984,6 +989,7 @@ impl Session {
                                 pending: first,
                                 rows_sent: 0,
                                 tag: None,
+                                binary: false,
                             })));
                         }
                         Err(e) if e.code == exec::lock_rows::RESTART && tries < 100 => {
@@ -1017,7 +1023,8 @@ impl Session {
                 query,
                 scroll,
                 hold,
-            } => self.declare_cursor(prepared, ctx, name, query, *scroll, *hold),
+                binary,
+            } => self.declare_cursor(prepared, ctx, name, query, (*scroll, *hold, *binary)),
             BoundStatement::CopyFrom {
                 table,
                 columns,
@@ -1071,6 +1078,7 @@ impl Session {
                     rows_sent: 0,
                     finished: false,
                     tag: None,
+                    binary: false,
                 });
                 let types = columns.iter().map(|c| c.ty).collect();
                 let writer = crate::copy::output::CopyWriter::new(

@@ -793,8 +793,11 @@ impl Connection {
                 self.out.command_complete(&format!("COPY {n}"));
             }
             Outcome::Rows(mut stream) => {
-                encode::row_description(&mut self.out, &stream.columns, &[]);
-                self.stream_rows(&mut stream, &[], usize::MAX)?;
+                // A BINARY cursor's rows go in binary; the extended protocol's Bind
+                // chooses for itself.
+                let formats: &[i16] = if stream.binary { &[1] } else { &[] };
+                encode::row_description(&mut self.out, &stream.columns, formats);
+                self.stream_rows(&mut stream, formats, usize::MAX)?;
                 self.out.command_complete(&stream.command_tag());
             }
         }

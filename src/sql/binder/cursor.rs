@@ -23,9 +23,6 @@ impl Binder<'_> {
         let Some(query) = &decl.for_query else {
             return Err(Error::syntax("syntax error at end of input"));
         };
-        if decl.binary == Some(true) {
-            return Err(Error::feature_not_supported("DECLARE … BINARY CURSOR"));
-        }
         let bound = self.bind_statement_inner(&A::Statement::Query(query.clone()))?;
         if !matches!(bound, BoundStatement::Query { .. }) {
             return Err(Error::feature_not_supported("this query in a cursor"));
@@ -35,6 +32,7 @@ impl Binder<'_> {
             query: Box::new(bound),
             scroll: decl.scroll,
             hold: decl.hold == Some(true),
+            binary: decl.binary == Some(true),
         })
     }
 
