@@ -49,6 +49,8 @@ impl Session {
                 }
                 self.cursors.clear();
                 self.prepared.clear();
+                // SET SESSION AUTHORIZATION DEFAULT (which resets the role), RESET ALL.
+                self.set_session_authorization(None)?;
                 self.reset_settings();
                 self.db.advisory.release(self.advisory_owner, true);
                 self.sequences = Default::default();
@@ -70,10 +72,17 @@ impl Session {
     }
 
     /// Every setting back to the session's start; reported ones that change are sent.
+    /// RESET ALL leaves SET ROLE and SET SESSION AUTHORIZATION alone (PostgreSQL's
+    /// GUC_NO_RESET_ALL); DISCARD ALL resets them first.
     fn reset_settings(&mut self) {
-        let Some(defaults) = self.session_defaults.clone() else {
+        let Some(mut defaults) = self.session_defaults.clone() else {
             return;
         };
+        for key in ["role", "is_superuser", "session_authorization"] {
+            if let Some((_, v)) = self.settings.get(key) {
+                defaults.set_server_value_owned(key, v.to_string());
+            }
+        }
         self.replace_settings(defaults);
     }
 
