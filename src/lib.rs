@@ -54,6 +54,39 @@ pub const VERSION_STRING: &str = concat!(
     ") on x86_64-pc-linux-gnu, compiled by rustc, 64-bit"
 );
 
+/// What pg_stat_activity says of a session, kept current by its connection.
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    /// The text of the statement running, or of the last one.
+    pub query: String,
+    /// `active`, `idle`, `idle in transaction`, `idle in transaction (aborted)`.
+    pub state: &'static str,
+    pub application_name: String,
+    /// Microseconds since 2000-01-01 (timestamptz values).
+    pub backend_start: i64,
+    pub xact_start: Option<i64>,
+    pub query_start: Option<i64>,
+    pub state_change: Option<i64>,
+    pub client: Option<std::net::SocketAddr>,
+}
+
+/// A session's [`Activity`], shared between its connection and pg_stat_activity.
+pub type SharedActivity = Arc<Mutex<Activity>>;
+
+/// What a connection registers of its session ([`Database::register_session`]).
+pub struct NewSession {
+    pub cancel: Arc<CancelFlag>,
+    pub user: String,
+    pub superuser: bool,
+    /// The client's socket (pg_terminate_backend shuts it).
+    pub socket: Option<std::net::TcpStream>,
+    /// TLS in use: (protocol version, cipher suite).
+    pub ssl: Option<(String, String)>,
+    /// The session's lock owner.
+    pub owner: u64,
+    pub activity: SharedActivity,
+}
+
 /// One session as the others see it.
 pub struct Backend {
     secret: i32,
@@ -67,6 +100,7 @@ pub struct Backend {
     ssl: Option<(String, String)>,
     /// The session's lock owner (`storage::locks`): pg_locks shows its pid.
     owner: u64,
+    activity: SharedActivity,
 }
 
 /// The sessions of a database, by process id.
@@ -109,6 +143,18 @@ impl Backends {
             .lock()
             .iter()
             .map(|(pid, b)| (*pid, b.user.clone()))
+            .collect();
+        out.sort_by_key(|b| b.0);
+        out
+    }
+
+    /// Every session with what it is doing: (pid, user, activity), by pid.
+    pub fn activities(&self) -> Vec<(i32, String, Activity)> {
+        let mut out: Vec<(i32, String, Activity)> = self
+            .sessions
+            .lock()
+            .iter()
+            .map(|(pid, b)| (*pid, b.user.clone(), b.activity.lock().clone()))
             .collect();
         out.sort_by_key(|b| b.0);
         out
@@ -237,15 +283,7 @@ impl Database {
 
     /// Registers a session for CancelRequest; returns its (process id, secret key), or
     /// None when `max_connections` sessions are open already.
-    pub fn register_session(
-        &self,
-        cancel: Arc<CancelFlag>,
-        user: &str,
-        superuser: bool,
-        socket: Option<std::net::TcpStream>,
-        ssl: Option<(String, String)>,
-        owner: u64,
-    ) -> Option<(i32, i32)> {
+    pub fn register_session(&self, s: NewSession) -> Option<(i32, i32)> {
         let mut sessions = self.backends.sessions.lock();
         if sessions.len() >= self.max_connections {
             return None;
@@ -258,12 +296,13 @@ impl Database {
             pid,
             Backend {
                 secret,
-                cancel,
-                user: user.to_string(),
-                superuser,
-                socket,
-                ssl,
-                owner,
+                cancel: s.cancel,
+                user: s.user,
+                superuser: s.superuser,
+                socket: s.socket,
+                ssl: s.ssl,
+                owner: s.owner,
+                activity: s.activity,
             },
         );
         Some((pid, secret))

@@ -957,3 +957,67 @@ async fn a_row_wait_shows_in_pg_locks_and_pg_blocking_pids() {
     assert_eq!(ints(&b, "SELECT v::bigint FROM cc_block").await, vec![2]);
     b.batch_execute("DROP TABLE cc_block").await.expect("drop");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_activity_shows_what_each_session_does_to_whom_may_see_it() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let c = t.connect().await;
+    let a_pid = ints(&a, "SELECT pg_backend_pid()::bigint").await[0] as i32;
+    a.batch_execute("SET application_name = 'cc-app'; BEGIN; SELECT 1 AS cc_marker")
+        .await
+        .expect("a idles in a transaction");
+    let row = c
+        .query_one(
+            "SELECT state, query, application_name, xact_start IS NOT NULL, \
+             query_start >= backend_start, state_change >= query_start \
+             FROM pg_stat_activity WHERE pid = $1",
+            &[&a_pid],
+        )
+        .await
+        .expect("pg_stat_activity");
+    assert_eq!(row.get::<_, String>(0), "idle in transaction");
+    assert_eq!(
+        row.get::<_, String>(1),
+        "SET application_name = 'cc-app'; BEGIN; SELECT 1 AS cc_marker"
+    );
+    assert_eq!(row.get::<_, String>(2), "cc-app");
+    assert!(row.get::<_, bool>(3) && row.get::<_, bool>(4) && row.get::<_, bool>(5));
+    // The session asking sees itself active.
+    let own: String = c
+        .query_one(
+            "SELECT state FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .await
+        .expect("own row")
+        .get(0);
+    assert_eq!(own, "active");
+    // A role without the other session's privileges sees that it exists, not what it does.
+    c.batch_execute("DROP ROLE IF EXISTS cc_watcher; CREATE ROLE cc_watcher; SET ROLE cc_watcher")
+        .await
+        .expect("set role");
+    let row = c
+        .query_one(
+            "SELECT state, query, application_name FROM pg_stat_activity WHERE pid = $1",
+            &[&a_pid],
+        )
+        .await
+        .expect("as cc_watcher");
+    assert_eq!(row.get::<_, Option<String>>(0), None);
+    assert_eq!(row.get::<_, String>(1), "<insufficient privilege>");
+    assert_eq!(row.get::<_, String>(2), "cc-app");
+    c.batch_execute("RESET ROLE; DROP ROLE cc_watcher")
+        .await
+        .expect("cleanup");
+    a.batch_execute("ROLLBACK").await.expect("rollback");
+    let state: String = c
+        .query_one(
+            "SELECT state FROM pg_stat_activity WHERE pid = $1",
+            &[&a_pid],
+        )
+        .await
+        .expect("after")
+        .get(0);
+    assert_eq!(state, "idle");
+}

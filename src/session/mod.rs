@@ -384,7 +384,8 @@ fn dml_outcome(
     }
 }
 
-fn now_micros() -> i64 {
+/// Now, in microseconds since 2000-01-01 (a timestamptz value).
+pub fn now_micros() -> i64 {
     let since_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)

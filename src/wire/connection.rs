@@ -82,6 +82,8 @@ pub struct Connection {
     session: Option<Session>,
     portals: HashMap<String, Portal>,
     pid: i32,
+    /// What pg_stat_activity shows of this session.
+    activity: crate::SharedActivity,
 }
 
 enum Flow {
@@ -121,7 +123,49 @@ impl Connection {
             session: None,
             portals: HashMap::new(),
             pid: 0,
+            activity: Default::default(),
         })
+    }
+
+    /// A statement starts: pg_stat_activity shows it running (a transaction starts with
+    /// it unless one is open).
+    fn activity_start(&mut self, sql: &str) {
+        let now = crate::session::now_micros();
+        let app = self.application_name();
+        let mut a = self.activity.lock();
+        a.query.clear();
+        a.query.push_str(sql);
+        if a.state == "idle" || a.xact_start.is_none() {
+            a.xact_start = Some(now);
+        }
+        a.state = "active";
+        a.query_start = Some(now);
+        a.state_change = Some(now);
+        a.application_name = app;
+    }
+
+    fn application_name(&self) -> String {
+        self.session
+            .as_ref()
+            .and_then(|s| s.settings.get("application_name"))
+            .map(|(_, v)| v.to_string())
+            .unwrap_or_default()
+    }
+
+    /// ReadyForQuery with transaction status `status`: the session waits.
+    fn activity_idle(&mut self, status: u8) {
+        let app = self.application_name();
+        let mut a = self.activity.lock();
+        a.application_name = app;
+        a.state = match status {
+            b'T' => "idle in transaction",
+            b'E' => "idle in transaction (aborted)",
+            _ => "idle",
+        };
+        if status == b'I' {
+            a.xact_start = None;
+        }
+        a.state_change = Some(crate::session::now_micros());
     }
 
     /// Serves the client until it leaves or the connection fails.
@@ -293,14 +337,27 @@ impl Connection {
                 self.out.parameter_status(&display, &value);
             }
         }
-        let registered = self.db.register_session(
-            session.cancel.clone(),
-            &user,
+        {
+            let mut a = self.activity.lock();
+            a.state = "idle";
+            a.backend_start = crate::session::now_micros();
+            a.state_change = Some(a.backend_start);
+            a.client = self.tcp.peer_addr().ok();
+            a.application_name = session
+                .settings
+                .get("application_name")
+                .map(|(_, v)| v.to_string())
+                .unwrap_or_default();
+        }
+        let registered = self.db.register_session(crate::NewSession {
+            cancel: session.cancel.clone(),
+            user: user.clone(),
             superuser,
-            self.tcp.try_clone().ok(),
-            self.transport.tls_details(),
-            session.lock_owner(),
-        );
+            socket: self.tcp.try_clone().ok(),
+            ssl: self.transport.tls_details(),
+            owner: session.lock_owner(),
+            activity: self.activity.clone(),
+        });
         let Some((pid, secret)) = registered else {
             // Nothing was sent yet but the authentication request: PostgreSQL answers
             // the client over the limit with this FATAL.
@@ -654,6 +711,7 @@ impl Connection {
                 session.end_implicit();
                 let status = session.status.indicator();
                 self.send_notifications(status);
+                self.activity_idle(status);
                 self.out.ready_for_query(status);
                 self.out.flush(&mut self.writer)?;
                 return Ok(Flow::Continue);
@@ -734,6 +792,7 @@ impl Connection {
             }
         };
         self.portals.remove("");
+        self.activity_start(&sql);
         let parsed = self.guarded(|c| c.session().parse(&sql));
         match parsed {
             Err(e) => {
@@ -772,6 +831,7 @@ impl Connection {
         }
         let status = self.session().status.indicator();
         self.send_notifications(status);
+        self.activity_idle(status);
         self.out.ready_for_query(status);
         self.out.flush(&mut self.writer)
     }
@@ -1063,6 +1123,7 @@ impl Connection {
             .remove(&name)
             .ok_or_else(|| Error::new("34000", format!("portal \"{name}\" does not exist")))?;
         let started = std::time::Instant::now();
+        self.activity_start(&portal.prepared.sql);
         let result = self
             .guarded(|c| c.run_portal(&mut portal, max_rows))
             // A statement bound again before it ran (a table it names changed) reports

@@ -919,20 +919,39 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_stat_activity" => {
-            if let Some((pid, backends, _)) = &ctx.backends {
-                for (p, user) in backends.list() {
-                    let own = p == *pid;
+            if let Some((_, backends, _)) = &ctx.backends {
+                let roles = v.roles();
+                for (p, user, a) in backends.activities() {
+                    let role = roles.iter().find(|r| r.1 == user).map_or(0, |r| r.0);
                     let mut row = vec![
                         oid(DATABASE_OID),
                         text(&ctx.database),
                         int4(p as i64),
                         NULL,
-                        oid(v.roles().iter().find(|r| r.1 == user).map_or(0, |r| r.0)),
+                        oid(role),
                         text(user),
+                        text(&a.application_name),
                     ];
                     row.resize(22, NULL);
-                    row[16] = text(if own { "active" } else { "idle" });
                     row[21] = text("client backend");
+                    // What it is doing only for its own role, members of it and
+                    // superusers (PostgreSQL's HAS_PGSTAT_PERMISSIONS).
+                    if !crate::session::privileges::owns(v.db, ctx.role, role) {
+                        row[20] = text("<insufficient privilege>");
+                        rows.push(row);
+                        continue;
+                    }
+                    let time = |t: Option<i64>| t.map_or(NULL, Value::Timestamptz);
+                    if let Some(addr) = a.client {
+                        row[7] = text(addr.ip().to_string());
+                        row[9] = int4(addr.port() as i64);
+                    }
+                    row[10] = Value::Timestamptz(a.backend_start);
+                    row[11] = time(a.xact_start);
+                    row[12] = time(a.query_start);
+                    row[13] = time(a.state_change);
+                    row[16] = text(a.state);
+                    row[20] = text(a.query);
                     rows.push(row);
                 }
             }
