@@ -521,7 +521,7 @@ async fn kill_9_under_concurrent_writes_loses_no_acknowledged_commit() {
 
 /// Recovery reads a log written by hand: transactions' records interleaved, one without
 /// its commit record (dropped), one committed (kept), a torn frame at the end (cut off),
-/// a sequence record (applied).
+/// a sequence record (applied); then a tail overwritten with garbage (cut off there).
 #[tokio::test(flavor = "multi_thread")]
 async fn recovery_keeps_committed_transactions_only() {
     use kiln::durable::{codec, wal};
@@ -602,6 +602,38 @@ async fn recovery_keeps_committed_transactions_only() {
     );
     let next = rows(&c, "SELECT nextval('s')").await;
     assert_eq!(next[0][0].as_deref(), Some("42"));
+    drop(c);
+    kiln.crash();
+
+    // Then a log whose tail is overwritten with garbage: the transaction before it is
+    // kept, the one whose commit record the garbage hit is not.
+    let newest = wal::segments(&dir.0)
+        .expect("segments")
+        .into_iter()
+        .max()
+        .expect("a segment");
+    let path = wal::segment_path(&dir.0, newest);
+    let mut log = std::fs::read(&path).expect("read the log");
+    row_frame(wal::INSERT, 20, &[(6, "before the garbage")], &mut log);
+    commit(20, &mut log);
+    row_frame(wal::INSERT, 21, &[(7, "garbled")], &mut log);
+    let mut garbled = Vec::new();
+    commit(21, &mut garbled);
+    log.extend(garbled.iter().map(|b| b ^ 0x5a));
+    log.extend_from_slice(&[0xab; 64]);
+    std::fs::write(&path, &log).expect("write the log");
+    let kiln = Kiln::start(&dir.0);
+    let c = connect_url(&kiln.url()).await;
+    let got = rows(&c, "SELECT a FROM t ORDER BY a").await;
+    let got: Vec<Option<String>> = got.into_iter().map(|r| r[0].clone()).collect();
+    assert_eq!(
+        got,
+        vec![
+            Some("0".to_string()),
+            Some("2".to_string()),
+            Some("6".to_string())
+        ]
+    );
     drop(c);
     kiln.crash();
 }
