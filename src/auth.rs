@@ -3,11 +3,13 @@
 //! password exchanges.
 //!
 //! A password is never stored: a role keeps a SCRAM verifier (salt, iteration count,
-//! StoredKey, ServerKey — what PostgreSQL's `pg_authid.rolpassword` holds) and the
-//! MD5 secret PostgreSQL would keep under `password_encryption = md5`
-//! (`md5(password || user)`). `--auth trust` (the default, loopback only) lets any
-//! user name in as a superuser, as before roles existed; `scram-sha-256` and `md5`
-//! need a role with LOGIN and a password. A name that is no role gets the same
+//! StoredKey, ServerKey — what PostgreSQL 15's `pg_authid.rolpassword` holds under its
+//! default `password_encryption = scram-sha-256`). `--auth trust` (the default,
+//! loopback only) lets any user name in as a superuser, as before roles existed;
+//! `scram-sha-256` and `md5` need a role with LOGIN and a password. Under `md5` a role
+//! whose secret is a SCRAM verifier authenticates by SCRAM, as PostgreSQL 15 does (it
+//! runs the MD5 exchange only for MD5 secrets, which kiln never stores), so both
+//! methods run the same exchange. A name that is no role gets the same
 //! exchange against a random verifier and fails the same way, so the answer does not
 //! tell which names exist (PostgreSQL's mock authentication). The channel binding is
 //! `n` or `y` (no `tls-server-end-point` yet); passwords are not SASLprep-normalized
@@ -136,26 +138,14 @@ impl ScramVerifier {
 #[derive(Clone, Debug)]
 pub struct Secret {
     pub scram: ScramVerifier,
-    /// `md5` + hex md5 of password and user name, PostgreSQL's MD5 form.
-    pub md5: String,
 }
 
 impl Secret {
-    pub fn new(user: &str, password: &str) -> Secret {
+    pub fn new(password: &str) -> Secret {
         Secret {
             scram: ScramVerifier::new(password),
-            md5: format!("md5{}", md5_hex(&[password.as_bytes(), user.as_bytes()])),
         }
     }
-}
-
-fn md5_hex(parts: &[&[u8]]) -> String {
-    use md5::Digest as _;
-    let mut h = md5::Md5::new();
-    for p in parts {
-        h.update(p);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[derive(Clone, Debug)]
@@ -166,6 +156,8 @@ pub struct Role {
     pub name: String,
     pub superuser: bool,
     pub login: bool,
+    /// CREATEDB: may create databases.
+    pub createdb: bool,
     pub secret: Option<Secret>,
 }
 
@@ -444,25 +436,6 @@ impl ScramExchange {
     }
 }
 
-/// The MD5 exchange: the 4-byte salt to send, and the check of the client's answer
-/// (`md5` + md5(md5(password || user) || salt)).
-pub fn md5_salt() -> [u8; 4] {
-    let b = random_bytes(4);
-    [b[0], b[1], b[2], b[3]]
-}
-
-pub fn md5_check(role: Option<&Role>, user: &str, salt: [u8; 4], answer: &str) -> Result<()> {
-    let Some(secret) = role.filter(|r| r.login).and_then(|r| r.secret.as_ref()) else {
-        return Err(failed(user));
-    };
-    let inner = secret.md5.trim_start_matches("md5");
-    let want = format!("md5{}", md5_hex(&[inner.as_bytes(), &salt]));
-    if want != answer {
-        return Err(failed(user));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,10 +450,8 @@ mod tests {
             name: "user".into(),
             superuser: false,
             login: true,
-            secret: Some(Secret {
-                scram: verifier,
-                md5: String::new(),
-            }),
+            createdb: false,
+            secret: Some(Secret { scram: verifier }),
         };
         let mut ex = ScramExchange::start(
             Some(&role),
@@ -517,9 +488,9 @@ mod tests {
             name: "u".into(),
             superuser: false,
             login: true,
+            createdb: false,
             secret: Some(Secret {
                 scram: ScramVerifier::with_salt("pw", b"salty salt".to_vec(), 4096),
-                md5: String::new(),
             }),
         };
         let end_point = [7u8; 32];
@@ -549,22 +520,5 @@ mod tests {
         // Binding data under plain SCRAM-SHA-256.
         let e = ScramExchange::start(Some(&role), first, Binding::None).err();
         assert_eq!(e.map(|e| e.code), Some("08P01"));
-    }
-
-    #[test]
-    fn md5_answers_are_checked() {
-        let role = Role {
-            oid: 16384,
-            name: "u".into(),
-            superuser: false,
-            login: true,
-            secret: Some(Secret::new("u", "pw")),
-        };
-        let salt = [1, 2, 3, 4];
-        let inner = md5_hex(&[b"pw", b"u"]);
-        let answer = format!("md5{}", md5_hex(&[inner.as_bytes(), &salt]));
-        assert!(md5_check(Some(&role), "u", salt, &answer).is_ok());
-        assert!(md5_check(Some(&role), "u", salt, "md5nope").is_err());
-        assert!(md5_check(None, "u", salt, &answer).is_err());
     }
 }

@@ -23,6 +23,7 @@
 
 pub mod auth;
 pub mod catalog;
+pub mod cluster;
 pub mod copy;
 pub mod durable;
 pub mod error;
@@ -78,6 +79,8 @@ pub struct NewSession {
     pub cancel: Arc<CancelFlag>,
     pub user: String,
     pub superuser: bool,
+    /// The oid of the database it is connected to.
+    pub database: u32,
     /// The client's socket (pg_terminate_backend shuts it).
     pub socket: Option<std::net::TcpStream>,
     /// TLS in use: (protocol version, cipher suite).
@@ -93,6 +96,7 @@ pub struct Backend {
     cancel: Arc<CancelFlag>,
     user: String,
     superuser: bool,
+    database: u32,
     /// The client's socket: pg_terminate_backend shuts its reading side to wake the
     /// session's thread out of a blocked read.
     socket: Option<std::net::TcpStream>,
@@ -103,7 +107,7 @@ pub struct Backend {
     activity: SharedActivity,
 }
 
-/// The sessions of a database, by process id.
+/// The sessions of the cluster, by process id.
 pub struct Backends {
     sessions: Mutex<HashMap<i32, Backend>>,
     next_pid: AtomicI32,
@@ -148,13 +152,13 @@ impl Backends {
         out
     }
 
-    /// Every session with what it is doing: (pid, user, activity), by pid.
-    pub fn activities(&self) -> Vec<(i32, String, Activity)> {
-        let mut out: Vec<(i32, String, Activity)> = self
+    /// Every session with what it is doing: (pid, user, database oid, activity), by pid.
+    pub fn activities(&self) -> Vec<(i32, String, u32, Activity)> {
+        let mut out: Vec<(i32, String, u32, Activity)> = self
             .sessions
             .lock()
             .iter()
-            .map(|(pid, b)| (*pid, b.user.clone(), b.activity.lock().clone()))
+            .map(|(pid, b)| (*pid, b.user.clone(), b.database, b.activity.lock().clone()))
             .collect();
         out.sort_by_key(|b| b.0);
         out
@@ -203,89 +207,201 @@ impl Backends {
 /// PostgreSQL's default max_connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
 
-/// One in-memory database: catalog, data, transactions, the vacuum, and the sessions'
-/// cancel keys.
-pub struct Database {
-    pub catalog: Arc<Catalog>,
-    pub txns: Arc<TxnManager>,
-    /// What SERIALIZABLE transactions read and wrote (`storage::ssi`).
-    pub serializable: storage::ssi::Serializable,
-    /// pg_advisory_lock and kin.
-    pub advisory: Arc<storage::advisory::AdvisoryLocks>,
-    vacuum: VacuumWorker,
-    /// The sessions, by process id (cancel, terminate, max_connections).
-    pub backends: Arc<Backends>,
+/// The oids PostgreSQL 15's initdb gives its databases.
+pub const TEMPLATE1_OID: u32 = 1;
+pub const TEMPLATE0_OID: u32 = 4;
+pub const POSTGRES_OID: u32 = 5;
+
+/// How a server is set up (`main`'s flags); fixed once the cluster runs.
+pub struct Config {
     /// Sessions at most (`--max-connections`, PostgreSQL's max_connections; 100).
     pub max_connections: usize,
     /// `--auth`: how clients authenticate.
     pub auth: auth::Method,
-    /// Roles (CREATE ROLE; `--superuser`).
-    pub roles: auth::Roles,
     /// TLS for clients that ask (`--tls-cert`, `--tls-key`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// SCRAM-SHA-256-PLUS's binding data for the TLS certificate (`tls-server-end-point`;
     /// None: channel binding is not offered).
     pub tls_end_point: Option<Vec<u8>>,
-    /// LISTEN / NOTIFY.
-    pub notifier: notify::Notifier,
-    /// The durable mode (`--data-dir`): set once recovery has finished.
-    pub durable: std::sync::OnceLock<Arc<durable::Durability>>,
 }
 
-impl Default for Database {
+impl Default for Config {
     fn default() -> Self {
-        Database::new()
+        Config {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            auth: auth::Method::Trust,
+            tls: None,
+            tls_end_point: None,
+        }
     }
 }
 
-impl Database {
-    pub fn new() -> Database {
-        let catalog = Arc::new(Catalog::new());
-        let txns = Arc::new(TxnManager::new());
-        let (weak_catalog, weak_txns) = (Arc::downgrade(&catalog), Arc::downgrade(&txns));
-        let vacuum = VacuumWorker::start(move || {
-            let (Some(catalog), Some(txns)) = (weak_catalog.upgrade(), weak_txns.upgrade()) else {
-                return false;
-            };
-            catalog.vacuum(&txns);
-            true
-        });
-        Database {
-            catalog,
-            txns,
-            serializable: Default::default(),
-            advisory: Default::default(),
-            vacuum,
+/// What CREATE DATABASE (or a first connection under trust) makes.
+pub struct DatabaseSpec {
+    pub name: String,
+    /// datdba.
+    pub owner: u32,
+    pub is_template: bool,
+    pub allow_connections: bool,
+    /// -1: no limit.
+    pub connection_limit: i32,
+}
+
+/// The server: what every database shares (roles, sessions, authentication, TLS) and
+/// the databases by name (PostgreSQL's "database cluster"). `postgres`, `template1` and
+/// `template0` exist from the start; each database is its own namespace ([`Database`]).
+pub struct Cluster {
+    pub config: Config,
+    /// Roles (CREATE ROLE; `--superuser`), shared by every database.
+    pub roles: auth::Roles,
+    /// The sessions of every database, by process id (cancel, terminate,
+    /// max_connections).
+    pub backends: Arc<Backends>,
+    databases: parking_lot::RwLock<std::collections::BTreeMap<String, Arc<Database>>>,
+    next_oid: std::sync::atomic::AtomicU32,
+    /// Held by CREATE and DROP DATABASE (`cluster`): one at a time.
+    changing: Mutex<()>,
+    /// The durable mode (`--data-dir`): set once recovery has finished.
+    pub durable: std::sync::OnceLock<Arc<durable::cluster::DataDir>>,
+    me: std::sync::Weak<Cluster>,
+}
+
+impl Cluster {
+    /// A cluster holding the three databases initdb makes, all empty.
+    pub fn new(config: Config) -> Arc<Cluster> {
+        let cluster = Arc::new_cyclic(|me| Cluster {
+            config,
+            roles: Default::default(),
             backends: Arc::new(Backends {
                 sessions: Mutex::new(HashMap::new()),
                 next_pid: AtomicI32::new(1000),
             }),
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            auth: auth::Method::Trust,
-            roles: Default::default(),
-            tls: None,
-            tls_end_point: None,
-            notifier: Default::default(),
+            databases: Default::default(),
+            next_oid: std::sync::atomic::AtomicU32::new(16384),
+            changing: Mutex::new(()),
             durable: std::sync::OnceLock::new(),
+            me: me.clone(),
+        });
+        for (oid, name, template, connections) in [
+            (TEMPLATE1_OID, "template1", true, true),
+            (TEMPLATE0_OID, "template0", true, false),
+            (POSTGRES_OID, "postgres", false, true),
+        ] {
+            let spec = DatabaseSpec {
+                name: name.into(),
+                owner: auth::BOOTSTRAP_SUPERUSER_OID,
+                is_template: template,
+                allow_connections: connections,
+                connection_limit: -1,
+            };
+            let db = cluster.insert(Database::new(&cluster, oid, spec));
+            if template {
+                // initdb's ACL for the templates: everyone may connect (where
+                // connections are allowed), the owner may do everything.
+                use catalog::acl::{Acl, AclItem, Privs};
+                let owner = auth::BOOTSTRAP_SUPERUSER_OID;
+                db.catalog.set_database_acl(Some(Acl(vec![
+                    AclItem {
+                        grantee: 0,
+                        grantor: owner,
+                        privs: Privs::CONNECT,
+                        grant_options: Privs::NONE,
+                    },
+                    AclItem {
+                        grantee: owner,
+                        grantor: owner,
+                        privs: Privs::CREATE | Privs::TEMPORARY | Privs::CONNECT,
+                        grant_options: Privs::NONE,
+                    },
+                ])));
+            }
         }
+        cluster
     }
 
-    /// A transaction ended leaving dead versions or a dropped table: the vacuum runs soon.
-    pub fn request_vacuum(&self) {
-        self.vacuum.request();
+    /// A cluster with the default configuration (tests).
+    pub fn default_arc() -> Arc<Cluster> {
+        Cluster::new(Config::default())
     }
 
-    /// Runs one vacuum pass now, on this thread (tests; the vacuum thread does this on
-    /// its own). Returns the row versions removed.
-    pub fn vacuum_now(&self) -> usize {
-        self.catalog.vacuum(&self.txns)
+    /// The cluster as an Arc (it always is one).
+    pub fn arc(&self) -> Arc<Cluster> {
+        self.me.upgrade().expect("a cluster is always in an Arc")
+    }
+
+    /// The database named `name`.
+    pub fn database(&self, name: &str) -> Option<Arc<Database>> {
+        self.databases.read().get(name).cloned()
+    }
+
+    /// Every database, by name.
+    pub fn databases(&self) -> Vec<Arc<Database>> {
+        self.databases.read().values().cloned().collect()
+    }
+
+    /// The database with oid `oid`.
+    pub fn database_by_oid(&self, oid: u32) -> Option<Arc<Database>> {
+        self.databases
+            .read()
+            .values()
+            .find(|d| d.oid == oid)
+            .cloned()
+    }
+
+    /// A new oid for a database (after `oid` when recovery restores one).
+    pub fn take_oid(&self) -> u32 {
+        self.next_oid
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Makes sure oids handed out from now on are above `oid` (recovery).
+    pub fn oid_seen(&self, oid: u32) {
+        self.next_oid
+            .fetch_max(oid + 1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Adds `db` (its name is free).
+    pub fn insert(&self, db: Database) -> Arc<Database> {
+        let db = Arc::new(db);
+        self.databases.write().insert(db.name.clone(), db.clone());
+        db
+    }
+
+    /// Adds `db`, made by [`Database::new`] (its name is free).
+    pub fn insert_arc(&self, db: Arc<Database>) {
+        self.databases.write().insert(db.name.clone(), db);
+    }
+
+    /// Takes database `name` out of the cluster; it goes away with its last session.
+    pub fn remove(&self, name: &str) -> Option<Arc<Database>> {
+        self.databases.write().remove(name)
+    }
+
+    /// The three databases a fresh cluster has, emptied (durable recovery rebuilds the
+    /// list from the data directory).
+    pub fn clear(&self) {
+        self.databases.write().clear();
+    }
+
+    /// The sessions connected to database `oid`: (pid, user).
+    pub fn sessions_of(&self, oid: u32) -> Vec<(i32, String)> {
+        let mut out: Vec<(i32, String)> = self
+            .backends
+            .sessions
+            .lock()
+            .iter()
+            .filter(|(_, b)| b.database == oid)
+            .map(|(pid, b)| (*pid, b.user.clone()))
+            .collect();
+        out.sort_by_key(|b| b.0);
+        out
     }
 
     /// Registers a session for CancelRequest; returns its (process id, secret key), or
     /// None when `max_connections` sessions are open already.
     pub fn register_session(&self, s: NewSession) -> Option<(i32, i32)> {
         let mut sessions = self.backends.sessions.lock();
-        if sessions.len() >= self.max_connections {
+        if sessions.len() >= self.config.max_connections {
             return None;
         }
         let pid = self.backends.next_pid.fetch_add(1, Ordering::Relaxed);
@@ -299,6 +415,7 @@ impl Database {
                 cancel: s.cancel,
                 user: s.user,
                 superuser: s.superuser,
+                database: s.database,
                 socket: s.socket,
                 ssl: s.ssl,
                 owner: s.owner,
@@ -310,7 +427,9 @@ impl Database {
 
     pub fn unregister_session(&self, pid: i32) {
         self.backends.sessions.lock().remove(&pid);
-        self.notifier.forget(pid);
+        for db in self.databases() {
+            db.notifier.forget(pid);
+        }
     }
 
     /// Handles a CancelRequest: cancels the session's running statement if the key matches.
@@ -320,5 +439,80 @@ impl Database {
         {
             b.cancel.cancel();
         }
+    }
+}
+
+/// One database: its catalog, data, transactions, vacuum, advisory locks and
+/// LISTEN / NOTIFY channels. What databases share is in its [`Cluster`].
+pub struct Database {
+    pub name: String,
+    pub oid: u32,
+    /// datdba: the owner (pg_database_owner's members).
+    pub owner: u32,
+    pub is_template: bool,
+    pub allow_connections: bool,
+    pub connection_limit: i32,
+    cluster: std::sync::Weak<Cluster>,
+    pub catalog: Arc<Catalog>,
+    pub txns: Arc<TxnManager>,
+    /// What SERIALIZABLE transactions read and wrote (`storage::ssi`).
+    pub serializable: storage::ssi::Serializable,
+    /// pg_advisory_lock and kin.
+    pub advisory: Arc<storage::advisory::AdvisoryLocks>,
+    vacuum: VacuumWorker,
+    /// LISTEN / NOTIFY.
+    pub notifier: notify::Notifier,
+    /// The durable mode (`--data-dir`): this database's log and checkpoints.
+    pub durable: std::sync::OnceLock<Arc<durable::Durability>>,
+}
+
+impl Database {
+    /// An empty database of `cluster` (not yet in its list: [`Cluster::insert`]).
+    pub fn new(cluster: &Arc<Cluster>, oid: u32, spec: DatabaseSpec) -> Database {
+        let catalog = Arc::new(Catalog::new());
+        let txns = Arc::new(TxnManager::new());
+        let (weak_catalog, weak_txns) = (Arc::downgrade(&catalog), Arc::downgrade(&txns));
+        let vacuum = VacuumWorker::start(move || {
+            let (Some(catalog), Some(txns)) = (weak_catalog.upgrade(), weak_txns.upgrade()) else {
+                return false;
+            };
+            catalog.vacuum(&txns);
+            true
+        });
+        Database {
+            name: spec.name,
+            oid,
+            owner: spec.owner,
+            is_template: spec.is_template,
+            allow_connections: spec.allow_connections,
+            connection_limit: spec.connection_limit,
+            cluster: Arc::downgrade(cluster),
+            catalog,
+            txns,
+            serializable: Default::default(),
+            advisory: Default::default(),
+            vacuum,
+            notifier: Default::default(),
+            durable: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The cluster this database belongs to. Sessions hold their cluster, so it is
+    /// there for as long as anything can reach a database.
+    pub fn cluster(&self) -> Arc<Cluster> {
+        self.cluster
+            .upgrade()
+            .expect("a database's cluster outlives its sessions")
+    }
+
+    /// A transaction ended leaving dead versions or a dropped table: the vacuum runs soon.
+    pub fn request_vacuum(&self) {
+        self.vacuum.request();
+    }
+
+    /// Runs one vacuum pass now, on this thread (tests; the vacuum thread does this on
+    /// its own). Returns the row versions removed.
+    pub fn vacuum_now(&self) -> usize {
+        self.catalog.vacuum(&self.txns)
     }
 }

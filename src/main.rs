@@ -1,11 +1,9 @@
 //! The `kiln` command: parse flags, open an in-memory database, serve it.
 
-use std::sync::Arc;
-
 use clap::Parser;
 use mimalloc::MiMalloc;
 
-use kiln::Database;
+use kiln::Cluster;
 use kiln::wire::server::Server;
 
 #[global_allocator]
@@ -110,14 +108,16 @@ fn main() {
         );
         std::process::exit(2);
     }
-    let mut db = Database::new();
-    db.max_connections = args.max_connections;
-    db.auth = auth;
+    let mut config = kiln::Config {
+        max_connections: args.max_connections,
+        auth,
+        ..Default::default()
+    };
     if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
         match kiln::wire::transport::server_config(cert, key) {
-            Ok(config) => {
-                db.tls = Some(config);
-                db.tls_end_point = kiln::wire::transport::end_point_binding(cert);
+            Ok(tls) => {
+                config.tls = Some(tls);
+                config.tls_end_point = kiln::wire::transport::end_point_binding(cert);
             }
             Err(e) => {
                 eprintln!("kiln: {e}");
@@ -145,22 +145,22 @@ fn main() {
         );
         std::process::exit(2);
     }
-    db.roles.put(
+    let cluster = Cluster::new(config);
+    cluster.roles.put(
         &args.superuser,
         Some(kiln::auth::Role {
             oid: kiln::auth::BOOTSTRAP_SUPERUSER_OID,
             name: args.superuser.clone(),
             superuser: true,
             login: true,
-            secret: password.map(|p| kiln::auth::Secret::new(&args.superuser, &p)),
+            createdb: true,
+            secret: password.map(|p| kiln::auth::Secret::new(&p)),
         }),
     );
-    let db = Arc::new(db);
     if let Some(dir) = &args.data_dir {
-        match kiln::durable::Durability::open(&db, dir, &args.superuser) {
-            Ok(durable) => {
-                durable.start_worker(&db);
-                let _ = db.durable.set(durable);
+        match kiln::durable::cluster::DataDir::open(&cluster, dir) {
+            Ok(data) => {
+                let _ = cluster.durable.set(data);
             }
             Err(e) => {
                 eprintln!("kiln: {}", e.message);
@@ -168,7 +168,7 @@ fn main() {
             }
         }
     }
-    let server = match Server::bind(&addr, db.clone()) {
+    let server = match Server::bind(&addr, cluster.clone()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kiln: could not listen on {addr}: {e}");
@@ -204,12 +204,8 @@ fn main() {
         None => tracing::info!("kiln listening on {bound} (in memory)"),
     }
     server.run();
-    if let Some(durable) = db.durable.get() {
-        durable.stop();
-        match durable.shutdown_checkpoint(&db) {
-            Ok(()) => tracing::info!("shutdown checkpoint written"),
-            Err(e) => tracing::error!("shutdown checkpoint failed: {}", e.message),
-        }
+    if let Some(data) = cluster.durable.get() {
+        data.shutdown(&cluster);
     }
     tracing::info!("kiln stopped");
 }

@@ -231,9 +231,10 @@ async fn malformed_query_and_parse_bodies_are_08p01() {
 /// once a session leaves, the next one is served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_connections_refuses_one_more_with_53300() {
-    let mut db = kiln::Database::new();
-    db.max_connections = 3;
-    let server = TestServer::start_with(std::sync::Arc::new(db));
+    let server = TestServer::start_with(kiln::Cluster::new(kiln::Config {
+        max_connections: 3,
+        ..Default::default()
+    }));
     let mut held = Vec::new();
     for _ in 0..3 {
         held.push(server.connect().await);
@@ -393,9 +394,10 @@ async fn deeply_nested_expressions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_connections_opened_and_dropped() {
     // Room for the 200 sessions below (the default max_connections is 100).
-    let mut db = kiln::Database::new();
-    db.max_connections = 300;
-    let server = TestServer::start_with(std::sync::Arc::new(db));
+    let server = TestServer::start_with(kiln::Cluster::new(kiln::Config {
+        max_connections: 300,
+        ..Default::default()
+    }));
     for i in 0..3000 {
         let mut s = raw(&server);
         match i % 3 {

@@ -5,31 +5,32 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use common::{TestServer, connect_url};
-use kiln::Database;
 use kiln::auth::{Method, Role, Secret};
+use kiln::{Cluster, Config};
 
 fn server(method: Method) -> TestServer {
-    let mut db = Database::new();
-    db.auth = method;
-    db.roles.put(
+    let cluster = Cluster::new(Config {
+        auth: method,
+        ..Default::default()
+    });
+    cluster.roles.put(
         "admin",
         Some(Role {
             oid: kiln::auth::BOOTSTRAP_SUPERUSER_OID,
             name: "admin".into(),
             superuser: true,
             login: true,
-            secret: Some(Secret::new("admin", "right horse")),
+            createdb: true,
+            secret: Some(Secret::new("right horse")),
         }),
     );
-    TestServer::start_with(Arc::new(db))
+    TestServer::start_with(cluster)
 }
 
 fn url(server: &TestServer, user: &str, password: &str) -> String {
     format!(
-        "host={} port={} user={user} password='{password}' dbname=test",
+        "host={} port={} user={user} password='{password}' dbname=postgres",
         server.addr.ip(),
         server.addr.port()
     )
@@ -228,4 +229,79 @@ fn refuses_to_start_open_to_the_network_or_without_a_password() {
     assert!(err.contains("needs --password-file"), "{err}");
     let (code, err) = run(&["--auth", "password", "--port", "0"]);
     assert_eq!(code, Some(2), "{err}");
+}
+
+/// PostgreSQL 15 keeps passwords as SCRAM verifiers and, under `md5`, authenticates a
+/// role whose password is SCRAM by SCRAM: the server's first request is SASL (10), not
+/// MD5 (5). Under passwords, an unknown database is 3D000 and template0 55000.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn md5_runs_scram_for_scram_verifiers_and_unknown_databases_are_refused() {
+    use std::io::{Read, Write};
+    let server = server(Method::Md5);
+    let mut s = std::net::TcpStream::connect(server.addr).expect("connect");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    let mut body = 196608i32.to_be_bytes().to_vec();
+    body.extend_from_slice(b"user\0admin\0database\0postgres\0\0");
+    let mut msg = ((body.len() + 4) as i32).to_be_bytes().to_vec();
+    msg.extend_from_slice(&body);
+    s.write_all(&msg).expect("startup");
+    let mut head = [0u8; 9];
+    s.read_exact(&mut head).expect("an authentication request");
+    assert_eq!(head[0], b'R');
+    assert_eq!(
+        i32::from_be_bytes([head[5], head[6], head[7], head[8]]),
+        10,
+        "AuthenticationSASL, not AuthenticationMD5Password"
+    );
+    drop(s);
+    let c = connect_url(&url(&server, "admin", "right horse")).await;
+    c.batch_execute("CREATE DATABASE app; CREATE ROLE outsider LOGIN PASSWORD 'o'")
+        .await
+        .expect("create");
+    let other_db = |db: &str| {
+        format!(
+            "host={} port={} user=admin password='right horse' dbname={db}",
+            server.addr.ip(),
+            server.addr.port()
+        )
+    };
+    let app = connect_url(&other_db("app")).await;
+    assert_eq!(
+        app.query_one("SELECT current_database()", &[])
+            .await
+            .expect("query")
+            .get::<_, String>(0),
+        "app"
+    );
+    assert_eq!(
+        refused(&other_db("nope")).await,
+        (
+            "FATAL".into(),
+            "3D000".into(),
+            "database \"nope\" does not exist".into()
+        )
+    );
+    assert_eq!(refused(&other_db("template0")).await.1, "55000");
+    // CONNECT taken from PUBLIC: a role without it is refused; superusers are not.
+    c.batch_execute("REVOKE CONNECT ON DATABASE app FROM PUBLIC")
+        .await
+        .expect("revoke");
+    let outsider = format!(
+        "host={} port={} user=outsider password=o dbname=app",
+        server.addr.ip(),
+        server.addr.port()
+    );
+    assert_eq!(
+        refused(&outsider).await,
+        (
+            "FATAL".into(),
+            "42501".into(),
+            "permission denied for database \"app\"".into()
+        )
+    );
+    c.batch_execute("GRANT CONNECT ON DATABASE app TO outsider")
+        .await
+        .expect("grant");
+    connect_url(&outsider).await;
 }

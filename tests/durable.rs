@@ -536,6 +536,16 @@ async fn recovery_keeps_committed_transactions_only() {
     )
     .await
     .expect("setup");
+    // The database's own directory (DIR/base/<oid>) holds its log.
+    let oid = rows(
+        &c,
+        "SELECT oid FROM pg_database WHERE datname = current_database()",
+    )
+    .await;
+    let db_dir = dir
+        .0
+        .join("base")
+        .join(oid[0][0].clone().unwrap_or_default());
     drop(c);
     kiln.stop();
 
@@ -583,12 +593,12 @@ async fn recovery_keeps_committed_transactions_only() {
     let mut torn = Vec::new();
     commit(10, &mut torn);
     log.extend_from_slice(&torn[..torn.len() - 3]);
-    let newest = wal::segments(&dir.0)
+    let newest = wal::segments(&db_dir)
         .expect("segments")
         .into_iter()
         .max()
         .expect("a segment");
-    std::fs::write(wal::segment_path(&dir.0, newest), &log).expect("write the log");
+    std::fs::write(wal::segment_path(&db_dir, newest), &log).expect("write the log");
 
     let kiln = Kiln::start(&dir.0);
     let c = connect_url(&kiln.url()).await;
@@ -607,12 +617,12 @@ async fn recovery_keeps_committed_transactions_only() {
 
     // Then a log whose tail is overwritten with garbage: the transaction before it is
     // kept, the one whose commit record the garbage hit is not.
-    let newest = wal::segments(&dir.0)
+    let newest = wal::segments(&db_dir)
         .expect("segments")
         .into_iter()
         .max()
         .expect("a segment");
-    let path = wal::segment_path(&dir.0, newest);
+    let path = wal::segment_path(&db_dir, newest);
     let mut log = std::fs::read(&path).expect("read the log");
     row_frame(wal::INSERT, 20, &[(6, "before the garbage")], &mut log);
     commit(20, &mut log);
@@ -654,7 +664,7 @@ async fn roles_and_passwords_survive_a_crash() {
     ];
     let kiln = Kiln::start_with(&dir.0, &auth);
     let url = |port: u16, user: &str, password: &str| {
-        format!("host=127.0.0.1 port={port} user={user} password={password} dbname=kiln")
+        format!("host=127.0.0.1 port={port} user={user} password={password} dbname=postgres")
     };
     let admin = connect_url(&url(kiln.port, "kiln", "rootpw")).await;
     admin
@@ -688,4 +698,68 @@ async fn roles_and_passwords_survive_a_crash() {
     drop(app);
     kiln.crash();
     let _ = std::fs::remove_file(&pw);
+}
+
+/// Databases are durable: one made by CREATE DATABASE (and one made by a first
+/// connection) comes back after a crash with its rows, each in its own directory; a
+/// dropped one stays dropped and its directory goes.
+#[tokio::test(flavor = "multi_thread")]
+async fn databases_survive_a_crash_and_dropped_ones_stay_dropped() {
+    let dir = DataDir::new("databases");
+    let kiln = Kiln::start(&dir.0);
+    let at = |port: u16, db: &str| format!("host=127.0.0.1 port={port} user=kiln dbname={db}");
+    let admin = connect_url(&at(kiln.port, "postgres")).await;
+    admin
+        .batch_execute("CREATE DATABASE app; CREATE DATABASE gone; CREATE ROLE owner_role")
+        .await
+        .expect("databases");
+    let app = connect_url(&at(kiln.port, "app")).await;
+    app.batch_execute(
+        "CREATE TABLE t (a int PRIMARY KEY, b text); INSERT INTO t VALUES (1, 'one'), (2, 'two')",
+    )
+    .await
+    .expect("app's table");
+    let gone_oid = rows(&admin, "SELECT oid FROM pg_database WHERE datname = 'gone'").await;
+    let gone_dir = dir.0.join("base").join(gone_oid[0][0].clone().unwrap_or_default());
+    assert!(gone_dir.is_dir(), "each database has its directory");
+    admin.batch_execute("DROP DATABASE gone").await.expect("drop");
+    assert!(!gone_dir.exists(), "a dropped database's directory goes");
+    drop(app);
+    drop(admin);
+    kiln.crash();
+
+    let kiln = Kiln::start(&dir.0);
+    let admin = connect_url(&at(kiln.port, "postgres")).await;
+    let names = rows(&admin, "SELECT datname FROM pg_database ORDER BY 1").await;
+    let names: Vec<_> = names.into_iter().filter_map(|r| r[0].clone()).collect();
+    assert_eq!(names, ["app", "postgres", "template0", "template1"]);
+    let app = connect_url(&at(kiln.port, "app")).await;
+    assert_eq!(
+        rows(&app, "SELECT a, b FROM t ORDER BY a").await,
+        vec![
+            vec![Some("1".into()), Some("one".into())],
+            vec![Some("2".into()), Some("two".into())],
+        ]
+    );
+    let e = app
+        .batch_execute("INSERT INTO t VALUES (1, 'again')")
+        .await
+        .unwrap_err();
+    assert_eq!(code(&e), Some("23505"));
+    assert_eq!(
+        rows(&app, "SELECT count(*) FROM pg_roles WHERE rolname = 'owner_role'").await[0][0]
+            .as_deref(),
+        Some("1")
+    );
+    // The database a first connection made (trust) is durable too.
+    let kiln_db = connect_url(&kiln.url()).await;
+    kiln_db
+        .batch_execute("CREATE TABLE k (x int); INSERT INTO k VALUES (42)")
+        .await
+        .expect("k");
+    drop((app, admin, kiln_db));
+    kiln.stop();
+    let kiln = Kiln::start(&dir.0);
+    let kiln_db = connect_url(&kiln.url()).await;
+    assert_eq!(rows(&kiln_db, "SELECT x FROM k").await[0][0].as_deref(), Some("42"));
 }

@@ -268,9 +268,12 @@ async fn an_open_portal_keeps_its_rows_while_others_update_and_the_vacuum_runs()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_vacuum_reclaims_dead_versions_and_dropped_tables() {
-    let db = std::sync::Arc::new(kiln::Database::new());
-    let server = TestServer::start_with(db.clone());
+    let cluster = kiln::Cluster::default_arc();
+    let server = TestServer::start_with(cluster.clone());
     let c = server.connect().await;
+    let db = cluster
+        .database("test")
+        .expect("made by the first connection");
     c.batch_execute(
         "CREATE TABLE vu (id int, v int); \
          INSERT INTO vu SELECT g, 0 FROM generate_series(1, 5000) g",

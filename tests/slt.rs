@@ -51,7 +51,7 @@ struct Conn {
     engine: &'static str,
     /// KILN_SLT_DURABLE: the data directory (root, name) and the live database, checked
     /// after every statement.
-    durable: Option<(PathBuf, String, std::sync::Arc<kiln::Database>)>,
+    durable: Option<(PathBuf, std::sync::Arc<kiln::Database>)>,
 }
 
 #[async_trait::async_trait]
@@ -63,9 +63,9 @@ impl AsyncDB for Conn {
         let result = self.client.simple_query(sql).await;
         // Checked between transactions only: a sequence's options change in place
         // under an open ALTER SEQUENCE (its undo puts them back).
-        if let Some((root, name, db)) = &self.durable
+        if let Some((dir, db)) = &self.durable
             && db.txns.snapshot(0).active.is_empty()
-            && let Err(e) = recovers_the_same(root, name, db)
+            && let Err(e) = recovers_the_same(dir, db)
         {
             panic!("after {sql:?}: {e}");
         }
@@ -150,16 +150,16 @@ async fn fresh_postgres_db(admin_url: &str, file: &Path) -> String {
     format!("{admin_url} dbname={name}")
 }
 
-/// Recovers a copy of `root/name` (the live server still holds the directory) and
+/// Recovers a copy of database directory `from` (the live server still holds it) and
 /// compares its contents with `live`'s.
-fn recovers_the_same(root: &Path, name: &str, live: &kiln::Database) -> Result<(), String> {
+fn recovers_the_same(from: &Path, live: &kiln::Database) -> Result<(), String> {
     if let Some(d) = live.durable.get() {
         d.sync();
     }
-    let (from, to) = (root.join(name), root.join(format!("{name}-copy")));
+    let to = from.with_extension("copy");
     let _ = std::fs::remove_dir_all(&to);
     std::fs::create_dir_all(&to).map_err(|e| e.to_string())?;
-    for entry in std::fs::read_dir(&from)
+    for entry in std::fs::read_dir(from)
         .map_err(|e| e.to_string())?
         .flatten()
     {
@@ -168,8 +168,16 @@ fn recovers_the_same(root: &Path, name: &str, live: &kiln::Database) -> Result<(
         }
     }
     let expected = kiln::durable::contents(live);
-    let db = std::sync::Arc::new(kiln::Database::new());
-    let recovered = kiln::durable::Durability::open(&db, &to, "kiln")
+    let cluster = kiln::Cluster::default_arc();
+    let spec = kiln::DatabaseSpec {
+        name: "copy".into(),
+        owner: kiln::auth::BOOTSTRAP_SUPERUSER_OID,
+        is_template: false,
+        allow_connections: true,
+        connection_limit: -1,
+    };
+    let db = std::sync::Arc::new(kiln::Database::new(&cluster, live.oid, spec));
+    let recovered = kiln::durable::Durability::open(&db, &to)
         .map_err(|e| format!("recovery failed: {}", e.message))?;
     let got = kiln::durable::contents(&db);
     drop(recovered);
@@ -224,15 +232,19 @@ async fn sqllogictest_files() {
         let (url, _server) = match &external {
             Some(admin) => (fresh_postgres_db(admin, file).await, None),
             None => {
-                let db = std::sync::Arc::new(kiln::Database::new());
+                let cluster = kiln::Cluster::default_arc();
                 if let Some(root) = &durable {
                     let dir = root.join(format!("f{ran}"));
                     let _ = std::fs::remove_dir_all(&dir);
-                    let d = kiln::durable::Durability::open(&db, &dir, "kiln")
+                    let d = kiln::durable::cluster::DataDir::open(&cluster, &dir)
                         .expect("open a data directory");
-                    let _ = db.durable.set(d);
+                    let _ = cluster.durable.set(d);
                 }
-                let s = common::TestServer::start_with(db.clone());
+                // The database the test's sessions use (common::TestServer::url).
+                let db = cluster
+                    .connect_to("test", "tester", true)
+                    .expect("database test");
+                let s = common::TestServer::start_with(cluster);
                 live = Some(db);
                 (s.url(), Some(s))
             }
@@ -246,7 +258,7 @@ async fn sqllogictest_files() {
         let check = durable
             .clone()
             .zip(live.clone())
-            .map(|(root, db)| (root, format!("f{ran}"), db));
+            .map(|(root, db)| (root.join(format!("f{ran}/base/{}", db.oid)), db));
         let mut runner = sqllogictest::Runner::new(move || {
             let url = url.clone();
             let durable = check.clone();
@@ -280,7 +292,7 @@ async fn sqllogictest_files() {
         }
         remove_copy_files();
         if let (Some(root), Some(db)) = (&durable, live.take()) {
-            if let Err(e) = recovers_the_same(root, &format!("f{ran}"), &db) {
+            if let Err(e) = recovers_the_same(&root.join(format!("f{ran}/base/{}", db.oid)), &db) {
                 failures.push(format!("{} (durable)\n{e}", file.display()));
             }
             let _ = std::fs::remove_dir_all(root.join(format!("f{ran}")));

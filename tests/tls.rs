@@ -19,12 +19,16 @@ fn dir() -> std::path::PathBuf {
 }
 
 fn tls_server() -> TestServer {
-    let mut db = kiln::Database::new();
-    db.tls = Some(
-        kiln::wire::transport::server_config(&dir().join("server.crt"), &dir().join("server.key"))
+    TestServer::start_with(kiln::Cluster::new(kiln::Config {
+        tls: Some(
+            kiln::wire::transport::server_config(
+                &dir().join("server.crt"),
+                &dir().join("server.key"),
+            )
             .expect("test certificate"),
-    );
-    TestServer::start_with(Arc::new(db))
+        ),
+        ..Default::default()
+    }))
 }
 
 fn startup_packet() -> Vec<u8> {

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!   DIR/checkpoint        manifest: first log segment to replay, catalog statements,
-//!                         sequence states, roles, and (table name → file); checksummed
+//!                         sequence states, (table name → file) and privileges; checksummed
 //!   DIR/table-<n>         a table's rows at a checkpoint: "KILNTBL1", framed batches, an end frame
 //!   DIR/wal-<n>           log segments (see `wal`)
 //! ```
@@ -22,14 +22,13 @@ use parking_lot::RwLockWriteGuard;
 use super::codec::{Reader, corrupt, encode_batch};
 use super::{Durability, Files, TableFile, dump, sync_dir, wal};
 use crate::Database;
-use crate::auth::{Membership, Role, ScramVerifier, Secret};
 use crate::catalog::acl::{Acl, AclItem, DefaultAcl, ObjectKind, Privs};
 use crate::error::{Error, Result};
 use crate::storage::mvcc::{Snapshot, TXN_NONE};
 use crate::storage::table::Table;
 
 const MANIFEST: &str = "checkpoint";
-const MANIFEST_MAGIC: &[u8; 8] = b"KILNCKP1";
+const MANIFEST_MAGIC: &[u8; 8] = b"KILNCKP2";
 const TABLE_MAGIC: &[u8; 8] = b"KILNTBL1";
 /// A table file's last frame: a file cut at a frame boundary lacks it. (A batch's
 /// payload is at least six bytes, so this one is never a batch.)
@@ -44,11 +43,10 @@ pub struct Manifest {
     pub before_data: Vec<String>,
     pub after_data: Vec<String>,
     pub sequences: Vec<(String, i64, bool)>,
-    pub roles: Vec<Role>,
     /// (table name, file name).
     pub tables: Vec<(String, String)>,
     /// Privileges: every relation's owner and ACL, schema public's and the database's
-    /// ACLs, role memberships.
+    /// ACLs (roles and their memberships are the cluster's: `durable::cluster`).
     pub privileges: Privileges,
 }
 
@@ -60,7 +58,6 @@ pub struct Privileges {
     pub relations: Vec<(String, u32, Option<Acl>)>,
     pub schema: Option<Acl>,
     pub database: Option<Acl>,
-    pub memberships: Vec<Membership>,
     /// ALTER DEFAULT PRIVILEGES' entries.
     pub defaults: Vec<DefaultAcl>,
 }
@@ -79,7 +76,6 @@ impl Privileges {
             relations,
             schema: Some(db.catalog.schema_acl()),
             database: db.catalog.database_acl(),
-            memberships: db.roles.memberships(),
             defaults: db.catalog.default_acls(),
         }
     }
@@ -147,7 +143,6 @@ impl Durability {
         let segment = self.switch_segment()?;
         let d = dump::dump(&db.catalog, &snapshot, exact_sequences);
         let logged: Vec<u64> = d.tables.iter().map(|t| t.storage.logged()).collect();
-        let roles = db.roles.all();
         let privileges = Privileges::of(db, &snapshot);
         self.since_checkpoint.store(0, Ordering::Relaxed);
         let _held = if hold {
@@ -192,7 +187,6 @@ impl Durability {
             before_data: d.before_data,
             after_data: d.after_data,
             sequences: d.sequences,
-            roles,
             tables: names,
             privileges,
         };
@@ -294,11 +288,6 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b);
-}
-
 fn encode_manifest(m: &Manifest) -> Vec<u8> {
     let mut out = MANIFEST_MAGIC.to_vec();
     out.extend_from_slice(&m.segment.to_le_bytes());
@@ -315,25 +304,6 @@ fn encode_manifest(m: &Manifest) -> Vec<u8> {
         out.extend_from_slice(&last.to_le_bytes());
         out.push(*called as u8);
     }
-    out.extend_from_slice(&(m.roles.len() as u32).to_le_bytes());
-    for r in &m.roles {
-        put_str(&mut out, &r.name);
-        out.extend_from_slice(&r.oid.to_le_bytes());
-        out.push(r.superuser as u8);
-        out.push(r.login as u8);
-        match &r.secret {
-            None => out.push(0),
-            Some(s) => {
-                out.push(1);
-                let (salt, iterations, stored, server) = s.scram.parts();
-                put_bytes(&mut out, salt);
-                out.extend_from_slice(&iterations.to_le_bytes());
-                out.extend_from_slice(stored);
-                out.extend_from_slice(server);
-                put_str(&mut out, &s.md5);
-            }
-        }
-    }
     out.extend_from_slice(&(m.tables.len() as u32).to_le_bytes());
     for (name, file) in &m.tables {
         put_str(&mut out, name);
@@ -348,13 +318,6 @@ fn encode_manifest(m: &Manifest) -> Vec<u8> {
     }
     put_acl(&mut out, p.schema.as_ref());
     put_acl(&mut out, p.database.as_ref());
-    out.extend_from_slice(&(p.memberships.len() as u32).to_le_bytes());
-    for m in &p.memberships {
-        for v in [m.role, m.member, m.grantor] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.push(m.admin as u8);
-    }
     out.extend_from_slice(&(p.defaults.len() as u32).to_le_bytes());
     for d in &p.defaults {
         out.extend_from_slice(&d.role.to_le_bytes());
@@ -397,34 +360,6 @@ fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
     }
     for _ in 0..r.u32()? {
         let name = r.string()?;
-        let oid = r.u32()?;
-        let superuser = r.u8()? != 0;
-        let login = r.u8()? != 0;
-        let secret = match r.u8()? {
-            0 => None,
-            _ => {
-                let n = r.u32()? as usize;
-                let salt = r.take(n)?.to_vec();
-                let iterations = r.u32()?;
-                let stored: [u8; 32] = r.take(32)?.try_into().map_err(|_| bad())?;
-                let server: [u8; 32] = r.take(32)?.try_into().map_err(|_| bad())?;
-                let md5 = r.string()?;
-                Some(Secret {
-                    scram: ScramVerifier::from_parts(salt, iterations, stored, server),
-                    md5,
-                })
-            }
-        };
-        m.roles.push(Role {
-            oid,
-            name,
-            superuser,
-            login,
-            secret,
-        });
-    }
-    for _ in 0..r.u32()? {
-        let name = r.string()?;
         let file = r.string()?;
         m.tables.push((name, file));
     }
@@ -439,16 +374,6 @@ fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
         }
         p.schema = read_acl(&mut r)?;
         p.database = read_acl(&mut r)?;
-        for _ in 0..r.u32()? {
-            let (role, member, grantor) = (r.u32()?, r.u32()?, r.u32()?);
-            let admin = r.u8()? != 0;
-            p.memberships.push(Membership {
-                role,
-                member,
-                grantor,
-                admin,
-            });
-        }
         if !r.is_empty() {
             for _ in 0..r.u32()? {
                 let role = r.u32()?;
@@ -559,13 +484,6 @@ mod tests {
             before_data: vec!["CREATE TABLE t (a integer)".into()],
             after_data: vec!["ALTER TABLE t ADD CONSTRAINT t_pkey PRIMARY KEY (a)".into()],
             sequences: vec![("s".into(), 42, true)],
-            roles: vec![Role {
-                oid: 16390,
-                name: "app".into(),
-                superuser: false,
-                login: true,
-                secret: Some(Secret::new("app", "pw")),
-            }],
             tables: vec![("t".into(), "table-0000000000000002".into())],
             privileges: Privileges {
                 relations: vec![(
@@ -580,12 +498,6 @@ mod tests {
                 )],
                 schema: None,
                 database: Some(Acl::default()),
-                memberships: vec![Membership {
-                    role: 16391,
-                    member: 16390,
-                    grantor: 10,
-                    admin: true,
-                }],
                 defaults: vec![DefaultAcl {
                     role: 16390,
                     in_schema: true,
@@ -609,18 +521,7 @@ mod tests {
         assert_eq!(back.privileges.relations, m.privileges.relations);
         assert_eq!(back.privileges.schema, None);
         assert_eq!(back.privileges.database, Some(Acl::default()));
-        assert_eq!(back.privileges.memberships, m.privileges.memberships);
         assert_eq!(back.privileges.defaults, m.privileges.defaults);
-        let (r, orig) = (&back.roles[0], &m.roles[0]);
-        assert_eq!((r.oid, r.login, r.superuser), (16390, true, false));
-        assert_eq!(
-            r.secret.as_ref().map(|s| s.md5.clone()),
-            orig.secret.as_ref().map(|s| s.md5.clone())
-        );
-        assert_eq!(
-            r.secret.as_ref().map(|s| s.scram.parts().1),
-            orig.secret.as_ref().map(|s| s.scram.parts().1)
-        );
         for i in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x10;

@@ -59,6 +59,7 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex, RwLock};
 
 pub mod checkpoint;
+pub mod cluster;
 pub mod codec;
 pub mod dump;
 pub mod recover;
@@ -168,7 +169,7 @@ pub struct Durability {
 impl Durability {
     /// Opens (creating it if need be) data directory `dir`, recovers what it holds into
     /// `db`, and starts a new log segment. `db` must be empty and serve no client yet.
-    pub fn open(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Arc<Durability>> {
+    pub fn open(db: &Arc<Database>, dir: &Path) -> Result<Arc<Durability>> {
         let io = |what: &str, e: std::io::Error| {
             Error::new(
                 "58030",
@@ -191,7 +192,7 @@ impl Durability {
                 ),
             ));
         }
-        let recovered = recover::recover(db, dir, superuser)?;
+        let recovered = recover::recover(db, dir)?;
         let segment = recovered.next_segment;
         let file = create_segment(dir, segment).map_err(|e| io("create a log segment in", e))?;
         let sync = Arc::new(
@@ -464,8 +465,8 @@ pub fn contents(db: &Database) -> Vec<String> {
     relations.sort();
     out.extend(relations);
     out.push(format!(
-        "privileges: schema {:?}, database {:?}, memberships {:?}, defaults {:?}",
-        p.schema, p.database, p.memberships, p.defaults
+        "privileges: schema {:?}, database {:?}, defaults {:?}",
+        p.schema, p.database, p.defaults
     ));
     let mut sel = Vec::new();
     for t in &d.tables {

@@ -177,24 +177,100 @@ impl Replay<'_> {
     }
 
     fn sequence(&mut self, name: &str, last: i64, called: bool) {
-        let snapshot = self.db.txns.snapshot(self.txn);
-        match self
-            .db
-            .catalog
-            .table(name, &snapshot)
-            .and_then(|e| e.sequence.clone())
-        {
-            Some(seq) => {
-                if let Err(e) = seq.setval(name, last, called) {
-                    tracing::warn!("recovery: sequence \"{name}\": {}", e.message);
-                }
-            }
-            None => tracing::warn!("recovery: the log names a missing sequence \"{name}\""),
-        }
+        set_sequence(self.db, self.txn, name, last, called);
     }
 }
 
-pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recovered> {
+/// Sets sequence `name` of `db` (as transaction `txn` sees the catalog) to a restored
+/// state.
+fn set_sequence(db: &Database, txn: TxnId, name: &str, last: i64, called: bool) {
+    let snapshot = db.txns.snapshot(txn);
+    match db
+        .catalog
+        .table(name, &snapshot)
+        .and_then(|e| e.sequence.clone())
+    {
+        Some(seq) => {
+            if let Err(e) = seq.setval(name, last, called) {
+                tracing::warn!("recovery: sequence \"{name}\": {}", e.message);
+            }
+        }
+        None => tracing::warn!("recovery: the log names a missing sequence \"{name}\""),
+    }
+}
+
+/// Restores owners and ACLs (relations' as versions made by `txn`).
+fn restore_privileges(db: &Database, p: &checkpoint::Privileges, txn: TxnId) {
+    let snapshot = db.txns.snapshot(txn);
+    for (name, owner, acl) in &p.relations {
+        match db.catalog.table(name, &snapshot) {
+            Some(t) => {
+                db.catalog.set_privileges(&t, *owner, acl.clone(), txn);
+            }
+            None => tracing::warn!("recovery: privileges of a missing relation \"{name}\""),
+        }
+    }
+    if let Some(acl) = &p.schema {
+        db.catalog.set_schema_acl(acl.clone());
+    }
+    db.catalog.set_database_acl(p.database.clone());
+    db.catalog.set_default_acls(p.defaults.clone());
+}
+
+/// The bootstrap superuser's name: recovery's and copying's sessions run as it.
+fn superuser_name(db: &Database) -> String {
+    db.cluster()
+        .roles
+        .by_oid(crate::auth::BOOTSTRAP_SUPERUSER_OID)
+        .map_or_else(|| "kiln".into(), |r| r.name)
+}
+
+/// CREATE DATABASE … TEMPLATE: fills `dst`, a new and empty database, with what the
+/// latest snapshot of `src` holds — its catalog as SQL (as recovery runs a
+/// checkpoint's), its rows copied batch by batch, sequences' states, owners and ACLs.
+pub fn copy_database(src: &Database, dst: &Arc<Database>) -> Result<()> {
+    let (snapshot, _pin) = src.txns.pinned_snapshot(TXN_NONE);
+    let d = super::dump::dump(&src.catalog, &snapshot, true);
+    let mut privileges = checkpoint::Privileges::of(src, &snapshot);
+    // The database's own ACL is not the template's (PostgreSQL starts it at NULL).
+    privileges.database = None;
+    let mut session = Session::new(dst.clone(), &superuser_name(dst));
+    for sql in &d.before_data {
+        run(&mut session, sql)?;
+    }
+    let txn = dst.txns.begin_write(&WaitLimits::UNBOUNDED)?;
+    let target_snapshot = dst.txns.snapshot(txn);
+    let mut sel = Vec::new();
+    for t in &d.tables {
+        let Some(target) = dst.catalog.table(&t.name, &target_snapshot) else {
+            dst.txns.end_write(txn);
+            return Err(Error::new(
+                "XX000",
+                format!("copying table \"{}\": it was not created", t.name),
+            ));
+        };
+        for g in t.storage.groups() {
+            sel.clear();
+            g.visible_rows(&snapshot, 0, g.rows(), &mut sel);
+            if sel.is_empty() {
+                continue;
+            }
+            let columns: Vec<Vector> = g.columns.iter().map(|c| c.gather(&sel)).collect();
+            target.storage.append_owned(columns, sel.len(), txn);
+        }
+    }
+    for (name, last, called) in &d.sequences {
+        set_sequence(dst, txn, name, *last, *called);
+    }
+    restore_privileges(dst, &privileges, txn);
+    dst.txns.end_write(txn);
+    for sql in &d.after_data {
+        run(&mut session, sql)?;
+    }
+    Ok(())
+}
+
+pub fn recover(db: &Arc<Database>, dir: &Path) -> Result<Recovered> {
     let io = |what: &str, e: std::io::Error| {
         Error::new(
             "58030",
@@ -204,12 +280,8 @@ pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recove
     let manifest = read_manifest(dir)?;
     let had_checkpoint = manifest.is_some();
     let manifest = manifest.unwrap_or_default();
-    for role in &manifest.roles {
-        if role.oid != crate::auth::BOOTSTRAP_SUPERUSER_OID {
-            db.roles.restore(role.clone());
-        }
-    }
-    let mut session = Session::new(db.clone(), superuser, "kiln");
+    // Roles and memberships are the cluster's (`durable::cluster`), restored before.
+    let mut session = Session::new(db.clone(), &superuser_name(db));
     for sql in &manifest.before_data {
         run(&mut session, sql)?;
     }
@@ -273,22 +345,7 @@ pub fn recover(db: &Arc<Database>, dir: &Path, superuser: &str) -> Result<Recove
         }
     }
     // Owners and ACLs, as versions made by the recovering transaction.
-    let p = &manifest.privileges;
-    let snapshot = db.txns.snapshot(txn);
-    for (name, owner, acl) in &p.relations {
-        match db.catalog.table(name, &snapshot) {
-            Some(t) => {
-                db.catalog.set_privileges(&t, *owner, acl.clone(), txn);
-            }
-            None => tracing::warn!("recovery: privileges of a missing relation \"{name}\""),
-        }
-    }
-    if let Some(acl) = &p.schema {
-        db.catalog.set_schema_acl(acl.clone());
-    }
-    db.catalog.set_database_acl(p.database.clone());
-    db.roles.set_memberships(p.memberships.clone());
-    db.catalog.set_default_acls(p.defaults.clone());
+    restore_privileges(db, &manifest.privileges, txn);
     db.txns.end_write(txn);
     for sql in &manifest.after_data {
         run(&mut session, sql)?;

@@ -289,6 +289,8 @@ pub enum BoundStatement {
     /// CHECKPOINT (superusers only, as PostgreSQL; writes a checkpoint in the durable
     /// mode).
     Checkpoint,
+    /// CREATE DATABASE / DROP DATABASE (`session::databases`).
+    Database(DatabaseChange),
     /// COMMENT ON TABLE | VIEW | SEQUENCE | INDEX | COLUMN … IS 'text' | NULL.
     Comment {
         oid: u32,
@@ -351,12 +353,33 @@ pub enum Discard {
     Settings,
 }
 
+/// CREATE or DROP DATABASE, as written (names are resolved when it runs).
+#[derive(Clone, Debug)]
+pub enum DatabaseChange {
+    Create {
+        name: String,
+        owner: Option<RoleSpec>,
+        template: Option<String>,
+        is_template: Option<bool>,
+        allow_connections: Option<bool>,
+        connection_limit: Option<i32>,
+    },
+    Drop {
+        name: String,
+        if_exists: bool,
+        /// WITH (FORCE): other sessions on it are terminated.
+        force: bool,
+    },
+}
+
 /// A change to the roles (`auth::Roles`).
 #[derive(Clone, Debug)]
 pub enum RoleChange {
     Create {
         name: String,
         superuser: bool,
+        /// CREATEDB.
+        createdb: bool,
         login: bool,
         password: Option<String>,
     },
@@ -365,6 +388,7 @@ pub enum RoleChange {
         name: String,
         superuser: Option<bool>,
         login: Option<bool>,
+        createdb: Option<bool>,
         password: Option<Option<String>>,
     },
     Drop {
@@ -549,6 +573,7 @@ impl BoundStatement {
             | BoundStatement::Notify { .. }
             | BoundStatement::PrepareSql { .. }
             | BoundStatement::ExecuteSql { .. }
+            | BoundStatement::Database(_)
             | BoundStatement::Checkpoint => false,
             BoundStatement::Explain { .. }
             | BoundStatement::CopyTo { .. }

@@ -41,6 +41,7 @@
 mod alter;
 pub mod copy;
 mod cursor;
+mod databases;
 mod ddl;
 mod discard;
 mod foreign_keys;
@@ -119,8 +120,8 @@ enum Undo {
     Memberships(Vec<crate::auth::Membership>),
     /// Schema public's ACL before GRANT / REVOKE on it.
     SchemaAcl(crate::catalog::acl::Acl),
-    /// The database's ACL before GRANT / REVOKE on it.
-    DatabaseAcl(Option<crate::catalog::acl::Acl>),
+    /// A database's ACL before GRANT / REVOKE on it.
+    DatabaseAcl(Arc<Database>, Option<crate::catalog::acl::Acl>),
     /// ALTER DEFAULT PRIVILEGES' entries before it ran.
     DefaultAcls(Vec<crate::catalog::acl::DefaultAcl>),
 }
@@ -254,9 +255,10 @@ impl RowStream {
 
 pub struct Session {
     pub db: Arc<Database>,
+    /// The server the database belongs to (held, so it outlives the session).
+    pub cluster: Arc<crate::Cluster>,
     pub settings: Settings,
     pub user: String,
-    pub database: String,
     pub status: TxnStatus,
     writer: TxnId,
     undo: Vec<Undo>,
@@ -394,16 +396,25 @@ pub fn now_micros() -> i64 {
 }
 
 impl Session {
-    pub fn new(db: Arc<Database>, user: &str, database: &str) -> Session {
+    /// A session of role `user` connected to `db`.
+    pub fn new(db: Arc<Database>, user: &str) -> Session {
+        let cluster = db.cluster();
         let mut settings = Settings::new(user);
-        settings.set_server_value("max_connections", db.max_connections.to_string());
-        let ssl = if db.tls.is_some() { "on" } else { "off" };
+        settings.set_server_value(
+            "max_connections",
+            cluster.config.max_connections.to_string(),
+        );
+        let ssl = if cluster.config.tls.is_some() {
+            "on"
+        } else {
+            "off"
+        };
         settings.set_server_value("ssl", ssl.into());
         Session {
             db,
+            cluster,
             settings,
             user: user.to_string(),
-            database: database.to_string(),
             status: TxnStatus::Idle,
             writer: TXN_NONE,
             undo: Vec::new(),
@@ -571,7 +582,7 @@ impl Session {
             now_micros: self.transaction_start(),
             cancel: self.cancel.clone(),
             deadline: self.statement_deadline,
-            database: self.database.clone(),
+            database: self.db.name.clone(),
             user: self.current_user().to_string(),
             session_user: self.user.clone(),
             role: self.identity().0,
@@ -598,7 +609,7 @@ impl Session {
             db: Some(self.db.clone()),
             backends: Some((
                 self.pid,
-                self.db.backends.clone(),
+                self.cluster.backends.clone(),
                 self.settings
                     .get("is_superuser")
                     .is_none_or(|(_, v)| v == "on"),
@@ -760,6 +771,7 @@ impl Session {
                 types,
             } => return self.prepare_sql(name, statement, types),
             BoundStatement::ExecuteSql { name, args } => return self.execute_sql(name, args),
+            BoundStatement::Database(change) => return self.change_database(change),
             BoundStatement::Checkpoint => {
                 if self
                     .settings
@@ -1454,6 +1466,7 @@ impl Session {
             | BoundStatement::Fetch { .. }
             | BoundStatement::Discard(_)
             | BoundStatement::Checkpoint
+            | BoundStatement::Database(_)
             | BoundStatement::PrepareSql { .. }
             | BoundStatement::ExecuteSql { .. }
             | BoundStatement::CloseCursor { .. } => Err(Error::internal("statement handled above")),

@@ -34,17 +34,16 @@ pub fn object_kind(entry: &TableEntry) -> ObjectKind {
 
 /// Whether role `oid` is a superuser (the bootstrap superuser always is).
 pub fn is_superuser_role(db: &Database, oid: u32) -> bool {
-    oid == BOOTSTRAP_SUPERUSER_OID || db.roles.by_oid(oid).is_some_and(|r| r.superuser)
+    oid == BOOTSTRAP_SUPERUSER_OID || db.cluster().roles.by_oid(oid).is_some_and(|r| r.superuser)
 }
 
 /// Whether `role` has the privileges of `r` (pg_database_owner: of the database's
-/// owner, the bootstrap superuser).
+/// owner).
 fn inherits(db: &Database, role: u32, r: u32) -> bool {
     if r == PG_DATABASE_OWNER {
-        return role == BOOTSTRAP_SUPERUSER_OID
-            || db.roles.has_privs_of(role, BOOTSTRAP_SUPERUSER_OID);
+        return role == db.owner || db.cluster().roles.has_privs_of(role, db.owner);
     }
-    role == r || db.roles.has_privs_of(role, r)
+    role == r || db.cluster().roles.has_privs_of(role, r)
 }
 
 /// Whether `role` has the privileges of `owner` (PostgreSQL's ownership test).
@@ -98,7 +97,7 @@ pub fn database_privs(db: &Database, role: u32, wanted: Privs) -> Privs {
     }
     db.catalog
         .database_acl()
-        .unwrap_or_else(|| default_acl(ObjectKind::Database, BOOTSTRAP_SUPERUSER_OID))
+        .unwrap_or_else(|| default_acl(ObjectKind::Database, db.owner))
         .mask(wanted, &|r| inherits(db, role, r))
 }
 
@@ -143,7 +142,7 @@ impl Session {
     /// role (trust lets any name in) is the bootstrap superuser when it logged in as a
     /// superuser, and no role otherwise.
     pub fn identity(&self) -> (u32, bool) {
-        match self.db.roles.get(self.current_user()) {
+        match self.cluster.roles.get(self.current_user()) {
             Some(r) => (r.oid, r.superuser || r.oid == BOOTSTRAP_SUPERUSER_OID),
             None if self.login_superuser => (BOOTSTRAP_SUPERUSER_OID, true),
             None => (NO_ROLE, false),
@@ -293,7 +292,7 @@ impl Session {
     /// SET ROLE name | NONE, RESET ROLE: the session user must be a member of the role
     /// (or a superuser); is_superuser follows the role.
     pub(super) fn set_role(&mut self, value: Option<&str>) -> Result<()> {
-        let session_role = self.db.roles.get(&self.user);
+        let session_role = self.cluster.roles.get(&self.user);
         let session_super = match &session_role {
             Some(r) => r.superuser || r.oid == BOOTSTRAP_SUPERUSER_OID,
             None => self.login_superuser,
@@ -301,7 +300,7 @@ impl Session {
         let superuser = match value {
             None | Some("none") => session_super,
             Some(name) => {
-                let Some(role) = self.db.roles.get(name) else {
+                let Some(role) = self.cluster.roles.get(name) else {
                     return Err(Error::new(
                         "22023",
                         format!("role \"{name}\" does not exist"),
@@ -309,7 +308,7 @@ impl Session {
                 };
                 let member = session_role
                     .as_ref()
-                    .is_some_and(|s| self.db.roles.is_member_of(s.oid, role.oid));
+                    .is_some_and(|s| self.cluster.roles.is_member_of(s.oid, role.oid));
                 if !session_super && !member {
                     return Err(Error::new(
                         "42501",
@@ -336,7 +335,7 @@ impl Session {
     /// superuser may become another user; SET ROLE is reset.
     pub(super) fn set_session_authorization(&mut self, value: Option<&str>) -> Result<()> {
         let login = self.login_user.clone();
-        let login_super = match self.db.roles.get(&login) {
+        let login_super = match self.cluster.roles.get(&login) {
             Some(r) => r.superuser || r.oid == BOOTSTRAP_SUPERUSER_OID,
             None => self.login_superuser,
         };
@@ -344,7 +343,7 @@ impl Session {
         let superuser = if target == login {
             login_super
         } else {
-            let Some(role) = self.db.roles.get(&target) else {
+            let Some(role) = self.cluster.roles.get(&target) else {
                 return Err(Error::new(
                     "42704",
                     format!("role \"{target}\" does not exist"),
@@ -370,14 +369,14 @@ impl Session {
     }
 
     /// The oid a role spec names (PUBLIC: 0).
-    fn resolve_role(&self, spec: &RoleSpec) -> Result<u32> {
+    pub(super) fn resolve_role(&self, spec: &RoleSpec) -> Result<u32> {
         let name = match spec {
             RoleSpec::Public => return Ok(PUBLIC),
             RoleSpec::CurrentUser => return Ok(self.role_oid()),
             RoleSpec::SessionUser => self.user.clone(),
             RoleSpec::Name(n) => n.clone(),
         };
-        match self.db.roles.get(&name) {
+        match self.cluster.roles.get(&name) {
             Some(r) => Ok(r.oid),
             None if name == self.user && self.login_superuser => Ok(BOOTSTRAP_SUPERUSER_OID),
             None => Err(Error::new(
@@ -392,7 +391,7 @@ impl Session {
         match oid {
             PUBLIC => String::new(),
             PG_DATABASE_OWNER => "pg_database_owner".into(),
-            _ => db.roles.by_oid(oid).map_or_else(
+            _ => db.cluster().roles.by_oid(oid).map_or_else(
                 || {
                     if oid == BOOTSTRAP_SUPERUSER_OID {
                         "postgres".into()
@@ -489,27 +488,32 @@ impl Session {
                 }
             }
             GrantTarget::Databases(names) => {
+                let mut dbs = Vec::new();
                 for n in names {
-                    if *n != self.database {
-                        return Err(Error::new(
-                            "3D000",
-                            format!("database \"{n}\" does not exist"),
-                        ));
+                    match self.cluster.database(n) {
+                        Some(db) => dbs.push(db),
+                        None => {
+                            return Err(Error::new(
+                                "3D000",
+                                format!("database \"{n}\" does not exist"),
+                            ));
+                        }
                     }
                 }
-                let name = self.database.clone();
-                let edited = self.edit_acl(
-                    self.db.catalog.database_acl(),
-                    ObjectKind::Database,
-                    BOOTSTRAP_SUPERUSER_OID,
-                    &name,
-                    asked,
-                    &grantees,
-                    c,
-                )?;
-                if let Some(acl) = edited {
-                    let before = self.db.catalog.set_database_acl(Some(acl));
-                    self.undo.push(Undo::DatabaseAcl(before));
+                for db in dbs {
+                    let edited = self.edit_acl(
+                        db.catalog.database_acl(),
+                        ObjectKind::Database,
+                        db.owner,
+                        &db.name,
+                        asked,
+                        &grantees,
+                        c,
+                    )?;
+                    if let Some(acl) = edited {
+                        let before = db.catalog.set_database_acl(Some(acl));
+                        self.undo.push(Undo::DatabaseAcl(db, before));
+                    }
                 }
             }
             target => {
@@ -713,7 +717,7 @@ impl Session {
         let before = entries.clone();
         for spec in roles {
             let role = self.resolve_role(spec)?;
-            if !superuser && !self.db.roles.has_privs_of(me, role) {
+            if !superuser && !self.cluster.roles.has_privs_of(me, role) {
                 return Err(Error::new(
                     "42501",
                     "permission denied to change default privileges",
@@ -791,10 +795,10 @@ impl Session {
         admin: bool,
     ) -> Result<Outcome> {
         let (me, superuser) = self.identity();
-        let mut list = self.db.roles.memberships();
+        let mut list = self.cluster.roles.memberships();
         let before = list.clone();
         for name in roles {
-            let Some(role) = self.db.roles.get(name) else {
+            let Some(role) = self.cluster.roles.get(name) else {
                 return Err(Error::new(
                     "42704",
                     format!("role \"{name}\" does not exist"),
@@ -822,7 +826,7 @@ impl Session {
                     .iter()
                     .position(|m| m.role == role.oid && m.member == member);
                 if grant {
-                    if member == role.oid || self.db.roles.is_member_of(role.oid, member) {
+                    if member == role.oid || self.cluster.roles.is_member_of(role.oid, member) {
                         let err = if member == role.oid {
                             format!("role \"{name}\" is a member of role \"{member_name}\"")
                         } else {
@@ -845,7 +849,7 @@ impl Session {
                                 admin,
                             });
                             // Visible to is_member_of for the next member's cycle test.
-                            self.db.roles.set_memberships(list.clone());
+                            self.cluster.roles.set_memberships(list.clone());
                         }
                     }
                 } else {
@@ -862,7 +866,7 @@ impl Session {
                 }
             }
         }
-        self.db.roles.set_memberships(list);
+        self.cluster.roles.set_memberships(list);
         self.undo.push(Undo::Memberships(before));
         Ok(Outcome::Done {
             tag: if grant { "GRANT ROLE" } else { "REVOKE ROLE" }.into(),
@@ -920,7 +924,7 @@ impl Session {
         let (me, superuser) = self.identity();
         if !superuser {
             self.must_own(&entry)?;
-            if !self.db.roles.is_member_of(me, new) {
+            if !self.cluster.roles.is_member_of(me, new) {
                 return Err(Error::new(
                     "42501",
                     format!(
@@ -956,7 +960,7 @@ impl Session {
         let mut out = Vec::new();
         for s in specs {
             let r = self.resolve_role(s)?;
-            if !superuser && !self.db.roles.has_privs_of(me, r) {
+            if !superuser && !self.cluster.roles.has_privs_of(me, r) {
                 return Err(Error::new(
                     "42501",
                     format!("permission denied to {what} objects"),
@@ -977,7 +981,7 @@ impl Session {
         let from = self.owned_by_roles(from, "reassign")?;
         let new = self.resolve_role(to)?;
         let (me, superuser) = self.identity();
-        if !superuser && !self.db.roles.has_privs_of(me, new) {
+        if !superuser && !self.cluster.roles.has_privs_of(me, new) {
             return Err(Error::new("42501", "permission denied to reassign objects"));
         }
         for t in self.db.catalog.visible_tables(&ctx.snapshot) {
@@ -1071,7 +1075,7 @@ impl Session {
             let mut kept = acl.clone();
             kept.0.retain(|i| !roles.contains(&i.grantee));
             let before = self.db.catalog.set_database_acl(Some(kept));
-            self.undo.push(Undo::DatabaseAcl(before));
+            self.undo.push(Undo::DatabaseAcl(self.db.clone(), before));
         }
         Ok(Outcome::Done {
             tag: "DROP OWNED".into(),
@@ -1118,13 +1122,15 @@ impl Session {
                 ));
             }
         }
-        if self
-            .db
-            .catalog
-            .database_acl()
-            .is_some_and(|a| a.mentions(oid))
-        {
-            lines.push(format!("privileges for database {}", self.database));
+        // Databases are the cluster's: every one is checked, as PostgreSQL's shared
+        // dependencies are.
+        for d in self.cluster.databases() {
+            if d.owner == oid {
+                lines.push(format!("owner of database {}", d.name));
+            }
+            if d.catalog.database_acl().is_some_and(|a| a.mentions(oid)) {
+                lines.push(format!("privileges for database {}", d.name));
+            }
         }
         lines.sort();
         lines

@@ -14,7 +14,7 @@ impl Session {
     }
 
     fn put_role(&mut self, name: &str, role: Option<Role>) {
-        let before = self.db.roles.put(name, role);
+        let before = self.cluster.roles.put(name, role);
         self.undo.push(Undo::Role(name.to_string(), before));
     }
 
@@ -49,6 +49,7 @@ impl Session {
             RoleChange::Create {
                 name,
                 superuser,
+                createdb,
                 login,
                 password,
             } => {
@@ -67,18 +68,19 @@ impl Session {
                             .with_detail("Role names starting with \"pg_\" are reserved."),
                     );
                 }
-                if self.db.roles.get(name).is_some() {
+                if self.cluster.roles.get(name).is_some() {
                     return Err(Error::new(
                         "42710",
                         format!("role \"{name}\" already exists"),
                     ));
                 }
                 let role = Role {
-                    oid: self.db.roles.next_oid(),
+                    oid: self.cluster.roles.next_oid(),
                     name: name.clone(),
                     superuser: *superuser,
                     login: *login,
-                    secret: password.as_deref().map(|p| Secret::new(name, p)),
+                    createdb: *createdb,
+                    secret: password.as_deref().map(Secret::new),
                 };
                 self.put_role(name, Some(role));
                 "CREATE ROLE"
@@ -87,16 +89,20 @@ impl Session {
                 name,
                 superuser,
                 login,
+                createdb,
                 password,
             } => {
-                let Some(mut role) = self.db.roles.get(name) else {
+                let Some(mut role) = self.cluster.roles.get(name) else {
                     return Err(Error::new(
                         "42704",
                         format!("role \"{name}\" does not exist"),
                     ));
                 };
                 // Without superuser, only one's own password may change.
-                let own_password = *name == self.user && superuser.is_none() && login.is_none();
+                let own_password = *name == self.user
+                    && superuser.is_none()
+                    && login.is_none()
+                    && createdb.is_none();
                 if !self.is_superuser() && !own_password {
                     return Err(Error::new("42501", "permission denied"));
                 }
@@ -106,8 +112,11 @@ impl Session {
                 if let Some(l) = login {
                     role.login = *l;
                 }
+                if let Some(c) = createdb {
+                    role.createdb = *c;
+                }
                 if let Some(p) = password {
-                    role.secret = p.as_deref().map(|p| Secret::new(name, p));
+                    role.secret = p.as_deref().map(Secret::new);
                 }
                 self.put_role(name, Some(role));
                 "ALTER ROLE"
@@ -117,7 +126,7 @@ impl Session {
                     return Err(Error::new("42501", "permission denied to drop role"));
                 }
                 for name in names {
-                    if self.db.roles.get(name).is_none() {
+                    if self.cluster.roles.get(name).is_none() {
                         if *if_exists {
                             self.notice(format!("role \"{name}\" does not exist, skipping"));
                             continue;
@@ -130,7 +139,7 @@ impl Session {
                     if *name == self.user || name == self.current_user() {
                         return Err(Error::new("55006", "current user cannot be dropped"));
                     }
-                    let Some(role) = self.db.roles.get(name) else {
+                    let Some(role) = self.cluster.roles.get(name) else {
                         continue;
                     };
                     let depends = self.role_dependencies(role.oid, &ctx.snapshot);
@@ -143,7 +152,7 @@ impl Session {
                         )
                         .with_detail(depends.join("\n")));
                     }
-                    let memberships = self.db.roles.memberships();
+                    let memberships = self.cluster.roles.memberships();
                     if memberships
                         .iter()
                         .any(|m| m.role == role.oid || m.member == role.oid)
@@ -153,7 +162,7 @@ impl Session {
                             .filter(|m| m.role != role.oid && m.member != role.oid)
                             .cloned()
                             .collect();
-                        let before = self.db.roles.set_memberships(kept);
+                        let before = self.cluster.roles.set_memberships(kept);
                         self.undo.push(Undo::Memberships(before));
                     }
                     self.put_role(name, None);

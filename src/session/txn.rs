@@ -150,6 +150,7 @@ impl Session {
         let garbage = self.made_garbage();
         if let Some(durable) = self.db.durable.get().cloned() {
             self.commit_durably(&durable);
+            self.commit_globals();
         }
         self.undo.clear();
         self.savepoints.clear();
@@ -204,6 +205,34 @@ impl Session {
         self.writer = TXN_NONE;
     }
 
+    /// The durable mode's part of COMMIT for what belongs to the cluster: changed roles
+    /// or memberships rewrite the global file, and a GRANT on another database's ACL
+    /// checkpoints that database.
+    fn commit_globals(&mut self) {
+        let Some(data) = self.cluster.durable.get() else {
+            return;
+        };
+        if self
+            .undo
+            .iter()
+            .any(|u| matches!(u, Undo::Role(..) | Undo::Memberships(..)))
+            && let Err(e) = data.save(&self.cluster)
+        {
+            tracing::error!("PANIC: could not write the roles: {}", e.message);
+            std::process::abort();
+        }
+        for u in &self.undo {
+            if let Undo::DatabaseAcl(db, _) = u
+                && !Arc::ptr_eq(db, &self.db)
+                && let Some(d) = db.durable.get()
+                && let Err(e) = d.checkpoint(db)
+            {
+                tracing::error!("PANIC: could not checkpoint \"{}\": {}", db.name, e.message);
+                std::process::abort();
+            }
+        }
+    }
+
     pub(super) fn rollback(&mut self) {
         self.end_cursors(false);
         self.db.advisory.release(self.advisory_owner, false);
@@ -249,19 +278,19 @@ impl Session {
                 Undo::DropTable(entry) => self.db.catalog.undo_drop(&entry),
                 Undo::Sequence(seq, image) => seq.restore(image),
                 Undo::Role(name, before) => {
-                    self.db.roles.put(&name, before);
+                    self.cluster.roles.put(&name, before);
                 }
                 Undo::Comment(oid, column, before) => {
                     self.db.catalog.set_comment(oid, &column, before);
                 }
                 Undo::Memberships(before) => {
-                    self.db.roles.set_memberships(before);
+                    self.cluster.roles.set_memberships(before);
                 }
                 Undo::SchemaAcl(before) => {
                     self.db.catalog.set_schema_acl(before);
                 }
-                Undo::DatabaseAcl(before) => {
-                    self.db.catalog.set_database_acl(before);
+                Undo::DatabaseAcl(db, before) => {
+                    db.catalog.set_database_acl(before);
                 }
                 Undo::DefaultAcls(before) => {
                     self.db.catalog.set_default_acls(before);

@@ -178,6 +178,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "revoke")
         || mentions(sql, "reassign")
         || mentions(sql, "owned")
+        || mentions(sql, "database")
         || mentions(sql, "default")
         || mentions(sql, "owner"))
         && let Some(rewritten) = unparsed_statements(&text)
@@ -500,6 +501,10 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.fetch")
         } else if word(n, "MOVE") {
             Some("kiln.move")
+        } else if word(n, "CREATE") && word(n + 1, "DATABASE") {
+            Some("kiln.create_database")
+        } else if word(n, "DROP") && word(n + 1, "DATABASE") {
+            Some("kiln.drop_database")
         } else if word(n, "CHECKPOINT") {
             Some("kiln.checkpoint")
         } else if word(n, "GRANT") {

@@ -27,7 +27,7 @@ use std::time::Duration;
 use super::codec::{self, MessageReader, OutBuf};
 use super::encode;
 use super::transport::Shared;
-use crate::Database;
+use crate::Cluster;
 use crate::error::{Error, Result};
 use crate::session::TxnStatus;
 use crate::session::copy::{CopyIn, CopyOut};
@@ -71,7 +71,7 @@ struct Portal {
 }
 
 pub struct Connection {
-    db: Arc<Database>,
+    cluster: Arc<Cluster>,
     reader: BufReader<Shared>,
     writer: BufWriter<Shared>,
     /// The socket itself, for polling and timeouts (under TLS too).
@@ -107,13 +107,13 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 }
 
 impl Connection {
-    pub fn new(db: Arc<Database>, stream: TcpStream) -> io::Result<Connection> {
+    pub fn new(cluster: Arc<Cluster>, stream: TcpStream) -> io::Result<Connection> {
         stream.set_nodelay(true)?;
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let tcp = stream.try_clone()?;
         let transport = Shared::new(stream);
         Ok(Connection {
-            db,
+            cluster,
             reader: BufReader::with_capacity(64 * 1024, transport.clone()),
             writer: BufWriter::with_capacity(64 * 1024, transport.clone()),
             tcp,
@@ -205,7 +205,7 @@ impl Connection {
             let mut r = MessageReader::new(&body);
             let code = r.i32().unwrap_or(0);
             match code {
-                SSL_REQUEST if !self.transport.is_tls() && self.db.tls.is_some() => {
+                SSL_REQUEST if !self.transport.is_tls() && self.cluster.config.tls.is_some() => {
                     self.writer.write_all(b"S")?;
                     self.writer.flush()?;
                     // Bytes sent after the request, before the handshake, would be read
@@ -216,7 +216,8 @@ impl Connection {
                         ))?;
                         return Ok(false);
                     }
-                    let (Some(config), Ok(tcp)) = (self.db.tls.clone(), self.tcp.try_clone())
+                    let (Some(config), Ok(tcp)) =
+                        (self.cluster.config.tls.clone(), self.tcp.try_clone())
                     else {
                         return Ok(false);
                     };
@@ -230,7 +231,7 @@ impl Connection {
                 }
                 CANCEL_REQUEST => {
                     if let (Ok(pid), Ok(secret)) = (r.i32(), r.i32()) {
-                        self.db.cancel(pid, secret);
+                        self.cluster.cancel(pid, secret);
                     }
                     return Ok(false);
                 }
@@ -287,7 +288,23 @@ impl Connection {
             return Ok(false);
         };
         let database = get("database").unwrap_or_else(|| user.clone());
-        let mut session = Session::new(self.db.clone(), &user, &database);
+        let superuser = match self.authenticate(&user) {
+            Ok(superuser) => superuser,
+            Err(e) => {
+                self.out.buf.clear();
+                self.fatal(e)?;
+                return Ok(false);
+            }
+        };
+        let db = match self.cluster.connect_to(&database, &user, superuser) {
+            Ok(db) => db,
+            Err(e) => {
+                self.out.buf.clear();
+                self.fatal(e)?;
+                return Ok(false);
+            }
+        };
+        let mut session = Session::new(db, &user);
         let mut unrecognized = Vec::new();
         for (k, v) in &params {
             let result = match k.as_str() {
@@ -304,14 +321,6 @@ impl Connection {
                 return Ok(false);
             }
         }
-        let superuser = match self.authenticate(&user) {
-            Ok(superuser) => superuser,
-            Err(e) => {
-                self.out.buf.clear();
-                self.fatal(e)?;
-                return Ok(false);
-            }
-        };
         if !superuser {
             session
                 .settings
@@ -349,10 +358,11 @@ impl Connection {
                 .map(|(_, v)| v.to_string())
                 .unwrap_or_default();
         }
-        let registered = self.db.register_session(crate::NewSession {
+        let registered = self.cluster.register_session(crate::NewSession {
             cancel: session.cancel.clone(),
             user: user.clone(),
             superuser,
+            database: session.db.oid,
             socket: self.tcp.try_clone().ok(),
             ssl: self.transport.tls_details(),
             owner: session.lock_owner(),
@@ -384,7 +394,10 @@ impl Connection {
         if status != b'I' || self.pid == 0 {
             return;
         }
-        for n in self.db.notifier.take(self.pid) {
+        let Some(db) = self.session.as_ref().map(|s| s.db.clone()) else {
+            return;
+        };
+        for n in db.notifier.take(self.pid) {
             let at = self.out.begin(b'A');
             self.out.i32(n.pid);
             self.out.cstr(&n.channel);
@@ -404,7 +417,10 @@ impl Connection {
         if !idle
             || !self.reader.buffer().is_empty()
             || self.transport.is_tls()
-            || !self.db.notifier.is_listening(self.pid)
+            || !self
+                .session
+                .as_ref()
+                .is_some_and(|s| s.db.notifier.is_listening(self.pid))
         {
             return Ok(());
         }
@@ -463,15 +479,18 @@ impl Connection {
     /// Runs the `--auth` exchange for `user`; returns whether the user is a superuser.
     /// Trust lets every name in as a superuser.
     fn authenticate(&mut self, user: &str) -> Result<bool> {
-        let method = self.db.auth;
-        let role = self.db.roles.get(user);
+        let method = self.cluster.config.auth;
+        let role = self.cluster.roles.get(user);
         match method {
             crate::auth::Method::Trust => Ok(role.is_none_or(|r| r.superuser)),
-            crate::auth::Method::Scram => {
+            // Under md5 too: PostgreSQL 15 answers md5 with SCRAM for a role whose
+            // password is stored as a SCRAM verifier, and kiln stores only those.
+            crate::auth::Method::Scram | crate::auth::Method::Md5 => {
                 // Over TLS with a certificate whose binding data is known, the channel
                 // binding variant is offered first (as PostgreSQL does).
                 let end_point = self
-                    .db
+                    .cluster
+                    .config
                     .tls_end_point
                     .clone()
                     .filter(|_| self.transport.is_tls());
@@ -516,18 +535,6 @@ impl Connection {
                 self.out.i32(12);
                 self.out.buf.extend_from_slice(server_final.as_bytes());
                 self.out.end(at);
-                Ok(role.is_some_and(|r| r.superuser))
-            }
-            crate::auth::Method::Md5 => {
-                let salt = crate::auth::md5_salt();
-                let at = self.out.begin(b'R');
-                self.out.i32(5);
-                self.out.buf.extend_from_slice(&salt);
-                self.out.end(at);
-                self.send_auth()?;
-                let body = self.password_message()?;
-                let answer = MessageReader::new(&body).cstr()?.to_string();
-                crate::auth::md5_check(role.as_ref(), user, salt, &answer)?;
                 Ok(role.is_some_and(|r| r.superuser))
             }
         }
@@ -683,8 +690,13 @@ impl Connection {
 
     fn session(&mut self) -> &mut Session {
         // The loop only runs after startup stored the session.
-        self.session
-            .get_or_insert_with(|| Session::new(Arc::new(Database::new()), "kiln", "kiln"))
+        self.session.get_or_insert_with(|| {
+            let cluster = Cluster::default_arc();
+            let db = cluster
+                .database("postgres")
+                .expect("a new cluster has postgres");
+            Session::new(db, "kiln")
+        })
     }
 
     fn dispatch(&mut self, tag: u8, body: &[u8], skip_to_sync: &mut bool) -> io::Result<Flow> {
@@ -1324,7 +1336,7 @@ impl Connection {
 impl Drop for Connection {
     fn drop(&mut self) {
         if self.pid != 0 {
-            self.db.unregister_session(self.pid);
+            self.cluster.unregister_session(self.pid);
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
 use super::connection::Connection;
-use crate::Database;
+use crate::Cluster;
 
 /// Stack per connection thread: the binder and evaluator recurse over expression depth,
 /// which the parser bounds (`sql::parse::PARSER_DEPTH_MAX`).
@@ -20,7 +20,7 @@ const CONNECTION_STACK_BYTES: usize = 64 << 20;
 
 pub struct Server {
     listener: TcpListener,
-    db: Arc<Database>,
+    cluster: Arc<Cluster>,
     stopping: Arc<AtomicBool>,
 }
 
@@ -50,11 +50,11 @@ fn refuse(stream: &mut TcpStream) {
 }
 
 impl Server {
-    pub fn bind(addr: &str, db: Arc<Database>) -> io::Result<Server> {
+    pub fn bind(addr: &str, cluster: Arc<Cluster>) -> io::Result<Server> {
         let listener = TcpListener::bind(addr)?;
         Ok(Server {
             listener,
-            db,
+            cluster,
             stopping: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -85,13 +85,13 @@ impl Server {
                     continue;
                 }
             };
-            let db = self.db.clone();
+            let cluster = self.cluster.clone();
             // Kept to tell the client why, should no thread start for it.
             let spare = stream.try_clone();
             let spawned = thread::Builder::new()
                 .name("kiln-conn".into())
                 .stack_size(CONNECTION_STACK_BYTES)
-                .spawn(move || match Connection::new(db, stream) {
+                .spawn(move || match Connection::new(cluster, stream) {
                     Ok(c) => c.run(),
                     Err(e) => tracing::debug!("connection setup failed: {e}"),
                 });

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use kiln::Database;
+use kiln::Cluster;
 use kiln::wire::server::{Server, ShutdownHandle};
 
 pub struct TestServer {
@@ -15,12 +15,12 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start() -> TestServer {
-        TestServer::start_with(Arc::new(Database::new()))
+        TestServer::start_with(Cluster::default_arc())
     }
 
-    /// A server over a database the test keeps a handle to.
-    pub fn start_with(db: Arc<Database>) -> TestServer {
-        let server = Server::bind("127.0.0.1:0", db).expect("bind a free port");
+    /// A server over a cluster the test keeps a handle to.
+    pub fn start_with(cluster: Arc<Cluster>) -> TestServer {
+        let server = Server::bind("127.0.0.1:0", cluster).expect("bind a free port");
         let addr = server.local_addr().expect("local address");
         let handle = server.shutdown_handle().expect("shutdown handle");
         std::thread::spawn(move || server.run());

@@ -532,7 +532,7 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
     let objects = if matches!(of, O::Column) { 2 } else { 1 };
     let (role, rest) = if vals.len() > objects + 1 {
         let role = match &vals[0] {
-            Value::Text(name) => match v.db.roles.get(name) {
+            Value::Text(name) => match v.db.cluster().roles.get(name) {
                 Some(r) => r.oid,
                 None if *name == v.ctx.session_user || *name == v.ctx.user => v.ctx.role,
                 None if name.eq_ignore_ascii_case("public") => crate::catalog::acl::PUBLIC,
@@ -704,19 +704,27 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
             }
         }
         O::Database => {
-            match &rest[0] {
-                Value::Text(n) if *n != v.ctx.database => {
-                    return Err(Error::new(
-                        "3D000",
-                        format!("database \"{n}\" does not exist"),
-                    ));
-                }
-                Value::Text(_) => {}
-                other if other.as_i64() != Some(DATABASE_OID as i64) => return Ok(NULL),
-                _ => {}
-            }
+            let cluster = db.cluster();
+            let target = match &rest[0] {
+                Value::Text(n) => match cluster.database(n) {
+                    Some(d) => d,
+                    None => {
+                        return Err(Error::new(
+                            "3D000",
+                            format!("database \"{n}\" does not exist"),
+                        ));
+                    }
+                },
+                other => match other
+                    .as_i64()
+                    .and_then(|o| cluster.database_by_oid(o as u32))
+                {
+                    Some(d) => d,
+                    None => return Ok(NULL),
+                },
+            };
             holds(
-                p::database_privs(db, role, wanted),
+                p::database_privs(&target, role, wanted),
                 if superuser { options } else { Privs::NONE },
             )
         }
@@ -724,7 +732,7 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
         O::Function | O::Type => options.is_empty() || superuser,
         O::Role => {
             let target = match &rest[0] {
-                Value::Text(name) => match db.roles.get(name) {
+                Value::Text(name) => match db.cluster().roles.get(name) {
                     Some(r) => r.oid,
                     None => {
                         return Err(Error::new(
@@ -735,9 +743,11 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
                 },
                 other => other.as_i64().map_or(0, |o| o as u32),
             };
-            let member = superuser || role == target || db.roles.is_member_of(role, target);
+            let member =
+                superuser || role == target || db.cluster().roles.is_member_of(role, target);
             let admin = superuser
                 || db
+                    .cluster()
                     .roles
                     .memberships()
                     .iter()

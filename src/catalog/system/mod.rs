@@ -58,8 +58,6 @@ pub const PUBLIC_OID: u32 = 2200;
 pub const INFORMATION_SCHEMA_OID: u32 = 13_183;
 /// pg_class's own oid: `classoid` of relations.
 pub const PG_CLASS_OID: u32 = 1259;
-/// The one database's oid.
-pub const DATABASE_OID: u32 = 5;
 const HEAP_AM: u32 = 2;
 const BTREE_AM: u32 = 403;
 const DEFAULT_COLLATION: u32 = 100;
@@ -188,7 +186,12 @@ impl<'a> View<'a> {
     /// The name of the owner of everything: the bootstrap superuser, or the session's
     /// user when no role was made at start.
     fn owner_name(&self) -> String {
-        match self.db.roles.by_oid(crate::auth::BOOTSTRAP_SUPERUSER_OID) {
+        match self
+            .db
+            .cluster()
+            .roles
+            .by_oid(crate::auth::BOOTSTRAP_SUPERUSER_OID)
+        {
             Some(r) => r.name,
             None => self.ctx.session_user.clone(),
         }
@@ -207,14 +210,23 @@ impl<'a> View<'a> {
         rows::array(DataType::Text, &items)
     }
 
-    /// Every role: (oid, name, superuser, login).
-    fn roles(&self) -> Vec<(u32, String, bool, bool)> {
+    /// Every role: (oid, name, superuser, login, createdb).
+    fn roles(&self) -> Vec<(u32, String, bool, bool, bool)> {
         let mut out: Vec<_> = self
             .db
+            .cluster()
             .roles
             .all()
             .into_iter()
-            .map(|r| (r.oid, r.name, r.superuser, r.login))
+            .map(|r| {
+                (
+                    r.oid,
+                    r.name,
+                    r.superuser,
+                    r.login,
+                    r.createdb || r.superuser,
+                )
+            })
             .collect();
         if !out
             .iter()
@@ -226,10 +238,11 @@ impl<'a> View<'a> {
                 self.ctx.session_user.clone(),
                 true,
                 true,
+                true,
             ));
         }
         // PostgreSQL 15's predefined role that owns schema public.
-        out.push((6171, "pg_database_owner".into(), false, false));
+        out.push((6171, "pg_database_owner".into(), false, false, false));
         out.sort_by_key(|r| r.0);
         out
     }

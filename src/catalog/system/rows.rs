@@ -791,7 +791,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_auth_members" => {
-            for m in v.db.roles.memberships() {
+            for m in v.db.cluster().roles.memberships() {
                 rows.push(vec![
                     oid(m.role),
                     oid(m.member),
@@ -801,13 +801,13 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_roles" => {
-            for (o, name, superuser, login) in v.roles() {
+            for (o, name, superuser, login, createdb) in v.roles() {
                 rows.push(vec![
                     text(name),
                     boolean(superuser),
                     boolean(true),
                     boolean(superuser),
-                    boolean(superuser),
+                    boolean(createdb),
                     boolean(login),
                     boolean(superuser),
                     int4(-1),
@@ -820,14 +820,14 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_user" => {
-            for (o, name, superuser, login) in v.roles() {
+            for (o, name, superuser, login, createdb) in v.roles() {
                 if !login {
                     continue;
                 }
                 rows.push(vec![
                     text(name),
                     oid(o),
-                    boolean(superuser),
+                    boolean(createdb),
                     boolean(superuser),
                     boolean(superuser),
                     boolean(superuser),
@@ -838,27 +838,30 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_database" => {
-            rows.push(vec![
-                oid(DATABASE_OID),
-                text(&ctx.database),
-                oid(owner),
-                int4(6),
-                text("c"),
-                boolean(false),
-                boolean(true),
-                int4(-1),
-                Value::Int8(0),
-                Value::Int8(1),
-                oid(PG_DEFAULT_TABLESPACE),
-                text("C"),
-                text("C"),
-                NULL,
-                NULL,
-                match v.db.catalog.database_acl() {
-                    Some(acl) => v.acl_value(&acl),
-                    None => NULL,
-                },
-            ]);
+            for d in v.db.cluster().databases() {
+                let acl = d.catalog.database_acl();
+                rows.push(vec![
+                    oid(d.oid),
+                    text(&d.name),
+                    oid(d.owner),
+                    int4(6),
+                    text("c"),
+                    boolean(d.is_template),
+                    boolean(d.allow_connections),
+                    int4(d.connection_limit as i64),
+                    Value::Int8(0),
+                    Value::Int8(1),
+                    oid(PG_DEFAULT_TABLESPACE),
+                    text("C"),
+                    text("C"),
+                    NULL,
+                    NULL,
+                    match acl {
+                        Some(acl) => v.acl_value(&acl),
+                        None => NULL,
+                    },
+                ]);
+            }
         }
         "pg_collation" => {
             for (o, name, provider, coll) in [
@@ -921,11 +924,15 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
         "pg_stat_activity" => {
             if let Some((_, backends, _)) = &ctx.backends {
                 let roles = v.roles();
-                for (p, user, a) in backends.activities() {
+                let cluster = v.db.cluster();
+                for (p, user, database, a) in backends.activities() {
                     let role = roles.iter().find(|r| r.1 == user).map_or(0, |r| r.0);
+                    let datname = cluster
+                        .database_by_oid(database)
+                        .map_or(NULL, |d| text(&d.name));
                     let mut row = vec![
-                        oid(DATABASE_OID),
-                        text(&ctx.database),
+                        oid(database),
+                        datname,
                         int4(p as i64),
                         NULL,
                         oid(role),
@@ -966,7 +973,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     let Some(pid) = backends.pid_of_owner(owner) else {
                         continue;
                     };
-                    let mut row = vec![text("relation"), oid(DATABASE_OID), oid(rel)];
+                    let mut row = vec![text("relation"), oid(v.db.oid), oid(rel)];
                     row.resize(11, NULL);
                     row.extend([
                         int4(pid as i64),

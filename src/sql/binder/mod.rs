@@ -77,6 +77,7 @@ mod coerce;
 pub mod constraints;
 mod copy;
 mod cursor;
+mod databases;
 mod ddl;
 mod dml;
 mod expr;

@@ -23,13 +23,13 @@ use crate::catalog::acl::{Privs, privilege_named};
 use crate::plan::{GrantTarget, PrivilegeChange, RoleChange, RoleSpec};
 
 /// The statement's tokens, whitespace left out, with a cursor.
-struct Words {
+pub(super) struct Words {
     tokens: Vec<Token>,
     at: usize,
 }
 
 impl Words {
-    fn new(text: &str) -> Result<Words> {
+    pub(super) fn new(text: &str) -> Result<Words> {
         let dialect = sqlparser::dialect::PostgreSqlDialect {};
         let tokens = Tokenizer::new(&dialect, text)
             .tokenize()
@@ -40,20 +40,20 @@ impl Words {
         Ok(Words { tokens, at: 0 })
     }
 
-    fn peek(&self) -> Option<&Token> {
+    pub(super) fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.at)
     }
 
-    fn is(&self, w: &str) -> bool {
+    pub(super) fn is(&self, w: &str) -> bool {
         self.is_at(self.at, w)
     }
 
-    fn is_at(&self, at: usize, w: &str) -> bool {
+    pub(super) fn is_at(&self, at: usize, w: &str) -> bool {
         matches!(self.tokens.get(at), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
     }
 
     /// Takes the words `ws` if they come next.
-    fn take(&mut self, ws: &[&str]) -> bool {
+    pub(super) fn take(&mut self, ws: &[&str]) -> bool {
         if ws
             .iter()
             .enumerate()
@@ -66,7 +66,7 @@ impl Words {
         }
     }
 
-    fn expect(&mut self, w: &str) -> Result<()> {
+    pub(super) fn expect(&mut self, w: &str) -> Result<()> {
         if self.take(&[w]) {
             Ok(())
         } else {
@@ -74,7 +74,7 @@ impl Words {
         }
     }
 
-    fn take_token(&mut self, t: &Token) -> bool {
+    pub(super) fn take_token(&mut self, t: &Token) -> bool {
         if self.peek() == Some(t) {
             self.at += 1;
             true
@@ -83,7 +83,7 @@ impl Words {
         }
     }
 
-    fn unexpected(&self) -> Error {
+    pub(super) fn unexpected(&self) -> Error {
         match self.peek() {
             Some(t) => Error::syntax(format!("syntax error at or near \"{t}\"")),
             None => Error::syntax("syntax error at end of input"),
@@ -91,7 +91,7 @@ impl Words {
     }
 
     /// An identifier, folded to lower case unless quoted.
-    fn ident(&mut self) -> Result<String> {
+    pub(super) fn ident(&mut self) -> Result<String> {
         match self.peek() {
             Some(Token::Word(w)) => {
                 let name = if w.quote_style.is_some() {
@@ -107,7 +107,7 @@ impl Words {
     }
 
     /// A relation name, `public.` allowed.
-    fn relation(&mut self) -> Result<String> {
+    pub(super) fn relation(&mut self) -> Result<String> {
         let first = self.ident()?;
         if !self.take_token(&Token::Period) {
             return Ok(first);
@@ -126,7 +126,7 @@ impl Words {
     }
 
     /// A comma-separated list of `item`s.
-    fn list<T>(&mut self, item: impl Fn(&mut Words) -> Result<T>) -> Result<Vec<T>> {
+    pub(super) fn list<T>(&mut self, item: impl Fn(&mut Words) -> Result<T>) -> Result<Vec<T>> {
         let mut out = vec![item(self)?];
         while self.take_token(&Token::Comma) {
             out.push(item(self)?);
@@ -134,7 +134,7 @@ impl Words {
         Ok(out)
     }
 
-    fn role_spec(&mut self) -> Result<RoleSpec> {
+    pub(super) fn role_spec(&mut self) -> Result<RoleSpec> {
         self.take(&["GROUP"]);
         if self.take(&["PUBLIC"]) {
             return Ok(RoleSpec::Public);
@@ -148,7 +148,7 @@ impl Words {
         Ok(RoleSpec::Name(self.ident()?))
     }
 
-    fn end(&self) -> Result<()> {
+    pub(super) fn end(&self) -> Result<()> {
         match self.peek() {
             None | Some(Token::SemiColon) => Ok(()),
             Some(_) => Err(self.unexpected()),

@@ -27,7 +27,6 @@ impl Binder<'_> {
         };
         let unsupported = c.inherit.is_some()
             || c.bypassrls.is_some()
-            || c.create_db.is_some()
             || c.create_role.is_some()
             || c.replication.is_some()
             || c.connection_limit.is_some()
@@ -40,13 +39,14 @@ impl Binder<'_> {
             || c.authorization_owner.is_some();
         if unsupported {
             return Err(Error::feature_not_supported(
-                "CREATE ROLE options other than LOGIN, SUPERUSER and PASSWORD",
+                "CREATE ROLE options other than LOGIN, SUPERUSER, CREATEDB and PASSWORD",
             ));
         }
         Ok(BoundStatement::Role(RoleChange::Create {
             name: object_name(name)?,
             superuser: c.superuser == Some(true),
             login: c.login == Some(true),
+            createdb: c.create_db == Some(true),
             password: match &c.password {
                 Some(p) => password_text(p)?,
                 None => None,
@@ -62,15 +62,16 @@ impl Binder<'_> {
         let A::AlterRoleOperation::WithOptions { options } = op else {
             return Err(Error::feature_not_supported("this ALTER ROLE"));
         };
-        let (mut superuser, mut login, mut password) = (None, None, None);
+        let (mut superuser, mut login, mut password, mut createdb) = (None, None, None, None);
         for o in options {
             match o {
                 A::RoleOption::SuperUser(b) => superuser = Some(*b),
                 A::RoleOption::Login(b) => login = Some(*b),
+                A::RoleOption::CreateDB(b) => createdb = Some(*b),
                 A::RoleOption::Password(p) => password = Some(password_text(p)?),
                 _ => {
                     return Err(Error::feature_not_supported(
-                        "ALTER ROLE options other than LOGIN, SUPERUSER and PASSWORD",
+                        "ALTER ROLE options other than LOGIN, SUPERUSER, CREATEDB and PASSWORD",
                     ));
                 }
             }
@@ -79,6 +80,7 @@ impl Binder<'_> {
             name: ident_name(name),
             superuser,
             login,
+            createdb,
             password,
         }))
     }

@@ -85,6 +85,12 @@ impl Binder<'_> {
                 if name == "kiln.grant" || name == "kiln.revoke" {
                     return self.bind_grant(value.as_deref().unwrap_or(""), name == "kiln.grant");
                 }
+                if name == "kiln.create_database" || name == "kiln.drop_database" {
+                    return super::databases::bind(
+                        value.as_deref().unwrap_or(""),
+                        name == "kiln.create_database",
+                    );
+                }
                 if name == "kiln.reassign" {
                     return self.bind_reassign_owned(value.as_deref().unwrap_or(""));
                 }
