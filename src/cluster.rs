@@ -46,6 +46,7 @@ impl Cluster {
                     is_template: false,
                     allow_connections: true,
                     connection_limit: -1,
+                    settings: Vec::new(),
                 };
                 match self.create_database(spec, "template1", 0) {
                     Ok(db) => db,
@@ -61,7 +62,7 @@ impl Cluster {
                 ));
             }
         };
-        if !db.allow_connections {
+        if !db.allow_connections() {
             return Err(Error::new(
                 "55000",
                 format!("database \"{name}\" is not currently accepting connections"),
@@ -78,9 +79,9 @@ impl Cluster {
                 .with_detail("User does not have CONNECT privilege."));
             }
         }
-        if db.connection_limit >= 0
+        if db.connection_limit() >= 0
             && !superuser
-            && self.sessions_of(db.oid).len() >= db.connection_limit as usize
+            && self.sessions_of(db.oid).len() >= db.connection_limit() as usize
         {
             return Err(Error::new(
                 "53300",
@@ -131,7 +132,7 @@ impl Cluster {
         if let Some(dir) = self.durable.get()
             && let Err(e) = dir.create_database(self, &db)
         {
-            self.remove(&db.name);
+            self.remove(&db.name());
             return Err(e);
         }
         Ok(db)
@@ -142,13 +143,41 @@ impl Cluster {
     /// with the last reference.
     pub fn drop_database(&self, db: &Arc<Database>) -> Result<()> {
         let _one = self.changing.lock();
-        if self.remove(&db.name).is_none() {
+        if self.remove(&db.name()).is_none() {
             return Ok(());
         }
         if let Some(dir) = self.durable.get() {
             dir.drop_database(self, db)?;
         }
         Ok(())
+    }
+
+    /// ALTER DATABASE … RENAME TO: database `db` (no session on it) is named `to`.
+    pub fn rename(&self, db: &Arc<Database>, to: &str) -> Result<()> {
+        let _one = self.changing.lock();
+        if self.database(to).is_some() {
+            return Err(Error::new(
+                "42P04",
+                format!("database \"{to}\" already exists"),
+            ));
+        }
+        let from = db.name();
+        self.databases.write().remove(&from);
+        db.change(|s| s.name = to.to_string());
+        self.insert_arc(db.clone());
+        if let Some(dir) = self.durable.get() {
+            dir.save(self)?;
+        }
+        Ok(())
+    }
+
+    /// ALTER DATABASE changed `db`'s owner, flags or settings: the durable mode keeps
+    /// them.
+    pub fn database_changed(&self) -> Result<()> {
+        match self.durable.get() {
+            Some(dir) => dir.save(self),
+            None => Ok(()),
+        }
     }
 
     /// Terminates every session connected to database `oid` but `me` (DROP DATABASE
@@ -174,19 +203,6 @@ impl Cluster {
                 return left;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    }
-}
-
-impl Database {
-    /// What the durable mode keeps of the database in the cluster's global file.
-    pub fn spec(&self) -> DatabaseSpec {
-        DatabaseSpec {
-            name: self.name.clone(),
-            owner: self.owner,
-            is_template: self.is_template,
-            allow_connections: self.allow_connections,
-            connection_limit: self.connection_limit,
         }
     }
 }

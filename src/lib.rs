@@ -236,7 +236,9 @@ impl Default for Config {
     }
 }
 
-/// What CREATE DATABASE (or a first connection under trust) makes.
+/// What CREATE DATABASE (or a first connection under trust) makes, and ALTER DATABASE
+/// changes.
+#[derive(Clone, Debug)]
 pub struct DatabaseSpec {
     pub name: String,
     /// datdba.
@@ -245,6 +247,8 @@ pub struct DatabaseSpec {
     pub allow_connections: bool,
     /// -1: no limit.
     pub connection_limit: i32,
+    /// ALTER DATABASE … SET: (setting, value) defaults of its new sessions.
+    pub settings: Vec<(String, String)>,
 }
 
 /// The server: what every database shares (roles, sessions, authentication, TLS) and
@@ -293,6 +297,7 @@ impl Cluster {
                 is_template: template,
                 allow_connections: connections,
                 connection_limit: -1,
+                settings: Vec::new(),
             };
             let db = cluster.insert(Database::new(&cluster, oid, spec));
             if template {
@@ -363,13 +368,13 @@ impl Cluster {
     /// Adds `db` (its name is free).
     pub fn insert(&self, db: Database) -> Arc<Database> {
         let db = Arc::new(db);
-        self.databases.write().insert(db.name.clone(), db.clone());
+        self.databases.write().insert(db.name(), db.clone());
         db
     }
 
     /// Adds `db`, made by [`Database::new`] (its name is free).
     pub fn insert_arc(&self, db: Arc<Database>) {
-        self.databases.write().insert(db.name.clone(), db);
+        self.databases.write().insert(db.name(), db);
     }
 
     /// Takes database `name` out of the cluster; it goes away with its last session.
@@ -445,13 +450,9 @@ impl Cluster {
 /// One database: its catalog, data, transactions, vacuum, advisory locks and
 /// LISTEN / NOTIFY channels. What databases share is in its [`Cluster`].
 pub struct Database {
-    pub name: String,
     pub oid: u32,
-    /// datdba: the owner (pg_database_owner's members).
-    pub owner: u32,
-    pub is_template: bool,
-    pub allow_connections: bool,
-    pub connection_limit: i32,
+    /// Name, owner (pg_database_owner's members) and flags: ALTER DATABASE changes them.
+    spec: parking_lot::RwLock<DatabaseSpec>,
     cluster: std::sync::Weak<Cluster>,
     pub catalog: Arc<Catalog>,
     pub txns: Arc<TxnManager>,
@@ -480,12 +481,8 @@ impl Database {
             true
         });
         Database {
-            name: spec.name,
             oid,
-            owner: spec.owner,
-            is_template: spec.is_template,
-            allow_connections: spec.allow_connections,
-            connection_limit: spec.connection_limit,
+            spec: parking_lot::RwLock::new(spec),
             cluster: Arc::downgrade(cluster),
             catalog,
             txns,
@@ -495,6 +492,38 @@ impl Database {
             notifier: Default::default(),
             durable: std::sync::OnceLock::new(),
         }
+    }
+
+    pub fn name(&self) -> String {
+        self.spec.read().name.clone()
+    }
+
+    /// datdba.
+    pub fn owner(&self) -> u32 {
+        self.spec.read().owner
+    }
+
+    pub fn is_template(&self) -> bool {
+        self.spec.read().is_template
+    }
+
+    pub fn allow_connections(&self) -> bool {
+        self.spec.read().allow_connections
+    }
+
+    /// -1: no limit.
+    pub fn connection_limit(&self) -> i32 {
+        self.spec.read().connection_limit
+    }
+
+    /// Name, owner and flags as they are now.
+    pub fn spec(&self) -> DatabaseSpec {
+        self.spec.read().clone()
+    }
+
+    /// ALTER DATABASE: changes them (the name only through [`Cluster::rename`]).
+    pub fn change(&self, f: impl FnOnce(&mut DatabaseSpec)) {
+        f(&mut self.spec.write());
     }
 
     /// The cluster this database belongs to. Sessions hold their cluster, so it is

@@ -26,7 +26,7 @@ async fn column(c: &tokio_postgres::Client, sql: &str) -> Vec<String> {
 }
 
 async fn error(c: &tokio_postgres::Client, sql: &str) -> (String, String, Option<String>) {
-    let e = c.batch_execute(sql).await.err().expect(sql);
+    let e = c.batch_execute(sql).await.expect_err(sql);
     let db = e.as_db_error().expect("an ErrorResponse");
     (
         db.code().code().to_string(),
@@ -81,10 +81,7 @@ async fn each_database_is_a_namespace_of_its_own() {
         error(&app, "DROP DATABASE app").await.1,
         "cannot drop the currently open database"
     );
-    assert_eq!(
-        error(&admin, "BEGIN; DROP DATABASE app").await.0,
-        "25001"
-    );
+    assert_eq!(error(&admin, "BEGIN; DROP DATABASE app").await.0, "25001");
     admin.batch_execute("ROLLBACK").await.expect("rollback");
     drop(app);
     // The session leaves asynchronously; DROP waits for nobody, so retry briefly.
@@ -98,7 +95,11 @@ async fn each_database_is_a_namespace_of_its_own() {
     }
     assert!(dropped, "DROP DATABASE once its session left");
     assert_eq!(
-        column(&admin, "SELECT count(*) FROM pg_database WHERE datname = 'app'").await,
+        column(
+            &admin,
+            "SELECT count(*) FROM pg_database WHERE datname = 'app'"
+        )
+        .await,
         ["0"]
     );
     // Under trust, connecting to a database that does not exist makes it, empty.
@@ -174,7 +175,10 @@ async fn create_database_with_template_copies_it_whole() {
         error(&dst, "INSERT INTO p (name) VALUES ('n5')").await.0,
         "23505"
     );
-    assert_eq!(error(&dst, "INSERT INTO c VALUES (5000, 1)").await.0, "23503");
+    assert_eq!(
+        error(&dst, "INSERT INTO c VALUES (5000, 1)").await.0,
+        "23503"
+    );
     // The copy is separate from the template.
     dst.batch_execute("DELETE FROM c").await.expect("delete");
     let src = connect_url(&url(&server, "src")).await;
@@ -200,16 +204,13 @@ async fn drop_database_with_force_ends_the_sessions_on_it() {
         .await
         .expect("drop with force");
     for c in [&a, &b] {
-        let e = c.batch_execute("SELECT 1").await.err().expect("terminated");
+        let e = c.batch_execute("SELECT 1").await.expect_err("terminated");
         assert!(
             code(&e) == Some("57P01") || e.is_closed(),
             "a terminated session: {e}"
         );
     }
-    assert_eq!(
-        error(&admin, "DROP DATABASE busy").await.0,
-        "3D000"
-    );
+    assert_eq!(error(&admin, "DROP DATABASE busy").await.0, "3D000");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -253,7 +254,11 @@ async fn createdb_is_needed_and_owners_may_drop() {
         ["maker"]
     );
     assert_eq!(
-        column(&admin, "SELECT rolcreatedb FROM pg_roles WHERE rolname = 'maker'").await,
+        column(
+            &admin,
+            "SELECT rolcreatedb FROM pg_roles WHERE rolname = 'maker'"
+        )
+        .await,
         ["t"]
     );
     assert_eq!(
@@ -286,4 +291,68 @@ async fn createdb_is_needed_and_owners_may_drop() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     assert!(dropped, "its owner drops it");
+}
+
+/// ALTER DATABASE … SET gives the database's new sessions their defaults (a client's
+/// startup option still wins, and RESET returns to what the session started with);
+/// RENAME TO moves it, refused while someone is connected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alter_database_sets_defaults_and_renames() {
+    let server = TestServer::start();
+    let admin = connect_url(&url(&server, "postgres")).await;
+    admin
+        .batch_execute(
+            "CREATE DATABASE tz; ALTER DATABASE tz SET timezone TO 'Asia/Tokyo'; \
+             ALTER DATABASE tz SET extra_float_digits = 2",
+        )
+        .await
+        .expect("alter");
+    let s = connect_url(&url(&server, "tz")).await;
+    assert_eq!(column(&s, "SHOW timezone").await, ["Asia/Tokyo"]);
+    assert_eq!(column(&s, "SHOW extra_float_digits").await, ["2"]);
+    s.batch_execute("SET timezone = 'UTC'; RESET timezone")
+        .await
+        .expect("reset");
+    assert_eq!(column(&s, "SHOW timezone").await, ["Asia/Tokyo"]);
+    let paris = connect_url(&format!(
+        "{} options='-c timezone=Europe/Paris'",
+        url(&server, "tz")
+    ))
+    .await;
+    assert_eq!(column(&paris, "SHOW timezone").await, ["Europe/Paris"]);
+    paris
+        .batch_execute("SET timezone = 'UTC'; RESET timezone")
+        .await
+        .expect("reset");
+    assert_eq!(column(&paris, "SHOW timezone").await, ["Europe/Paris"]);
+    // Elsewhere, nothing changed.
+    assert_eq!(column(&admin, "SHOW timezone").await, ["UTC"]);
+    assert_eq!(
+        error(&admin, "ALTER DATABASE tz RENAME TO tokyo")
+            .await
+            .2
+            .as_deref(),
+        Some("There are 2 other sessions using the database.")
+    );
+    assert_eq!(
+        error(&s, "ALTER DATABASE tz RENAME TO tokyo").await.1,
+        "current database cannot be renamed"
+    );
+    drop((s, paris));
+    let mut renamed = false;
+    for _ in 0..200 {
+        if admin
+            .batch_execute("ALTER DATABASE tz RENAME TO tokyo")
+            .await
+            .is_ok()
+        {
+            renamed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(renamed, "renamed once nobody is connected");
+    let s = connect_url(&url(&server, "tokyo")).await;
+    assert_eq!(column(&s, "SELECT current_database()").await, ["tokyo"]);
+    assert_eq!(column(&s, "SHOW timezone").await, ["Asia/Tokyo"]);
 }

@@ -710,7 +710,12 @@ async fn databases_survive_a_crash_and_dropped_ones_stay_dropped() {
     let at = |port: u16, db: &str| format!("host=127.0.0.1 port={port} user=kiln dbname={db}");
     let admin = connect_url(&at(kiln.port, "postgres")).await;
     admin
-        .batch_execute("CREATE DATABASE app; CREATE DATABASE gone; CREATE ROLE owner_role")
+        .batch_execute(
+            "CREATE DATABASE app; CREATE DATABASE gone; CREATE ROLE owner_role; \
+             CREATE DATABASE old_name; ALTER DATABASE old_name RENAME TO new_name; \
+             ALTER DATABASE new_name SET timezone TO 'Asia/Tokyo'; \
+             ALTER DATABASE new_name OWNER TO owner_role",
+        )
         .await
         .expect("databases");
     let app = connect_url(&at(kiln.port, "app")).await;
@@ -720,9 +725,15 @@ async fn databases_survive_a_crash_and_dropped_ones_stay_dropped() {
     .await
     .expect("app's table");
     let gone_oid = rows(&admin, "SELECT oid FROM pg_database WHERE datname = 'gone'").await;
-    let gone_dir = dir.0.join("base").join(gone_oid[0][0].clone().unwrap_or_default());
+    let gone_dir = dir
+        .0
+        .join("base")
+        .join(gone_oid[0][0].clone().unwrap_or_default());
     assert!(gone_dir.is_dir(), "each database has its directory");
-    admin.batch_execute("DROP DATABASE gone").await.expect("drop");
+    admin
+        .batch_execute("DROP DATABASE gone")
+        .await
+        .expect("drop");
     assert!(!gone_dir.exists(), "a dropped database's directory goes");
     drop(app);
     drop(admin);
@@ -732,7 +743,25 @@ async fn databases_survive_a_crash_and_dropped_ones_stay_dropped() {
     let admin = connect_url(&at(kiln.port, "postgres")).await;
     let names = rows(&admin, "SELECT datname FROM pg_database ORDER BY 1").await;
     let names: Vec<_> = names.into_iter().filter_map(|r| r[0].clone()).collect();
-    assert_eq!(names, ["app", "postgres", "template0", "template1"]);
+    assert_eq!(
+        names,
+        ["app", "new_name", "postgres", "template0", "template1"]
+    );
+    assert_eq!(
+        rows(
+            &admin,
+            "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'new_name'"
+        )
+        .await[0][0]
+            .as_deref(),
+        Some("owner_role")
+    );
+    let renamed = connect_url(&at(kiln.port, "new_name")).await;
+    assert_eq!(
+        rows(&renamed, "SHOW timezone").await[0][0].as_deref(),
+        Some("Asia/Tokyo")
+    );
+    drop(renamed);
     let app = connect_url(&at(kiln.port, "app")).await;
     assert_eq!(
         rows(&app, "SELECT a, b FROM t ORDER BY a").await,
@@ -747,7 +776,11 @@ async fn databases_survive_a_crash_and_dropped_ones_stay_dropped() {
         .unwrap_err();
     assert_eq!(code(&e), Some("23505"));
     assert_eq!(
-        rows(&app, "SELECT count(*) FROM pg_roles WHERE rolname = 'owner_role'").await[0][0]
+        rows(
+            &app,
+            "SELECT count(*) FROM pg_roles WHERE rolname = 'owner_role'"
+        )
+        .await[0][0]
             .as_deref(),
         Some("1")
     );
@@ -761,5 +794,8 @@ async fn databases_survive_a_crash_and_dropped_ones_stay_dropped() {
     kiln.stop();
     let kiln = Kiln::start(&dir.0);
     let kiln_db = connect_url(&kiln.url()).await;
-    assert_eq!(rows(&kiln_db, "SELECT x FROM k").await[0][0].as_deref(), Some("42"));
+    assert_eq!(
+        rows(&kiln_db, "SELECT x FROM k").await[0][0].as_deref(),
+        Some("42")
+    );
 }

@@ -175,6 +175,7 @@ fn recovers_the_same(from: &Path, live: &kiln::Database) -> Result<(), String> {
         is_template: false,
         allow_connections: true,
         connection_limit: -1,
+        settings: Vec::new(),
     };
     let db = std::sync::Arc::new(kiln::Database::new(&cluster, live.oid, spec));
     let recovered = kiln::durable::Durability::open(&db, &to)

@@ -188,11 +188,11 @@ impl DataDir {
                 durable.stop();
                 match durable.shutdown_checkpoint(&db) {
                     Ok(()) => {
-                        tracing::info!("database \"{}\": shutdown checkpoint written", db.name)
+                        tracing::info!("database \"{}\": shutdown checkpoint written", db.name())
                     }
                     Err(e) => tracing::error!(
                         "database \"{}\": shutdown checkpoint failed: {}",
-                        db.name,
+                        db.name(),
                         e.message
                     ),
                 }
@@ -260,6 +260,11 @@ fn encode(g: &Globals) -> Vec<u8> {
         out.extend_from_slice(&d.owner.to_le_bytes());
         out.push(d.is_template as u8 | (d.allow_connections as u8) << 1);
         out.extend_from_slice(&d.connection_limit.to_le_bytes());
+        out.extend_from_slice(&(d.settings.len() as u32).to_le_bytes());
+        for (name, value) in &d.settings {
+            put_str(&mut out, name);
+            put_str(&mut out, value);
+        }
     }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
@@ -321,6 +326,10 @@ fn decode(bytes: &[u8]) -> Result<Globals> {
         let owner = r.u32()?;
         let flags = r.u8()?;
         let limit = r.u32()? as i32;
+        let mut settings = Vec::new();
+        for _ in 0..r.u32()? {
+            settings.push((r.string()?, r.string()?));
+        }
         g.databases.push((
             oid,
             DatabaseSpec {
@@ -329,6 +338,7 @@ fn decode(bytes: &[u8]) -> Result<Globals> {
                 is_template: flags & 1 != 0,
                 allow_connections: flags & 2 != 0,
                 connection_limit: limit,
+                settings,
             },
         ));
     }
@@ -375,6 +385,7 @@ mod tests {
                     is_template: false,
                     allow_connections: true,
                     connection_limit: 7,
+                    settings: vec![("timezone".into(), "UTC".into())],
                 },
             )],
         };
@@ -398,6 +409,7 @@ mod tests {
             (*oid, d.name.as_str(), d.owner, d.connection_limit),
             (16400, "test_app", 16390, 7)
         );
+        assert_eq!(d.settings, [("timezone".to_string(), "UTC".to_string())]);
         for i in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x10;

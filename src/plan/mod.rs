@@ -370,6 +370,28 @@ pub enum DatabaseChange {
         /// WITH (FORCE): other sessions on it are terminated.
         force: bool,
     },
+    Alter {
+        name: String,
+        action: AlterDatabase,
+    },
+}
+
+/// What ALTER DATABASE does.
+#[derive(Clone, Debug)]
+pub enum AlterDatabase {
+    /// `[WITH] ALLOW_CONNECTIONS b | CONNECTION LIMIT n | IS_TEMPLATE b …`
+    Options {
+        is_template: Option<bool>,
+        allow_connections: Option<bool>,
+        connection_limit: Option<i32>,
+    },
+    Rename(String),
+    Owner(RoleSpec),
+    /// `SET name TO value` (None: `SET name TO DEFAULT` / `RESET name`).
+    Set(String, Option<String>),
+    ResetAll,
+    /// `SET TABLESPACE`, `REFRESH COLLATION VERSION`: nothing to do in memory.
+    NoOp,
 }
 
 /// A change to the roles (`auth::Roles`).

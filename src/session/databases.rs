@@ -5,13 +5,14 @@
 
 use super::*;
 use crate::cluster::other_sessions_detail;
-use crate::plan::DatabaseChange;
+use crate::plan::{AlterDatabase, DatabaseChange};
 
 impl Session {
     pub(super) fn change_database(&mut self, change: &DatabaseChange) -> Result<Outcome> {
         let verb = match change {
             DatabaseChange::Create { .. } => "CREATE DATABASE",
             DatabaseChange::Drop { .. } => "DROP DATABASE",
+            DatabaseChange::Alter { name, action } => return self.alter_database(name, action),
         };
         if matches!(self.status, TxnStatus::InBlock | TxnStatus::Failed) {
             return Err(Error::new(
@@ -50,9 +51,9 @@ impl Session {
                 }
                 let template = template.as_deref().unwrap_or("template1");
                 if let Some(source) = self.cluster.database(template)
-                    && !source.is_template
+                    && !source.is_template()
                     && !superuser
-                    && !privileges::owns(&self.db, me, source.owner)
+                    && !privileges::owns(&self.db, me, source.owner())
                 {
                     return Err(Error::new(
                         "42501",
@@ -65,6 +66,7 @@ impl Session {
                     is_template: is_template.unwrap_or(false),
                     allow_connections: allow_connections.unwrap_or(true),
                     connection_limit: connection_limit.unwrap_or(-1),
+                    settings: Vec::new(),
                 };
                 self.cluster.create_database(spec, template, self.pid)?;
                 Ok(Outcome::Done {
@@ -88,13 +90,13 @@ impl Session {
                         format!("database \"{name}\" does not exist"),
                     ));
                 };
-                if !superuser && !privileges::owns(&self.db, me, db.owner) {
+                if !superuser && !privileges::owns(&self.db, me, db.owner()) {
                     return Err(Error::new(
                         "42501",
                         format!("must be owner of database {name}"),
                     ));
                 }
-                if db.is_template {
+                if db.is_template() {
                     return Err(Error::new("42809", "cannot drop a template database"));
                 }
                 if Arc::ptr_eq(&db, &self.db) {
@@ -124,6 +126,142 @@ impl Session {
                     tag: "DROP DATABASE".into(),
                 })
             }
+            DatabaseChange::Alter { .. } => Err(Error::internal("ALTER DATABASE handled above")),
         }
+    }
+
+    /// ALTER DATABASE: owners (or superusers) change options, settings, the owner and
+    /// the name, with PostgreSQL's checks.
+    fn alter_database(&mut self, name: &str, action: &AlterDatabase) -> Result<Outcome> {
+        let Some(db) = self.cluster.database(name) else {
+            return Err(Error::new(
+                "3D000",
+                format!("database \"{name}\" does not exist"),
+            ));
+        };
+        let (me, superuser) = self.identity();
+        let owner = superuser || privileges::owns(&self.db, me, db.owner());
+        let createdb = superuser || self.cluster.roles.by_oid(me).is_some_and(|r| r.createdb);
+        let not_owner = || Error::new("42501", format!("must be owner of database {name}"));
+        match action {
+            AlterDatabase::Options {
+                is_template,
+                allow_connections,
+                connection_limit,
+            } => {
+                if !owner {
+                    return Err(not_owner());
+                }
+                if *allow_connections == Some(false) && Arc::ptr_eq(&db, &self.db) {
+                    return Err(Error::new(
+                        "22023",
+                        "cannot disallow connections for current database",
+                    ));
+                }
+                if *is_template == Some(false) && Arc::ptr_eq(&db, &self.db) && db.is_template() {
+                    return Err(Error::new(
+                        "22023",
+                        "cannot remove the template flag of the current database",
+                    ));
+                }
+                db.change(|s| {
+                    if let Some(t) = is_template {
+                        s.is_template = *t;
+                    }
+                    if let Some(a) = allow_connections {
+                        s.allow_connections = *a;
+                    }
+                    if let Some(l) = connection_limit {
+                        s.connection_limit = *l;
+                    }
+                });
+            }
+            AlterDatabase::Rename(to) => {
+                if Arc::ptr_eq(&db, &self.db) {
+                    return Err(Error::new("0A000", "current database cannot be renamed"));
+                }
+                if !owner {
+                    return Err(not_owner());
+                }
+                if !createdb {
+                    return Err(Error::new("42501", "permission denied to rename database"));
+                }
+                let others = self.cluster.sessions_of(db.oid).len();
+                if others > 0 {
+                    return Err(Error::new(
+                        "55006",
+                        format!("database \"{name}\" is being accessed by other users"),
+                    )
+                    .with_detail(other_sessions_detail(others)));
+                }
+                self.cluster.rename(&db, to)?;
+                return Ok(Outcome::Done {
+                    tag: "ALTER DATABASE".into(),
+                });
+            }
+            AlterDatabase::Owner(spec) => {
+                let new = self.resolve_role(spec)?;
+                if new != db.owner() {
+                    if !owner {
+                        return Err(not_owner());
+                    }
+                    if !superuser {
+                        if !self.cluster.roles.is_member_of(me, new) && me != new {
+                            let role = Self::role_name(&self.db, new);
+                            return Err(Error::new(
+                                "42501",
+                                format!("must be able to SET ROLE \"{role}\""),
+                            ));
+                        }
+                        if !createdb {
+                            return Err(Error::new(
+                                "42501",
+                                "permission denied to change owner of database",
+                            ));
+                        }
+                    }
+                    db.change(|s| s.owner = new);
+                }
+            }
+            AlterDatabase::Set(setting, value) => {
+                if !owner {
+                    return Err(not_owner());
+                }
+                // Checked as SET would check it (PostgreSQL refuses bad values here),
+                // and kept under the setting's own spelling (TimeZone), as PostgreSQL.
+                let mut scratch = super::settings::Settings::new(&self.user);
+                let display = match value {
+                    Some(v) => {
+                        scratch.set(setting, Some(v))?;
+                        scratch
+                            .get(setting)
+                            .map_or_else(|| setting.to_ascii_lowercase(), |(d, _)| d.to_string())
+                    }
+                    None => setting.to_ascii_lowercase(),
+                };
+                db.change(|s| {
+                    s.settings
+                        .retain(|(n, _)| !n.eq_ignore_ascii_case(&display));
+                    if let Some(v) = value {
+                        s.settings.push((display.clone(), v.clone()));
+                    }
+                });
+            }
+            AlterDatabase::ResetAll => {
+                if !owner {
+                    return Err(not_owner());
+                }
+                db.change(|s| s.settings.clear());
+            }
+            AlterDatabase::NoOp => {
+                if !owner {
+                    return Err(not_owner());
+                }
+            }
+        }
+        self.cluster.database_changed()?;
+        Ok(Outcome::Done {
+            tag: "ALTER DATABASE".into(),
+        })
     }
 }

@@ -35,6 +35,7 @@ impl Session {
 
     /// Records the settings as they are now as the session's defaults (after startup).
     pub fn mark_session_defaults(&mut self) {
+        self.settings.adopt_as_defaults();
         self.session_defaults = Some(self.settings.clone());
     }
 

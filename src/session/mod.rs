@@ -582,7 +582,7 @@ impl Session {
             now_micros: self.transaction_start(),
             cancel: self.cancel.clone(),
             deadline: self.statement_deadline,
-            database: self.db.name.clone(),
+            database: self.db.name().clone(),
             user: self.current_user().to_string(),
             session_user: self.user.clone(),
             role: self.identity().0,

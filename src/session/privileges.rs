@@ -41,7 +41,7 @@ pub fn is_superuser_role(db: &Database, oid: u32) -> bool {
 /// owner).
 fn inherits(db: &Database, role: u32, r: u32) -> bool {
     if r == PG_DATABASE_OWNER {
-        return role == db.owner || db.cluster().roles.has_privs_of(role, db.owner);
+        return role == db.owner() || db.cluster().roles.has_privs_of(role, db.owner());
     }
     role == r || db.cluster().roles.has_privs_of(role, r)
 }
@@ -97,7 +97,7 @@ pub fn database_privs(db: &Database, role: u32, wanted: Privs) -> Privs {
     }
     db.catalog
         .database_acl()
-        .unwrap_or_else(|| default_acl(ObjectKind::Database, db.owner))
+        .unwrap_or_else(|| default_acl(ObjectKind::Database, db.owner()))
         .mask(wanted, &|r| inherits(db, role, r))
 }
 
@@ -504,8 +504,8 @@ impl Session {
                     let edited = self.edit_acl(
                         db.catalog.database_acl(),
                         ObjectKind::Database,
-                        db.owner,
-                        &db.name,
+                        db.owner(),
+                        &db.name(),
                         asked,
                         &grantees,
                         c,
@@ -1125,11 +1125,11 @@ impl Session {
         // Databases are the cluster's: every one is checked, as PostgreSQL's shared
         // dependencies are.
         for d in self.cluster.databases() {
-            if d.owner == oid {
-                lines.push(format!("owner of database {}", d.name));
+            if d.owner() == oid {
+                lines.push(format!("owner of database {}", d.name()));
             }
             if d.catalog.database_acl().is_some_and(|a| a.mentions(oid)) {
-                lines.push(format!("privileges for database {}", d.name));
+                lines.push(format!("privileges for database {}", d.name()));
             }
         }
         lines.sort();

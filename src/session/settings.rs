@@ -182,6 +182,17 @@ impl Settings {
         s
     }
 
+    /// The values as they are at the end of startup (the database's ALTER DATABASE …
+    /// SET defaults, then the client's startup options) become what RESET returns to,
+    /// as PostgreSQL's reset values.
+    pub fn adopt_as_defaults(&mut self) {
+        for (key, (_, value)) in self.values.iter() {
+            if let Some(d) = self.defaults.get_mut(key) {
+                d.clone_from(value);
+            }
+        }
+    }
+
     /// Every setting, shared (a running statement's view for `current_setting`).
     pub fn shared(&self) -> Arc<SettingValues> {
         self.values.clone()

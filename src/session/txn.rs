@@ -227,7 +227,11 @@ impl Session {
                 && let Some(d) = db.durable.get()
                 && let Err(e) = d.checkpoint(db)
             {
-                tracing::error!("PANIC: could not checkpoint \"{}\": {}", db.name, e.message);
+                tracing::error!(
+                    "PANIC: could not checkpoint \"{}\": {}",
+                    db.name(),
+                    e.message
+                );
                 std::process::abort();
             }
         }

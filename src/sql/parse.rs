@@ -505,6 +505,8 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.create_database")
         } else if word(n, "DROP") && word(n + 1, "DATABASE") {
             Some("kiln.drop_database")
+        } else if word(n, "ALTER") && word(n + 1, "DATABASE") {
+            Some("kiln.alter_database")
         } else if word(n, "CHECKPOINT") {
             Some("kiln.checkpoint")
         } else if word(n, "GRANT") {

@@ -304,7 +304,14 @@ impl Connection {
                 return Ok(false);
             }
         };
+        let defaults = db.spec().settings;
         let mut session = Session::new(db, &user);
+        // ALTER DATABASE … SET: the database's defaults, under what the client asks.
+        for (name, value) in &defaults {
+            if let Err(e) = session.settings.set(name, Some(value)) {
+                tracing::warn!("database setting {name}: {}", e.message);
+            }
+        }
         let mut unrecognized = Vec::new();
         for (k, v) in &params {
             let result = match k.as_str() {

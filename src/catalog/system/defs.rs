@@ -227,6 +227,13 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_db_role_setting",
+        2964,
+        'r',
+        "setdatabase oid, setrole oid, setconfig text[]",
+    ),
+    def(
+        C,
         "pg_shdescription",
         2396,
         'r',

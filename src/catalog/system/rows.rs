@@ -842,13 +842,13 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 let acl = d.catalog.database_acl();
                 rows.push(vec![
                     oid(d.oid),
-                    text(&d.name),
-                    oid(d.owner),
+                    text(d.name()),
+                    oid(d.owner()),
                     int4(6),
                     text("c"),
-                    boolean(d.is_template),
-                    boolean(d.allow_connections),
-                    int4(d.connection_limit as i64),
+                    boolean(d.is_template()),
+                    boolean(d.allow_connections()),
+                    int4(d.connection_limit() as i64),
                     Value::Int8(0),
                     Value::Int8(1),
                     oid(PG_DEFAULT_TABLESPACE),
@@ -861,6 +861,19 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         None => NULL,
                     },
                 ]);
+            }
+        }
+        "pg_db_role_setting" => {
+            for d in v.db.cluster().databases() {
+                let settings = d.spec().settings;
+                if settings.is_empty() {
+                    continue;
+                }
+                let items: Vec<Value> = settings
+                    .iter()
+                    .map(|(n, s)| Value::Text(format!("{n}={s}")))
+                    .collect();
+                rows.push(vec![oid(d.oid), oid(0), array(DataType::Text, &items)]);
             }
         }
         "pg_collation" => {
@@ -929,7 +942,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     let role = roles.iter().find(|r| r.1 == user).map_or(0, |r| r.0);
                     let datname = cluster
                         .database_by_oid(database)
-                        .map_or(NULL, |d| text(&d.name));
+                        .map_or(NULL, |d| text(d.name()));
                     let mut row = vec![
                         oid(database),
                         datname,

@@ -9,6 +9,7 @@
 //!         | ICU_LOCALE | LOCALE_PROVIDER | COLLATION_VERSION | TABLESPACE
 //!         | ALLOW_CONNECTIONS | CONNECTION LIMIT | IS_TEMPLATE | OID
 //! DROP DATABASE [IF EXISTS] name [ [WITH] ( FORCE [, …] ) ]
+//! ALTER DATABASE … (see [`bind_alter`])
 //! ```
 //!
 //! kiln's databases are UTF8 with the C collation, kept in memory: an encoding or a
@@ -19,7 +20,7 @@ use sqlparser::tokenizer::Token;
 
 use super::privileges::Words;
 use super::*;
-use crate::plan::{DatabaseChange, RoleSpec};
+use crate::plan::{AlterDatabase, DatabaseChange, RoleSpec};
 
 /// An option's value: a word, a string or a number, as written (DEFAULT is None).
 fn value(w: &mut Words) -> Result<Option<String>> {
@@ -175,25 +176,7 @@ pub(super) fn bind(text: &str, create: bool) -> Result<BoundStatement> {
             }
             "allow_connections" => allow_connections = boolean("allow_connections", v)?,
             "is_template" => is_template = boolean("is_template", v)?,
-            "connection_limit" => {
-                connection_limit = match v {
-                    None => None,
-                    Some(n) => Some(n.parse::<i32>().map_err(|_| {
-                        Error::new(
-                            "22023",
-                            "connection_limit requires an integer value".to_string(),
-                        )
-                    })?),
-                };
-                if let Some(n) = connection_limit
-                    && n < -1
-                {
-                    return Err(Error::new(
-                        "22023",
-                        format!("invalid connection limit: {n}"),
-                    ));
-                }
-            }
+            "connection_limit" => connection_limit = Some(limit(v)?),
             _ => {
                 return Err(Error::syntax(format!("option \"{option}\" not recognized")));
             }
@@ -207,4 +190,120 @@ pub(super) fn bind(text: &str, create: bool) -> Result<BoundStatement> {
         allow_connections,
         connection_limit,
     }))
+}
+
+/// ALTER DATABASE's text after the keywords:
+///
+/// ```text
+/// ALTER DATABASE name [WITH] { ALLOW_CONNECTIONS b | CONNECTION LIMIT n | IS_TEMPLATE b } …
+/// ALTER DATABASE name RENAME TO new | OWNER TO role
+/// ALTER DATABASE name SET setting { TO | = } { value [, …] | DEFAULT } | RESET { setting | ALL }
+/// ALTER DATABASE name SET TABLESPACE pg_default | REFRESH COLLATION VERSION
+/// ```
+pub(super) fn bind_alter(text: &str) -> Result<BoundStatement> {
+    let mut w = Words::new(text)?;
+    let name = w.ident()?;
+    let action = if w.take(&["RENAME", "TO"]) {
+        AlterDatabase::Rename(w.ident()?)
+    } else if w.take(&["OWNER", "TO"]) {
+        AlterDatabase::Owner(w.role_spec()?)
+    } else if w.take(&["SET", "TABLESPACE"]) {
+        let t = w.ident()?;
+        if t != "pg_default" {
+            return Err(Error::new(
+                "42704",
+                format!("tablespace \"{t}\" does not exist"),
+            ));
+        }
+        AlterDatabase::NoOp
+    } else if w.take(&["REFRESH", "COLLATION", "VERSION"]) {
+        AlterDatabase::NoOp
+    } else if w.take(&["RESET"]) {
+        if w.take(&["ALL"]) {
+            AlterDatabase::ResetAll
+        } else {
+            AlterDatabase::Set(setting(&mut w)?, None)
+        }
+    } else if w.take(&["SET"]) {
+        let setting = setting(&mut w)?;
+        if w.take(&["FROM", "CURRENT"]) {
+            return Err(Error::feature_not_supported(
+                "ALTER DATABASE … SET … FROM CURRENT",
+            ));
+        }
+        if !w.take(&["TO"]) && !w.take_token(&Token::Eq) {
+            return Err(w.unexpected());
+        }
+        if w.take(&["DEFAULT"]) {
+            AlterDatabase::Set(setting, None)
+        } else {
+            let mut values = Vec::new();
+            loop {
+                match value(&mut w)? {
+                    Some(v) => values.push(v),
+                    None => return Err(w.unexpected()),
+                }
+                if !w.take_token(&Token::Comma) {
+                    break;
+                }
+            }
+            AlterDatabase::Set(setting, Some(values.join(", ")))
+        }
+    } else {
+        w.take(&["WITH"]);
+        let (mut is_template, mut allow_connections, mut connection_limit) = (None, None, None);
+        while !matches!(w.peek(), None | Some(Token::SemiColon)) {
+            let option = if w.take(&["CONNECTION", "LIMIT"]) {
+                "connection_limit".to_string()
+            } else {
+                w.ident()?
+            };
+            let v = value(&mut w)?;
+            match option.as_str() {
+                "allow_connections" => allow_connections = boolean("allow_connections", v)?,
+                "is_template" => is_template = boolean("is_template", v)?,
+                "connection_limit" => connection_limit = Some(limit(v)?),
+                _ => return Err(Error::syntax(format!("option \"{option}\" not recognized"))),
+            }
+        }
+        if is_template.is_none() && allow_connections.is_none() && connection_limit.is_none() {
+            return Err(w.unexpected());
+        }
+        AlterDatabase::Options {
+            is_template,
+            allow_connections,
+            connection_limit,
+        }
+    };
+    w.end()?;
+    Ok(BoundStatement::Database(DatabaseChange::Alter {
+        name,
+        action,
+    }))
+}
+
+/// A setting's name: a word, or `prefix.name`.
+fn setting(w: &mut Words) -> Result<String> {
+    let mut name = w.ident()?;
+    while w.take_token(&Token::Period) {
+        name = format!("{name}.{}", w.ident()?);
+    }
+    Ok(name)
+}
+
+/// CONNECTION LIMIT's value: -1 or more.
+fn limit(v: Option<String>) -> Result<i32> {
+    let n = match v {
+        None => -1,
+        Some(n) => n
+            .parse::<i32>()
+            .map_err(|_| Error::syntax("connection_limit requires an integer value".to_string()))?,
+    };
+    if n < -1 {
+        return Err(Error::new(
+            "22023",
+            format!("invalid connection limit: {n}"),
+        ));
+    }
+    Ok(n)
 }

@@ -91,6 +91,9 @@ impl Binder<'_> {
                         name == "kiln.create_database",
                     );
                 }
+                if name == "kiln.alter_database" {
+                    return super::databases::bind_alter(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.reassign" {
                     return self.bind_reassign_owned(value.as_deref().unwrap_or(""));
                 }
