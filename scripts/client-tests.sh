@@ -38,6 +38,34 @@ java -cp "$JAR" tests/clients/Jdbc.java 127.0.0.1 "$PORT" || status=1
 echo "== Java: pgJDBC from a JVM in America/New_York (its zone is sent at connect)"
 java -Duser.timezone=America/New_York -cp "$JAR" tests/clients/Jdbc.java 127.0.0.1 "$PORT" || status=1
 
+echo "== pgbench: -i (client-side generation by COPY, VACUUM), then TPC-B and select-only runs"
+PGBENCH=$(command -v pgbench || echo /usr/lib/postgresql/15/bin/pgbench)
+if [ -x "$PGBENCH" ] && command -v psql >/dev/null; then
+  BENCH_DSN="host=127.0.0.1 port=$PORT user=kiln dbname=pgbench_ci"
+  psql -X -q -d "host=127.0.0.1 port=$PORT user=kiln dbname=postgres" -c "CREATE DATABASE pgbench_ci"
+  if "$PGBENCH" -i -s 2 -q "$BENCH_DSN" >"$OUT/pgbench-init.log" 2>&1 \
+    && "$PGBENCH" -S -c 4 -j 2 -t 500 "$BENCH_DSN" >"$OUT/pgbench-select.log" 2>&1 \
+    && "$PGBENCH" -c 4 -j 2 -t 200 "$BENCH_DSN" >"$OUT/pgbench-tpcb.log" 2>&1 \
+    && "$PGBENCH" -n -c 4 -j 2 -t 200 -M prepared "$BENCH_DSN" >>"$OUT/pgbench-tpcb.log" 2>&1; then
+    # Every transaction moved money by one delta: the three balances and the history
+    # agree, and all 2 × 4 × 200 TPC-B transactions are in the history (the first
+    # TPC-B run's VACUUM empties it; the second, -n, keeps it).
+    got=$(psql -X -At -d "$BENCH_DSN" -c "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(delta) FROM pgbench_history) AND (SELECT sum(bbalance) FROM pgbench_branches) = (SELECT sum(delta) FROM pgbench_history) AND (SELECT sum(tbalance) FROM pgbench_tellers) = (SELECT sum(delta) FROM pgbench_history), (SELECT count(*) FROM pgbench_history), (SELECT count(*) FROM pgbench_accounts)")
+    if [ "$got" = "t|1600|200000" ]; then
+      echo "ok     pgbench -i -s 2; TPC-B simple and prepared, select-only; balances agree"
+    else
+      echo "FAILED pgbench balances/counts: $got"; status=1
+    fi
+    if grep -q "number of failed transactions: [1-9]" "$OUT"/pgbench-*.log; then
+      echo "FAILED pgbench reported failed transactions"; status=1
+    fi
+  else
+    echo "FAILED pgbench:"; tail -5 "$OUT"/pgbench-*.log; status=1
+  fi
+else
+  echo "pgbench not installed; skipped"
+fi
+
 echo "== psql: TLS (sslmode=verify-full) and SCRAM-SHA-256 passwords"
 if command -v psql >/dev/null; then
   TPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

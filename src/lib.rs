@@ -206,6 +206,8 @@ impl Backends {
 
 /// PostgreSQL's default max_connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 100;
+/// PostgreSQL's default superuser_reserved_connections.
+pub const DEFAULT_SUPERUSER_RESERVED: usize = 3;
 
 /// The oids PostgreSQL 15's initdb gives its databases.
 pub const TEMPLATE1_OID: u32 = 1;
@@ -216,6 +218,10 @@ pub const POSTGRES_OID: u32 = 5;
 pub struct Config {
     /// Sessions at most (`--max-connections`, PostgreSQL's max_connections; 100).
     pub max_connections: usize,
+    /// Of those, the last ones only superusers get (`--superuser-reserved-connections`,
+    /// PostgreSQL's superuser_reserved_connections; 3; fewer when max_connections is
+    /// too small to leave other roles a slot).
+    pub superuser_reserved: usize,
     /// `--auth`: how clients authenticate.
     pub auth: auth::Method,
     /// TLS for clients that ask (`--tls-cert`, `--tls-key`).
@@ -229,6 +235,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            superuser_reserved: DEFAULT_SUPERUSER_RESERVED,
             auth: auth::Method::Trust,
             tls: None,
             tls_end_point: None,
@@ -403,11 +410,24 @@ impl Cluster {
     }
 
     /// Registers a session for CancelRequest; returns its (process id, secret key), or
-    /// None when `max_connections` sessions are open already.
-    pub fn register_session(&self, s: NewSession) -> Option<(i32, i32)> {
+    /// PostgreSQL's FATAL 53300 when `max_connections` sessions are open already, or
+    /// when only the slots reserved for superusers are left and `s` is not one.
+    pub fn register_session(&self, s: NewSession) -> error::Result<(i32, i32)> {
         let mut sessions = self.backends.sessions.lock();
-        if sessions.len() >= self.config.max_connections {
-            return None;
+        let max = self.config.max_connections;
+        if sessions.len() >= max {
+            return Err(error::Error::new(
+                "53300",
+                "sorry, too many clients already",
+            ));
+        }
+        let reserved = self.config.superuser_reserved.min(max.saturating_sub(1));
+        if !s.superuser && sessions.len() + reserved >= max {
+            return Err(error::Error::new(
+                "53300",
+                "remaining connection slots are reserved for non-replication superuser \
+                 connections",
+            ));
         }
         let pid = self.backends.next_pid.fetch_add(1, Ordering::Relaxed);
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -427,7 +447,7 @@ impl Cluster {
                 activity: s.activity,
             },
         );
-        Some((pid, secret))
+        Ok((pid, secret))
     }
 
     pub fn unregister_session(&self, pid: i32) {

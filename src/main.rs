@@ -42,6 +42,10 @@ struct Args {
     /// max_connections).
     #[arg(long, env = "KILN_MAX_CONNECTIONS", default_value_t = kiln::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    /// Of max_connections, the slots only superusers get (PostgreSQL's
+    /// superuser_reserved_connections).
+    #[arg(long, env = "KILN_SUPERUSER_RESERVED_CONNECTIONS", default_value_t = kiln::DEFAULT_SUPERUSER_RESERVED)]
+    superuser_reserved_connections: usize,
     /// How clients authenticate: trust (any user name is a superuser; loopback only),
     /// scram-sha-256 or md5 (a role's password).
     #[arg(long, env = "KILN_AUTH", default_value = "trust")]
@@ -108,8 +112,17 @@ fn main() {
         );
         std::process::exit(2);
     }
+    if args.superuser_reserved_connections >= args.max_connections {
+        eprintln!(
+            "kiln: --superuser-reserved-connections ({}) must be less than --max-connections \
+             ({})",
+            args.superuser_reserved_connections, args.max_connections
+        );
+        std::process::exit(2);
+    }
     let mut config = kiln::Config {
         max_connections: args.max_connections,
+        superuser_reserved: args.superuser_reserved_connections,
         auth,
         ..Default::default()
     };

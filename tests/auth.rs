@@ -305,3 +305,58 @@ async fn md5_runs_scram_for_scram_verifiers_and_unknown_databases_are_refused() 
         .expect("grant");
     connect_url(&outsider).await;
 }
+
+/// The last superuser_reserved_connections (3) slots of max_connections are for
+/// superusers: another role gets PostgreSQL's FATAL 53300 once only they are left, a
+/// superuser gets in until every slot is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_slots_are_reserved_for_superusers() {
+    let cluster = Cluster::new(Config {
+        auth: Method::Scram,
+        max_connections: 5,
+        ..Default::default()
+    });
+    cluster.roles.put(
+        "admin",
+        Some(Role {
+            oid: kiln::auth::BOOTSTRAP_SUPERUSER_OID,
+            name: "admin".into(),
+            superuser: true,
+            login: true,
+            createdb: true,
+            secret: Some(Secret::new("right horse")),
+        }),
+    );
+    let server = TestServer::start_with(cluster);
+    let admin = connect_url(&url(&server, "admin", "right horse")).await;
+    admin
+        .batch_execute("CREATE ROLE app LOGIN PASSWORD 'pw'")
+        .await
+        .expect("role");
+    let app = connect_url(&url(&server, "app", "pw")).await;
+    assert_eq!(
+        refused(&url(&server, "app", "pw")).await,
+        (
+            "FATAL".to_string(),
+            "53300".to_string(),
+            "remaining connection slots are reserved for non-replication superuser connections"
+                .to_string()
+        )
+    );
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(connect_url(&url(&server, "admin", "right horse")).await);
+    }
+    assert_eq!(
+        refused(&url(&server, "admin", "right horse")).await.2,
+        "sorry, too many clients already"
+    );
+    let rows = app
+        .simple_query("SHOW superuser_reserved_connections")
+        .await
+        .expect("show");
+    assert!(
+        matches!(&rows[1], tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("3"))
+    );
+    drop((admin, held));
+}

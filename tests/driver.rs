@@ -826,3 +826,78 @@ async fn row_description_names_the_source_table_and_column() {
     assert!(stmt.columns().iter().all(|col| col.table_oid().is_none()));
     c.batch_execute("DROP TABLE rd_origin").await.expect("drop");
 }
+
+/// standard_conforming_strings = off: a backslash in a '…' literal is an escape and
+/// warns (22P06) with PostgreSQL's message, hint and the literal's position, through
+/// the simple and the extended protocol.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nonstandard_strings_escape_and_warn_with_positions() {
+    use futures_util::StreamExt;
+    let server = TestServer::start();
+    let (client, mut connection) = tokio_postgres::connect(&server.url(), tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    let notices = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = notices.clone();
+    tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(Ok(m)) = messages.next().await {
+            if let tokio_postgres::AsyncMessage::Notice(n) = m {
+                let position = match n.position() {
+                    Some(tokio_postgres::error::ErrorPosition::Original(p)) => *p,
+                    _ => 0,
+                };
+                seen.lock().expect("notices").push((
+                    n.code().code().to_string(),
+                    n.message().to_string(),
+                    n.hint().map(str::to_string),
+                    position,
+                ));
+            }
+        }
+    });
+    client
+        .batch_execute("SET standard_conforming_strings = off")
+        .await
+        .expect("set");
+    let rows = client
+        .simple_query(r"SELECT 'a\\b', 'it\'s'")
+        .await
+        .expect("simple");
+    let tokio_postgres::SimpleQueryMessage::Row(row) = &rows[1] else {
+        panic!("a row: {rows:?}")
+    };
+    assert_eq!((row.get(0), row.get(1)), (Some(r"a\b"), Some("it's")));
+    let row = client
+        .query_one(r"SELECT '\x41' || $1::text", &[&"!"])
+        .await
+        .expect("extended");
+    assert_eq!(row.get::<_, String>(0), "A!");
+    let got = notices.lock().expect("notices").clone();
+    assert_eq!(
+        got,
+        [
+            (
+                "22P06".to_string(),
+                r"nonstandard use of \\ in a string literal".to_string(),
+                Some(r"Use the escape string syntax for backslashes, e.g., E'\\'.".to_string()),
+                8
+            ),
+            (
+                "22P06".to_string(),
+                r"nonstandard use of \' in a string literal".to_string(),
+                Some(
+                    "Use '' to write quotes in strings, or use the escape string syntax (E'...')."
+                        .to_string()
+                ),
+                16
+            ),
+            (
+                "22P06".to_string(),
+                "nonstandard use of escape in a string literal".to_string(),
+                Some(r"Use the escape string syntax for escapes, e.g., E'\r\n'.".to_string()),
+                8
+            ),
+        ]
+    );
+}

@@ -102,6 +102,21 @@ pub struct ExecContext {
     /// set_config's changes `(name, value)`, which the session applies when the
     /// statement has run (None where no session runs the expression).
     pub set_configs: Option<PendingConfigs>,
+    /// The session's open cursors as the statement started (pg_cursors).
+    pub cursors: Arc<[CursorInfo]>,
+}
+
+/// One open cursor, as pg_cursors shows it.
+#[derive(Clone, Debug)]
+pub struct CursorInfo {
+    pub name: String,
+    /// The text of the query string that declared it.
+    pub statement: String,
+    pub holdable: bool,
+    pub binary: bool,
+    pub scrollable: bool,
+    /// timestamptz.
+    pub created: i64,
 }
 
 /// What locking rows needs: the transaction manager to wait on holders, and how long.

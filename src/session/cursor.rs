@@ -37,6 +37,9 @@ pub struct Cursor {
     pub committed: bool,
     /// DECLARE … BINARY.
     pub binary: bool,
+    /// The query string that declared it and when (pg_cursors).
+    statement: String,
+    created: i64,
 }
 
 fn no_backward() -> Error {
@@ -62,6 +65,8 @@ impl Cursor {
             hold,
             committed: false,
             binary: false,
+            statement: String::new(),
+            created: 0,
         }
     }
 
@@ -235,6 +240,25 @@ impl Session {
         self.cursors.get(name).map(|c| c.columns.clone())
     }
 
+    /// The open cursors as pg_cursors shows them (empty, without allocating, when there
+    /// are none).
+    pub(super) fn cursor_infos(&self) -> std::sync::Arc<[crate::exec::context::CursorInfo]> {
+        if self.cursors.is_empty() {
+            return std::sync::Arc::from(Vec::new());
+        }
+        self.cursors
+            .iter()
+            .map(|(name, c)| crate::exec::context::CursorInfo {
+                name: name.clone(),
+                statement: c.statement.clone(),
+                holdable: c.hold,
+                binary: c.binary,
+                scrollable: c.scroll,
+                created: c.created,
+            })
+            .collect()
+    }
+
     /// DECLARE: the query runs (its snapshot is this statement's) as far as the first
     /// FETCH asks.
     pub(super) fn declare_cursor(
@@ -261,6 +285,8 @@ impl Session {
         let columns = stream.columns.clone();
         let mut cursor = Cursor::new(columns, stream, scroll != Some(false), hold);
         cursor.binary = binary;
+        cursor.statement = prepared.sql.clone();
+        cursor.created = super::now_micros();
         self.cursors.insert(name.to_string(), cursor);
         Ok(Outcome::Done {
             tag: "DECLARE CURSOR".into(),

@@ -277,6 +277,9 @@ pub struct Session {
     pub prepared: HashMap<String, Arc<Prepared>>,
     /// Notices queued for the client (warnings such as "no transaction in progress").
     pub notices: Vec<(String, String, String)>,
+    /// Warnings of the last parse, with their positions (22P06 for backslashes in
+    /// literals under standard_conforming_strings = off); sent before `notices`.
+    pub parse_warnings: std::cell::RefCell<Vec<Error>>,
     /// Reported settings changed by the last statement.
     pub changed_settings: Vec<String>,
     /// What this session's nextval calls returned (currval, lastval).
@@ -404,6 +407,10 @@ impl Session {
             "max_connections",
             cluster.config.max_connections.to_string(),
         );
+        settings.set_server_value(
+            "superuser_reserved_connections",
+            cluster.config.superuser_reserved.to_string(),
+        );
         let ssl = if cluster.config.tls.is_some() {
             "on"
         } else {
@@ -426,6 +433,7 @@ impl Session {
             cancel: Arc::new(CancelFlag::default()),
             prepared: HashMap::new(),
             notices: Vec::new(),
+            parse_warnings: Default::default(),
             changed_settings: Vec::new(),
             sequences: Default::default(),
             truncating: false,
@@ -460,7 +468,19 @@ impl Session {
         if parse::is_empty_query(sql) {
             return Ok(Vec::new());
         }
-        Ok(parse::parse(sql)?.into_iter().map(Arc::new).collect())
+        let rewritten = if self.settings.standard_strings {
+            None
+        } else {
+            crate::sql::nonstandard_strings::rewrite(sql, self.settings.escape_warning)
+        };
+        let text = match rewritten {
+            Some(r) => {
+                self.parse_warnings.borrow_mut().extend(r.warnings);
+                std::borrow::Cow::Owned(r.text)
+            }
+            None => std::borrow::Cow::Borrowed(sql),
+        };
+        Ok(parse::parse(&text)?.into_iter().map(Arc::new).collect())
     }
 
     /// Binds one parsed statement against the catalog as this session sees it now.
@@ -607,6 +627,7 @@ impl Session {
             notifies: Some(self.pending_notify.clone()),
             set_configs: Some(self.pending_configs.clone()),
             db: Some(self.db.clone()),
+            cursors: self.cursor_infos(),
             backends: Some((
                 self.pid,
                 self.cluster.backends.clone(),

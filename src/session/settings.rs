@@ -61,6 +61,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("server_version_num", "150000".into()),
         ("session_authorization", user.to_string()),
         ("standard_conforming_strings", "on".into()),
+        ("escape_string_warning", "on".into()),
         ("statement_timeout", "0".into()),
         ("TimeZone", "UTC".into()),
         ("transaction_isolation", "read committed".into()),
@@ -158,6 +159,10 @@ pub struct Settings {
     pub idle_in_transaction_timeout: Option<Duration>,
     /// `kiln.max_query_memory` (MB), in bytes: working memory one statement may hold.
     pub query_memory_max: usize,
+    /// standard_conforming_strings: off makes backslashes escapes in '…' literals.
+    pub standard_strings: bool,
+    /// escape_string_warning: such a backslash warns (22P06).
+    pub escape_warning: bool,
 }
 
 impl Settings {
@@ -174,6 +179,8 @@ impl Settings {
             deadlock_timeout: Duration::from_secs(1),
             idle_in_transaction_timeout: None,
             query_memory_max: 4096 << 20,
+            standard_strings: true,
+            escape_warning: true,
         };
         for (k, v) in defaults(user) {
             Arc::make_mut(&mut s.values).insert(k.to_lowercase(), (k.to_string(), v.clone()));
@@ -371,13 +378,18 @@ impl Settings {
                     _ => return Err(invalid()),
                 }
             }
-            "standard_conforming_strings" => {
-                if !matches!(value.to_lowercase().as_str(), "on" | "true" | "1") {
-                    return Err(Error::feature_not_supported(
-                        "standard_conforming_strings = off",
-                    ));
+            "standard_conforming_strings" | "escape_string_warning" => {
+                let on = crate::types::text::parse_bool(&value).map_err(|_| {
+                    Error::invalid_parameter(format!(
+                        "parameter \"{display}\" requires a Boolean value"
+                    ))
+                })?;
+                if key == "standard_conforming_strings" {
+                    self.standard_strings = on;
+                } else {
+                    self.escape_warning = on;
                 }
-                "on".into()
+                if on { "on" } else { "off" }.into()
             }
             "max_connections" | "superuser_reserved_connections" | "ssl" => {
                 return Err(Error::new(

@@ -10,6 +10,7 @@ pub mod binder;
 pub mod copy_syntax;
 pub mod expr;
 pub mod functions;
+pub mod nonstandard_strings;
 pub mod parse;
 pub mod pg_functions;
 pub mod sequence_syntax;

@@ -375,12 +375,15 @@ impl Connection {
             owner: session.lock_owner(),
             activity: self.activity.clone(),
         });
-        let Some((pid, secret)) = registered else {
-            // Nothing was sent yet but the authentication request: PostgreSQL answers
-            // the client over the limit with this FATAL.
-            self.out.buf.clear();
-            self.fatal(Error::new("53300", "sorry, too many clients already"))?;
-            return Ok(false);
+        let (pid, secret) = match registered {
+            Ok(ids) => ids,
+            Err(e) => {
+                // Nothing was sent yet but the authentication request: PostgreSQL
+                // answers the client over the limit with this FATAL.
+                self.out.buf.clear();
+                self.fatal(e)?;
+                return Ok(false);
+            }
         };
         self.pid = pid;
         session.pid = pid;
@@ -766,6 +769,17 @@ impl Connection {
     fn send_notices(&mut self) {
         let session = self.session.as_mut();
         let Some(session) = session else { return };
+        for w in session.parse_warnings.get_mut().drain(..) {
+            self.out.notice_or_error(
+                b'N',
+                "WARNING",
+                w.code,
+                &w.message,
+                None,
+                w.hint.as_deref(),
+                w.position,
+            );
+        }
         let notices = std::mem::take(&mut session.notices);
         let changed = std::mem::take(&mut session.changed_settings);
         let statuses: Vec<(String, String)> = changed
@@ -813,6 +827,7 @@ impl Connection {
         self.portals.remove("");
         self.activity_start(&sql);
         let parsed = self.guarded(|c| c.session().parse(&sql));
+        self.send_notices();
         match parsed {
             Err(e) => {
                 let e = attach_position(e, &sql);
@@ -976,9 +991,9 @@ impl Connection {
                 format!("prepared statement \"{name}\" already exists"),
             ));
         }
-        let p = self
-            .guarded(|c| c.session().prepare_one(&sql, &declared))
-            .map_err(|e| attach_position(e, &sql))?;
+        let p = self.guarded(|c| c.session().prepare_one(&sql, &declared));
+        self.send_notices();
+        let p = p.map_err(|e| attach_position(e, &sql))?;
         self.session().prepared.insert(name, Arc::new(p));
         self.out.empty(b'1');
         Ok(())

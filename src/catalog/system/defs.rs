@@ -401,6 +401,14 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_cursors",
+        12_077,
+        'v',
+        "name text, statement text, is_holdable bool, is_binary bool, \
+         is_scrollable bool, creation_time timestamptz",
+    ),
+    def(
+        C,
         "pg_stat_activity",
         12_004,
         'v',

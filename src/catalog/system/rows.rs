@@ -934,6 +934,18 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 rows.push(row);
             }
         }
+        "pg_cursors" => {
+            for c in ctx.cursors.iter() {
+                rows.push(vec![
+                    text(&c.name),
+                    text(&c.statement),
+                    boolean(c.holdable),
+                    boolean(c.binary),
+                    boolean(c.scrollable),
+                    Value::Timestamptz(c.created),
+                ]);
+            }
+        }
         "pg_stat_activity" => {
             if let Some((_, backends, _)) = &ctx.backends {
                 let roles = v.roles();

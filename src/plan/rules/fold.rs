@@ -57,6 +57,7 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         locker: None,
         advisory: None,
         backends: None,
+        cursors: std::sync::Arc::from(Vec::new()),
         db: None,
         notifies: None,
         set_configs: None,
