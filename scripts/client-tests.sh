@@ -79,7 +79,7 @@ if command -v psql >/dev/null; then
     python3 -c "import socket; socket.create_connection(('127.0.0.1', $TPORT), 1)" 2>/dev/null && break
     sleep 0.05
   done
-  DSN="host=localhost port=$TPORT user=admin sslmode=verify-full sslrootcert=tests/tls/server.crt"
+  DSN="host=localhost port=$TPORT user=admin dbname=postgres sslmode=verify-full sslrootcert=tests/tls/server.crt"
   got=$(PGPASSWORD="tls and scram" psql -X -At -d "$DSN" -c "SHOW ssl" 2>&1 || true)
   if [ "$got" = "on" ]; then echo "ok     right password over verified TLS"; else echo "FAILED right password over TLS: $got"; status=1; fi
   got=$(PGPASSWORD="wrong" psql -X -At -d "$DSN" -c "SELECT 1" 2>&1 || true)
