@@ -1394,6 +1394,10 @@ fn attach_position(e: Error, sql: &str) -> Error {
     };
     let Some(name) = quoted else { return e };
     let name = name.rsplit('.').next().unwrap_or(&name).to_string();
+    // An empty name ("a." names nothing after its dot) is nowhere to point at.
+    if name.is_empty() {
+        return e;
+    }
     let lower = sql.to_lowercase();
     let bytes = lower.as_bytes();
     let mut start = 0;
