@@ -288,7 +288,7 @@ async fn the_vacuum_reclaims_dead_versions_and_dropped_tables() {
     let stored = || {
         let snapshot = db.txns.snapshot(0);
         db.catalog
-            .table("vu", &snapshot)
+            .table(kiln::catalog::namespace::PUBLIC_OID, "vu", &snapshot)
             .map(|t| t.storage.stored_rows())
     };
     // 105,000 versions were written; the vacuum thread keeps about the live 5,000 plus

@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use parking_lot::RwLock;
 
 pub mod acl;
+pub mod namespace;
 pub mod sequence;
 pub mod stats;
 pub mod system;
@@ -44,6 +45,7 @@ use crate::storage::mvcc::{Snapshot, TXN_NONE, TxnId, TxnManager};
 use crate::storage::table::Table;
 use crate::storage::vacuum::{dead_rows_threshold, vacuum_table};
 use crate::types::SqlType;
+use namespace::{Namespace, PUBLIC_OID};
 use sequence::Sequence;
 
 #[derive(Clone, Debug)]
@@ -133,13 +135,43 @@ pub struct IndexSpec {
 #[derive(Clone, Debug)]
 pub struct ViewDef {
     pub sql: String,
-    /// The relations its query reads (DROP of one of them must cascade or fail).
-    pub depends_on: Vec<String>,
+    /// The relations its query reads, by oid (DROP of one of them must cascade or
+    /// fail).
+    pub depends_on: Vec<u32>,
+    /// The namespaces its names resolve in (the search path of its CREATE VIEW), in
+    /// order.
+    pub search_path: Vec<u32>,
+}
+
+/// A relation's name: its namespace and its name there.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RelName {
+    pub ns: u32,
+    pub name: String,
+}
+
+impl RelName {
+    pub fn new(ns: u32, name: impl Into<String>) -> RelName {
+        RelName {
+            ns,
+            name: name.into(),
+        }
+    }
+
+    /// A name in schema public (tests, tools that know no schemas).
+    pub fn public(name: impl Into<String>) -> RelName {
+        RelName::new(PUBLIC_OID, name)
+    }
 }
 
 pub struct TableEntry {
     pub oid: u32,
     pub name: String,
+    /// The schema it is in.
+    pub namespace: u32,
+    /// In a session's temporary namespace (relpersistence 't'): never logged or
+    /// checkpointed, gone with the session.
+    pub temp: bool,
     pub columns: Vec<ColumnDef>,
     /// Set for a view (its storage then stays empty).
     pub view: Option<ViewDef>,
@@ -235,6 +267,11 @@ impl TableEntry {
         *self.stats.lock() = Some(fresh);
     }
 
+    /// Whether it is a temporary relation.
+    pub fn is_temp(&self) -> bool {
+        self.temp
+    }
+
     /// Whether some transaction (committed or not) dropped this version.
     pub fn is_dropped(&self) -> bool {
         self.xmax.load(Ordering::Acquire) != TXN_NONE
@@ -258,17 +295,20 @@ pub const BOOTSTRAP_OWNER: u32 = crate::auth::BOOTSTRAP_SUPERUSER_OID;
 /// First OID handed to user tables (PostgreSQL's FirstNormalObjectId).
 const FIRST_USER_OID: u32 = 16384;
 
+/// Every version of every relation name, by (namespace, name), oldest first.
+type Versions = HashMap<(u32, String), Vec<Arc<TableEntry>>>;
+
 pub struct Catalog {
-    /// Every version of every table name, oldest first.
-    tables: RwLock<HashMap<String, Vec<Arc<TableEntry>>>>,
+    /// Every version of every relation name, by (namespace, name), oldest first.
+    tables: RwLock<Versions>,
+    /// Every version of every schema.
+    namespaces: RwLock<Vec<Arc<Namespace>>>,
     next_oid: AtomicU32,
     /// Foreign keys ever created: while zero, no write looks for referencing tables.
     foreign_keys: AtomicU64,
     /// COMMENT ON: by object oid and column name ("" for the object itself). Kept by
     /// name, so a dropped column's comment does not move to its neighbour.
     comments: RwLock<HashMap<(u32, String), String>>,
-    /// Schema public's ACL (PostgreSQL 15's: its owner may create, PUBLIC may use).
-    schema_acl: RwLock<acl::Acl>,
     /// The database's ACL (None: the default, CONNECT and TEMPORARY for PUBLIC).
     database_acl: RwLock<Option<acl::Acl>>,
     /// ALTER DEFAULT PRIVILEGES' entries.
@@ -285,13 +325,18 @@ impl Catalog {
     pub fn new() -> Catalog {
         Catalog {
             tables: RwLock::new(HashMap::new()),
+            namespaces: RwLock::new(namespace::bootstrap()),
             next_oid: AtomicU32::new(FIRST_USER_OID),
             foreign_keys: AtomicU64::new(0),
             comments: RwLock::new(HashMap::new()),
-            schema_acl: RwLock::new(acl::public_schema_acl()),
             database_acl: RwLock::new(None),
             default_acls: RwLock::new(Vec::new()),
         }
+    }
+
+    /// A fresh object id.
+    pub fn new_oid(&self) -> u32 {
+        self.next_oid.fetch_add(1, Ordering::Relaxed)
     }
 
     /// ALTER DEFAULT PRIVILEGES' entries.
@@ -302,16 +347,6 @@ impl Catalog {
     /// Replaces the default-privilege entries; returns what they were.
     pub fn set_default_acls(&self, d: Vec<acl::DefaultAcl>) -> Vec<acl::DefaultAcl> {
         std::mem::replace(&mut self.default_acls.write(), d)
-    }
-
-    /// Schema public's ACL.
-    pub fn schema_acl(&self) -> acl::Acl {
-        self.schema_acl.read().clone()
-    }
-
-    /// Sets schema public's ACL; returns the one it replaced.
-    pub fn set_schema_acl(&self, acl: acl::Acl) -> acl::Acl {
-        std::mem::replace(&mut self.schema_acl.write(), acl)
     }
 
     /// The database's ACL (None: the default).
@@ -337,6 +372,8 @@ impl Catalog {
         let entry = Arc::new(TableEntry {
             oid: old.oid,
             name: old.name.clone(),
+            namespace: old.namespace,
+            temp: old.temp,
             columns: old.columns.clone(),
             view: old.view.clone(),
             storage: old.storage.clone(),
@@ -353,7 +390,7 @@ impl Catalog {
         });
         self.tables
             .write()
-            .entry(old.name.clone())
+            .entry((old.namespace, old.name.clone()))
             .or_default()
             .push(entry.clone());
         entry
@@ -377,10 +414,11 @@ impl Catalog {
         }
     }
 
-    /// The version of table `name` that `snapshot` sees.
-    pub fn table(&self, name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+    /// The version of relation `name` in namespace `ns` that `snapshot` sees.
+    pub fn table(&self, ns: u32, name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
         let tables = self.tables.read();
-        let versions = tables.get(name)?;
+        // Borrowed lookup: the key's String is only built for the hash map's sake.
+        let versions = tables.get(&(ns, name.to_string()))?;
         versions
             .iter()
             .rev()
@@ -388,13 +426,24 @@ impl Catalog {
             .cloned()
     }
 
+    /// [`Catalog::table`] of a [`RelName`].
+    pub fn relation(&self, name: &RelName, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+        self.table(name.ns, &name.name, snapshot)
+    }
+
+    /// The first relation called `name` in the namespaces `path` lists, in order.
+    pub fn lookup(&self, path: &[u32], name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+        path.iter().find_map(|&ns| self.table(ns, name, snapshot))
+    }
+
     /// Whether `entry` is still the version of its name that `snapshot` sees.
     pub fn is_current(&self, entry: &Arc<TableEntry>, snapshot: &Snapshot) -> bool {
-        self.table(&entry.name, snapshot)
+        self.table(entry.namespace, &entry.name, snapshot)
             .is_some_and(|t| Arc::ptr_eq(&t, entry))
     }
 
-    /// Creates table `name` in writing transaction `txn`, whose view is `snapshot`.
+    /// Creates table `name` (in public) in writing transaction `txn`, whose view is
+    /// `snapshot`.
     pub fn create_table(
         &self,
         name: &str,
@@ -402,13 +451,20 @@ impl Catalog {
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
-        self.create_relation(name, columns, None, BOOTSTRAP_OWNER, txn, snapshot)
+        self.create_relation(
+            &RelName::public(name),
+            columns,
+            None,
+            BOOTSTRAP_OWNER,
+            txn,
+            snapshot,
+        )
     }
 
     /// Creates table or view `name` (tables and views share one namespace).
     pub fn create_relation(
         &self,
-        name: &str,
+        name: &RelName,
         columns: Vec<ColumnDef>,
         view: Option<ViewDef>,
         owner: u32,
@@ -432,7 +488,7 @@ impl Catalog {
     #[allow(clippy::too_many_arguments)]
     pub fn create_table_with(
         &self,
-        name: &str,
+        rel: &RelName,
         columns: Vec<ColumnDef>,
         view: Option<ViewDef>,
         indexes: &[IndexSpec],
@@ -442,13 +498,14 @@ impl Catalog {
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
-        if self.relation_exists(name, snapshot) {
+        let (ns, name) = (rel.ns, rel.name.as_str());
+        if self.relation_exists(ns, name, snapshot) {
             return Err(Error::duplicate_table(name));
         }
         for (i, spec) in indexes.iter().enumerate() {
             if spec.name == name
                 || indexes[..i].iter().any(|o| o.name == spec.name)
-                || self.relation_exists(&spec.name, snapshot)
+                || self.relation_exists(ns, &spec.name, snapshot)
             {
                 return Err(Error::duplicate_table(&spec.name));
             }
@@ -473,6 +530,8 @@ impl Catalog {
         let entry = Arc::new(TableEntry {
             oid,
             name: name.to_string(),
+            namespace: ns,
+            temp: self.is_temp_namespace(ns),
             columns,
             view,
             storage,
@@ -489,7 +548,7 @@ impl Catalog {
         });
         self.tables
             .write()
-            .entry(name.to_string())
+            .entry((ns, name.to_string()))
             .or_default()
             .push(entry.clone());
         Ok(entry)
@@ -498,19 +557,22 @@ impl Catalog {
     /// Creates sequence `name` (owned by a table's column, for SERIAL and identity).
     pub fn create_sequence(
         &self,
-        name: &str,
+        rel: &RelName,
         options: sequence::SequenceOptions,
         owned_by: Option<(u32, String)>,
         owner: u32,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Result<Arc<TableEntry>> {
-        if self.relation_exists(name, snapshot) {
+        let (ns, name) = (rel.ns, rel.name.as_str());
+        if self.relation_exists(ns, name, snapshot) {
             return Err(Error::duplicate_table(name));
         }
         let entry = Arc::new(TableEntry {
             oid: self.next_oid.fetch_add(1, Ordering::Relaxed),
             name: name.to_string(),
+            namespace: ns,
+            temp: self.is_temp_namespace(ns),
             columns: Vec::new(),
             view: None,
             storage: Arc::new(Table::new(Vec::new())),
@@ -527,7 +589,7 @@ impl Catalog {
         });
         self.tables
             .write()
-            .entry(name.to_string())
+            .entry((ns, name.to_string()))
             .or_default()
             .push(entry.clone());
         Ok(entry)
@@ -619,6 +681,8 @@ impl Catalog {
         let entry = Arc::new(TableEntry {
             oid: seq.oid,
             name: seq.name.clone(),
+            namespace: seq.namespace,
+            temp: seq.temp,
             columns: Vec::new(),
             view: None,
             storage: seq.storage.clone(),
@@ -635,7 +699,7 @@ impl Catalog {
         });
         self.tables
             .write()
-            .entry(seq.name.clone())
+            .entry((seq.namespace, seq.name.clone()))
             .or_default()
             .push(entry.clone());
         entry
@@ -661,17 +725,20 @@ impl Catalog {
         })
     }
 
-    /// Whether a table, view or index called `name` is visible (one namespace).
-    pub fn relation_exists(&self, name: &str, snapshot: &Snapshot) -> bool {
-        self.table(name, snapshot).is_some() || self.index_owner(name, snapshot).is_some()
+    /// Whether a table, view, sequence or index called `name` is visible in namespace
+    /// `ns` (they share one name space).
+    pub fn relation_exists(&self, ns: u32, name: &str, snapshot: &Snapshot) -> bool {
+        self.table(ns, name, snapshot).is_some() || self.index_owner(ns, name, snapshot).is_some()
     }
 
-    /// The table version `snapshot` sees that has an index called `name`.
-    pub fn index_owner(&self, name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
+    /// The table version `snapshot` sees in namespace `ns` that has an index called
+    /// `name`.
+    pub fn index_owner(&self, ns: u32, name: &str, snapshot: &Snapshot) -> Option<Arc<TableEntry>> {
         let tables = self.tables.read();
         tables
-            .values()
-            .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .iter()
+            .filter(|((n, _), _)| *n == ns)
+            .filter_map(|(_, versions)| versions.iter().rev().find(|t| t.visible_to(snapshot)))
             .find(|t| t.index_named(name).is_some())
             .cloned()
     }
@@ -725,6 +792,8 @@ impl Catalog {
         let entry = Arc::new(TableEntry {
             oid: old.oid,
             name: name.clone(),
+            namespace: old.namespace,
+            temp: old.temp,
             columns,
             view: old.view.clone(),
             storage,
@@ -745,7 +814,7 @@ impl Catalog {
         });
         self.tables
             .write()
-            .entry(name)
+            .entry((old.namespace, name))
             .or_default()
             .push(entry.clone());
         entry
@@ -776,41 +845,58 @@ impl Catalog {
         (entry, index)
     }
 
+    /// Drops `entry` (the version `snapshot` sees) in writing transaction `txn`.
+    pub fn drop_relation(&self, entry: &Arc<TableEntry>, txn: TxnId) {
+        entry.xmax.store(txn, Ordering::Release);
+    }
+
     /// Drops the version of `name` that `snapshot` sees, in writing transaction `txn`.
     pub fn drop_table(
         &self,
-        name: &str,
+        name: &RelName,
         txn: TxnId,
         snapshot: &Snapshot,
     ) -> Option<Arc<TableEntry>> {
-        let entry = self.table(name, snapshot)?;
+        let entry = self.relation(name, snapshot)?;
         entry.xmax.store(txn, Ordering::Release);
         Some(entry)
     }
 
-    /// The views `snapshot` sees that read relation `name`.
-    pub fn dependents(&self, name: &str, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
+    /// The views `snapshot` sees that read the relation with oid `oid`.
+    pub fn dependents(&self, oid: u32, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
         let tables = self.tables.read();
-        tables
+        let mut out: Vec<Arc<TableEntry>> = tables
             .values()
             .filter_map(|versions| versions.iter().rev().find(|t| t.visible_to(snapshot)))
-            .filter(|t| {
-                t.view
-                    .as_ref()
-                    .is_some_and(|v| v.depends_on.iter().any(|d| d == name))
-            })
+            .filter(|t| t.view.as_ref().is_some_and(|v| v.depends_on.contains(&oid)))
             .cloned()
-            .collect()
+            .collect();
+        out.sort_by_key(|t| t.oid);
+        out
+    }
+
+    /// The relations `snapshot` sees in namespace `ns`, by oid.
+    pub fn relations_in(&self, ns: u32, snapshot: &Snapshot) -> Vec<Arc<TableEntry>> {
+        let tables = self.tables.read();
+        let mut out: Vec<Arc<TableEntry>> = tables
+            .iter()
+            .filter(|((n, _), _)| *n == ns)
+            .filter_map(|(_, versions)| versions.iter().rev().find(|t| t.visible_to(snapshot)))
+            .cloned()
+            .collect();
+        out.sort_by_key(|t| t.oid);
+        out
     }
 
     /// Rollback of CREATE TABLE: the version was never visible to anyone else.
     pub fn undo_create(&self, entry: &Arc<TableEntry>) {
         let mut tables = self.tables.write();
-        if let Some(versions) = tables.get_mut(&entry.name) {
+        let key = (entry.namespace, entry.name.clone());
+        if let Some(versions) = tables.get_mut(&key) {
             versions.retain(|t| !Arc::ptr_eq(t, entry));
             Self::forget_unused_indexes(versions);
             if versions.is_empty() {
-                tables.remove(&entry.name);
+                tables.remove(&key);
             }
         }
     }
@@ -860,6 +946,7 @@ impl Catalog {
     /// Forgets versions dropped by a committed transaction below `horizon`: no snapshot
     /// can see them any more. Returns how many were removed.
     pub fn collect(&self, horizon: TxnId) -> usize {
+        self.namespaces.write().retain(|n| !n.collectable(horizon));
         let mut tables = self.tables.write();
         let mut removed = 0;
         tables.retain(|_, versions| {
@@ -901,18 +988,24 @@ mod tests {
         let catalog = Catalog::new();
         let t1 = txns.begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)?;
         let v1 = catalog.create_table("t", int_column(), t1, &txns.snapshot(t1))?;
-        assert!(catalog.table("t", &txns.snapshot(TXN_NONE)).is_none());
-        assert!(catalog.table("t", &txns.snapshot(t1)).is_some());
+        assert!(
+            catalog
+                .table(PUBLIC_OID, "t", &txns.snapshot(TXN_NONE))
+                .is_none()
+        );
+        assert!(catalog.table(PUBLIC_OID, "t", &txns.snapshot(t1)).is_some());
         txns.end_write(t1);
 
         let t2 = txns.begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)?;
         let before = txns.snapshot(TXN_NONE);
-        catalog.drop_table("t", t2, &txns.snapshot(t2));
+        catalog.drop_table(&RelName::public("t"), t2, &txns.snapshot(t2));
         let v2 = catalog.create_table("t", int_column(), t2, &txns.snapshot(t2))?;
-        let other = catalog.table("t", &before).map(|t| Arc::ptr_eq(&t, &v1));
+        let other = catalog
+            .table(PUBLIC_OID, "t", &before)
+            .map(|t| Arc::ptr_eq(&t, &v1));
         assert_eq!(other, Some(true), "others still see the committed version");
         let own = catalog
-            .table("t", &txns.snapshot(t2))
+            .table(PUBLIC_OID, "t", &txns.snapshot(t2))
             .map(|t| Arc::ptr_eq(&t, &v2));
         assert_eq!(own, Some(true), "the writer sees its new version");
         txns.end_write(t2);

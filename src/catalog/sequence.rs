@@ -356,16 +356,12 @@ pub struct SessionSequences {
 }
 
 /// Parses a relation name as `regclass` input does: an unquoted name folds to lower
-/// case, a quoted one keeps its case, a `public.` qualifier is accepted.
-pub fn parse_relation_name(text: &str) -> Result<String> {
+/// case, a quoted one keeps its case; `schema.name` gives the schema.
+pub fn parse_relation_name(text: &str) -> Result<(Option<String>, String)> {
     let parts = relation_name_parts(text)?;
     match parts.as_slice() {
-        [name] => Ok(name.clone()),
-        [schema, name] if schema == "public" => Ok(name.clone()),
-        [schema, _] => Err(Error::new(
-            "3F000",
-            format!("schema \"{schema}\" does not exist"),
-        )),
+        [name] => Ok((None, name.clone())),
+        [schema, name] => Ok((Some(schema.clone()), name.clone())),
         _ => Err(Error::new(
             "42601",
             format!("improper relation name (too many dotted names): {text}"),
@@ -453,9 +449,15 @@ mod tests {
 
     #[test]
     fn names_parse_like_regclass() {
-        assert_eq!(parse_relation_name("Foo").unwrap(), "foo");
-        assert_eq!(parse_relation_name("\"Foo\"").unwrap(), "Foo");
-        assert_eq!(parse_relation_name("public.s").unwrap(), "s");
+        assert_eq!(parse_relation_name("Foo").unwrap(), (None, "foo".into()));
+        assert_eq!(
+            parse_relation_name("\"Foo\"").unwrap(),
+            (None, "Foo".into())
+        );
+        assert_eq!(
+            parse_relation_name("public.s").unwrap(),
+            (Some("public".into()), "s".into())
+        );
         assert!(parse_relation_name("a.b.c").is_err());
     }
 }

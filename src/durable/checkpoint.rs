@@ -56,10 +56,13 @@ pub struct Privileges {
     /// (relation name, owner, ACL) for relations not owned by the bootstrap superuser
     /// or with an ACL.
     pub relations: Vec<(String, u32, Option<Acl>)>,
+    /// Schema public's ACL (checkpoints before schemas; `schemas` now).
     pub schema: Option<Acl>,
+    /// Every schema's (name, owner, ACL), public's included.
     pub database: Option<Acl>,
     /// ALTER DEFAULT PRIVILEGES' entries.
     pub defaults: Vec<DefaultAcl>,
+    pub schemas: Vec<(String, u32, Option<Acl>)>,
 }
 
 impl Privileges {
@@ -69,14 +72,23 @@ impl Privileges {
             .catalog
             .visible_tables(snapshot)
             .into_iter()
+            .filter(|t| !t.temp)
             .filter(|t| t.owner != crate::auth::BOOTSTRAP_SUPERUSER_OID || t.acl.is_some())
-            .map(|t| (t.name.clone(), t.owner, t.acl.clone()))
+            .map(|t| (db.catalog.durable_name(&t), t.owner, t.acl.clone()))
+            .collect();
+        let schemas = db
+            .catalog
+            .visible_namespaces(snapshot)
+            .into_iter()
+            .filter(|n| !n.is_system() && !n.is_temp())
+            .map(|n| (n.name.clone(), n.owner, n.acl.clone()))
             .collect();
         Privileges {
             relations,
-            schema: Some(db.catalog.schema_acl()),
+            schema: None,
             database: db.catalog.database_acl(),
             defaults: db.catalog.default_acls(),
+            schemas,
         }
     }
 }
@@ -171,7 +183,7 @@ impl Durability {
                     name
                 }
             };
-            names.push((t.name.clone(), file.clone()));
+            names.push((db.catalog.durable_name(t), file.clone()));
             tables.insert(
                 key,
                 TableFile {
@@ -325,6 +337,12 @@ fn encode_manifest(m: &Manifest) -> Vec<u8> {
         out.push((d.kind == ObjectKind::Sequence) as u8);
         put_acl(&mut out, Some(&d.acl));
     }
+    out.extend_from_slice(&(p.schemas.len() as u32).to_le_bytes());
+    for (name, owner, acl) in &p.schemas {
+        put_str(&mut out, name);
+        out.extend_from_slice(&owner.to_le_bytes());
+        put_acl(&mut out, acl.as_ref());
+    }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
@@ -390,6 +408,15 @@ fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
                     kind,
                     acl,
                 });
+            }
+        }
+        // Schemas (absent from checkpoints written before them).
+        if !r.is_empty() {
+            for _ in 0..r.u32()? {
+                let name = r.string()?;
+                let owner = r.u32()?;
+                let acl = read_acl(&mut r)?;
+                p.schemas.push((name, owner, acl));
             }
         }
     }
@@ -497,6 +524,7 @@ mod tests {
                     }])),
                 )],
                 schema: None,
+                schemas: vec![("app".into(), 16390, None)],
                 database: Some(Acl::default()),
                 defaults: vec![DefaultAcl {
                     role: 16390,
@@ -520,6 +548,7 @@ mod tests {
         assert_eq!(back.tables, m.tables);
         assert_eq!(back.privileges.relations, m.privileges.relations);
         assert_eq!(back.privileges.schema, None);
+        assert_eq!(back.privileges.schemas, m.privileges.schemas);
         assert_eq!(back.privileges.database, Some(Acl::default()));
         assert_eq!(back.privileges.defaults, m.privileges.defaults);
         for i in 0..bytes.len() {

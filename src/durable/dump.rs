@@ -1,21 +1,25 @@
 //! The catalog as SQL, the way pg_dump writes a schema: what a checkpoint keeps of the
 //! catalog, and what recovery runs to rebuild it.
 //!
-//! Statements come in two parts, as in pg_dump: *before the data* — sequences, tables
+//! Statements come in two parts, as in pg_dump: *before the data* — schemas (public
+//! dropped when it was, made again when it was), sequences, tables
 //! (columns, types, defaults, NOT NULL, identity and generated columns, CHECK
 //! constraints), views — and *after the data* — primary keys, unique constraints and
 //! indexes (built once over the loaded rows), then foreign keys in creation order (their
 //! actions run in that order). Expressions are printed by the same deparser as
 //! `pg_get_expr`, so what kiln prints it can read back; a checkpoint test dumps, restores
 //! and dumps again and asks for the same text. Objects get new oids when recreated.
+//! Every relation is named with its schema; a view's query is created under the
+//! search path it was created with (`SET search_path` around it). Temporary relations
+//! are the session's and are not kept.
 
 use std::sync::Arc;
 
-use crate::catalog::system::{expr_sql, fk_action_sql, index_columns, quote_ident};
+use crate::catalog::namespace::{PG_CATALOG_OID, PUBLIC_OID};
+use crate::catalog::system::{expr_sql, expr_sql_named, fk_action_sql, index_columns, quote_ident};
 use crate::catalog::{Catalog, ColumnDef, KeyConstraint, RelKind, TableEntry};
-use crate::sql::expr::{Expr, Func};
 use crate::storage::mvcc::Snapshot;
-use crate::types::{DataType, Value};
+use crate::types::DataType;
 
 /// A catalog as statements, with the state SQL text does not carry.
 #[derive(Default)]
@@ -31,16 +35,34 @@ pub struct Dump {
 /// The catalog as `snapshot` sees it; sequences at their last values (`exact`) or at
 /// what the redo log promised of them.
 pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
-    let entries = catalog.visible_tables(snapshot);
+    let entries: Vec<Arc<TableEntry>> = catalog
+        .visible_tables(snapshot)
+        .into_iter()
+        .filter(|t| !t.temp)
+        .collect();
     let mut d = Dump::default();
+    let name = |e: &TableEntry| catalog.durable_name(e);
+    // Schemas first: public as made at the start unless it was dropped (or made anew).
+    let namespaces = catalog.visible_namespaces(snapshot);
+    let public_kept = namespaces.iter().any(|n| n.oid == PUBLIC_OID);
+    if !public_kept {
+        d.before_data.push("DROP SCHEMA public".into());
+    }
+    for n in namespaces
+        .iter()
+        .filter(|n| !n.is_system() && !n.is_temp() && n.oid != PUBLIC_OID)
+    {
+        d.before_data
+            .push(format!("CREATE SCHEMA {}", quote_ident(&n.name)));
+    }
     // Sequences a column owns come with their column (SERIAL, identity).
     let owned_by_column = |seq: &TableEntry| -> Option<(&Arc<TableEntry>, &ColumnDef)> {
         let (table, column) = seq.owned_by.as_ref()?;
         let t = entries.iter().find(|t| t.oid == *table)?;
         let c = t.columns.iter().find(|c| &c.name == column)?;
         let made_for_it = seq.name == format!("{}_{}_seq", t.name, c.name);
-        let serial =
-            c.identity.is_none() && nextval_of(c.default.as_ref()) == Some(&quote_ident(&seq.name));
+        let serial = c.identity.is_none()
+            && c.default.as_ref().and_then(|d| d.nextval_oid()) == Some(seq.oid);
         (made_for_it && (c.identity.is_some() || serial)).then_some((t, c))
     };
     for e in entries.iter().filter(|e| e.kind() == RelKind::Sequence) {
@@ -50,11 +72,11 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         } else {
             seq.durable_state()
         };
-        d.sequences.push((e.name.clone(), last, called));
+        d.sequences.push((name(e), last, called));
         if owned_by_column(e).is_none() {
             d.before_data.push(format!(
                 "CREATE SEQUENCE {} {}",
-                quote_ident(&e.name),
+                name(e),
                 sequence_options(&seq.options(), true)
             ));
         }
@@ -62,19 +84,35 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
     for e in &entries {
         match e.kind() {
             RelKind::Table => {
-                d.before_data.push(create_table(e, &entries));
+                d.before_data.push(create_table(catalog, e, &entries));
                 d.tables.push(e.clone());
             }
             RelKind::View => {
                 if let Some(v) = &e.view {
                     let cols: Vec<String> =
                         e.columns.iter().map(|c| quote_ident(&c.name)).collect();
+                    // Its query's names resolve as where it was made.
+                    let path: Vec<String> = v
+                        .search_path
+                        .iter()
+                        .filter(|&&o| o != PG_CATALOG_OID)
+                        .filter_map(|&o| catalog.namespace_by_oid(o, snapshot))
+                        .filter(|n| !n.is_temp())
+                        .map(|n| quote_ident(&n.name))
+                        .collect();
+                    let path = if path.is_empty() {
+                        "''".to_string()
+                    } else {
+                        path.join(", ")
+                    };
+                    d.before_data.push(format!("SET search_path = {path}"));
                     d.before_data.push(format!(
                         "CREATE VIEW {} ({}) AS {}",
-                        quote_ident(&e.name),
+                        name(e),
                         cols.join(", "),
                         v.sql
                     ));
+                    d.before_data.push("RESET search_path".into());
                 }
             }
             RelKind::Sequence => {}
@@ -89,7 +127,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             if Some(&o) != default_serial_options(o.ty).as_ref() {
                 d.after_data.push(format!(
                     "ALTER SEQUENCE {} {}",
-                    quote_ident(&e.name),
+                    name(e),
                     sequence_options(&o, false)
                 ));
             }
@@ -105,7 +143,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             d.after_data.push(match ix.constraint {
                 Some(k) => format!(
                     "ALTER TABLE {} ADD CONSTRAINT {} {}{} ({})",
-                    quote_ident(&t.name),
+                    name(t),
                     quote_ident(&ix.name),
                     if k == KeyConstraint::PrimaryKey {
                         "PRIMARY KEY"
@@ -119,7 +157,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
                     "CREATE {}INDEX {} ON {} ({}){}{}",
                     if ix.index.unique { "UNIQUE " } else { "" },
                     quote_ident(&ix.name),
-                    quote_ident(&t.name),
+                    name(t),
                     index_columns(t, ix),
                     nnd,
                     match &ix.index.predicate {
@@ -145,10 +183,10 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             };
             let mut s = format!(
                 "ALTER TABLE {} ADD CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-                quote_ident(&t.name),
+                name(t),
                 quote_ident(&fk.name),
                 names(t, &fk.columns),
-                quote_ident(&parent.name),
+                name(parent),
                 names(parent, &fk.parent_columns)
             );
             for (word, action) in [("UPDATE", fk.on_update), ("DELETE", fk.on_delete)] {
@@ -178,17 +216,13 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             RelKind::Sequence => "SEQUENCE",
         };
         if let Some(c) = catalog.comment(e.oid, "") {
-            comments.push(format!(
-                "COMMENT ON {kind} {} IS {}",
-                quote_ident(&e.name),
-                literal(&c)
-            ));
+            comments.push(format!("COMMENT ON {kind} {} IS {}", name(e), literal(&c)));
         }
         for col in &e.columns {
             if let Some(c) = catalog.comment(e.oid, &col.name) {
                 comments.push(format!(
                     "COMMENT ON COLUMN {}.{} IS {}",
-                    quote_ident(&e.name),
+                    name(e),
                     quote_ident(&col.name),
                     literal(&c)
                 ));
@@ -196,45 +230,30 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         }
         for ix in &e.indexes {
             if let Some(c) = catalog.comment(ix.oid, "") {
+                let schema = name(e);
+                let schema = schema.rsplit_once('.').map_or("public", |(s, _)| s);
                 comments.push(format!(
-                    "COMMENT ON INDEX {} IS {}",
+                    "COMMENT ON INDEX {schema}.{} IS {}",
                     quote_ident(&ix.name),
                     literal(&c)
                 ));
             }
         }
     }
+    for n in &namespaces {
+        if !n.is_temp()
+            && let Some(c) = catalog.comment(n.oid, "")
+        {
+            comments.push(format!(
+                "COMMENT ON SCHEMA {} IS {}",
+                quote_ident(&n.name),
+                literal(&c)
+            ));
+        }
+    }
     comments.sort();
     d.after_data.extend(comments);
     d
-}
-
-/// The sequence a `nextval('name')` default draws from.
-fn nextval_of(e: Option<&Expr>) -> Option<&String> {
-    let call = match e? {
-        Expr::Cast {
-            expr,
-            explicit: false,
-            ..
-        } => expr.as_ref(),
-        other => other,
-    };
-    match call {
-        Expr::Func {
-            func: Func::NextVal,
-            args,
-            ..
-        } => match args.as_slice() {
-            [
-                Expr::Literal {
-                    value: Value::Text(name),
-                    ..
-                },
-            ] => Some(name),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// A SERIAL column's sequence options as CREATE TABLE makes them.
@@ -270,7 +289,7 @@ fn sequence_options(o: &crate::catalog::sequence::SequenceOptions, with_type: bo
     )
 }
 
-fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
+fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for c in &t.columns {
         // The sequence made for this column, if it draws from it: `name_column_seq`,
@@ -279,8 +298,11 @@ fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
         let own_sequence = entries
             .iter()
             .find(|e| e.name == auto_name && e.owned_by.as_ref() == Some(&(t.oid, c.name.clone())));
-        let draws_from_it =
-            nextval_of(c.default.as_ref()).is_some_and(|seq| *seq == quote_ident(&auto_name));
+        let draws_from_it = c
+            .default
+            .as_ref()
+            .and_then(|d| d.nextval_oid())
+            .is_some_and(|seq| own_sequence.is_some_and(|o| seq == o.oid));
         let mut s = quote_ident(&c.name);
         let serial = c.identity.is_none() && draws_from_it && own_sequence.is_some();
         let serial_type = match c.ty.ty {
@@ -311,7 +333,12 @@ fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
                     s.push_str(&format!(" GENERATED ALWAYS AS ({}) STORED", expr_sql(g)));
                 } else if let Some(d) = &c.default {
                     s.push_str(" DEFAULT ");
-                    s.push_str(&expr_sql(d));
+                    s.push_str(&expr_sql_named(d, &|o| {
+                        entries
+                            .iter()
+                            .find(|e| e.oid == o)
+                            .map(|e| catalog.durable_name(e))
+                    }));
                 }
             }
         }
@@ -329,7 +356,7 @@ fn create_table(t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
     }
     format!(
         "CREATE TABLE {} ({})",
-        quote_ident(&t.name),
+        catalog.durable_name(t),
         parts.join(", ")
     )
 }

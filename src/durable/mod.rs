@@ -353,7 +353,12 @@ impl Durability {
             }
             return;
         }
-        if changes.is_empty() {
+        // Temporary tables are never logged: they go with their session.
+        let only_temp = changes.iter().all(|c| {
+            let (Change::Insert(t, _) | Change::Delete(t, _)) = c;
+            t.temp
+        });
+        if only_temp {
             make_visible();
             return;
         }
@@ -364,7 +369,7 @@ impl Durability {
         let _shared = self.barrier.read();
         let mut lsn = 0;
         let mut bytes = 0u64;
-        encode_changes(txn, changes, |frames| {
+        encode_changes(db, txn, changes, |frames| {
             lsn = self.log.lock().append(frames);
             bytes += frames.len() as u64;
         });
@@ -465,8 +470,8 @@ pub fn contents(db: &Database) -> Vec<String> {
     relations.sort();
     out.extend(relations);
     out.push(format!(
-        "privileges: schema {:?}, database {:?}, defaults {:?}",
-        p.schema, p.database, p.defaults
+        "privileges: schemas {:?}, database {:?}, defaults {:?}",
+        p.schemas, p.database, p.defaults
     ));
     let mut sel = Vec::new();
     for t in &d.tables {
@@ -477,7 +482,12 @@ pub fn contents(db: &Database) -> Vec<String> {
             hashes.extend(sel.iter().map(|&r| codec::row_hash(&g.columns, r as usize)));
         }
         hashes.sort_unstable();
-        out.push(format!("{}: {} rows {:?}", t.name, hashes.len(), hashes));
+        out.push(format!(
+            "{}: {} rows {:?}",
+            db.catalog.durable_name(t),
+            hashes.len(),
+            hashes
+        ));
     }
     out
 }
@@ -500,7 +510,7 @@ pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// The log frames of one committing transaction `txn` — its inserted rows and its
 /// deleted rows per table, then `Commit` — handed to `emit` in pieces of about
 /// [`BUFFER_BYTES`].
-fn encode_changes(txn: TxnId, changes: &[Change], mut emit: impl FnMut(&[u8])) {
+fn encode_changes(db: &Database, txn: TxnId, changes: &[Change], mut emit: impl FnMut(&[u8])) {
     // Per table (by storage), in first-change order: inserted and deleted row ids.
     type PerTable<'a> = (&'a Arc<TableEntry>, Vec<RowId>, Vec<RowId>);
     fn slot<'a>(tables: &mut Vec<PerTable<'a>>, t: &'a Arc<TableEntry>) -> usize {
@@ -550,11 +560,15 @@ fn encode_changes(txn: TxnId, changes: &[Change], mut emit: impl FnMut(&[u8])) {
         deleted.dedup();
     }
     for (t, inserted, deleted) in &tables {
+        if t.temp {
+            continue;
+        }
+        let name = db.catalog.durable_name(t);
         for (kind, ids) in [(wal::INSERT, inserted), (wal::DELETE, deleted)] {
             for chunk in ids.chunks(BATCH_ROWS) {
                 let columns = t.storage.fetch(chunk, None);
                 payload.clear();
-                wal::payload_start(kind, txn, &t.name, &mut payload);
+                wal::payload_start(kind, txn, &name, &mut payload);
                 codec::encode_batch(&columns, chunk.len(), &mut payload);
                 wal::frame(&payload, &mut out);
                 if out.len() >= BUFFER_BYTES {

@@ -132,11 +132,15 @@ impl Replay<'_> {
     fn target(&mut self, name: &str) -> Result<&mut Target> {
         if !self.targets.contains_key(name) {
             let snapshot = self.db.txns.snapshot(self.txn);
-            let entry = self.db.catalog.table(name, &snapshot).ok_or_else(|| {
-                corrupt(&format!(
-                    "the log names table \"{name}\", which the checkpoint lacks"
-                ))
-            })?;
+            let entry = self
+                .db
+                .catalog
+                .by_durable_name(name, &snapshot)
+                .ok_or_else(|| {
+                    corrupt(&format!(
+                        "the log names table \"{name}\", which the checkpoint lacks"
+                    ))
+                })?;
             self.targets.insert(
                 name.to_string(),
                 Target {
@@ -187,7 +191,7 @@ fn set_sequence(db: &Database, txn: TxnId, name: &str, last: i64, called: bool) 
     let snapshot = db.txns.snapshot(txn);
     match db
         .catalog
-        .table(name, &snapshot)
+        .by_durable_name(name, &snapshot)
         .and_then(|e| e.sequence.clone())
     {
         Some(seq) => {
@@ -203,15 +207,33 @@ fn set_sequence(db: &Database, txn: TxnId, name: &str, last: i64, called: bool) 
 fn restore_privileges(db: &Database, p: &checkpoint::Privileges, txn: TxnId) {
     let snapshot = db.txns.snapshot(txn);
     for (name, owner, acl) in &p.relations {
-        match db.catalog.table(name, &snapshot) {
+        match db.catalog.by_durable_name(name, &snapshot) {
             Some(t) => {
                 db.catalog.set_privileges(&t, *owner, acl.clone(), txn);
             }
             None => tracing::warn!("recovery: privileges of a missing relation \"{name}\""),
         }
     }
-    if let Some(acl) = &p.schema {
-        db.catalog.set_schema_acl(acl.clone());
+    // Schemas' owners and ACLs (an older checkpoint has only public's ACL).
+    let mut schemas = p.schemas.clone();
+    if schemas.is_empty()
+        && let Some(acl) = &p.schema
+    {
+        schemas.push((
+            "public".into(),
+            crate::catalog::namespace::PG_DATABASE_OWNER,
+            Some(acl.clone()),
+        ));
+    }
+    for (name, owner, acl) in &schemas {
+        match db.catalog.namespace(name, &snapshot) {
+            Some(ns) if ns.owner != *owner || ns.acl != *acl => {
+                db.catalog
+                    .replace_namespace(&ns, name, *owner, acl.clone(), txn);
+            }
+            Some(_) => {}
+            None => tracing::warn!("recovery: privileges of a missing schema \"{name}\""),
+        }
     }
     db.catalog.set_database_acl(p.database.clone());
     db.catalog.set_default_acls(p.defaults.clone());
@@ -242,7 +264,10 @@ pub fn copy_database(src: &Database, dst: &Arc<Database>) -> Result<()> {
     let target_snapshot = dst.txns.snapshot(txn);
     let mut sel = Vec::new();
     for t in &d.tables {
-        let Some(target) = dst.catalog.table(&t.name, &target_snapshot) else {
+        let Some(target) = dst
+            .catalog
+            .by_durable_name(&src.catalog.durable_name(t), &target_snapshot)
+        else {
             dst.txns.end_write(txn);
             return Err(Error::new(
                 "XX000",

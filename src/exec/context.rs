@@ -104,6 +104,8 @@ pub struct ExecContext {
     pub set_configs: Option<PendingConfigs>,
     /// The session's open cursors as the statement started (pg_cursors).
     pub cursors: Arc<[CursorInfo]>,
+    /// How names in text resolve (regclass input, nextval('name'), current_schema).
+    pub search_path: Arc<crate::catalog::namespace::SearchPath>,
 }
 
 /// One open cursor, as pg_cursors shows it.

@@ -653,7 +653,10 @@ pub fn eval_function(
             json_build(func == Func::JsonBuildObject, &vs, &types, n, &ctx.fmt)?
         }
         Func::NextVal | Func::CurrVal | Func::SetVal | Func::LastVal => {
-            sequence_call(func, &vs, n, ctx)?
+            let by_oid = args
+                .first()
+                .is_some_and(|a| a.ty().ty == DataType::RegClass);
+            sequence_call(func, &vs, by_oid, n, ctx)?
         }
         Func::PgGetSerialSequence => serial_sequence(&vs, n, ctx)?,
         Func::AdvisoryLock
@@ -969,12 +972,15 @@ fn set_config(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
 /// In the durable mode, a sequence's new state goes to the redo log.
 fn log_sequence(
     ctx: &ExecContext,
-    name: &str,
+    entry: &crate::catalog::TableEntry,
     seq: &crate::catalog::sequence::Sequence,
     exact: bool,
 ) {
-    if let Some(durable) = ctx.db.as_ref().and_then(|db| db.durable.get()) {
-        durable.sequence(name, seq, exact);
+    if let Some(db) = ctx.db.as_ref()
+        && let Some(durable) = db.durable.get()
+        && !entry.is_temp()
+    {
+        durable.sequence(&db.catalog.durable_name(entry), seq, exact);
     }
 }
 
@@ -987,11 +993,11 @@ fn find_sequence(
     std::sync::Arc<crate::catalog::TableEntry>,
     std::sync::Arc<crate::catalog::sequence::Sequence>,
 )> {
-    let rel = crate::catalog::sequence::parse_relation_name(name)?;
+    let (schema, rel) = crate::catalog::sequence::parse_relation_name(name)?;
     let entry = access
         .catalog
-        .table(&rel, &ctx.snapshot)
-        .ok_or_else(|| Error::undefined_table(&rel))?;
+        .resolve_name(schema.as_deref(), &rel, &ctx.search_path, &ctx.snapshot)?
+        .ok_or_else(|| Error::undefined_table(name))?;
     match entry.sequence.clone() {
         Some(seq) => Ok((entry, seq)),
         None => Err(Error::new("42809", format!("\"{rel}\" is not a sequence"))),
@@ -1020,12 +1026,26 @@ fn may_use_sequence(
 }
 
 /// nextval, currval, setval and lastval, row by row (each nextval call is one step).
-fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+/// `by_oid`: the first argument is a regclass constant (a SERIAL or identity column's
+/// default), not a name.
+fn sequence_call(
+    func: Func,
+    args: &[Vector],
+    by_oid: bool,
+    n: usize,
+    ctx: &ExecContext,
+) -> Result<Vector> {
     use crate::catalog::acl::Privs;
     let Some(access) = &ctx.sequences else {
         return Err(Error::internal("sequence function outside a session"));
     };
     let mut checked = None;
+    type Found = (
+        i64,
+        std::sync::Arc<crate::catalog::TableEntry>,
+        std::sync::Arc<crate::catalog::sequence::Sequence>,
+    );
+    let mut found: Option<Found> = None;
     let mut out = Vector::with_capacity(DataType::Int8, n);
     for i in 0..n {
         if func != Func::LastVal && args.iter().any(|a| a.is_null(i)) {
@@ -1037,6 +1057,38 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
             _ => Err(Error::internal("sequence name is not text")),
         };
         let value = match func {
+            Func::NextVal if by_oid => {
+                let Value::Int8(oid) = args[0].value(i, DataType::Int8) else {
+                    return Err(Error::internal("sequence oid is not bigint"));
+                };
+                // Looked up once per batch (a column default's oid is one constant).
+                let (entry, seq) = match &found {
+                    Some((o, e, s)) if *o == oid => (e.clone(), s.clone()),
+                    _ => {
+                        let entry = access
+                            .catalog
+                            .by_oid(oid as u32, &ctx.snapshot)
+                            .ok_or_else(|| Error::undefined_table(&oid.to_string()))?;
+                        let Some(seq) = entry.sequence.clone() else {
+                            return Err(Error::new(
+                                "42809",
+                                format!("\"{}\" is not a sequence", entry.name),
+                            ));
+                        };
+                        found = Some((oid, entry.clone(), seq.clone()));
+                        (entry, seq)
+                    }
+                };
+                if args.len() == 1 {
+                    may_use_sequence(ctx, &entry, Privs::USAGE | Privs::UPDATE, &mut checked)?;
+                }
+                let v = seq.nextval(&entry.name)?;
+                log_sequence(ctx, &entry, &seq, false);
+                let mut session = access.session.lock();
+                session.current.insert(entry.oid, v);
+                session.last = Some((entry.oid, entry.name.clone(), v));
+                v
+            }
             Func::NextVal => {
                 let (entry, seq) = find_sequence(access, &name()?, ctx)?;
                 // An identity column's default (a second argument) needs no privilege.
@@ -1044,7 +1096,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
                     may_use_sequence(ctx, &entry, Privs::USAGE | Privs::UPDATE, &mut checked)?;
                 }
                 let v = seq.nextval(&entry.name)?;
-                log_sequence(ctx, &entry.name, &seq, false);
+                log_sequence(ctx, &entry, &seq, false);
                 let mut session = access.session.lock();
                 session.current.insert(entry.oid, v);
                 session.last = Some((entry.oid, entry.name.clone(), v));
@@ -1074,7 +1126,7 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
                     .get(2)
                     .is_none_or(|a| matches!(a.value(i, DataType::Bool), Value::Bool(true)));
                 let v = seq.setval(&entry.name, v, called)?;
-                log_sequence(ctx, &entry.name, &seq, true);
+                log_sequence(ctx, &entry, &seq, true);
                 if called {
                     access.session.lock().current.insert(entry.oid, v);
                 }
@@ -1089,8 +1141,9 @@ fn sequence_call(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Re
                     ));
                 };
                 // The sequence must still exist (PostgreSQL: 55000 if it was dropped).
-                let entry = access.catalog.table(&name, &ctx.snapshot);
-                let Some(entry) = entry.filter(|e| e.oid == oid) else {
+                let _ = name;
+                let entry = access.catalog.by_oid(oid, &ctx.snapshot);
+                let Some(entry) = entry else {
                     return Err(Error::new(
                         "55000",
                         "lastval is not yet defined in this session",
@@ -1125,10 +1178,10 @@ fn serial_sequence(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
                 "pg_get_serial_sequence arguments are not text",
             ));
         };
-        let table = crate::catalog::sequence::parse_relation_name(&table)?;
+        let (schema, name) = crate::catalog::sequence::parse_relation_name(&table)?;
         let entry = access
             .catalog
-            .table(&table, &ctx.snapshot)
+            .resolve_name(schema.as_deref(), &name, &ctx.search_path, &ctx.snapshot)?
             .ok_or_else(|| Error::undefined_table(&table))?;
         // The column name is taken as written (PostgreSQL does not fold it).
         if entry.column_index(&column).is_none() {
@@ -1143,7 +1196,11 @@ fn serial_sequence(args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vecto
             .into_iter()
             .find(|s| s.owned_by.as_ref().is_some_and(|(_, c)| *c == column));
         match owned {
-            Some(s) => out.push_value(&Value::Text(format!("public.{}", s.name))),
+            Some(s) => out.push_value(&Value::Text(access.catalog.qualified_name(
+                &s,
+                &ctx.snapshot,
+                ctx.search_path.temp,
+            ))),
             None => out.push_null(),
         }
     }

@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use crate::catalog::{ColumnDef, TableEntry};
+use crate::catalog::{ColumnDef, RelName, TableEntry};
 use crate::sql::expr::Expr;
 use crate::types::SqlType;
 
@@ -159,7 +159,7 @@ pub enum BoundStatement {
         cascade: bool,
     },
     CreateTable {
-        name: String,
+        name: RelName,
         columns: Vec<ColumnDef>,
         /// PRIMARY KEY and UNIQUE constraints' indexes.
         indexes: Vec<crate::catalog::IndexSpec>,
@@ -168,11 +168,14 @@ pub enum BoundStatement {
         /// Sequences for SERIAL and identity columns.
         sequences: Vec<crate::sql::binder::sequences::NewSequence>,
         if_not_exists: bool,
+        /// A temporary table's ON COMMIT action (None: a permanent table).
+        on_commit: Option<OnCommit>,
     },
     /// ALTER TABLE: the actions as parsed, bound one at a time when it runs (each over
-    /// the table the ones before it left).
+    /// the table the ones before it left). A name that resolved to nothing has
+    /// namespace 0 and the name as written.
     AlterTable {
-        name: String,
+        name: RelName,
         if_exists: bool,
         actions: Vec<sqlparser::ast::AlterTableOperation>,
     },
@@ -183,14 +186,14 @@ pub enum BoundStatement {
         mode: crate::storage::locks::LockMode,
     },
     CreateSequence {
-        name: String,
+        name: RelName,
         options: crate::catalog::sequence::SequenceOptions,
         if_not_exists: bool,
     },
     /// ALTER SEQUENCE: `changes` over the sequence's options; RESTART (`Some(None)`:
     /// at its start value).
     AlterSequence {
-        name: String,
+        name: RelName,
         if_exists: bool,
         changes: crate::catalog::sequence::SequenceSpec,
         restart: Option<Option<i64>>,
@@ -203,26 +206,28 @@ pub enum BoundStatement {
         if_not_exists: bool,
     },
     DropIndex {
-        names: Vec<String>,
+        names: Vec<RelName>,
         if_exists: bool,
     },
     /// CREATE [OR REPLACE] VIEW.
     CreateView {
-        name: String,
+        name: RelName,
         columns: Vec<ColumnDef>,
         view: crate::catalog::ViewDef,
         or_replace: bool,
     },
     /// CREATE TABLE … AS / SELECT INTO: a new table filled from `source`.
     CreateTableAs {
-        name: String,
+        name: RelName,
         columns: Vec<ColumnDef>,
         source: Option<Plan>,
         if_not_exists: bool,
+        /// A temporary table's ON COMMIT action (None: a permanent table).
+        on_commit: Option<OnCommit>,
     },
     /// DROP TABLE / DROP VIEW.
     DropTable {
-        names: Vec<String>,
+        names: Vec<RelName>,
         if_exists: bool,
         /// DROP TABLE, DROP VIEW or DROP SEQUENCE.
         kind: crate::catalog::RelKind,
@@ -291,6 +296,8 @@ pub enum BoundStatement {
     Checkpoint,
     /// CREATE DATABASE / DROP DATABASE (`session::databases`).
     Database(DatabaseChange),
+    /// CREATE / ALTER / DROP SCHEMA (`session::schemas`).
+    Schema(SchemaChange),
     /// COMMENT ON TABLE | VIEW | SEQUENCE | INDEX | COLUMN … IS 'text' | NULL.
     Comment {
         oid: u32,
@@ -339,6 +346,42 @@ pub enum BoundStatement {
         force_quote: Vec<bool>,
         /// COPY TO 'file' | PROGRAM 'command' on the server (superusers only).
         file: Option<crate::copy::ServerEnd>,
+    },
+}
+
+/// What a temporary table does at the end of each transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnCommit {
+    PreserveRows,
+    DeleteRows,
+    Drop,
+}
+
+/// CREATE, ALTER or DROP SCHEMA.
+#[derive(Clone, Debug)]
+pub enum SchemaChange {
+    Create {
+        name: String,
+        /// AUTHORIZATION role (None: the current role).
+        owner: Option<RoleSpec>,
+        if_not_exists: bool,
+        /// The schema elements written after the name (CREATE TABLE, VIEW, SEQUENCE,
+        /// INDEX, GRANT), as SQL, in the order PostgreSQL runs them: made in the new
+        /// schema, owned by its owner.
+        elements: Vec<String>,
+    },
+    Drop {
+        names: Vec<String>,
+        if_exists: bool,
+        cascade: bool,
+    },
+    Rename {
+        name: String,
+        to: String,
+    },
+    Owner {
+        name: String,
+        to: RoleSpec,
     },
 }
 
@@ -429,7 +472,7 @@ pub enum RoleChange {
     },
     /// ALTER TABLE | SEQUENCE | VIEW name OWNER TO role.
     Owner {
-        name: String,
+        name: RelName,
         if_exists: bool,
         /// The statement's word for the relation (its kind must match, but TABLE
         /// takes any).
@@ -469,11 +512,12 @@ pub enum RoleSpec {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GrantTarget {
     /// `[TABLE] names` (views and sequences too).
-    Tables(Vec<String>),
-    Sequences(Vec<String>),
-    /// `ALL TABLES IN SCHEMA public` (views included) / `ALL SEQUENCES IN SCHEMA`.
-    AllTables,
-    AllSequences,
+    Tables(Vec<RelName>),
+    Sequences(Vec<RelName>),
+    /// `ALL TABLES IN SCHEMA s, …` (views included) / `ALL SEQUENCES IN SCHEMA`: the
+    /// schemas' oids.
+    AllTables(Vec<u32>),
+    AllSequences(Vec<u32>),
     Schemas(Vec<String>),
     Databases(Vec<String>),
 }
@@ -520,6 +564,9 @@ impl BoundStatement {
             BoundStatement::DropTable { .. } => "DROP TABLE",
             BoundStatement::LockTable { .. } => "LOCK TABLE",
             BoundStatement::CopyFrom { .. } => "COPY FROM",
+            BoundStatement::Schema(SchemaChange::Create { .. }) => "CREATE SCHEMA",
+            BoundStatement::Schema(SchemaChange::Drop { .. }) => "DROP SCHEMA",
+            BoundStatement::Schema(_) => "ALTER SCHEMA",
             BoundStatement::Role(RoleChange::Create { .. }) => "CREATE ROLE",
             BoundStatement::Role(RoleChange::Alter { .. }) => "ALTER ROLE",
             BoundStatement::Role(RoleChange::Drop { .. }) => "DROP ROLE",
@@ -553,6 +600,7 @@ impl BoundStatement {
                 | BoundStatement::CreateTableAs { .. }
                 | BoundStatement::DropTable { .. }
                 | BoundStatement::Comment { .. }
+                | BoundStatement::Schema(_)
                 | BoundStatement::AlterSequence {
                     owned_by: Some(_),
                     ..
@@ -587,7 +635,9 @@ impl BoundStatement {
             | BoundStatement::CopyFrom { .. }
             | BoundStatement::DropTable { .. } => true,
             BoundStatement::DeclareCursor { query, .. } => query.takes_writer_lock(),
-            BoundStatement::Role(_) | BoundStatement::Comment { .. } => true,
+            BoundStatement::Role(_)
+            | BoundStatement::Comment { .. }
+            | BoundStatement::Schema(_) => true,
             BoundStatement::Fetch { .. }
             | BoundStatement::CloseCursor { .. }
             | BoundStatement::Discard(_)

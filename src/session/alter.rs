@@ -65,7 +65,7 @@ fn remap_expr(e: &Expr, remap: &dyn Fn(usize) -> Option<usize>) -> Option<Expr> 
 impl Session {
     pub(super) fn alter_table(
         &mut self,
-        name: &str,
+        rel: &crate::catalog::RelName,
         if_exists: bool,
         actions: &[sqlparser::ast::AlterTableOperation],
         ctx: &ExecContext,
@@ -74,9 +74,10 @@ impl Session {
         let done = Outcome::Done {
             tag: "ALTER TABLE".into(),
         };
-        let mut name = name.to_string();
+        let ns = rel.ns;
+        let mut name = rel.name.clone();
         for op in actions {
-            let Some(table) = self.db.catalog.table(&name, &ctx.snapshot) else {
+            let Some(table) = self.db.catalog.table(ns, &name, &ctx.snapshot) else {
                 if if_exists {
                     self.notice(format!("relation \"{name}\" does not exist, skipping"));
                     return Ok(done);
@@ -125,7 +126,7 @@ impl Session {
                 self.notices.push(("NOTICE".into(), "00000".into(), notice));
             }
             AlterAction::AddColumn {
-                column,
+                mut column,
                 sequence,
                 constraints,
             } => {
@@ -136,13 +137,16 @@ impl Session {
                 } = constraints;
                 if let Some(seq) = &sequence {
                     let made = catalog.create_sequence(
-                        &seq.name,
+                        &crate::catalog::RelName::new(t.namespace, seq.name.clone()),
                         seq.options.clone(),
                         Some((t.oid, seq.column.clone())),
                         t.owner,
                         txn,
                         &ctx.snapshot,
                     )?;
+                    if let Some(d) = &mut column.default {
+                        d.set_sequence_oid(&seq.placeholder, made.oid);
+                    }
                     self.undo.push(Undo::CreateTable(made));
                 }
                 let mut types = t.storage.types.clone();
@@ -177,7 +181,7 @@ impl Session {
                     Ok(cols)
                 })?;
                 let mut columns = t.columns.clone();
-                columns.push(column);
+                columns.push(*column);
                 let keep = |c: usize| Some(c);
                 let mut specs: Vec<IndexSpec> =
                     t.indexes.iter().filter_map(|i| respec(i, &keep)).collect();
@@ -320,8 +324,9 @@ impl Session {
                         .owned_by
                         .as_ref()
                         .is_some_and(|(_, c)| *c == dropped.name)
-                        && let Some(e) = catalog.drop_table(&seq.name, txn, &ctx.snapshot)
+                        && let Some(e) = catalog.table(seq.namespace, &seq.name, &ctx.snapshot)
                     {
+                        catalog.drop_relation(&e, txn);
                         self.undo.push(Undo::DropTable(e));
                     }
                 }
@@ -340,7 +345,7 @@ impl Session {
                 }
             }
             AlterAction::RenameTable { to } => {
-                if catalog.relation_exists(&to, &ctx.snapshot) {
+                if catalog.relation_exists(t.namespace, &to, &ctx.snapshot) {
                     return Err(Error::duplicate_table(&to));
                 }
                 let entry = catalog.new_version(

@@ -2,6 +2,7 @@
 //! REPLACE] VIEW as the session runs them.
 
 use super::*;
+use crate::catalog::RelName;
 
 impl Session {
     /// DROP TABLE / VIEW / SEQUENCE: refuses while views read what it drops, or a
@@ -9,7 +10,7 @@ impl Session {
     /// views (and the defaults) too. A table takes the sequences its columns own.
     pub(super) fn drop_relations(
         &mut self,
-        names: &[String],
+        names: &[RelName],
         if_exists: bool,
         kind: RelKind,
         cascade: bool,
@@ -18,8 +19,9 @@ impl Session {
     ) -> Result<Outcome> {
         let what = kind.name();
         let mut targets: Vec<Arc<TableEntry>> = Vec::new();
-        for name in names {
-            match self.db.catalog.table(name, &ctx.snapshot) {
+        for rel in names {
+            let name = &rel.name;
+            match self.db.catalog.relation(rel, &ctx.snapshot) {
                 None if if_exists => {
                     self.notice(format!("{what} \"{name}\" does not exist, skipping"))
                 }
@@ -40,13 +42,41 @@ impl Session {
                 Some(e) => targets.push(e),
             }
         }
-        let mut dropping = targets.clone();
+        if targets.is_empty() {
+            return Ok(Outcome::Done {
+                tag: format!("DROP {}", what.to_uppercase()),
+            });
+        }
+        let notes = self.drop_entries(&targets, cascade, ctx, txn)?;
+        match notes.len() {
+            0 => {}
+            1 => self.notice(format!("drop cascades to {}", notes[0])),
+            n => self.notice(format!("drop cascades to {n} other objects")),
+        }
+        Ok(Outcome::Done {
+            tag: format!("DROP {}", what.to_uppercase()),
+        })
+    }
+
+    /// Drops `targets` (visible relations) and what depends on them: views reading
+    /// them, foreign keys of other tables referencing them, defaults drawing from their
+    /// sequences, the sequences their columns own. Without `cascade` anything depending
+    /// on them is 2BP01; with it, returns what went beyond the targets (PostgreSQL's
+    /// "drop cascades to" lines).
+    pub(super) fn drop_entries(
+        &mut self,
+        targets: &[Arc<TableEntry>],
+        cascade: bool,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Vec<String>> {
+        let mut dropping = targets.to_vec();
         let mut cascaded: Vec<Arc<TableEntry>> = Vec::new();
         let mut blocked: Vec<String> = Vec::new();
-        let mut queue = targets.clone();
+        let mut queue = targets.to_vec();
         while let Some(t) = queue.pop() {
-            for d in self.db.catalog.dependents(&t.name, &ctx.snapshot) {
-                if dropping.iter().any(|x| Arc::ptr_eq(x, &d)) {
+            for d in self.db.catalog.dependents(t.oid, &ctx.snapshot) {
+                if dropping.iter().any(|x| x.oid == d.oid) {
                     continue;
                 }
                 blocked.push(format!(
@@ -62,7 +92,7 @@ impl Session {
         }
         // Foreign keys of other tables that reference a dropped table.
         let mut fk_drops: Vec<(Arc<TableEntry>, String)> = Vec::new();
-        for t in &targets {
+        for t in targets {
             for (child, fk) in self.db.catalog.referencing(t.oid, &ctx.snapshot) {
                 if dropping.iter().any(|d| d.oid == child.oid) {
                     continue;
@@ -76,7 +106,7 @@ impl Session {
         }
         // Sequences whose owning column's default would be left dangling.
         let mut defaults: Vec<(Arc<TableEntry>, String)> = Vec::new();
-        for t in &targets {
+        for t in targets {
             if let Some((owner, column)) = &t.owned_by
                 && !targets.iter().any(|x| x.oid == *owner)
                 && let Some(o) = self.db.catalog.by_oid(*owner, &ctx.snapshot)
@@ -93,7 +123,8 @@ impl Session {
             return Err(Error::new(
                 "2BP01",
                 format!(
-                    "cannot drop {what} {} because other objects depend on it",
+                    "cannot drop {} {} because other objects depend on it",
+                    first.kind().name(),
                     first.name
                 ),
             )
@@ -114,13 +145,12 @@ impl Session {
                 .iter()
                 .map(|(t, c)| format!("default value for column {c} of table {}", t.name)),
         );
-        match notes.len() {
-            0 => {}
-            1 => self.notice(format!("drop cascades to {}", notes[0])),
-            n => self.notice(format!("drop cascades to {n} other objects")),
-        }
         for (child, fk) in fk_drops {
-            let Some(current) = self.db.catalog.table(&child.name, &ctx.snapshot) else {
+            let Some(current) = self
+                .db
+                .catalog
+                .table(child.namespace, &child.name, &ctx.snapshot)
+            else {
                 continue;
             };
             let fks = current
@@ -158,33 +188,43 @@ impl Session {
             self.undo.push(Undo::DropTable(table));
             self.undo.push(Undo::CreateTable(entry));
         }
-        for t in &targets {
+        for t in targets {
             if t.kind() == RelKind::Table {
                 dropping.extend(self.db.catalog.owned_sequences(t.oid, &ctx.snapshot));
             }
         }
+        let mut dropped: Vec<u32> = Vec::new();
         for entry in dropping {
-            if let Some(e) = self.db.catalog.drop_table(&entry.name, txn, &ctx.snapshot) {
+            if dropped.contains(&entry.oid) {
+                continue;
+            }
+            dropped.push(entry.oid);
+            if let Some(e) = self
+                .db
+                .catalog
+                .table(entry.namespace, &entry.name, &ctx.snapshot)
+            {
+                self.db.catalog.drop_relation(&e, txn);
                 self.undo.push(Undo::DropTable(e));
             }
         }
-        Ok(Outcome::Done {
-            tag: format!("DROP {}", what.to_uppercase()),
-        })
+        Ok(notes)
     }
 
     /// CREATE [OR REPLACE] VIEW: a replacement keeps every column, name and type, and
     /// may only add columns at the end (42P16).
     pub(super) fn create_view(
         &mut self,
-        name: &str,
+        rel: &RelName,
         columns: &[crate::catalog::ColumnDef],
         view: &crate::catalog::ViewDef,
         or_replace: bool,
         ctx: &ExecContext,
         txn: TxnId,
     ) -> Result<Outcome> {
-        let replaced = self.db.catalog.table(name, &ctx.snapshot);
+        let rel = self.resolve_temp(rel);
+        let name = rel.name.as_str();
+        let replaced = self.db.catalog.relation(&rel, &ctx.snapshot);
         if let Some(old) = replaced.clone() {
             if !or_replace {
                 return Err(Error::duplicate_table(name));
@@ -218,12 +258,12 @@ impl Session {
                     ));
                 }
             }
-            if let Some(e) = self.db.catalog.drop_table(name, txn, &ctx.snapshot) {
+            if let Some(e) = self.db.catalog.drop_table(&rel, txn, &ctx.snapshot) {
                 self.undo.push(Undo::DropTable(e));
             }
         }
         let entry = self.db.catalog.create_relation(
-            name,
+            &rel,
             columns.to_vec(),
             Some(view.clone()),
             self.new_owner(),

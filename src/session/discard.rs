@@ -56,6 +56,7 @@ impl Session {
                 self.db.advisory.release(self.advisory_owner, true);
                 self.sequences = Default::default();
                 self.db.notifier.unlisten(self.pid, None);
+                self.discard_temp();
                 "DISCARD ALL"
             }
             Discard::Settings => {
@@ -67,7 +68,10 @@ impl Session {
                 self.sequences = Default::default();
                 "DISCARD SEQUENCES"
             }
-            Discard::Temp => "DISCARD TEMP",
+            Discard::Temp => {
+                self.discard_temp();
+                "DISCARD TEMP"
+            }
         };
         Ok(Outcome::Done { tag: tag.into() })
     }

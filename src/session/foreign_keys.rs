@@ -320,7 +320,8 @@ impl Session {
                 .flat_map(|t| t.foreign_keys.clone())
                 .collect();
             for raw in names.split(',') {
-                let name = crate::catalog::sequence::parse_relation_name(raw.trim())?;
+                // A constraint's name, optionally schema-qualified.
+                let (_, name) = crate::catalog::sequence::parse_relation_name(raw.trim())?;
                 let Some(fk) = all_fks.iter().find(|f| f.name == name) else {
                     return Err(Error::new(
                         "42704",

@@ -70,7 +70,8 @@ impl Session {
             _ => LockMode::AccessShare,
         };
         out.extend(prepared.tables.iter().map(|t| (t.oid, read)));
-        let named = |name: &str| catalog.table(name, snapshot()).map(|t| t.oid);
+        let named =
+            |name: &crate::catalog::RelName| catalog.relation(name, snapshot()).map(|t| t.oid);
         match stmt {
             BoundStatement::Insert { table, .. }
             | BoundStatement::CopyFrom { table, .. }
@@ -104,7 +105,7 @@ impl Session {
             BoundStatement::CreateIndex { table, .. } => out.push((table.oid, LockMode::Share)),
             BoundStatement::DropIndex { names, .. } => {
                 for n in names {
-                    if let Some(t) = catalog.index_owner(n, snapshot()) {
+                    if let Some(t) = catalog.index_owner(n.ns, &n.name, snapshot()) {
                         out.push((t.oid, LockMode::AccessExclusive));
                     }
                 }
@@ -116,12 +117,16 @@ impl Session {
                         constraint: sqlparser::ast::TableConstraint::ForeignKey(fk),
                         ..
                     } = a
-                        && let Some(parent) = fk.foreign_table.0.last()
                     {
-                        let parent = parent.to_string();
-                        let parent = crate::catalog::sequence::parse_relation_name(&parent)
-                            .unwrap_or(parent);
-                        out.extend(named(&parent).map(|oid| (oid, LockMode::ShareRowExclusive)));
+                        let path = self.search_path(snapshot());
+                        let parent = crate::catalog::sequence::parse_relation_name(
+                            &fk.foreign_table.to_string(),
+                        )
+                        .ok()
+                        .and_then(|(schema, name)| {
+                            catalog.resolve(schema.as_deref(), &name, &path, snapshot())
+                        });
+                        out.extend(parent.map(|t| (t.oid, LockMode::ShareRowExclusive)));
                     }
                 }
             }
@@ -130,7 +135,7 @@ impl Session {
                     let Some(oid) = named(n) else { continue };
                     out.push((oid, LockMode::AccessExclusive));
                     if *cascade {
-                        for d in catalog.dependents(n, snapshot()) {
+                        for d in catalog.dependents(oid, snapshot()) {
                             out.push((d.oid, LockMode::AccessExclusive));
                         }
                         for (child, _) in catalog.referencing(oid, snapshot()) {
@@ -148,6 +153,16 @@ impl Session {
             }
             BoundStatement::AlterSequence { name, .. } => {
                 out.extend(named(name).map(|oid| (oid, LockMode::RowExclusive)));
+            }
+            // DROP SCHEMA … CASCADE drops what is in the schemas.
+            BoundStatement::Schema(crate::plan::SchemaChange::Drop { names, .. }) => {
+                for n in names {
+                    if let Some(ns) = catalog.namespace(n, snapshot()) {
+                        for t in catalog.relations_in(ns.oid, snapshot()) {
+                            out.push((t.oid, LockMode::AccessExclusive));
+                        }
+                    }
+                }
             }
             _ => {}
         }

@@ -49,6 +49,7 @@ mod locking;
 mod prepared;
 pub mod privileges;
 mod roles;
+mod schemas;
 pub mod settings;
 mod txn;
 mod write;
@@ -118,8 +119,15 @@ enum Undo {
     Comment(u32, String, Option<String>),
     /// Role memberships as they were before GRANT / REVOKE role.
     Memberships(Vec<crate::auth::Membership>),
-    /// Schema public's ACL before GRANT / REVOKE on it.
-    SchemaAcl(crate::catalog::acl::Acl),
+    /// CREATE SCHEMA's new schema.
+    CreateSchema(Arc<crate::catalog::namespace::Namespace>),
+    /// A schema's old version and the new one replacing it (RENAME, OWNER TO, GRANT).
+    ReplaceSchema(
+        Arc<crate::catalog::namespace::Namespace>,
+        Arc<crate::catalog::namespace::Namespace>,
+    ),
+    /// DROP SCHEMA's schema.
+    DropSchema(Arc<crate::catalog::namespace::Namespace>),
     /// A database's ACL before GRANT / REVOKE on it.
     DatabaseAcl(Arc<Database>, Option<crate::catalog::acl::Acl>),
     /// ALTER DEFAULT PRIVILEGES' entries before it ran.
@@ -280,6 +288,16 @@ pub struct Session {
     /// Warnings of the last parse, with their positions (22P06 for backslashes in
     /// literals under standard_conforming_strings = off); sent before `notices`.
     pub parse_warnings: std::cell::RefCell<Vec<Error>>,
+    /// NOTICEs of the last bind (a view made temporary); sent before `notices`.
+    pub bind_notices: std::cell::RefCell<Vec<String>>,
+    /// The session's temporary namespace (pg_temp_N), once it made one.
+    temp_ns: Option<u32>,
+    /// The temporary tables with an ON COMMIT action other than PRESERVE ROWS, by oid.
+    on_commit: Vec<(u32, crate::plan::OnCommit)>,
+    /// While CREATE SCHEMA runs its elements: the path they resolve names by (the new
+    /// schema) and the role that owns what they make.
+    path_override: Option<crate::catalog::namespace::SearchPath>,
+    owner_override: Option<u32>,
     /// Reported settings changed by the last statement.
     pub changed_settings: Vec<String>,
     /// What this session's nextval calls returned (currval, lastval).
@@ -434,6 +452,11 @@ impl Session {
             prepared: HashMap::new(),
             notices: Vec::new(),
             parse_warnings: Default::default(),
+            bind_notices: Default::default(),
+            temp_ns: None,
+            on_commit: Vec::new(),
+            path_override: None,
+            owner_override: None,
             changed_settings: Vec::new(),
             sequences: Default::default(),
             truncating: false,
@@ -501,6 +524,7 @@ impl Session {
         declared: &[Option<SqlType>],
         snapshot: crate::storage::mvcc::Snapshot,
     ) -> Result<Prepared> {
+        let search_path = self.search_path(&snapshot);
         let mut binder = Binder::new(
             &self.db.catalog,
             snapshot,
@@ -508,7 +532,13 @@ impl Session {
             declared.to_vec(),
         )
         .with_text(sql);
-        let bound = binder.bind_statement(stmt)?;
+        binder.search_path = search_path;
+        binder.database = Some(self.db.name());
+        let bound = binder.bind_statement(stmt);
+        self.bind_notices
+            .borrow_mut()
+            .extend(std::mem::take(&mut binder.notices));
+        let bound = bound?;
         let columns = match &bound {
             // A FETCH answers with its cursor's columns (Describe needs them).
             BoundStatement::Fetch {
@@ -593,6 +623,7 @@ impl Session {
                 s.own = snapshot_own;
                 self.db.txns.pinned_snapshot_at(s)
             };
+        let search_path = Arc::new(self.search_path(&snapshot));
         ExecContext {
             snapshot,
             pin: Some(pin),
@@ -628,6 +659,7 @@ impl Session {
             set_configs: Some(self.pending_configs.clone()),
             db: Some(self.db.clone()),
             cursors: self.cursor_infos(),
+            search_path,
             backends: Some((
                 self.pid,
                 self.cluster.backends.clone(),
@@ -1038,6 +1070,7 @@ impl Session {
                 }
             }
             BoundStatement::Role(change) => self.change_roles(change, &ctx),
+            BoundStatement::Schema(change) => self.change_schema(change, &ctx, txn),
             BoundStatement::Listen { channel, listen } => {
                 self.pending_listen.push((*listen, channel.clone()));
                 Ok(Outcome::Done {
@@ -1304,12 +1337,14 @@ impl Session {
                 foreign_keys,
                 sequences,
                 if_not_exists,
+                on_commit,
             } => {
-                if self.db.catalog.table(name, &ctx.snapshot).is_some() && *if_not_exists {
+                let name = &self.resolve_temp(name);
+                if self.db.catalog.relation(name, &ctx.snapshot).is_some() && *if_not_exists {
                     self.notices.push((
                         "NOTICE".into(),
                         "42P07".into(),
-                        format!("relation \"{name}\" already exists, skipping"),
+                        format!("relation \"{}\" already exists, skipping", name.name),
                     ));
                     return Ok(Outcome::Done {
                         tag: "CREATE TABLE".into(),
@@ -1332,9 +1367,11 @@ impl Session {
                 self.undo.push(Undo::CreateTable(entry.clone()));
                 let entry = self.apply_default_acl(entry, txn);
                 self.fresh_tables.push((entry.oid, self.savepoints.len()));
+                self.note_on_commit(entry.oid, *on_commit);
+                let mut columns = entry.columns.clone();
                 for seq in sequences {
                     let made = self.db.catalog.create_sequence(
-                        &seq.name,
+                        &crate::catalog::RelName::new(name.ns, seq.name.clone()),
                         seq.options.clone(),
                         Some((entry.oid, seq.column.clone())),
                         entry.owner,
@@ -1342,7 +1379,24 @@ impl Session {
                         &ctx.snapshot,
                     )?;
                     self.undo.push(Undo::CreateTable(made.clone()));
+                    for c in columns.iter_mut() {
+                        if let Some(d) = &mut c.default {
+                            d.set_sequence_oid(&seq.placeholder, made.oid);
+                        }
+                    }
                     self.apply_default_acl(made, txn);
+                }
+                // The columns' defaults now name their sequences by oid.
+                if !sequences.is_empty() {
+                    let patched = self.db.catalog.replace_version(
+                        &entry,
+                        columns,
+                        entry.indexes.clone(),
+                        entry.checks.clone(),
+                        txn,
+                    );
+                    self.undo.push(Undo::DropTable(entry.clone()));
+                    self.undo.push(Undo::CreateTable(patched));
                 }
                 Ok(Outcome::Done {
                     tag: "CREATE TABLE".into(),
@@ -1369,11 +1423,17 @@ impl Session {
                 let done = Outcome::Done {
                     tag: "CREATE SEQUENCE".into(),
                 };
-                if *if_not_exists && self.db.catalog.relation_exists(name, &ctx.snapshot) {
+                let name = &self.resolve_temp(name);
+                if *if_not_exists
+                    && self
+                        .db
+                        .catalog
+                        .relation_exists(name.ns, &name.name, &ctx.snapshot)
+                {
                     self.notices.push((
                         "NOTICE".into(),
                         "42P07".into(),
-                        format!("relation \"{name}\" already exists, skipping"),
+                        format!("relation \"{}\" already exists, skipping", name.name),
                     ));
                     return Ok(done);
                 }
@@ -1399,7 +1459,8 @@ impl Session {
                 let done = Outcome::Done {
                     tag: "ALTER SEQUENCE".into(),
                 };
-                let Some(entry) = self.db.catalog.table(name, &ctx.snapshot) else {
+                let Some(entry) = self.db.catalog.relation(name, &ctx.snapshot) else {
+                    let name = &name.name;
                     if *if_exists {
                         self.notice(format!("relation \"{name}\" does not exist, skipping"));
                         return Ok(done);
@@ -1409,6 +1470,7 @@ impl Session {
                         format!("relation \"{name}\" does not exist"),
                     ));
                 };
+                let name = &name.name;
                 let Some(seq) = &entry.sequence else {
                     return Err(Error::new("42809", format!("\"{name}\" is not a sequence")));
                 };
@@ -1448,12 +1510,14 @@ impl Session {
                 columns,
                 source,
                 if_not_exists,
+                on_commit,
             } => {
-                if self.db.catalog.table(name, &ctx.snapshot).is_some() && *if_not_exists {
+                let name = &self.resolve_temp(name);
+                if self.db.catalog.relation(name, &ctx.snapshot).is_some() && *if_not_exists {
                     self.notices.push((
                         "NOTICE".into(),
                         "42P07".into(),
-                        format!("relation \"{name}\" already exists, skipping"),
+                        format!("relation \"{}\" already exists, skipping", name.name),
                     ));
                     return Ok(Outcome::Done {
                         tag: "CREATE TABLE AS".into(),
@@ -1469,6 +1533,7 @@ impl Session {
                 )?;
                 self.undo.push(Undo::CreateTable(entry.clone()));
                 let entry = self.apply_default_acl(entry, txn);
+                self.note_on_commit(entry.oid, *on_commit);
                 let tag = match source {
                     Some(plan) => {
                         let n = self.run_insert(&entry, plan, &ctx, txn, None, &mut Vec::new())?;
@@ -1500,5 +1565,6 @@ impl Drop for Session {
         // A client that disconnects mid-transaction rolls it back.
         self.rollback();
         self.db.advisory.release(self.advisory_owner, true);
+        self.drop_temp_objects();
     }
 }

@@ -80,13 +80,19 @@ pub fn relation_grant_options(
     relation_acl(entry).mask_options(wanted, &|r| inherits(db, role, r))
 }
 
-/// The privileges among `wanted` that `role` holds on schema public.
-pub fn schema_privs(db: &Database, role: u32, wanted: Privs) -> Privs {
+/// The privileges among `wanted` that `role` holds on schema `ns`.
+pub fn schema_privs(
+    db: &Database,
+    role: u32,
+    ns: &crate::catalog::namespace::Namespace,
+    wanted: Privs,
+) -> Privs {
     if is_superuser_role(db, role) {
         return wanted;
     }
-    db.catalog
-        .schema_acl()
+    ns.acl
+        .clone()
+        .unwrap_or_else(|| default_acl(ObjectKind::Schema, ns.owner))
         .mask(wanted, &|r| inherits(db, role, r))
 }
 
@@ -125,8 +131,8 @@ pub fn not_owner(entry: &TableEntry) -> Error {
     )
 }
 
-fn schema_denied() -> Error {
-    Error::new("42501", "permission denied for schema public")
+fn schema_denied(name: &str) -> Error {
+    Error::new("42501", format!("permission denied for schema {name}"))
 }
 
 impl Session {
@@ -155,7 +161,7 @@ impl Session {
 
     /// The owner new relations get.
     pub(super) fn new_owner(&self) -> u32 {
-        self.role_oid()
+        self.owner_override.unwrap_or_else(|| self.role_oid())
     }
 
     /// Whether the current role owns `entry` (or may act as its owner).
@@ -167,10 +173,18 @@ impl Session {
         }
     }
 
-    /// CREATE on schema public (CREATE TABLE, VIEW, SEQUENCE, INDEX).
-    pub(super) fn may_create(&self) -> Result<()> {
-        if schema_privs(&self.db, self.role_oid(), Privs::CREATE).is_empty() {
-            Err(schema_denied())
+    /// CREATE on schema `ns` (CREATE TABLE, VIEW, SEQUENCE, INDEX in it). A session's
+    /// own temporary namespace takes the database's TEMPORARY privilege instead, checked
+    /// when it is made.
+    pub(super) fn may_create(&self, ns: u32, ctx: &ExecContext) -> Result<()> {
+        if ns == crate::sql::binder::schemas::TEMP_NAMESPACE || Some(ns) == self.temp_ns {
+            return Ok(());
+        }
+        let Some(namespace) = self.db.catalog.namespace_by_oid(ns, &ctx.snapshot) else {
+            return Ok(());
+        };
+        if schema_privs(&self.db, self.role_oid(), &namespace, Privs::CREATE).is_empty() {
+            Err(schema_denied(&namespace.name))
         } else {
             Ok(())
         }
@@ -179,7 +193,7 @@ impl Session {
     /// The privilege checks of a statement about to run.
     pub(super) fn check_privileges(&self, prepared: &Prepared, ctx: &ExecContext) -> Result<()> {
         let (me, superuser) = self.identity();
-        self.check_access(&prepared.access, me, superuser)?;
+        self.check_access(&prepared.access, me, superuser, &ctx.snapshot)?;
         if superuser {
             return Ok(());
         }
@@ -187,11 +201,11 @@ impl Session {
             return Ok(());
         };
         let catalog = &self.db.catalog;
-        let existing = |name: &str| catalog.table(name, &ctx.snapshot);
+        let existing = |name: &crate::catalog::RelName| catalog.relation(name, &ctx.snapshot);
         match stmt {
-            BoundStatement::CreateTable { .. }
-            | BoundStatement::CreateSequence { .. }
-            | BoundStatement::CreateTableAs { .. } => self.may_create()?,
+            BoundStatement::CreateTable { name, .. }
+            | BoundStatement::CreateSequence { name, .. }
+            | BoundStatement::CreateTableAs { name, .. } => self.may_create(name.ns, ctx)?,
             BoundStatement::CreateView {
                 name, or_replace, ..
             } => {
@@ -199,36 +213,50 @@ impl Session {
                     Some(old) if *or_replace && old.view.is_some() => self.must_own(&old)?,
                     _ => {}
                 }
-                self.may_create()?;
+                self.may_create(name.ns, ctx)?;
             }
             BoundStatement::CreateIndex { table, .. } => {
                 self.must_own(table)?;
-                self.may_create()?;
             }
             BoundStatement::AlterTable { name, .. }
             | BoundStatement::AlterSequence { name, .. } => {
                 if let Some(t) = existing(name) {
+                    self.may_use_schema(t.namespace, ctx)?;
                     self.must_own(&t)?;
                 }
             }
             BoundStatement::DropTable { names, .. } => {
                 for n in names {
-                    if let Some(t) = existing(n) {
+                    let Some(t) = existing(n) else { continue };
+                    self.may_use_schema(t.namespace, ctx)?;
+                    // A schema's owner may drop what is in it (PostgreSQL).
+                    if !self.owns_schema(t.namespace, ctx) {
                         self.must_own(&t)?;
                     }
                 }
             }
             BoundStatement::DropIndex { names, .. } => {
                 for n in names {
-                    if let Some(t) = catalog.index_owner(n, &ctx.snapshot)
+                    if let Some(t) = catalog.index_owner(n.ns, &n.name, &ctx.snapshot)
                         && !owns(&self.db, me, t.owner)
+                        && !self.owns_schema(t.namespace, ctx)
                     {
-                        return Err(Error::new("42501", format!("must be owner of index {n}")));
+                        return Err(Error::new(
+                            "42501",
+                            format!("must be owner of index {}", n.name),
+                        ));
                     }
                 }
             }
             BoundStatement::Comment { oid, .. } => {
-                if let Some(t) = catalog.by_oid(*oid, &ctx.snapshot) {
+                if let Some(ns) = catalog.namespace_by_oid(*oid, &ctx.snapshot) {
+                    if !owns(&self.db, me, ns.owner) {
+                        return Err(Error::new(
+                            "42501",
+                            format!("must be owner of schema {}", ns.name),
+                        ));
+                    }
+                } else if let Some(t) = catalog.by_oid(*oid, &ctx.snapshot) {
                     self.must_own(&t)?;
                 } else if let Some(t) = catalog
                     .visible_tables(&ctx.snapshot)
@@ -273,14 +301,35 @@ impl Session {
     /// The privileges a statement bound while it runs (ALTER TABLE's actions) needs.
     pub(super) fn check_bound_access(&self, access: &[Access]) -> Result<()> {
         let (me, superuser) = self.identity();
-        self.check_access(access, me, superuser)
+        let snapshot = self.db.txns.snapshot(self.writer);
+        self.check_access(access, me, superuser, &snapshot)
     }
 
-    fn check_access(&self, access: &[Access], me: u32, superuser: bool) -> Result<()> {
+    fn check_access(
+        &self,
+        access: &[Access],
+        me: u32,
+        superuser: bool,
+        snapshot: &crate::storage::mvcc::Snapshot,
+    ) -> Result<()> {
         for a in access {
             let role = a.as_role.unwrap_or(me);
             if a.as_role.is_none() && superuser {
                 continue;
+            }
+            // A relation the statement names must be in a schema the role may use (a
+            // qualified name reaches past the search path, which leaves such schemas
+            // out); a view's relations were named by its owner.
+            if a.as_role.is_none()
+                && !a.table.temp
+                && let Some(ns) = self
+                    .db
+                    .catalog
+                    .namespace_by_oid(a.table.namespace, snapshot)
+                && !ns.is_system()
+                && schema_privs(&self.db, role, &ns, Privs::USAGE).is_empty()
+            {
+                return Err(schema_denied(&ns.name));
             }
             if !relation_privs(&self.db, role, &a.table, a.privs).contains(a.privs) {
                 return Err(denied(&a.table));
@@ -441,11 +490,11 @@ impl Session {
         // What the statement's privileges are checked against: a table's rights and a
         // sequence's (ON TABLE takes either), a schema's, a database's.
         let (valid, noun) = match &c.target {
-            GrantTarget::Tables(_) | GrantTarget::AllTables => (
+            GrantTarget::Tables(_) | GrantTarget::AllTables(_) => (
                 ObjectKind::Table.all() | ObjectKind::Sequence.all(),
                 "table",
             ),
-            GrantTarget::Sequences(_) | GrantTarget::AllSequences => {
+            GrantTarget::Sequences(_) | GrantTarget::AllSequences(_) => {
                 (ObjectKind::Sequence.all(), "sequence")
             }
             GrantTarget::Schemas(_) => (ObjectKind::Schema.all(), "schema"),
@@ -468,23 +517,30 @@ impl Session {
         let txn = ctx.snapshot.own;
         match &c.target {
             GrantTarget::Schemas(names) => {
+                let mut schemas = Vec::new();
                 for n in names {
-                    self.schema_exists(n)?;
+                    schemas.push(self.schema_named(n, ctx)?);
                 }
-                let acl = self.db.catalog.schema_acl();
-                let name = "public".to_string();
-                let edited = self.edit_acl(
-                    Some(acl),
-                    ObjectKind::Schema,
-                    PG_DATABASE_OWNER,
-                    &name,
-                    asked,
-                    &grantees,
-                    c,
-                )?;
-                if let Some(acl) = edited {
-                    let before = self.db.catalog.set_schema_acl(acl);
-                    self.undo.push(Undo::SchemaAcl(before));
+                for ns in schemas {
+                    let edited = self.edit_acl(
+                        ns.acl.clone(),
+                        ObjectKind::Schema,
+                        ns.owner,
+                        &ns.name,
+                        asked,
+                        &grantees,
+                        c,
+                    )?;
+                    if let Some(acl) = edited {
+                        let new = self.db.catalog.replace_namespace(
+                            &ns,
+                            &ns.name,
+                            ns.owner,
+                            Some(acl),
+                            txn,
+                        );
+                        self.undo.push(Undo::ReplaceSchema(ns, new));
+                    }
                 }
             }
             GrantTarget::Databases(names) => {
@@ -562,16 +618,43 @@ impl Session {
         Ok(Outcome::Done { tag: tag.into() })
     }
 
-    fn schema_exists(&self, n: &str) -> Result<()> {
+    /// USAGE on schema `ns`, which naming a relation in it needs (42501).
+    fn may_use_schema(&self, ns: u32, ctx: &ExecContext) -> Result<()> {
+        match self.db.catalog.namespace_by_oid(ns, &ctx.snapshot) {
+            Some(n)
+                if !n.is_system()
+                    && !n.is_temp()
+                    && schema_privs(&self.db, self.role_oid(), &n, Privs::USAGE).is_empty() =>
+            {
+                Err(schema_denied(&n.name))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the current role owns schema `ns` (or may act as its owner).
+    fn owns_schema(&self, ns: u32, ctx: &ExecContext) -> bool {
+        self.db
+            .catalog
+            .namespace_by_oid(ns, &ctx.snapshot)
+            .is_some_and(|n| owns(&self.db, self.role_oid(), n.owner))
+    }
+
+    /// The schema GRANT / REVOKE ON SCHEMA names.
+    fn schema_named(
+        &self,
+        n: &str,
+        ctx: &ExecContext,
+    ) -> Result<Arc<crate::catalog::namespace::Namespace>> {
         match n {
-            "public" => Ok(()),
             "pg_catalog" | "information_schema" => Err(Error::feature_not_supported(format!(
                 "privileges on schema \"{n}\""
             ))),
-            _ => Err(Error::new(
-                "3F000",
-                format!("schema \"{n}\" does not exist"),
-            )),
+            _ => self
+                .db
+                .catalog
+                .namespace(n, &ctx.snapshot)
+                .ok_or_else(|| Error::new("3F000", format!("schema \"{n}\" does not exist"))),
         }
     }
 
@@ -586,22 +669,25 @@ impl Session {
         match target {
             GrantTarget::Tables(names) | GrantTarget::Sequences(names) => {
                 for n in names {
-                    let Some(t) = catalog.table(n, &ctx.snapshot) else {
-                        return Err(Error::undefined_table(n));
+                    let Some(t) = catalog.relation(n, &ctx.snapshot) else {
+                        return Err(Error::undefined_table(&n.name));
                     };
                     if matches!(target, GrantTarget::Sequences(_)) && t.sequence.is_none() {
-                        return Err(Error::new("42809", format!("\"{n}\" is not a sequence")));
+                        return Err(Error::new(
+                            "42809",
+                            format!("\"{}\" is not a sequence", n.name),
+                        ));
                     }
                     if !out.iter().any(|o: &Arc<TableEntry>| o.oid == t.oid) {
                         out.push(t);
                     }
                 }
             }
-            GrantTarget::AllTables | GrantTarget::AllSequences => {
-                let sequences = matches!(target, GrantTarget::AllSequences);
-                let mut all: Vec<Arc<TableEntry>> = catalog
-                    .visible_tables(&ctx.snapshot)
-                    .into_iter()
+            GrantTarget::AllTables(schemas) | GrantTarget::AllSequences(schemas) => {
+                let sequences = matches!(target, GrantTarget::AllSequences(_));
+                let mut all: Vec<Arc<TableEntry>> = schemas
+                    .iter()
+                    .flat_map(|&ns| catalog.relations_in(ns, &ctx.snapshot))
                     .filter(|t| t.sequence.is_some() == sequences)
                     .collect();
                 all.sort_by_key(|t| t.oid);
@@ -695,7 +781,7 @@ impl Session {
         c: &PrivilegeChange,
     ) -> Result<Outcome> {
         let kind = match c.target {
-            GrantTarget::AllSequences => ObjectKind::Sequence,
+            GrantTarget::AllSequences(_) => ObjectKind::Sequence,
             _ => ObjectKind::Table,
         };
         if let Some(list) = &c.privileges {
@@ -876,7 +962,7 @@ impl Session {
     /// ALTER TABLE | SEQUENCE name OWNER TO role.
     pub(super) fn change_owner(
         &mut self,
-        name: &str,
+        rel: &crate::catalog::RelName,
         if_exists: bool,
         kind: RelKind,
         to: &RoleSpec,
@@ -888,7 +974,8 @@ impl Session {
             _ => "ALTER TABLE",
         };
         let done = Outcome::Done { tag: tag.into() };
-        let Some(entry) = self.db.catalog.table(name, &ctx.snapshot) else {
+        let name = rel.name.as_str();
+        let Some(entry) = self.db.catalog.relation(rel, &ctx.snapshot) else {
             if if_exists {
                 self.notice(format!("relation \"{name}\" does not exist, skipping"));
                 return Ok(done);
@@ -933,8 +1020,13 @@ impl Session {
                     ),
                 ));
             }
-            if schema_privs(&self.db, new, Privs::CREATE).is_empty() {
-                return Err(schema_denied());
+            if let Some(ns) = self
+                .db
+                .catalog
+                .namespace_by_oid(entry.namespace, &ctx.snapshot)
+                && schema_privs(&self.db, new, &ns, Privs::CREATE).is_empty()
+            {
+                return Err(schema_denied(&ns.name));
             }
         }
         let mut targets = vec![entry.clone()];
@@ -989,6 +1081,16 @@ impl Session {
                 self.set_owner(&t, new, ctx.snapshot.own);
             }
         }
+        for ns in self.db.catalog.visible_namespaces(&ctx.snapshot) {
+            if from.contains(&ns.owner) && ns.owner != new && !ns.is_system() {
+                let acl = ns.acl.as_ref().map(|a| a.new_owner(ns.owner, new));
+                let made =
+                    self.db
+                        .catalog
+                        .replace_namespace(&ns, &ns.name, new, acl, ctx.snapshot.own);
+                self.undo.push(Undo::ReplaceSchema(ns, made));
+            }
+        }
         Ok(Outcome::Done {
             tag: "REASSIGN OWNED".into(),
         })
@@ -1006,7 +1108,7 @@ impl Session {
         let txn = ctx.snapshot.own;
         let visible = self.db.catalog.visible_tables(&ctx.snapshot);
         // Owned sequences go with their tables.
-        let owned: Vec<String> = visible
+        let owned: Vec<crate::catalog::RelName> = visible
             .iter()
             .filter(|t| roles.contains(&t.owner))
             .filter(|t| {
@@ -1016,15 +1118,15 @@ impl Session {
                         .any(|v| v.oid == *table && roles.contains(&v.owner))
                 })
             })
-            .map(|t| t.name.clone())
+            .map(|t| crate::catalog::RelName::new(t.namespace, t.name.clone()))
             .collect();
         for kind in [RelKind::View, RelKind::Table, RelKind::Sequence] {
-            let names: Vec<String> = owned
+            let names: Vec<crate::catalog::RelName> = owned
                 .iter()
                 .filter(|n| {
                     self.db
                         .catalog
-                        .table(n, &ctx.snapshot)
+                        .relation(n, &ctx.snapshot)
                         .is_some_and(|t| t.kind() == kind)
                 })
                 .cloned()
@@ -1059,15 +1161,32 @@ impl Session {
             let before = self.db.catalog.set_default_acls(kept);
             self.undo.push(Undo::DefaultAcls(before));
         }
-        let schema = self.db.catalog.schema_acl();
-        if roles
-            .iter()
-            .any(|&r| schema.0.iter().any(|i| i.grantee == r))
-        {
-            let mut kept = schema.clone();
-            kept.0.retain(|i| !roles.contains(&i.grantee));
-            let before = self.db.catalog.set_schema_acl(kept);
-            self.undo.push(Undo::SchemaAcl(before));
+        for ns in self.db.catalog.visible_namespaces(&ctx.snapshot) {
+            if roles.contains(&ns.owner) && !ns.is_system() && !ns.is_temp() {
+                // What is left in it goes with it (the roles' own objects went above).
+                let contents = self.db.catalog.relations_in(ns.oid, &ctx.snapshot);
+                let contents: Vec<Arc<TableEntry>> = contents
+                    .into_iter()
+                    .filter(|t| t.owned_by.is_none())
+                    .collect();
+                if !contents.is_empty() {
+                    self.drop_entries(&contents, cascade, ctx, txn)?;
+                }
+                ns.end(txn);
+                self.undo.push(Undo::DropSchema(ns));
+                continue;
+            }
+            if let Some(acl) = &ns.acl
+                && roles.iter().any(|&r| acl.0.iter().any(|i| i.grantee == r))
+            {
+                let mut kept = acl.clone();
+                kept.0.retain(|i| !roles.contains(&i.grantee));
+                let made =
+                    self.db
+                        .catalog
+                        .replace_namespace(&ns, &ns.name, ns.owner, Some(kept), txn);
+                self.undo.push(Undo::ReplaceSchema(ns, made));
+            }
         }
         if let Some(acl) = self.db.catalog.database_acl()
             && roles.iter().any(|&r| acl.0.iter().any(|i| i.grantee == r))
@@ -1102,8 +1221,15 @@ impl Session {
                 lines.push(format!("privileges for {noun} {}", t.name));
             }
         }
-        if self.db.catalog.schema_acl().mentions(oid) {
-            lines.push("privileges for schema public".into());
+        for ns in self.db.catalog.visible_namespaces(snapshot) {
+            if ns.is_system() || ns.is_temp() {
+                continue;
+            }
+            if ns.owner == oid {
+                lines.push(format!("owner of schema {}", ns.name));
+            } else if ns.acl.as_ref().is_some_and(|a| a.mentions(oid)) {
+                lines.push(format!("privileges for schema {}", ns.name));
+            }
         }
         for d in self.db.catalog.default_acls() {
             let noun = match d.kind {

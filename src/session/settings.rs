@@ -163,6 +163,8 @@ pub struct Settings {
     pub standard_strings: bool,
     /// escape_string_warning: such a backslash warns (22P06).
     pub escape_warning: bool,
+    /// search_path, read.
+    pub search_path: Arc<Vec<crate::catalog::namespace::PathItem>>,
 }
 
 impl Settings {
@@ -181,6 +183,10 @@ impl Settings {
             query_memory_max: 4096 << 20,
             standard_strings: true,
             escape_warning: true,
+            search_path: Arc::new(vec![
+                crate::catalog::namespace::PathItem::User,
+                crate::catalog::namespace::PathItem::Schema("public".into()),
+            ]),
         };
         for (k, v) in defaults(user) {
             Arc::make_mut(&mut s.values).insert(k.to_lowercase(), (k.to_string(), v.clone()));
@@ -377,6 +383,12 @@ impl Settings {
                     "off" | "false" | "no" | "0" => "off".into(),
                     _ => return Err(invalid()),
                 }
+            }
+            "search_path" => {
+                // PostgreSQL keeps a malformed list and searches nothing with it.
+                let items = crate::catalog::namespace::parse_path(&value).unwrap_or_default();
+                self.search_path = Arc::new(items);
+                value.clone()
             }
             "standard_conforming_strings" | "escape_string_warning" => {
                 let on = crate::types::text::parse_bool(&value).map_err(|_| {

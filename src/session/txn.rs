@@ -144,6 +144,7 @@ impl Session {
     }
 
     pub(super) fn commit(&mut self) {
+        self.on_commit_actions();
         // WITH HOLD cursors are read to their end while the transaction still is.
         self.end_cursors(true);
         self.db.advisory.release(self.advisory_owner, false);
@@ -290,9 +291,12 @@ impl Session {
                 Undo::Memberships(before) => {
                     self.cluster.roles.set_memberships(before);
                 }
-                Undo::SchemaAcl(before) => {
-                    self.db.catalog.set_schema_acl(before);
+                Undo::CreateSchema(ns) => self.db.catalog.undo_create_namespace(&ns),
+                Undo::ReplaceSchema(old, new) => {
+                    self.db.catalog.undo_create_namespace(&new);
+                    old.undo_end();
                 }
+                Undo::DropSchema(ns) => ns.undo_end(),
                 Undo::DatabaseAcl(db, before) => {
                     db.catalog.set_database_acl(before);
                 }

@@ -694,7 +694,11 @@ impl Session {
         let done = Outcome::Done {
             tag: "CREATE INDEX".into(),
         };
-        if self.db.catalog.relation_exists(&spec.name, &ctx.snapshot) {
+        if self
+            .db
+            .catalog
+            .relation_exists(table.namespace, &spec.name, &ctx.snapshot)
+        {
             if if_not_exists {
                 self.notices.push((
                     "NOTICE".into(),
@@ -705,7 +709,11 @@ impl Session {
             }
             return Err(Error::duplicate_table(&spec.name));
         }
-        let Some(current) = self.db.catalog.table(&table.name, &ctx.snapshot) else {
+        let Some(current) = self
+            .db
+            .catalog
+            .table(table.namespace, &table.name, &ctx.snapshot)
+        else {
             return Err(Error::undefined_table(&table.name));
         };
         let (entry, index) = self.db.catalog.add_index(&current, spec, txn);
@@ -720,14 +728,15 @@ impl Session {
     /// DROP INDEX [IF EXISTS] names: a new version of each owning table without it.
     pub(super) fn drop_indexes(
         &mut self,
-        names: &[String],
+        names: &[crate::catalog::RelName],
         if_exists: bool,
         ctx: &ExecContext,
         txn: TxnId,
     ) -> Result<Outcome> {
-        for name in names {
-            let Some(owner) = self.db.catalog.index_owner(name, &ctx.snapshot) else {
-                if self.db.catalog.table(name, &ctx.snapshot).is_some() {
+        for rel in names {
+            let name = &rel.name;
+            let Some(owner) = self.db.catalog.index_owner(rel.ns, name, &ctx.snapshot) else {
+                if self.db.catalog.relation(rel, &ctx.snapshot).is_some() {
                     return Err(Error::new("42809", format!("\"{name}\" is not an index"))
                         .with_hint("Use DROP TABLE to remove a table."));
                 }

@@ -698,6 +698,55 @@ pub enum Expr {
 const BOOL: SqlType = SqlType::new(DataType::Bool);
 
 impl Expr {
+    /// A SERIAL or identity column's default names its sequence by the placeholder
+    /// name the binder gave it until the sequence exists; this puts the sequence's oid
+    /// (a regclass constant, as PostgreSQL stores it) in its place, so the default
+    /// follows the sequence through renames and moves between schemas.
+    pub fn set_sequence_oid(&mut self, placeholder: &str, oid: u32) {
+        if let Expr::Func {
+            func: Func::NextVal,
+            args,
+            ..
+        } = self
+            && let Some(first) = args.first_mut()
+            && matches!(first, Expr::Literal { value: Value::Text(t), .. } if t == placeholder)
+        {
+            *first = Expr::Literal {
+                value: Value::Int8(oid as i64),
+                ty: SqlType::new(DataType::RegClass),
+            };
+            return;
+        }
+        self.children_mut(&mut |c| c.set_sequence_oid(placeholder, oid));
+    }
+
+    /// The oid of the sequence a `nextval(regclass constant)` draws from (a SERIAL or
+    /// identity column's default), looking through an implicit cast.
+    pub fn nextval_oid(&self) -> Option<u32> {
+        let call = match self {
+            Expr::Cast {
+                expr,
+                explicit: false,
+                ..
+            } => expr.as_ref(),
+            other => other,
+        };
+        match call {
+            Expr::Func {
+                func: Func::NextVal,
+                args,
+                ..
+            } => match args.first() {
+                Some(Expr::Literal {
+                    value: Value::Int8(o),
+                    ty,
+                }) if ty.ty == DataType::RegClass => Some(*o as u32),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn ty(&self) -> SqlType {
         match self {
             Expr::Column { ty, .. }

@@ -180,7 +180,8 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "owned")
         || mentions(sql, "database")
         || mentions(sql, "default")
-        || mentions(sql, "owner"))
+        || mentions(sql, "owner")
+        || mentions(sql, "schema"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -507,6 +508,14 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.drop_database")
         } else if word(n, "ALTER") && word(n + 1, "DATABASE") {
             Some("kiln.alter_database")
+        } else if word(n, "CREATE")
+            && word(n + 1, "SCHEMA")
+            && (n + 3..sig.len())
+                .take_while(|&k| !matches!(tokens[sig[k]].token, Token::SemiColon))
+                .any(|k| word(k, "CREATE") || word(k, "GRANT"))
+        {
+            // CREATE SCHEMA with schema elements (sqlparser reads none).
+            Some("kiln.create_schema")
         } else if word(n, "CHECKPOINT") {
             Some("kiln.checkpoint")
         } else if word(n, "GRANT") {

@@ -527,6 +527,16 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         I,
+        "referential_constraints",
+        13_339,
+        'v',
+        "constraint_catalog name, constraint_schema name, constraint_name name, \
+         unique_constraint_catalog name, unique_constraint_schema name, \
+         unique_constraint_name name, match_option varchar, update_rule varchar, \
+         delete_rule varchar",
+    ),
+    def(
+        I,
         "sequences",
         13_206,
         'v',

@@ -80,7 +80,16 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let o = arg_oid(vals, 0).unwrap_or(0);
             match SystemTable::by_oid(o) {
                 Some(t) => boolean(t.schema_oid() == PG_CATALOG_OID),
-                None => boolean(v.table(o).is_some() || v.index(o).is_some()),
+                None => {
+                    let found = v
+                        .table(o)
+                        .map(|t| (t.namespace, t.name.clone()))
+                        .or_else(|| v.index(o).map(|(t, i)| (t.namespace, i.name.clone())));
+                    match found {
+                        Some((_, name)) => boolean(v.visible(&name, o)),
+                        None => NULL,
+                    }
+                }
             }
         }
         Func::PgTypeIsVisible => boolean(true),
@@ -105,7 +114,10 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let o = arg_oid(vals, 0).unwrap_or(0);
             let column = vals.get(1).and_then(Value::as_i64).unwrap_or(0);
             match v.index(o) {
-                Some((t, ix)) if column == 0 => text(index_def(t, ix, pretty)),
+                Some((t, ix)) if column == 0 => {
+                    let schema = v.schema_for_def(t, pretty);
+                    text(index_def(t, ix, schema.as_deref()))
+                }
                 Some((t, ix)) => match ix.index.parts.get(column as usize - 1) {
                     Some(p) => text(
                         t.columns
@@ -140,10 +152,14 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                 Some(Value::Text(c)) => c.as_str(),
                 _ => "",
             };
-            if (catalog == "pg_namespace" || catalog.is_empty())
-                && let Some(c) = rows::namespace_comment(o)
-            {
-                return Ok(text(c));
+            let is_schema = v.namespace_name(o).is_some();
+            if (catalog == "pg_namespace" || catalog.is_empty()) && is_schema {
+                return Ok(v
+                    .db
+                    .catalog
+                    .comment(o, "")
+                    .or_else(|| rows::namespace_comment(o).map(String::from))
+                    .map_or(NULL, text));
             }
             match v
                 .db
@@ -196,14 +212,31 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                 .map(|t| t.storage.bytes() + t.indexes.iter().map(|i| i.index.bytes()).sum::<u64>())
                 .sum::<u64>() as i64,
         ),
-        Func::CurrentSchema => text("public"),
+        Func::CurrentSchema => {
+            let path = &v.ctx.search_path;
+            match path
+                .explicit
+                .iter()
+                .find(|&&o| Some(o) != path.temp)
+                .and_then(|&o| v.namespace_name(o))
+            {
+                Some(n) => text(n),
+                None => NULL,
+            }
+        }
         Func::CurrentSchemas => {
             let implicit = matches!(vals.first(), Some(Value::Bool(true)));
-            let mut names = Vec::new();
-            if implicit {
-                names.push(text("pg_catalog"));
-            }
-            names.push(text("public"));
+            let path = &v.ctx.search_path;
+            let list = if implicit {
+                &path.search
+            } else {
+                &path.explicit
+            };
+            let names: Vec<Value> = list
+                .iter()
+                .filter_map(|&o| v.namespace_name(o))
+                .map(text)
+                .collect();
             array(DataType::Name, &names)
         }
         Func::HasPrivilege(of) => has_privilege(v, of, vals)?,
@@ -231,8 +264,11 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
     let name = match t {
         DataType::RegClass => SystemTable::by_oid(o)
             .map(|s| s.name().to_string())
-            .or_else(|| v.table(o).map(|t| quote_ident(&t.name)))
-            .or_else(|| v.index(o).map(|(_, i)| quote_ident(&i.name))),
+            .or_else(|| v.table(o).map(|t| v.relation_name(t.namespace, &t.name, o)))
+            .or_else(|| {
+                v.index(o)
+                    .map(|(t, i)| v.relation_name(t.namespace, &i.name, o))
+            }),
         DataType::RegType => DataType::from_oid(o)
             .map(|t| SqlType::new(t).display_name())
             .or_else(|| {
@@ -244,7 +280,7 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
                     _ => None,
                 }
             }),
-        DataType::RegNamespace => namespace_name(o).map(String::from),
+        DataType::RegNamespace => v.namespace_name(o).map(quote_ident),
         DataType::RegRole => v.role_name(o),
         DataType::RegProc => defs::io_function_name(o).map(String::from),
         DataType::RegProcedure => defs::io_function_name(o)
@@ -273,7 +309,7 @@ pub(super) fn reg_in(v: &View, t: DataType, s: &str) -> Result<u32> {
             .map(|r| r.0)
             .ok_or_else(|| Error::undefined_object(format!("role \"{s}\" does not exist")));
     }
-    match resolve_name(&v.tables, t, s)? {
+    match resolve_name(&v.db.catalog, &v.ctx.snapshot, &v.ctx.search_path, t, s)? {
         Some(o) => Ok(o),
         None => Err(Error::feature_not_supported(format!(
             "{} input by name",
@@ -287,11 +323,12 @@ pub(super) fn reg_in(v: &View, t: DataType, s: &str) -> Result<u32> {
 pub fn reg_in_at_bind(
     catalog: &crate::catalog::Catalog,
     snapshot: &crate::storage::mvcc::Snapshot,
+    path: &crate::catalog::namespace::SearchPath,
     t: DataType,
     s: &str,
 ) -> Result<Option<u32>> {
     if crate::types::text::parse_oid(s).is_ok() {
-        return resolve_name(&[], t, s);
+        return resolve_name(catalog, snapshot, path, t, s);
     }
     if !matches!(
         t,
@@ -303,13 +340,16 @@ pub fn reg_in_at_bind(
     ) {
         return Ok(None);
     }
-    resolve_name(&catalog.visible_tables(snapshot), t, s)
+    resolve_name(catalog, snapshot, path, t, s)
 }
 
-/// The oid `s` names as an object of alias type `t` among `tables` (a number is itself);
-/// None for an alias whose names live elsewhere (regrole, regproc).
+/// The oid `s` names as an object of alias type `t` (a number is itself): a relation
+/// along the search path (or in the schema it names), a type, a schema; None for an
+/// alias whose names live elsewhere (regrole, regproc).
 pub(super) fn resolve_name(
-    tables: &[Arc<TableEntry>],
+    catalog: &crate::catalog::Catalog,
+    snapshot: &crate::storage::mvcc::Snapshot,
+    path: &crate::catalog::namespace::SearchPath,
     t: DataType,
     s: &str,
 ) -> Result<Option<u32>> {
@@ -330,16 +370,33 @@ pub(super) fn resolve_name(
                     ));
                 }
             };
-            if let Some(st) = SystemTable::lookup(schema, rel) {
-                return Ok(Some(st.oid()));
-            }
-            if matches!(schema, None | Some("public")) {
-                if let Some(t) = tables.iter().find(|t| t.name == rel) {
+            let search: Vec<u32> = match schema {
+                Some("pg_temp") => path.temp.into_iter().collect(),
+                Some(n) => match catalog.namespace(n, snapshot) {
+                    Some(ns) => vec![ns.oid],
+                    None => {
+                        return Err(Error::new(
+                            "3F000",
+                            format!("schema \"{n}\" does not exist"),
+                        ));
+                    }
+                },
+                None => path.search.clone(),
+            };
+            for ns in search {
+                let system = match ns {
+                    PG_CATALOG_OID => SystemTable::lookup(None, rel),
+                    INFORMATION_SCHEMA_OID => SystemTable::lookup(Some("information_schema"), rel),
+                    _ => None,
+                };
+                if let Some(st) = system {
+                    return Ok(Some(st.oid()));
+                }
+                if let Some(t) = catalog.table(ns, rel, snapshot) {
                     return Ok(Some(t.oid));
                 }
-                if let Some(ix) = tables
-                    .iter()
-                    .find_map(|t| t.indexes.iter().find(|i| i.name == rel))
+                if let Some(owner) = catalog.index_owner(ns, rel, snapshot)
+                    && let Some(ix) = owner.index_named(rel)
                 {
                     return Ok(Some(ix.oid));
                 }
@@ -351,9 +408,17 @@ pub(super) fn resolve_name(
                 .map_err(|_| Error::undefined_object(format!("type \"{s}\" does not exist")))?;
             Ok(Some(ty.ty.oid()))
         }
-        DataType::RegNamespace => namespace_oid(s)
-            .map(Some)
-            .ok_or_else(|| Error::new("3F000", format!("schema \"{s}\" does not exist"))),
+        DataType::RegNamespace => {
+            let parts = crate::catalog::sequence::relation_name_parts(s)?;
+            let name = match parts.as_slice() {
+                [n] => n.as_str(),
+                _ => return Err(Error::new("42601", "invalid name syntax")),
+            };
+            catalog
+                .namespace(name, snapshot)
+                .map(|n| Some(n.oid))
+                .ok_or_else(|| Error::new("3F000", format!("schema \"{s}\" does not exist")))
+        }
         // Functions by name: the types' I/O functions (kiln's pg_proc has no rows).
         DataType::RegProc => {
             let name = s.strip_prefix("pg_catalog.").unwrap_or(s);
@@ -617,10 +682,15 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
     let relation = |k: usize| -> Result<Option<Arc<TableEntry>>> {
         match &rest[k] {
             Value::Text(name) => {
-                let n = crate::catalog::sequence::parse_relation_name(name)?;
-                match db.catalog.table(&n, &v.ctx.snapshot) {
+                let (schema, n) = crate::catalog::sequence::parse_relation_name(name)?;
+                match db.catalog.resolve_name(
+                    schema.as_deref(),
+                    &n,
+                    &v.ctx.search_path,
+                    &v.ctx.snapshot,
+                )? {
                     Some(t) => Ok(Some(t)),
-                    None => Err(Error::undefined_table(&n)),
+                    None => Err(Error::undefined_table(name)),
                 }
             }
             other => Ok(other.as_i64().and_then(|o| v.table(o as u32).cloned())),
@@ -638,7 +708,10 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
                     Some((schema, name)) => SystemTable::lookup(Some(schema), name).is_some(),
                     None => {
                         SystemTable::lookup(None, n).is_some()
-                            && db.catalog.table(n, &v.ctx.snapshot).is_none()
+                            && db
+                                .catalog
+                                .lookup(&v.ctx.search_path.search, n, &v.ctx.snapshot)
+                                .is_none()
                     }
                 },
                 other => other
@@ -676,31 +749,36 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
             holds(have, opts)
         }
         O::Schema => {
-            let public = match &rest[0] {
-                Value::Text(n) => match n.as_str() {
-                    "public" => true,
-                    "pg_catalog" | "information_schema" | "pg_toast" => false,
-                    _ => {
+            let ns = match &rest[0] {
+                Value::Text(n) => match db.catalog.namespace(n, &v.ctx.snapshot) {
+                    Some(ns) => ns,
+                    None => {
                         return Err(Error::new(
                             "3F000",
                             format!("schema \"{n}\" does not exist"),
                         ));
                     }
                 },
-                other => match other.as_i64().map(|o| o as u32) {
-                    Some(PUBLIC_OID) => true,
-                    Some(o) if namespace_name(o).is_some() => false,
-                    _ => return Ok(NULL),
+                other => match other
+                    .as_i64()
+                    .and_then(|o| db.catalog.namespace_by_oid(o as u32, &v.ctx.snapshot))
+                {
+                    Some(ns) => ns,
+                    None => return Ok(NULL),
                 },
             };
-            if public {
-                holds(
-                    p::schema_privs(db, role, wanted),
-                    if superuser { options } else { Privs::NONE },
-                )
-            } else {
+            if ns.is_system() {
                 // System schemas: USAGE for everyone, CREATE for superusers.
                 superuser || (options.is_empty() && wanted.contains(Privs::USAGE))
+            } else {
+                holds(
+                    p::schema_privs(db, role, &ns, wanted),
+                    if superuser || p::owns(db, role, ns.owner) {
+                        options
+                    } else {
+                        Privs::NONE
+                    },
+                )
             }
         }
         O::Database => {

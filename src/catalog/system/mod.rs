@@ -37,7 +37,7 @@ mod sql;
 
 pub use functions::{eval_function, reg_in_at_bind};
 pub use rows::{scan, type_name};
-pub use sql::{expr_sql, fk_action_sql, index_columns, quote_ident};
+pub use sql::{expr_sql, expr_sql_named, fk_action_sql, index_columns, quote_ident};
 
 use defs::{C, DEFS, Def, spec_type};
 use rows::{NULL, array, boolean, oid, text};
@@ -52,10 +52,9 @@ use crate::exec::vector::{Batch, Vector};
 use crate::sql::expr::{Expr, Func};
 use crate::types::{DataType, SqlType, Value};
 
-pub const PG_CATALOG_OID: u32 = 11;
-pub const PG_TOAST_OID: u32 = 99;
-pub const PUBLIC_OID: u32 = 2200;
-pub const INFORMATION_SCHEMA_OID: u32 = 13_183;
+pub use crate::catalog::namespace::{
+    INFORMATION_SCHEMA_OID, PG_CATALOG_OID, PG_TOAST_OID, PUBLIC_OID,
+};
 /// pg_class's own oid: `classoid` of relations.
 pub const PG_CLASS_OID: u32 = 1259;
 const HEAP_AM: u32 = 2;
@@ -132,28 +131,6 @@ impl SystemTable {
     }
 }
 
-/// The name of namespace `oid`.
-pub fn namespace_name(oid: u32) -> Option<&'static str> {
-    Some(match oid {
-        PG_CATALOG_OID => "pg_catalog",
-        PUBLIC_OID => "public",
-        INFORMATION_SCHEMA_OID => "information_schema",
-        PG_TOAST_OID => "pg_toast",
-        _ => return None,
-    })
-}
-
-fn namespace_oid(name: &str) -> Option<u32> {
-    [
-        PG_CATALOG_OID,
-        PUBLIC_OID,
-        INFORMATION_SCHEMA_OID,
-        PG_TOAST_OID,
-    ]
-    .into_iter()
-    .find(|&o| namespace_name(o) == Some(name))
-}
-
 // ---------------------------------------------------------------------------------
 // What the generators read.
 
@@ -162,6 +139,7 @@ struct View<'a> {
     ctx: &'a ExecContext,
     db: &'a crate::Database,
     tables: Vec<Arc<TableEntry>>,
+    namespaces: Vec<Arc<crate::catalog::namespace::Namespace>>,
 }
 
 impl<'a> View<'a> {
@@ -170,7 +148,92 @@ impl<'a> View<'a> {
             return Err(Error::feature_not_supported("system catalogs here"));
         };
         let tables = db.catalog.visible_tables(&ctx.snapshot);
-        Ok(View { ctx, db, tables })
+        let namespaces = db.catalog.visible_namespaces(&ctx.snapshot);
+        Ok(View {
+            ctx,
+            db,
+            tables,
+            namespaces,
+        })
+    }
+
+    /// Whether information_schema shows relation `r` to the statement's role: it owns
+    /// it or holds some privilege on it (system tables: always).
+    fn may_see(&self, r: &Rel) -> bool {
+        let Some(t) = r.table else { return true };
+        crate::session::privileges::owns(self.db, self.ctx.role, t.owner)
+            || !crate::session::privileges::relation_privs(
+                self.db,
+                self.ctx.role,
+                t,
+                crate::catalog::acl::ObjectKind::Table.all(),
+            )
+            .is_empty()
+    }
+
+    /// The name of namespace `oid`.
+    fn namespace_name(&self, oid: u32) -> Option<&str> {
+        self.namespaces
+            .iter()
+            .find(|n| n.oid == oid)
+            .map(|n| n.name.as_str())
+    }
+
+    /// Whether the search path finds relation `oid` by its name `name`
+    /// (pg_table_is_visible).
+    fn visible(&self, name: &str, oid: u32) -> bool {
+        let found = self.ctx.search_path.search.iter().find_map(|&p| {
+            if p == PG_CATALOG_OID {
+                return SystemTable::lookup(None, name).map(|s| s.oid());
+            }
+            self.tables
+                .iter()
+                .find(|t| t.namespace == p && t.name == name)
+                .map(|t| t.oid)
+                .or_else(|| {
+                    self.tables
+                        .iter()
+                        .filter(|t| t.namespace == p)
+                        .find_map(|t| t.indexes.iter().find(|i| i.name == name))
+                        .map(|i| i.oid)
+                })
+        });
+        found == Some(oid)
+    }
+
+    /// The schema a definition (pg_get_indexdef) names table `t` with: always, unless
+    /// `pretty` and the search path finds it without (a temporary table's is `pg_temp`).
+    fn schema_for_def(&self, t: &TableEntry, pretty: bool) -> Option<String> {
+        if pretty && self.visible(&t.name, t.oid) {
+            return None;
+        }
+        if t.temp {
+            return Some("pg_temp".into());
+        }
+        self.namespace_name(t.namespace).map(String::from)
+    }
+
+    /// Relations' names by oid as regclass output prints them (for expressions that
+    /// hold a relation by oid).
+    fn names(&self) -> impl Fn(u32) -> Option<String> + '_ {
+        |o| {
+            self.table(o)
+                .map(|t| self.relation_name(t.namespace, &t.name, o))
+        }
+    }
+
+    /// A relation's name as regclass output prints it: unqualified when the search
+    /// path finds this very relation by its name, else `schema.name`.
+    fn relation_name(&self, ns: u32, name: &str, oid: u32) -> String {
+        if self.visible(name, oid) {
+            quote_ident(name)
+        } else {
+            format!(
+                "{}.{}",
+                quote_ident(self.namespace_name(ns).unwrap_or("?")),
+                quote_ident(name)
+            )
+        }
     }
 
     fn table(&self, oid: u32) -> Option<&Arc<TableEntry>> {
@@ -334,7 +397,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
         out.push(Rel {
             oid: t.oid,
             name: &t.name,
-            nsp: PUBLIC_OID,
+            nsp: t.namespace,
             kind: relkind(t),
             columns,
             table: Some(t),
@@ -344,7 +407,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
             out.push(Rel {
                 oid: ix.oid,
                 name: &ix.name,
-                nsp: PUBLIC_OID,
+                nsp: t.namespace,
                 kind: 'i',
                 columns: ix
                     .index

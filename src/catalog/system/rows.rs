@@ -275,19 +275,11 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
     let owner = crate::auth::BOOTSTRAP_SUPERUSER_OID;
     match t.name() {
         "pg_namespace" if t.schema_oid() == C => {
-            for nsp in [
-                PG_TOAST_OID,
-                PG_CATALOG_OID,
-                PUBLIC_OID,
-                INFORMATION_SCHEMA_OID,
-            ] {
-                let name = namespace_name(nsp).unwrap_or_default();
-                // public belongs to pg_database_owner (oid 6171) since PostgreSQL 15.
-                let nspowner = if nsp == PUBLIC_OID { 6171 } else { owner };
+            for ns in &v.namespaces {
+                let nsp = ns.oid;
                 let acl = match nsp {
-                    PUBLIC_OID => v.acl_value(&v.db.catalog.schema_acl()),
                     PG_TOAST_OID => NULL,
-                    _ => {
+                    PG_CATALOG_OID | INFORMATION_SCHEMA_OID => {
                         let mut a = crate::catalog::acl::default_acl(
                             crate::catalog::acl::ObjectKind::Schema,
                             owner,
@@ -300,8 +292,9 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         );
                         v.acl_value(&a)
                     }
+                    _ => ns.acl.as_ref().map_or(NULL, |a| v.acl_value(a)),
                 };
-                rows.push(vec![oid(nsp), text(name), oid(nspowner), acl]);
+                rows.push(vec![oid(nsp), text(&ns.name), oid(ns.owner), acl]);
             }
         }
         "pg_class" => {
@@ -565,7 +558,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         oid(TAG_DEFAULT | (t.oid << 11) | (i as u32 + 1)),
                         oid(t.oid),
                         int2(i as i64 + 1),
-                        text(expr_sql(e)),
+                        text(expr_sql_named(e, &v.names())),
                     ]);
                 }
             }
@@ -624,8 +617,14 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     }
                 }
             }
-            for (nsp, c) in NAMESPACE_COMMENTS {
-                rows.push(vec![oid(nsp), oid(PG_NAMESPACE_OID), int4(0), text(c)]);
+            for ns in &v.namespaces {
+                let c =
+                    v.db.catalog
+                        .comment(ns.oid, "")
+                        .or_else(|| namespace_comment(ns.oid).map(String::from));
+                if let Some(c) = c {
+                    rows.push(vec![oid(ns.oid), oid(PG_NAMESPACE_OID), int4(0), text(c)]);
+                }
             }
         }
         "pg_am" => {
@@ -675,7 +674,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                             text(&grantor),
                             text(&grantee),
                             text(&ctx.database),
-                            text("public"),
+                            text(v.namespace_name(r.namespace).unwrap_or_default()),
                             text(&r.name),
                             text(privilege_name(p)),
                             text(if grantable { "YES" } else { "NO" }),
@@ -751,7 +750,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 for s in SystemTable::all().filter(|s| s.def().kind == 'r') {
                     push(
                         s.oid(),
-                        namespace_name(s.schema_oid()).unwrap_or_default(),
+                        v.namespace_name(s.schema_oid()).unwrap_or_default(),
                         s.name(),
                         0,
                         0,
@@ -765,7 +764,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     rows.push(vec![
                         oid(t.oid),
                         oid(ix.oid),
-                        text("public"),
+                        text(v.namespace_name(t.namespace).unwrap_or_default()),
                         text(&t.name),
                         text(&ix.name),
                         Value::Int8(0),
@@ -1064,7 +1063,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             let o = v.owner_name();
             for t in v.tables.iter().filter(|t| t.kind() == RelKind::Table) {
                 rows.push(vec![
-                    text("public"),
+                    text(v.namespace_name(t.namespace).unwrap_or_default()),
                     text(&t.name),
                     text(v.role_name(t.owner).unwrap_or_default()),
                     NULL,
@@ -1076,7 +1075,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
             for s in SystemTable::all().filter(|s| s.def().kind == 'r') {
                 rows.push(vec![
-                    text(namespace_name(s.schema_oid()).unwrap_or_default()),
+                    text(v.namespace_name(s.schema_oid()).unwrap_or_default()),
                     text(s.name()),
                     text(&o),
                     NULL,
@@ -1091,7 +1090,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             for t in &v.tables {
                 let Some(view) = &t.view else { continue };
                 rows.push(vec![
-                    text("public"),
+                    text(v.namespace_name(t.namespace).unwrap_or_default()),
                     text(&t.name),
                     text(v.role_name(t.owner).unwrap_or_default()),
                     text(view_definition(&view.sql)),
@@ -1102,11 +1101,11 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             for t in &v.tables {
                 for ix in &t.indexes {
                     rows.push(vec![
-                        text("public"),
+                        text(v.namespace_name(t.namespace).unwrap_or_default()),
                         text(&t.name),
                         text(&ix.name),
                         NULL,
-                        text(index_def(t, ix, false)),
+                        text(index_def(t, ix, v.schema_for_def(t, false).as_deref())),
                     ]);
                 }
             }
@@ -1117,7 +1116,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 let opts = seq.options();
                 let (last, called) = seq.peek();
                 rows.push(vec![
-                    text("public"),
+                    text(v.namespace_name(t.namespace).unwrap_or_default()),
                     text(&t.name),
                     text(v.role_name(t.owner).unwrap_or_default()),
                     oid(opts.ty.oid()),
@@ -1132,21 +1131,26 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "schemata" => {
-            let o = v.owner_name();
-            for nsp in [
-                PG_TOAST_OID,
-                PG_CATALOG_OID,
-                PUBLIC_OID,
-                INFORMATION_SCHEMA_OID,
-            ] {
+            // The schemas the role owns (or is a member of the owner of) or may use or
+            // create in, as PostgreSQL's view filters them.
+            use crate::catalog::acl::Privs;
+            use crate::session::privileges::{owns, schema_privs};
+            for ns in &v.namespaces {
+                let visible = owns(v.db, ctx.role, ns.owner)
+                    || !schema_privs(v.db, ctx.role, ns, Privs::USAGE | Privs::CREATE).is_empty()
+                    || ns.is_system();
+                if !visible {
+                    continue;
+                }
+                let owner = if ns.is_system() {
+                    v.owner_name()
+                } else {
+                    v.role_name(ns.owner).unwrap_or_default()
+                };
                 rows.push(vec![
                     text(&ctx.database),
-                    text(namespace_name(nsp).unwrap_or_default()),
-                    text(if nsp == PUBLIC_OID {
-                        "pg_database_owner"
-                    } else {
-                        &o
-                    }),
+                    text(&ns.name),
+                    text(owner),
                     NULL,
                     NULL,
                     NULL,
@@ -1158,19 +1162,28 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             for r in relations(&v)
                 .into_iter()
                 .filter(|r| matches!(r.kind, 'r' | 'v'))
+                .filter(|r| v.may_see(r))
             {
                 let view = r.kind == 'v';
+                let temp = r.table.is_some_and(|t| t.temp);
                 rows.push(vec![
                     text(&ctx.database),
-                    text(namespace_name(r.nsp).unwrap_or_default()),
+                    text(v.namespace_name(r.nsp).unwrap_or_default()),
                     text(r.name),
-                    text(if view { "VIEW" } else { "BASE TABLE" }),
+                    text(if temp {
+                        "LOCAL TEMPORARY"
+                    } else if view {
+                        "VIEW"
+                    } else {
+                        "BASE TABLE"
+                    }),
                     NULL,
                     NULL,
                     NULL,
                     NULL,
                     NULL,
-                    text(if view || r.nsp != PUBLIC_OID {
+                    // kiln's views take no INSERT (PostgreSQL's simple views do).
+                    text(if view || r.table.is_none() {
                         "NO"
                     } else {
                         "YES"
@@ -1184,6 +1197,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             for r in relations(&v)
                 .into_iter()
                 .filter(|r| matches!(r.kind, 'r' | 'v'))
+                .filter(|r| v.may_see(r))
             {
                 for (i, c) in r.columns.iter().enumerate() {
                     let default = r
@@ -1191,13 +1205,21 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         .and_then(|t| t.columns.get(i))
                         .filter(|d| d.identity.is_none())
                         .and_then(|d| d.default.as_ref())
-                        .map(expr_sql);
+                        .map(|e| expr_sql_named(e, &v.names()));
                     let generated = r
                         .table
                         .and_then(|t| t.columns.get(i))
                         .and_then(|d| d.generated.as_ref())
                         .map(expr_sql);
-                    rows.push(info_column(&ctx.database, &r, i, c, default, generated));
+                    rows.push(info_column(
+                        &ctx.database,
+                        v.namespace_name(r.nsp).unwrap_or_default(),
+                        &r,
+                        i,
+                        c,
+                        default,
+                        generated,
+                    ));
                 }
             }
         }
@@ -1206,7 +1228,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 let Some(view) = &t.view else { continue };
                 rows.push(vec![
                     text(&ctx.database),
-                    text("public"),
+                    text(v.namespace_name(t.namespace).unwrap_or_default()),
                     text(&t.name),
                     text(view_definition(&view.sql)),
                     text("NONE"),
@@ -1227,10 +1249,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     }
                     rows.push(vec![
                         text(&ctx.database),
-                        text("public"),
-                        text(format!("{PUBLIC_OID}_{}_{}_not_null", t.oid, i + 1)),
+                        text(v.namespace_name(t.namespace).unwrap_or_default()),
+                        text(format!("{}_{}_{}_not_null", t.namespace, t.oid, i + 1)),
                         text(&ctx.database),
-                        text("public"),
+                        text(v.namespace_name(t.namespace).unwrap_or_default()),
                         text(&t.name),
                         text("CHECK"),
                         text("NO"),
@@ -1249,10 +1271,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 };
                 rows.push(vec![
                     text(&ctx.database),
-                    text("public"),
+                    text(v.namespace_name(c.table.namespace).unwrap_or_default()),
                     text(c.name),
                     text(&ctx.database),
-                    text("public"),
+                    text(v.namespace_name(c.table.namespace).unwrap_or_default()),
                     text(&c.table.name),
                     text(kind),
                     text(if c.deferrable { "YES" } else { "NO" }),
@@ -1280,16 +1302,47 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     });
                     rows.push(vec![
                         text(&ctx.database),
-                        text("public"),
+                        text(v.namespace_name(c.table.namespace).unwrap_or_default()),
                         text(c.name),
                         text(&ctx.database),
-                        text("public"),
+                        text(v.namespace_name(c.table.namespace).unwrap_or_default()),
                         text(&c.table.name),
                         text(c.table.columns.get(*col).map_or("", |c| c.name.as_str())),
                         int4(k as i64 + 1),
                         position.map_or(NULL, int4),
                     ]);
                 }
+            }
+        }
+        "referential_constraints" => {
+            let all = constraints(&v);
+            let rule =
+                |a: FkAction| crate::catalog::system::fk_action_sql(a).unwrap_or("NO ACTION");
+            for c in all.iter().filter(|c| c.kind == 'f') {
+                let Some((parent, parent_cols, on_update, on_delete)) = &c.foreign else {
+                    continue;
+                };
+                let mut wanted = parent_cols.clone();
+                wanted.sort_unstable();
+                let key = all.iter().find(|u| {
+                    matches!(u.kind, 'p' | 'u') && u.table.oid == *parent && {
+                        let mut k = u.columns.clone();
+                        k.sort_unstable();
+                        k == wanted
+                    }
+                });
+                let schema = |t: &TableEntry| v.namespace_name(t.namespace).unwrap_or_default();
+                rows.push(vec![
+                    text(&ctx.database),
+                    text(schema(c.table)),
+                    text(c.name),
+                    key.map_or(NULL, |_| text(&ctx.database)),
+                    key.map_or(NULL, |k| text(schema(k.table))),
+                    key.map_or(NULL, |k| text(k.name)),
+                    text("NONE"),
+                    text(rule(*on_update)),
+                    text(rule(*on_delete)),
+                ]);
             }
         }
         "sequences" => {
@@ -1303,7 +1356,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 };
                 rows.push(vec![
                     text(&ctx.database),
-                    text("public"),
+                    text(v.namespace_name(t.namespace).unwrap_or_default()),
                     text(&t.name),
                     text(o.ty.name()),
                     int4(bits),
@@ -1326,6 +1379,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
 /// One row of information_schema.columns.
 fn info_column(
     database: &str,
+    schema: &str,
     r: &Rel,
     i: usize,
     c: &Col,
@@ -1371,7 +1425,7 @@ fn info_column(
     let identity = !c.identity.is_empty();
     vec![
         text(database),
-        text(namespace_name(r.nsp).unwrap_or_default()),
+        text(schema),
         text(r.name),
         text(&c.name),
         int4(i as i64 + 1),

@@ -6,6 +6,16 @@ use super::*;
 /// An expression as pg_get_expr prints it: an implicit cast around the whole is not
 /// shown (PostgreSQL's deparser hides implicit coercions).
 pub fn expr_sql(e: &Expr) -> String {
+    expr_sql_named(e, &|_| None)
+}
+
+/// [`expr_sql`], with `names` giving a relation's name for its oid (a SERIAL column's
+/// `nextval('name'::regclass)`, whose sequence the default holds by oid).
+pub fn expr_sql_named(e: &Expr, names: &dyn Fn(u32) -> Option<String>) -> String {
+    if let Some(oid) = e.nextval_oid() {
+        let name = names(oid).unwrap_or_else(|| oid.to_string());
+        return format!("nextval('{}'::regclass)", name.replace('\'', "''"));
+    }
     let call = match e {
         Expr::Cast {
             expr,
@@ -14,8 +24,8 @@ pub fn expr_sql(e: &Expr) -> String {
         } => expr.as_ref(),
         other => other,
     };
-    // A serial column's default: kiln keeps the sequence's name as text; PostgreSQL
-    // stores (and prints) the call with a regclass argument.
+    // `DEFAULT nextval('s')` as written: kiln keeps the name as text and looks it up
+    // when the default runs; PostgreSQL stores a regclass and prints it so.
     if let Expr::Func {
         func: Func::NextVal,
         args,
@@ -39,14 +49,14 @@ pub(super) fn view_definition(sql: &str) -> String {
     format!(" {};", sql.trim().trim_end_matches(';'))
 }
 
-/// `CREATE [UNIQUE] INDEX name ON public.table USING btree (cols)` (pretty: the table
-/// without its schema, which is on the search path).
-pub(super) fn index_def(t: &TableEntry, ix: &IndexEntry, pretty: bool) -> String {
+/// `CREATE [UNIQUE] INDEX name ON schema.table USING btree (cols)` (`schema`: None
+/// when the table is visible without it, for the pretty form).
+pub(super) fn index_def(t: &TableEntry, ix: &IndexEntry, schema: Option<&str>) -> String {
     format!(
         "CREATE {}INDEX {} ON {}{} USING btree ({}){}",
         if ix.index.unique { "UNIQUE " } else { "" },
         quote_ident(&ix.name),
-        if pretty { "" } else { "public." },
+        schema.map_or(String::new(), |s| format!("{}.", quote_ident(s))),
         quote_ident(&t.name),
         index_columns(t, ix),
         match &ix.index.predicate {

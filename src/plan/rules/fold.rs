@@ -58,6 +58,7 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         advisory: None,
         backends: None,
         cursors: std::sync::Arc::from(Vec::new()),
+        search_path: std::sync::Arc::new(crate::catalog::namespace::SearchPath::default_public()),
         db: None,
         notifies: None,
         set_configs: None,

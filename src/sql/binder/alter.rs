@@ -16,7 +16,7 @@ use super::*;
 #[derive(Debug)]
 pub enum AlterAction {
     AddColumn {
-        column: ColumnDef,
+        column: Box<ColumnDef>,
         sequence: Option<NewSequence>,
         constraints: BoundConstraints,
     },
@@ -107,12 +107,16 @@ impl Binder<'_> {
                         ),
                     ));
                 }
-                let (column, sequence) = self.bind_column_def(&table.name, column_def, &[])?;
+                let (column, sequence) = self.bind_column_def(
+                    &crate::catalog::RelName::new(table.namespace, table.name.clone()),
+                    column_def,
+                    &[],
+                )?;
                 let mut columns = table.columns.clone();
                 columns.push(column);
                 self.bind_generated(&table.name, &mut columns, std::slice::from_ref(column_def))?;
                 let constraints = self.bind_table_constraints(
-                    &table.name,
+                    &crate::catalog::RelName::new(table.namespace, table.name.clone()),
                     &mut columns,
                     std::slice::from_ref(column_def),
                     &[],
@@ -122,7 +126,7 @@ impl Binder<'_> {
                     .pop()
                     .ok_or_else(|| Error::internal("column vanished"))?;
                 AlterAction::AddColumn {
-                    column,
+                    column: Box::new(column),
                     sequence,
                     constraints,
                 }
@@ -176,9 +180,7 @@ impl Binder<'_> {
             }
             Op::RenameTable { table_name } => {
                 let (A::RenameTableNameKind::To(n) | A::RenameTableNameKind::As(n)) = table_name;
-                AlterAction::RenameTable {
-                    to: object_name(n)?,
-                }
+                AlterAction::RenameTable { to: bare_name(n)? }
             }
             Op::AlterColumn { column_name, op } => {
                 let column = self.column_position(table, column_name)?;
@@ -240,7 +242,7 @@ impl Binder<'_> {
             Op::AddConstraint { constraint, .. } => {
                 let mut columns = table.columns.clone();
                 let constraints = self.bind_table_constraints(
-                    &table.name,
+                    &crate::catalog::RelName::new(table.namespace, table.name.clone()),
                     &mut columns,
                     &[],
                     std::slice::from_ref(constraint),
@@ -340,7 +342,9 @@ impl Binder<'_> {
                 let taken = table.checks.iter().any(|c| c.name == to)
                     || table.foreign_keys.iter().any(|c| c.name == to)
                     || table.index_named(&to).is_some()
-                    || self.catalog.relation_exists(&to, &self.snapshot);
+                    || self
+                        .catalog
+                        .relation_exists(table.namespace, &to, &self.snapshot);
                 if taken {
                     return Err(Error::new(
                         "42710",

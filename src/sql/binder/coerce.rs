@@ -100,8 +100,13 @@ impl Binder<'_> {
                 value: Value::Text(s),
                 ..
             } = &e
-                && let Some(oid) =
-                    crate::catalog::system::reg_in_at_bind(self.catalog, &self.snapshot, to.ty, s)?
+                && let Some(oid) = crate::catalog::system::reg_in_at_bind(
+                    self.catalog,
+                    &self.snapshot,
+                    &self.search_path,
+                    to.ty,
+                    s,
+                )?
             {
                 return Ok(Expr::Literal {
                     value: Value::Int8(oid as i64),

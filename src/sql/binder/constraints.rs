@@ -119,12 +119,13 @@ impl Binder<'_> {
     /// marks its columns NOT NULL). Returns the key indexes to build and the CHECKs.
     pub(super) fn bind_table_constraints(
         &mut self,
-        table: &str,
+        rel: &crate::catalog::RelName,
         columns: &mut [ColumnDef],
         column_asts: &[A::ColumnDef],
         constraints: &[A::TableConstraint],
         existing: &Existing,
     ) -> Result<BoundConstraints> {
+        let table = rel.name.as_str();
         let mut keys: Vec<KeyClause> = Vec::new();
         // (name, referencing column names, the FOREIGN KEY clause)
         let mut fks: Vec<(Option<String>, Vec<String>, A::ForeignKeyConstraint)> = Vec::new();
@@ -229,7 +230,7 @@ impl Binder<'_> {
             let taken = |n: &str| {
                 specs.iter().any(|s| s.name == n)
                     || existing.constraints.iter().any(|c| c == n)
-                    || catalog.relation_exists(n, snapshot)
+                    || catalog.relation_exists(rel.ns, n, snapshot)
             };
             let name = match k.name {
                 Some(n) => {
@@ -285,7 +286,7 @@ impl Binder<'_> {
         let mut foreign_keys: Vec<ForeignKey> = Vec::new();
         for (name, cols, fk) in fks {
             let key = self.bind_foreign_key(
-                table,
+                rel,
                 columns,
                 &specs,
                 name,
@@ -309,7 +310,7 @@ impl Binder<'_> {
     #[allow(clippy::too_many_arguments)]
     fn bind_foreign_key(
         &mut self,
-        table: &str,
+        rel: &crate::catalog::RelName,
         columns: &[ColumnDef],
         specs: &[IndexSpec],
         name: Option<String>,
@@ -334,8 +335,16 @@ impl Binder<'_> {
             })?;
             child.push(i);
         }
-        let parent_name = object_name(&fk.foreign_table)?;
-        let own = parent_name == table;
+        let table = rel.name.as_str();
+        let (parent_schema, parent_name) = split_name(&fk.foreign_table)?;
+        let own = parent_name == table
+            && match &parent_schema {
+                Some(s) => self.namespace_named(s)? == Some(rel.ns),
+                None => self
+                    .catalog
+                    .lookup(&self.search_path.search, &parent_name, &self.snapshot)
+                    .is_none(),
+            };
         // The referenced table's columns and unique keys (its own, when it is this one).
         let (parent_oid, parent_columns, parent_keys): (u32, Vec<ColumnDef>, Vec<Vec<usize>>) =
             if own {
@@ -374,7 +383,7 @@ impl Binder<'_> {
                     .or_else(|| existing.primary_key.clone())
             } else {
                 self.catalog
-                    .table(&parent_name, &self.snapshot)
+                    .by_oid(parent_oid, &self.snapshot)
                     .and_then(|p| {
                         p.primary_key()
                             .map(|k| k.index.parts.iter().map(|x| x.column).collect())
@@ -576,12 +585,12 @@ impl Binder<'_> {
             None => None,
         };
         let name = match &ci.name {
-            Some(n) => object_name(n)?,
+            Some(n) => bare_name(n)?,
             None => {
                 let catalog = self.catalog;
                 let snapshot = &self.snapshot;
                 first_free(&table.name, &names.join("_"), "idx", &|n| {
-                    catalog.relation_exists(n, snapshot)
+                    catalog.relation_exists(table.namespace, n, snapshot)
                 })
             }
         };

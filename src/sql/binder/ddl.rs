@@ -8,8 +8,22 @@ use super::*;
 
 impl Binder<'_> {
     pub(super) fn bind_create_table(&mut self, ct: &A::CreateTable) -> Result<BoundStatement> {
-        if ct.temporary {
-            return Err(Error::feature_not_supported("temporary tables"));
+        let on_commit = match (ct.on_commit, ct.temporary) {
+            (None, true) => Some(crate::plan::OnCommit::PreserveRows),
+            (None, false) => None,
+            (Some(_), false) => {
+                return Err(Error::new(
+                    "42P16",
+                    "ON COMMIT can only be used on temporary tables",
+                ));
+            }
+            (Some(A::OnCommit::PreserveRows), true) => Some(crate::plan::OnCommit::PreserveRows),
+            (Some(A::OnCommit::DeleteRows), true) => Some(crate::plan::OnCommit::DeleteRows),
+            (Some(A::OnCommit::Drop), true) => Some(crate::plan::OnCommit::Drop),
+        };
+        if ct.unlogged {
+            // UNLOGGED only skips the write-ahead log: kiln's tables differ in nothing
+            // else, so it is an ordinary table here.
         }
         if let Some(q) = &ct.query {
             let mut names: Vec<String> = ct.columns.iter().map(|c| ident_name(&c.name)).collect();
@@ -19,9 +33,18 @@ impl Binder<'_> {
                 names = listed;
             }
             let with_data = ct.with_data.is_none_or(|w| w.data);
-            return self.bind_create_table_as(&ct.name, &names, q, ct.if_not_exists, with_data);
+            let name = self.creation_name(&ct.name, ct.temporary)?;
+            return self.bind_create_table_as(
+                name,
+                &names,
+                q,
+                ct.if_not_exists,
+                with_data,
+                on_commit,
+            );
         }
-        let name = object_name(&ct.name)?;
+        let rel = self.creation_name(&ct.name, ct.temporary)?;
+        let name = rel.name.clone();
         if ct.columns.is_empty() {
             return Err(Error::feature_not_supported("tables without columns"));
         }
@@ -35,27 +58,55 @@ impl Binder<'_> {
                     format!("column \"{cname}\" specified more than once"),
                 ));
             }
-            let (def, sequence) = self.bind_column_def(&name, c, &sequences)?;
+            let (def, sequence) = self.bind_column_def(&rel, c, &sequences)?;
             sequences.extend(sequence);
             columns.push(def);
         }
         self.bind_generated(&name, &mut columns, &ct.columns)?;
         let bound = self.bind_table_constraints(
-            &name,
+            &rel,
             &mut columns,
             &ct.columns,
             &ct.constraints,
             &super::constraints::Existing::default(),
         )?;
+        self.check_foreign_key_persistence(ct.temporary, &bound.foreign_keys)?;
         Ok(BoundStatement::CreateTable {
-            name,
+            name: rel,
             columns,
             indexes: bound.indexes,
             checks: bound.checks,
             foreign_keys: bound.foreign_keys,
             sequences,
             if_not_exists: ct.if_not_exists,
+            on_commit,
         })
+    }
+
+    /// A foreign key of a permanent table may reference only permanent tables, and one
+    /// of a temporary table only temporary ones (42P16, as PostgreSQL).
+    pub(super) fn check_foreign_key_persistence(
+        &self,
+        temp: bool,
+        keys: &[crate::catalog::ForeignKey],
+    ) -> Result<()> {
+        for fk in keys {
+            if fk.parent == crate::catalog::SELF_REFERENCE {
+                continue;
+            }
+            let Some(parent) = self.catalog.by_oid(fk.parent, &self.snapshot) else {
+                continue;
+            };
+            let parent_temp = Some(parent.namespace) == self.search_path.temp;
+            if parent_temp != temp {
+                let which = if temp { "temporary" } else { "permanent" };
+                return Err(Error::new(
+                    "42P16",
+                    format!("constraints on {which} tables may reference only {which} tables"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// One column of CREATE TABLE or ALTER TABLE ADD COLUMN: its type (SERIAL types
@@ -64,10 +115,11 @@ impl Binder<'_> {
     /// CHECK options are bound with the table's constraints.
     pub(super) fn bind_column_def(
         &mut self,
-        name: &str,
+        rel: &crate::catalog::RelName,
         c: &A::ColumnDef,
         sequences: &[sequences::NewSequence],
     ) -> Result<(ColumnDef, Option<sequences::NewSequence>)> {
+        let name = rel.name.as_str();
         let cname = ident_name(&c.name);
         let serial = sequences::serial_type(&c.data_type);
         let ty = match serial {
@@ -162,13 +214,15 @@ impl Binder<'_> {
                     def.name
                 )));
             }
-            let seq_name = self.serial_sequence_name(name, &def.name, sequences);
-            def.default = Some(self.nextval_default(&seq_name, &def)?);
+            let seq_name = self.serial_sequence_name(rel, &def.name, sequences);
+            let (default, placeholder) = self.nextval_default(rel.ns, &seq_name, &def)?;
+            def.default = Some(default);
             def.not_null = true;
             made = Some(sequences::NewSequence {
                 name: seq_name,
                 options: spec.resolve()?,
                 column: def.name.clone(),
+                placeholder,
             });
         }
         Ok((def, made))
@@ -272,13 +326,13 @@ impl Binder<'_> {
     /// `CREATE TABLE name [(columns)] AS query` (`with_data` false: WITH NO DATA).
     pub(super) fn bind_create_table_as(
         &mut self,
-        name: &A::ObjectName,
+        name: crate::catalog::RelName,
         names: &[String],
         q: &A::Query,
         if_not_exists: bool,
         with_data: bool,
+        on_commit: Option<crate::plan::OnCommit>,
     ) -> Result<BoundStatement> {
-        let name = object_name(name)?;
         let (plan, outputs) = self.bind_query(q)?;
         let columns = self.new_columns(&outputs, names, "CREATE TABLE AS")?;
         let plan = self.cast_outputs(
@@ -296,6 +350,7 @@ impl Binder<'_> {
             columns,
             source,
             if_not_exists,
+            on_commit,
         })
     }
 
@@ -307,14 +362,15 @@ impl Binder<'_> {
             [A::Expr::CompoundIdentifier(ids)] => A::ObjectName::from(ids.clone()),
             _ => return Err(Error::syntax("syntax error in SELECT INTO")),
         };
-        if into.temporary {
-            return Err(Error::feature_not_supported("temporary tables"));
-        }
+        let name = self.creation_name(&target, into.temporary)?;
+        let on_commit = into
+            .temporary
+            .then_some(crate::plan::OnCommit::PreserveRows);
         let mut query = q.clone();
         if let A::SetExpr::Select(s) = query.body.as_mut() {
             s.into = None;
         }
-        self.bind_create_table_as(&target, &[], &query, false, true)
+        self.bind_create_table_as(name, &[], &query, false, true, on_commit)
     }
 
     /// The columns of a table or view made from a query's outputs, renamed by `names`.
@@ -359,7 +415,6 @@ impl Binder<'_> {
         if cv.materialized {
             return Err(Error::feature_not_supported("materialized views"));
         }
-        let name = object_name(&cv.name)?;
         let before = self.tables.len();
         let access = self.access.len();
         let (_, outputs) = self.bind_subquery_block(&cv.query)?;
@@ -367,12 +422,22 @@ impl Binder<'_> {
         self.access.truncate(access);
         let names: Vec<String> = cv.columns.iter().map(|c| ident_name(&c.name)).collect();
         let columns = self.new_columns(&outputs, &names, "CREATE VIEW")?;
-        let mut depends_on: Vec<String> = Vec::new();
+        let mut depends_on: Vec<u32> = Vec::new();
+        let mut temp = cv.temporary;
         for t in &self.tables[before..] {
-            if !depends_on.contains(&t.name) {
-                depends_on.push(t.name.clone());
+            if !depends_on.contains(&t.oid) {
+                depends_on.push(t.oid);
+            }
+            // A view over a temporary table is temporary itself (PostgreSQL's NOTICE).
+            if !temp && Some(t.namespace) == self.search_path.temp {
+                temp = true;
+                self.notices.push(format!(
+                    "view \"{}\" will be a temporary view",
+                    display_name(&cv.name)
+                ));
             }
         }
+        let name = self.creation_name(&cv.name, temp)?;
         // The stored query renames its outputs to the view's column names.
         Ok(BoundStatement::CreateView {
             name,
@@ -380,6 +445,7 @@ impl Binder<'_> {
             view: crate::catalog::ViewDef {
                 sql: cv.query.to_string(),
                 depends_on,
+                search_path: self.search_path.search.clone(),
             },
             or_replace: cv.or_replace,
         })
@@ -411,9 +477,13 @@ impl Binder<'_> {
         let ctes = std::mem::take(&mut self.cte_scopes);
         let text = std::mem::take(&mut self.text);
         self.view_depth += 1;
-        // The view's tables are read with its owner's privileges.
+        // The view's tables are read with its owner's privileges, its names resolved
+        // as where it was created.
         let check_as = self.check_as.replace(entry.owner);
+        let path = std::mem::take(&mut self.search_path.search);
+        self.search_path.search = view.search_path.clone();
         let bound = self.bind_subquery_block(q);
+        self.search_path.search = path;
         self.check_as = check_as;
         self.view_depth -= 1;
         self.text = text;

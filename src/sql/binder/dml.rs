@@ -570,9 +570,19 @@ impl Binder<'_> {
             return Ok(None);
         };
         self.need(table, Privs::SELECT);
+        let schema = match alias {
+            Some(_) => None,
+            None => self
+                .catalog
+                .namespace_by_oid(table.namespace, &self.snapshot)
+                .map(|n| n.name.clone()),
+        };
         let qualifier = alias.unwrap_or_else(|| table.name.clone());
         let rel = self.new_rel();
-        let scope = row_scope(&table.columns, rel, &qualifier);
+        let mut scope = row_scope(&table.columns, rel, &qualifier);
+        for c in &mut scope.columns {
+            c.schema.clone_from(&schema);
+        }
         let mut exprs = Vec::new();
         let mut columns = Vec::new();
         let mut push = |me: &mut Self, e: Expr, name: String| -> Result<()> {
@@ -636,7 +646,7 @@ impl Binder<'_> {
                 A::SelectItem::QualifiedWildcard(
                     A::SelectItemQualifiedWildcardKind::ObjectName(n),
                     _,
-                ) if object_name(n)? == *qualifier => {
+                ) if split_name(n)?.1 == *qualifier => {
                     for c in &scope.columns {
                         push(self, c.expr.clone(), c.name.clone())?;
                     }
@@ -649,7 +659,7 @@ impl Binder<'_> {
                         "42P01",
                         format!(
                             "missing FROM-clause entry for table \"{}\"",
-                            object_name(n)?
+                            split_name(n)?.1
                         ),
                     ));
                 }

@@ -254,13 +254,13 @@ impl Binder<'_> {
             }
             A::Expr::CompoundIdentifier(ids) => {
                 let names: Vec<String> = ids.iter().map(ident_name).collect();
-                let (q, n) = match names.as_slice() {
-                    [q, n] => (q.clone(), n.clone()),
-                    [_, q, n] => (q.clone(), n.clone()),
+                let (s, q, n) = match names.as_slice() {
+                    [q, n] => (None, q.clone(), n.clone()),
+                    [s, q, n] => (Some(s.clone()), q.clone(), n.clone()),
                     _ => return Err(Error::feature_not_supported("this column reference")),
                 };
                 let span = ids.first().map(|i| i.span);
-                self.resolve_column(scope, Some(&q), &n)
+                self.resolve_qualified_column(scope, s.as_deref(), Some(&q), &n)
                     .map_err(|err| match span {
                         Some(s) => self.with_span(err, s),
                         None => err,

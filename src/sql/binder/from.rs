@@ -209,6 +209,7 @@ impl Binder<'_> {
             lscope.columns[l].hidden = true;
             rscope.columns[r].hidden = true;
             merged.push(ScopeColumn {
+                schema: None,
                 qualifier: None,
                 name: name.clone(),
                 expr: value,
@@ -244,10 +245,18 @@ impl Binder<'_> {
                 {
                     return self.cte_scope(cte?, &ident_name(id), alias.as_ref());
                 }
-                if let Some(system) = self.system_table(name)? {
-                    return self.system_scan(system, alias.as_ref());
-                }
-                let table = self.table(name)?;
+                let table = match self.find_relation(name)? {
+                    Some(Found::System(system)) => {
+                        return self.system_scan(system, alias.as_ref());
+                    }
+                    Some(Found::Relation(t)) => {
+                        if !self.tables.iter().any(|seen| Arc::ptr_eq(seen, &t)) {
+                            self.tables.push(t.clone());
+                        }
+                        t
+                    }
+                    None => return Err(Error::undefined_table(&display_name(name))),
+                };
                 self.need(&table, crate::catalog::acl::Privs::SELECT);
                 if table.sequence.is_some() {
                     return Err(Error::feature_not_supported(format!(
@@ -271,6 +280,7 @@ impl Binder<'_> {
                             .iter()
                             .zip(names)
                             .map(|(c, name)| ScopeColumn {
+                                schema: None,
                                 qualifier: Some(qualifier.clone()),
                                 expr: Expr::ColumnRef {
                                     id: c.id,
@@ -290,6 +300,13 @@ impl Binder<'_> {
                     Some(a) => ident_name(&a.name),
                     None => table.name.clone(),
                 };
+                let schema = match alias {
+                    Some(_) => None,
+                    None => self
+                        .catalog
+                        .namespace_by_oid(table.namespace, &self.snapshot)
+                        .map(|n| n.name.clone()),
+                };
                 let names = alias_names(
                     alias.as_ref(),
                     table.columns.iter().map(|c| c.name.clone()).collect(),
@@ -302,6 +319,7 @@ impl Binder<'_> {
                         .zip(names)
                         .enumerate()
                         .map(|(i, (c, name))| ScopeColumn {
+                            schema: schema.clone(),
                             qualifier: Some(qualifier.clone()),
                             name,
                             expr: Expr::ColumnRef {
@@ -387,6 +405,7 @@ impl Binder<'_> {
                         .iter()
                         .zip(names)
                         .map(|(c, name)| ScopeColumn {
+                            schema: None,
                             qualifier: Some(qualifier.clone()),
                             expr: Expr::ColumnRef {
                                 id: c.id,
@@ -417,6 +436,7 @@ impl Binder<'_> {
                     scope.columns.retain(|c| !c.hidden);
                     for c in scope.columns.iter_mut() {
                         c.qualifier = Some(q.clone());
+                        c.schema = None;
                     }
                 }
                 Ok((plan, scope))
@@ -444,6 +464,7 @@ impl Binder<'_> {
                 .iter()
                 .zip(names)
                 .map(|(c, name)| ScopeColumn {
+                    schema: None,
                     qualifier: Some(qualifier.clone()),
                     expr: Expr::ColumnRef {
                         id: c.id,
@@ -601,6 +622,7 @@ impl Binder<'_> {
                 .zip(names)
                 .enumerate()
                 .map(|(i, (&ty, name))| ScopeColumn {
+                    schema: None,
                     qualifier: Some(qualifier.clone()),
                     expr: Expr::ColumnRef {
                         id: ColumnId::new(rel, i as u32),
@@ -818,8 +840,12 @@ fn alias_names(
 /// Two FROM items of one level may not share a name (`42712`).
 pub(super) fn check_duplicate_aliases(left: &Scope, right: &Scope) -> Result<()> {
     for r in &right.columns {
+        // Two tables of one name from two schemas may both appear unaliased.
         if let Some(q) = &r.qualifier
-            && left.columns.iter().any(|l| l.qualifier.as_ref() == Some(q))
+            && left.columns.iter().any(|l| {
+                l.qualifier.as_ref() == Some(q)
+                    && !(l.schema.is_some() && r.schema.is_some() && l.schema != r.schema)
+            })
         {
             return Err(Error::new(
                 "42712",

@@ -88,6 +88,7 @@ mod names;
 mod position;
 mod privileges;
 mod roles;
+pub mod schemas;
 mod scope;
 mod select;
 pub mod sequences;
@@ -103,6 +104,7 @@ use coerce::*;
 use expr::*;
 use names::*;
 use position::*;
+use schemas::*;
 use scope::*;
 use select::*;
 use setop::*;
@@ -262,6 +264,12 @@ pub struct Binder<'a> {
     check_as: Option<u32>,
     /// The scope of the FROM items left of the one being bound (what LATERAL sees).
     from_left: Option<Scope>,
+    /// How unqualified names resolve (the session's search_path).
+    pub search_path: crate::catalog::namespace::SearchPath,
+    /// NOTICEs binding raised (sent before the statement's own).
+    pub notices: Vec<String>,
+    /// The current database's name (`database.schema.name` may name it).
+    pub database: Option<String>,
 }
 
 fn is_default_keyword(e: &A::Expr) -> bool {
@@ -306,6 +314,9 @@ impl<'a> Binder<'a> {
             access: Vec::new(),
             check_as: None,
             from_left: None,
+            search_path: crate::catalog::namespace::SearchPath::default_public(),
+            notices: Vec::new(),
+            database: None,
         }
     }
 
@@ -381,16 +392,22 @@ impl<'a> Binder<'a> {
     ) -> Result<BoundStatement> {
         use crate::catalog::RelKind;
         let _ = if_exists;
-        let parts = name_parts(name)?;
-        let strip = |parts: &[String]| -> Result<Vec<String>> {
-            match parts {
-                [schema, rest @ ..] if !rest.is_empty() && schema == "public" => Ok(rest.to_vec()),
-                _ => Ok(parts.to_vec()),
-            }
-        };
+        if kind == A::CommentObject::Schema {
+            let schema = bare_name(name)?;
+            let ns = self.namespace_named(&schema)?.ok_or_else(|| {
+                Error::new("3F000", format!("schema \"{schema}\" does not exist"))
+            })?;
+            return Ok(BoundStatement::Comment {
+                oid: ns,
+                column: String::new(),
+                text,
+            });
+        }
         let (relation, column) = match kind {
-            A::CommentObject::Column => match strip(&parts)?.as_slice() {
-                [t, c] => (t.clone(), c.clone()),
+            A::CommentObject::Column => match name.0.split_last() {
+                Some((A::ObjectNamePart::Identifier(c), rest)) if !rest.is_empty() => {
+                    (A::ObjectName(rest.to_vec()), ident_name(c))
+                }
                 _ => {
                     return Err(Error::syntax("column name must be qualified".to_string()));
                 }
@@ -398,30 +415,27 @@ impl<'a> Binder<'a> {
             A::CommentObject::Table
             | A::CommentObject::View
             | A::CommentObject::Sequence
-            | A::CommentObject::Index => match strip(&parts)?.as_slice() {
-                [t] => (t.clone(), String::new()),
-                _ => return Err(Error::feature_not_supported(format!("name \"{name}\""))),
-            },
+            | A::CommentObject::Index => (name.clone(), String::new()),
             other => {
                 return Err(Error::feature_not_supported(format!("COMMENT ON {other}")));
             }
         };
         if kind == A::CommentObject::Index {
-            let Some(owner) = self.catalog.index_owner(&relation, &self.snapshot) else {
-                return Err(Error::undefined_table(&relation));
-            };
-            let Some(ix) = owner.index_named(&relation) else {
-                return Err(Error::undefined_table(&relation));
-            };
+            let missing = || Error::undefined_table(&display_name(&relation));
+            let rel = self.index_name(&relation)?.ok_or_else(missing)?;
+            let owner = self
+                .catalog
+                .index_owner(rel.ns, &rel.name, &self.snapshot)
+                .ok_or_else(missing)?;
+            let ix = owner.index_named(&rel.name).ok_or_else(missing)?;
             return Ok(BoundStatement::Comment {
                 oid: ix.oid,
                 column,
                 text,
             });
         }
-        let Some(entry) = self.catalog.table(&relation, &self.snapshot) else {
-            return Err(Error::undefined_table(&relation));
-        };
+        let entry = self.table(&relation)?;
+        let relation = entry.name.clone();
         let wanted = match kind {
             A::CommentObject::Table => Some(RelKind::Table),
             A::CommentObject::View => Some(RelKind::View),
@@ -520,7 +534,7 @@ impl<'a> Binder<'a> {
                 }
                 if let [A::AlterTableOperation::OwnerTo { new_owner }] = at.operations.as_slice() {
                     return Ok(BoundStatement::Role(crate::plan::RoleChange::Owner {
-                        name: object_name(&at.name)?,
+                        name: self.rel_name(&at.name)?,
                         if_exists: at.if_exists,
                         kind: RelKind::Table,
                         to: privileges::owner_spec(new_owner),
@@ -536,7 +550,7 @@ impl<'a> Binder<'a> {
                     ));
                 }
                 Ok(BoundStatement::AlterTable {
-                    name: object_name(&at.name)?,
+                    name: self.rel_name(&at.name)?,
                     if_exists: at.if_exists,
                     actions: at.operations.clone(),
                 })
@@ -557,6 +571,16 @@ impl<'a> Binder<'a> {
                 owned_by.as_ref(),
             ),
             A::Statement::CreateView(cv) => self.bind_create_view(cv),
+            A::Statement::CreateSchema {
+                schema_name,
+                if_not_exists,
+                or_replace: false,
+                with: None,
+                options: None,
+                default_collate_spec: None,
+                clone: None,
+            } => self.bind_create_schema(schema_name, *if_not_exists),
+            A::Statement::AlterSchema(a) => self.bind_alter_schema(a),
             A::Statement::CreateRole(create) => self.bind_create_role(create),
             A::Statement::AlterRole { name, operation } => self.bind_alter_role(name, operation),
             A::Statement::Drop {
@@ -580,17 +604,36 @@ impl<'a> Binder<'a> {
                     A::ObjectType::View => RelKind::View,
                     A::ObjectType::Sequence => RelKind::Sequence,
                     A::ObjectType::Index => {
-                        let names = names.iter().map(object_name).collect::<Result<_>>()?;
+                        let mut bound = Vec::with_capacity(names.len());
+                        for n in names {
+                            // Not an index: the relation it names, if any (42809).
+                            bound.push(match self.index_name(n)? {
+                                Some(rel) => rel,
+                                None => self.rel_name(n)?,
+                            });
+                        }
+                        let names = bound;
                         return Ok(BoundStatement::DropIndex {
                             names,
                             if_exists: *if_exists,
                         });
                     }
+                    A::ObjectType::Schema => {
+                        return Ok(BoundStatement::Schema(crate::plan::SchemaChange::Drop {
+                            names: names.iter().map(bare_name).collect::<Result<_>>()?,
+                            if_exists: *if_exists,
+                            cascade: *cascade,
+                        }));
+                    }
                     other => {
                         return Err(Error::feature_not_supported(format!("DROP {other}")));
                     }
                 };
-                let names = names.iter().map(object_name).collect::<Result<_>>()?;
+                let mut bound = Vec::with_capacity(names.len());
+                for n in names {
+                    bound.extend(self.rel_name_if_exists(n, *if_exists)?);
+                }
+                let names = bound;
                 Ok(BoundStatement::DropTable {
                     names,
                     if_exists: *if_exists,
@@ -793,65 +836,6 @@ impl<'a> Binder<'a> {
                 as_role,
             }),
         }
-    }
-
-    pub(super) fn table(&mut self, name: &A::ObjectName) -> Result<Arc<TableEntry>> {
-        let schema = match name.0.as_slice() {
-            [A::ObjectNamePart::Identifier(s), _] => Some(ident_name(s)),
-            _ => None,
-        };
-        if let Some(s) = schema.as_deref()
-            && (s == "pg_catalog" || s == "information_schema")
-        {
-            let n = match name.0.last() {
-                Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
-                _ => String::new(),
-            };
-            if self.system_table(name)?.is_some() {
-                return Err(Error::new(
-                    "42501",
-                    format!("permission denied for table {n}"),
-                ));
-            }
-            return Err(Error::undefined_table(&format!("{s}.{n}")));
-        }
-        let n = object_name(name)?;
-        match self.catalog.table(&n, &self.snapshot) {
-            Some(t) => {
-                if !self.tables.iter().any(|seen| Arc::ptr_eq(seen, &t)) {
-                    self.tables.push(t.clone());
-                }
-                Ok(t)
-            }
-            None if self.system_table(name)?.is_some() => Err(Error::new(
-                "42501",
-                format!("permission denied for table {n}"),
-            )),
-            None => Err(Error::undefined_table(&n)),
-        }
-    }
-
-    /// The system catalog `name` names: `pg_catalog.x`, `information_schema.x`, or an
-    /// unqualified pg_catalog name (pg_catalog is searched before public, as in
-    /// PostgreSQL's default search_path).
-    pub(super) fn system_table(
-        &self,
-        name: &A::ObjectName,
-    ) -> Result<Option<crate::catalog::system::SystemTable>> {
-        let parts: Vec<String> = name
-            .0
-            .iter()
-            .map(|p| match p {
-                A::ObjectNamePart::Identifier(i) => ident_name(i),
-                A::ObjectNamePart::Function(_) => String::new(),
-            })
-            .collect();
-        use crate::catalog::system::SystemTable;
-        Ok(match parts.as_slice() {
-            [n] => SystemTable::lookup(None, n),
-            [s, n] => SystemTable::lookup(Some(s), n),
-            _ => None,
-        })
     }
 
     // ----- queries -------------------------------------------------------------------

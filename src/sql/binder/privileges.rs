@@ -19,6 +19,7 @@
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::*;
+use crate::catalog::RelName;
 use crate::catalog::acl::{Privs, privilege_named};
 use crate::plan::{GrantTarget, PrivilegeChange, RoleChange, RoleSpec};
 
@@ -106,23 +107,19 @@ impl Words {
         }
     }
 
-    /// A relation name, `public.` allowed.
-    pub(super) fn relation(&mut self) -> Result<String> {
+    /// A relation name, `[schema.]name`, as written.
+    pub(super) fn relation(&mut self) -> Result<(Option<String>, String)> {
         let first = self.ident()?;
         if !self.take_token(&Token::Period) {
-            return Ok(first);
+            return Ok((None, first));
         }
         let second = self.ident()?;
-        match first.as_str() {
-            "public" => Ok(second),
-            "pg_catalog" | "information_schema" => Err(Error::feature_not_supported(format!(
+        if first == "pg_catalog" || first == "information_schema" {
+            return Err(Error::feature_not_supported(format!(
                 "privileges on system catalog \"{first}.{second}\""
-            ))),
-            _ => Err(Error::new(
-                "3F000",
-                format!("schema \"{first}\" does not exist"),
-            )),
+            )));
         }
+        Ok((Some(first), second))
     }
 
     /// A comma-separated list of `item`s.
@@ -275,9 +272,9 @@ impl Binder<'_> {
         w.expect("ON")?;
         let target = if defaults {
             if w.take(&["TABLES"]) {
-                GrantTarget::AllTables
+                GrantTarget::AllTables(Vec::new())
             } else if w.take(&["SEQUENCES"]) {
-                GrantTarget::AllSequences
+                GrantTarget::AllSequences(Vec::new())
             } else if let Some((noun, valid)) = [
                 ("FUNCTIONS", ("function", Privs::EXECUTE)),
                 ("ROUTINES", ("function", Privs::EXECUTE)),
@@ -305,13 +302,12 @@ impl Binder<'_> {
                 return Err(w.unexpected());
             }
         } else if w.take(&["ALL", "TABLES", "IN", "SCHEMA"]) {
-            self.schemas_public(w)?;
-            GrantTarget::AllTables
+            GrantTarget::AllTables(self.schemas_named(w)?)
         } else if w.take(&["ALL", "SEQUENCES", "IN", "SCHEMA"]) {
-            self.schemas_public(w)?;
-            GrantTarget::AllSequences
+            GrantTarget::AllSequences(self.schemas_named(w)?)
         } else if w.take(&["SEQUENCE"]) {
-            GrantTarget::Sequences(w.list(|w| w.relation())?)
+            let names = w.list(|w| w.relation())?;
+            GrantTarget::Sequences(self.words_rels(names)?)
         } else if w.take(&["SCHEMA"]) {
             GrantTarget::Schemas(w.list(|w| w.ident())?)
         } else if w.take(&["DATABASE"]) {
@@ -338,7 +334,8 @@ impl Binder<'_> {
                 }
             }
             w.take(&["TABLE"]);
-            GrantTarget::Tables(w.list(|w| w.relation())?)
+            let names = w.list(|w| w.relation())?;
+            GrantTarget::Tables(self.words_rels(names)?)
         };
         w.expect(to)?;
         let grantees = w.list(|w| w.role_spec())?;
@@ -368,7 +365,37 @@ impl Binder<'_> {
         )))
     }
 
-    /// `IN SCHEMA name [, …]`: only public has tables here.
+    /// Relation names read from tokens, resolved as [`Binder::rel_name`] resolves them.
+    fn words_rels(&self, names: Vec<(Option<String>, String)>) -> Result<Vec<RelName>> {
+        names
+            .into_iter()
+            .map(|(schema, name)| self.qualified_rel_name(schema.as_deref(), &name))
+            .collect()
+    }
+
+    /// `IN SCHEMA name [, …]` of GRANT … ON ALL TABLES: the schemas' oids.
+    fn schemas_named(&self, w: &mut Words) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        for s in w.list(|w| w.ident())? {
+            if s == "pg_catalog" || s == "information_schema" {
+                return Err(Error::feature_not_supported(format!(
+                    "privileges on the tables of schema \"{s}\""
+                )));
+            }
+            match self.namespace_named(&s)? {
+                Some(ns) => out.push(ns),
+                None => {
+                    return Err(Error::new(
+                        "3F000",
+                        format!("schema \"{s}\" does not exist"),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `IN SCHEMA name [, …]` of ALTER DEFAULT PRIVILEGES: only public has them here.
     fn schemas_public(&self, w: &mut Words) -> Result<()> {
         for s in w.list(|w| w.ident())? {
             match s.as_str() {
@@ -418,31 +445,38 @@ impl Binder<'_> {
     }
 }
 
-/// `[IF EXISTS] name OWNER TO role` (ALTER SEQUENCE's text after SEQUENCE), or None
-/// when the text is another ALTER SEQUENCE.
-pub(super) fn sequence_owner_to(rest: &str) -> Result<Option<BoundStatement>> {
-    relation_owner_to(rest, RelKind::Sequence)
-}
-
-/// `[IF EXISTS] name OWNER TO role` after ALTER SEQUENCE or ALTER VIEW, or None when
-/// the text says something else.
-pub(super) fn relation_owner_to(rest: &str, kind: RelKind) -> Result<Option<BoundStatement>> {
-    let mut w = Words::new(rest)?;
-    if !(0..w.tokens.len()).any(|k| w.is_at(k, "OWNER") && w.is_at(k + 1, "TO")) {
-        return Ok(None);
+impl Binder<'_> {
+    /// `[IF EXISTS] name OWNER TO role` (ALTER SEQUENCE's text after SEQUENCE), or None
+    /// when the text is another ALTER SEQUENCE.
+    pub(super) fn sequence_owner_to(&self, rest: &str) -> Result<Option<BoundStatement>> {
+        self.relation_owner_to(rest, RelKind::Sequence)
     }
-    let if_exists = w.take(&["IF", "EXISTS"]);
-    let name = w.relation()?;
-    w.expect("OWNER")?;
-    w.expect("TO")?;
-    let to = w.role_spec()?;
-    w.end()?;
-    Ok(Some(BoundStatement::Role(RoleChange::Owner {
-        name,
-        if_exists,
-        kind,
-        to,
-    })))
+
+    /// `[IF EXISTS] name OWNER TO role` after ALTER SEQUENCE or ALTER VIEW, or None
+    /// when the text says something else.
+    pub(super) fn relation_owner_to(
+        &self,
+        rest: &str,
+        kind: RelKind,
+    ) -> Result<Option<BoundStatement>> {
+        let mut w = Words::new(rest)?;
+        if !(0..w.tokens.len()).any(|k| w.is_at(k, "OWNER") && w.is_at(k + 1, "TO")) {
+            return Ok(None);
+        }
+        let if_exists = w.take(&["IF", "EXISTS"]);
+        let (schema, name) = w.relation()?;
+        let name = self.qualified_rel_name(schema.as_deref(), &name)?;
+        w.expect("OWNER")?;
+        w.expect("TO")?;
+        let to = w.role_spec()?;
+        w.end()?;
+        Ok(Some(BoundStatement::Role(RoleChange::Owner {
+            name,
+            if_exists,
+            kind,
+            to,
+        })))
+    }
 }
 
 /// `ALTER TABLE … OWNER TO`'s new owner, as sqlparser reads it.
@@ -452,4 +486,17 @@ pub(super) fn owner_spec(o: &A::Owner) -> RoleSpec {
         A::Owner::CurrentRole | A::Owner::CurrentUser => RoleSpec::CurrentUser,
         A::Owner::SessionUser => RoleSpec::SessionUser,
     }
+}
+
+/// A role named by an identifier (`AUTHORIZATION role`): CURRENT_USER and kin as
+/// PostgreSQL reads them unquoted.
+pub(super) fn role_spec_of(i: &A::Ident) -> RoleSpec {
+    if i.quote_style.is_none() {
+        match i.value.to_lowercase().as_str() {
+            "current_user" | "current_role" => return RoleSpec::CurrentUser,
+            "session_user" => return RoleSpec::SessionUser,
+            _ => {}
+        }
+    }
+    RoleSpec::Name(ident_name(i))
 }

@@ -15,6 +15,9 @@ use super::*;
 
 #[derive(Clone, Debug)]
 pub(super) struct ScopeColumn {
+    /// The schema of the table it reads, when named by the table's own name (no alias):
+    /// what `schema.table.column` matches.
+    pub(super) schema: Option<String>,
     pub(super) qualifier: Option<String>,
     pub(super) name: String,
     pub(super) expr: Expr,
@@ -36,24 +39,46 @@ enum Lookup {
     NoColumn,
 }
 
+impl ScopeColumn {
+    /// Whether `[schema.]q` names this column's relation.
+    pub(super) fn is_qualified_by(&self, schema: Option<&str>, q: &str) -> bool {
+        self.qualifier.as_deref() == Some(q)
+            && schema.is_none_or(|s| self.schema.as_deref() == Some(s))
+    }
+}
+
 impl Scope {
-    fn has_qualifier(&self, q: &str) -> bool {
-        self.columns
-            .iter()
-            .any(|c| c.qualifier.as_deref() == Some(q))
+    fn has_qualifier(&self, schema: Option<&str>, q: &str) -> bool {
+        self.columns.iter().any(|c| c.is_qualified_by(schema, q))
     }
 
-    fn lookup(&self, qualifier: Option<&str>, name: &str) -> Result<Lookup> {
-        if let Some(q) = qualifier
-            && !self.has_qualifier(q)
-        {
-            return Ok(Lookup::NoRelation);
+    fn lookup(&self, schema: Option<&str>, qualifier: Option<&str>, name: &str) -> Result<Lookup> {
+        if let Some(q) = qualifier {
+            if !self.has_qualifier(schema, q) {
+                return Ok(Lookup::NoRelation);
+            }
+            // Two tables of one name from two schemas: the bare name is ambiguous.
+            if schema.is_none() {
+                let mut schemas = self
+                    .columns
+                    .iter()
+                    .filter(|c| c.qualifier.as_deref() == Some(q))
+                    .filter_map(|c| c.schema.as_deref());
+                if let Some(first) = schemas.next()
+                    && schemas.any(|s| s != first)
+                {
+                    return Err(Error::new(
+                        "42P09",
+                        format!("table reference \"{q}\" is ambiguous"),
+                    ));
+                }
+            }
         }
         let mut found: Option<&ScopeColumn> = None;
         for c in &self.columns {
             let visible = match qualifier {
                 None => !c.hidden,
-                Some(q) => c.qualifier.as_deref() == Some(q),
+                Some(q) => c.is_qualified_by(schema, q),
             };
             if visible && c.name == name {
                 if found.is_some() {
@@ -85,10 +110,21 @@ impl Binder<'_> {
         qualifier: Option<&str>,
         name: &str,
     ) -> Result<Expr> {
+        self.resolve_qualified_column(scope, None, qualifier, name)
+    }
+
+    /// [`Binder::resolve_column`] of `schema.table.column`.
+    pub(super) fn resolve_qualified_column(
+        &self,
+        scope: &Scope,
+        schema: Option<&str>,
+        qualifier: Option<&str>,
+        name: &str,
+    ) -> Result<Expr> {
         let levels = std::iter::once(scope).chain(self.outer_scopes.iter().rev());
         let mut relation_seen = false;
         for level in levels {
-            match level.lookup(qualifier, name)? {
+            match level.lookup(schema, qualifier, name)? {
                 Lookup::Found(e) => return Ok(e),
                 Lookup::NoColumn if qualifier.is_some() => {
                     relation_seen = true;
@@ -100,7 +136,10 @@ impl Binder<'_> {
         Err(match qualifier {
             Some(q) if !relation_seen => Error::new(
                 "42P01",
-                format!("missing FROM-clause entry for table \"{q}\""),
+                format!(
+                    "missing FROM-clause entry for table \"{}\"",
+                    schema.map_or_else(|| q.to_string(), |s| format!("{s}.{q}"))
+                ),
             ),
             // PostgreSQL quotes a bare name but not a qualified one.
             Some(q) => Error::new("42703", format!("column {q}.{name} does not exist")),
@@ -117,6 +156,7 @@ pub(super) fn row_scope(columns: &[ColumnDef], rel: RelId, qualifier: &str) -> S
             .iter()
             .enumerate()
             .map(|(i, c)| ScopeColumn {
+                schema: None,
                 qualifier: Some(qualifier.to_string()),
                 name: c.name.clone(),
                 expr: Expr::ColumnRef {

@@ -256,6 +256,7 @@ impl Binder<'_> {
                 .iter()
                 .zip(&refs)
                 .map(|(c, r)| ScopeColumn {
+                    schema: None,
                     qualifier: None,
                     name: c.name.clone(),
                     expr: r.clone(),
@@ -348,15 +349,15 @@ impl Binder<'_> {
                     }
                 }
                 A::SelectItem::QualifiedWildcard(kind, _) => {
-                    let q = match kind {
-                        A::SelectItemQualifiedWildcardKind::ObjectName(n) => object_name(n)?,
+                    let (schema, q) = match kind {
+                        A::SelectItemQualifiedWildcardKind::ObjectName(n) => split_name(n)?,
                         A::SelectItemQualifiedWildcardKind::Expr(_) => {
                             return Err(Error::feature_not_supported("this wildcard"));
                         }
                     };
                     let before = items.len();
                     for (i, c) in scope.columns.iter().enumerate() {
-                        if c.qualifier.as_deref() == Some(q.as_str()) {
+                        if c.is_qualified_by(schema.as_deref(), &q) {
                             items.push((None, c.name.clone(), Some(i)));
                         }
                     }

@@ -20,6 +20,9 @@ pub struct NewSequence {
     pub name: String,
     pub options: SequenceOptions,
     pub column: String,
+    /// What the column's default names it by until it exists
+    /// ([`crate::sql::expr::Expr::set_sequence_oid`]).
+    pub placeholder: String,
 }
 
 /// The integer type behind a SERIAL type name.
@@ -99,11 +102,28 @@ impl Binder<'_> {
     /// `nextval('name')` cast to `column`'s type: a SERIAL or identity column's default.
     /// An identity column's call carries a second argument, `true`: it draws without
     /// the USAGE privilege on the sequence (PostgreSQL checks none for identity).
-    pub(super) fn nextval_default(&mut self, sequence: &str, column: &ColumnDef) -> Result<Expr> {
-        // As regclass output writes the name (quoted where it needs to be), which is how
-        // nextval reads it back.
+    pub(super) fn nextval_default(
+        &mut self,
+        ns: u32,
+        sequence: &str,
+        column: &ColumnDef,
+    ) -> Result<(Expr, String)> {
+        // The name qualified by its schema, as a placeholder: when the statement runs
+        // and the sequence exists, its oid takes the placeholder's place.
+        let schema = match ns {
+            super::schemas::TEMP_NAMESPACE => "pg_temp".to_string(),
+            _ => self
+                .catalog
+                .namespace_by_oid(ns, &self.snapshot)
+                .map_or_else(|| "public".to_string(), |n| n.name.clone()),
+        };
+        let placeholder = format!(
+            "{}.{}",
+            crate::catalog::system::quote_ident(&schema),
+            crate::catalog::system::quote_ident(sequence)
+        );
         let mut args = vec![Expr::Literal {
-            value: Value::Text(crate::catalog::system::quote_ident(sequence)),
+            value: Value::Text(placeholder.clone()),
             ty: TEXT,
         }];
         if column.identity.is_some() {
@@ -117,20 +137,20 @@ impl Binder<'_> {
             args,
             ty: INT8,
         };
-        self.coerce_column(call, column)
+        Ok((self.coerce_column(call, column)?, placeholder))
     }
 
     /// A free name for the sequence of `table.column`, not among `taken`.
     pub(super) fn serial_sequence_name(
         &self,
-        table: &str,
+        table: &crate::catalog::RelName,
         column: &str,
         taken: &[NewSequence],
     ) -> String {
         let catalog = self.catalog;
         let snapshot = &self.snapshot;
-        super::constraints::first_free(table, column, "seq", &|n| {
-            taken.iter().any(|s| s.name == n) || catalog.relation_exists(n, snapshot)
+        super::constraints::first_free(&table.name, column, "seq", &|n| {
+            taken.iter().any(|s| s.name == n) || catalog.relation_exists(table.ns, n, snapshot)
         })
     }
 
@@ -143,13 +163,10 @@ impl Binder<'_> {
         temporary: bool,
         owned_by: Option<&A::ObjectName>,
     ) -> Result<BoundStatement> {
-        if temporary {
-            return Err(Error::feature_not_supported("temporary sequences"));
-        }
         if owned_by.is_some() {
             return Err(Error::feature_not_supported("OWNED BY"));
         }
-        let name = object_name(name)?;
+        let name = self.creation_name(name, temporary)?;
         let ty = match data_type {
             None => None,
             Some(t) => Some(type_from_ast(t)?.ty),
@@ -180,7 +197,7 @@ impl Binder<'_> {
             .iter()
             .filter(|t| !matches!(t, Token::Whitespace(_)))
             .collect();
-        if let Some(owner) = super::privileges::sequence_owner_to(rest)? {
+        if let Some(owner) = self.sequence_owner_to(rest)? {
             return Ok(owner);
         }
         let mut n = 0;
@@ -265,7 +282,7 @@ impl Binder<'_> {
             Some(t) => Some(type_from_ast(t)?.ty),
         };
         Ok(BoundStatement::AlterSequence {
-            name: object_name(name)?,
+            name: self.rel_name(name)?,
             if_exists,
             changes: sequence_spec(ty, sequence_options)?,
             restart,

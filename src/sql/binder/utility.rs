@@ -91,6 +91,9 @@ impl Binder<'_> {
                         name == "kiln.create_database",
                     );
                 }
+                if name == "kiln.create_schema" {
+                    return self.bind_create_schema_elements(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.alter_database" {
                     return super::databases::bind_alter(value.as_deref().unwrap_or(""));
                 }
@@ -99,7 +102,8 @@ impl Binder<'_> {
                 }
                 if name == "kiln.alter_view_owner" {
                     let rest = value.as_deref().unwrap_or("");
-                    return super::privileges::relation_owner_to(rest, RelKind::View)?
+                    return self
+                        .relation_owner_to(rest, RelKind::View)?
                         .ok_or_else(|| Error::syntax("syntax error at or near \"VIEW\""));
                 }
                 if name == "kiln.default_privileges" {
