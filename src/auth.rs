@@ -177,6 +177,23 @@ pub struct Roles {
     map: RwLock<HashMap<String, Role>>,
     next_oid: std::sync::atomic::AtomicU32,
     members: RwLock<Vec<Membership>>,
+    /// ALTER ROLE … SET: defaults of a role's new sessions.
+    settings: RwLock<Vec<RoleSetting>>,
+}
+
+/// (name, value) pairs, in the order they were set.
+pub type Settings = Vec<(String, String)>;
+
+/// `ALTER ROLE role [IN DATABASE db] SET name = value` (pg_db_role_setting): settings a
+/// role's new sessions start with, in every database (`database` 0) or one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleSetting {
+    /// 0: every role (ALTER ROLE ALL).
+    pub role: u32,
+    /// 0: every database.
+    pub database: u32,
+    /// (name, value) in the order set.
+    pub settings: Vec<(String, String)>,
 }
 
 /// The bootstrap superuser's oid (PostgreSQL's BOOTSTRAP_SUPERUSERID).
@@ -216,6 +233,37 @@ impl Roles {
     /// Every membership, in the order granted.
     pub fn memberships(&self) -> Vec<Membership> {
         self.members.read().clone()
+    }
+
+    /// ALTER ROLE … SET's entries.
+    pub fn settings(&self) -> Vec<RoleSetting> {
+        self.settings.read().clone()
+    }
+
+    /// Replaces ALTER ROLE … SET's entries; returns what they were.
+    pub fn set_settings(&self, s: Vec<RoleSetting>) -> Vec<RoleSetting> {
+        std::mem::replace(&mut self.settings.write(), s)
+    }
+
+    /// The settings a session of role `role` in database `database` starts with: the
+    /// ones for every role and database (applied before the database's own), and the
+    /// role's, then the role's in that database (after them) — PostgreSQL's order of
+    /// precedence.
+    pub fn session_settings(
+        &self,
+        role: u32,
+        database: u32,
+    ) -> (Settings, Settings) {
+        let all = self.settings.read();
+        let of = |r: u32, d: u32| {
+            all.iter()
+                .find(|s| s.role == r && s.database == d)
+                .map(|s| s.settings.clone())
+                .unwrap_or_default()
+        };
+        let mut after = of(role, 0);
+        after.extend(of(role, database));
+        (of(0, 0), after)
     }
 
     /// Replaces the memberships; returns what they were.

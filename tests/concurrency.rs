@@ -11,6 +11,15 @@ use std::time::Duration;
 use common::{Target, code};
 use tokio_postgres::Client;
 
+async fn text(c: &Client, sql: &str) -> Vec<String> {
+    c.query(sql, &[])
+        .await
+        .expect(sql)
+        .iter()
+        .map(|r| r.get::<_, String>(0))
+        .collect()
+}
+
 async fn ints(c: &Client, sql: &str) -> Vec<i64> {
     c.query(sql, &[])
         .await
@@ -1020,4 +1029,57 @@ async fn pg_stat_activity_shows_what_each_session_does_to_whom_may_see_it() {
         .expect("after")
         .get(0);
     assert_eq!(state, "idle");
+}
+
+/// Temporary tables are their session's: another session sees its own table of the
+/// same name (or none), cannot reach the first one's through its schema, and the
+/// table goes when its session ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn temporary_tables_are_their_sessions_and_go_with_them() {
+    let t = Target::new();
+    let a = t.connect().await;
+    let b = t.connect().await;
+    a.batch_execute(
+        "DROP TABLE IF EXISTS cc_tmp; CREATE TABLE cc_tmp (v text); INSERT INTO cc_tmp VALUES ('shared'); \
+         CREATE TEMP TABLE cc_tmp (v text); INSERT INTO cc_tmp VALUES ('a''s')",
+    )
+    .await
+    .expect("a's tables");
+    assert_eq!(text(&a, "SELECT v FROM cc_tmp").await, ["a's"]);
+    assert_eq!(text(&b, "SELECT v FROM cc_tmp").await, ["shared"]);
+    let schema = text(
+        &a,
+        "SELECT nspname::text FROM pg_namespace WHERE oid = pg_my_temp_schema()",
+    )
+    .await;
+    assert!(schema[0].starts_with("pg_temp_"), "{schema:?}");
+    let e = b
+        .simple_query(&format!("SELECT v FROM {}.cc_tmp", schema[0]))
+        .await
+        .expect_err("another session's temporary table");
+    assert_eq!(code(&e), Some("0A000"));
+    b.batch_execute("CREATE TEMP TABLE cc_tmp (v text); INSERT INTO cc_tmp VALUES ('b''s')")
+        .await
+        .expect("b's own");
+    assert_eq!(text(&b, "SELECT v FROM cc_tmp").await, ["b's"]);
+    drop(a);
+    // a's session ends (its server process or thread tidies up shortly after).
+    let mut gone = false;
+    for _ in 0..100 {
+        let left = text(
+            &b,
+            "SELECT count(*)::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE c.relname = 'cc_tmp' AND n.nspname LIKE 'pg_temp%'",
+        )
+        .await;
+        if left == ["1"] {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(gone, "a's temporary table went with its session");
+    b.batch_execute("DROP TABLE cc_tmp; DROP TABLE cc_tmp")
+        .await
+        .expect("b's temporary table, then the shared one");
 }

@@ -356,3 +356,45 @@ async fn alter_database_sets_defaults_and_renames() {
     assert_eq!(column(&s, "SELECT current_database()").await, ["tokyo"]);
     assert_eq!(column(&s, "SHOW timezone").await, ["Asia/Tokyo"]);
 }
+
+/// ALTER ROLE … SET gives the role's new sessions their defaults, over the database's
+/// (ALTER DATABASE … SET) and under the role's in that database; the client's startup
+/// options win over all of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn role_settings_start_the_roles_sessions_in_postgresql_order() {
+    let server = TestServer::start();
+    let admin = connect_url(&url(&server, "postgres")).await;
+    admin
+        .batch_execute(
+            "CREATE DATABASE rsdb; CREATE ROLE rs_app LOGIN; \
+             ALTER DATABASE rsdb SET timezone TO 'Asia/Tokyo'; \
+             ALTER DATABASE rsdb SET extra_float_digits = 2; \
+             ALTER ROLE rs_app SET timezone TO 'Europe/Paris'; \
+             ALTER ROLE rs_app SET search_path TO rs_app, public; \
+             ALTER ROLE rs_app IN DATABASE rsdb SET extra_float_digits = 0",
+        )
+        .await
+        .expect("settings");
+    let as_app = |db: &str| {
+        format!(
+            "host={} port={} user=rs_app dbname={db}",
+            server.addr.ip(),
+            server.addr.port()
+        )
+    };
+    let s = connect_url(&as_app("rsdb")).await;
+    assert_eq!(column(&s, "SHOW timezone").await, ["Europe/Paris"]);
+    assert_eq!(column(&s, "SHOW extra_float_digits").await, ["0"]);
+    assert_eq!(column(&s, "SHOW search_path").await, ["rs_app, public"]);
+    // In another database only the role's own apply.
+    let p = connect_url(&as_app("postgres")).await;
+    assert_eq!(column(&p, "SHOW timezone").await, ["Europe/Paris"]);
+    assert_eq!(column(&p, "SHOW extra_float_digits").await, ["1"]);
+    // Another role in rsdb gets the database's.
+    let other = connect_url(&url(&server, "rsdb")).await;
+    assert_eq!(column(&other, "SHOW timezone").await, ["Asia/Tokyo"]);
+    assert_eq!(column(&other, "SHOW extra_float_digits").await, ["2"]);
+    // The client's own options win.
+    let opt = connect_url(&format!("{} options='-c timezone=UTC'", as_app("rsdb"))).await;
+    assert_eq!(column(&opt, "SHOW timezone").await, ["UTC"]);
+}

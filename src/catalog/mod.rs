@@ -820,6 +820,60 @@ impl Catalog {
         entry
     }
 
+    /// A new version of view `old` with query `view` (its text rewritten because
+    /// something it reads moved), made by `txn`; undo as [`Catalog::replace_version`].
+    pub fn replace_view(
+        &self,
+        old: &Arc<TableEntry>,
+        view: ViewDef,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
+        self.successor(old, old.namespace, Some(view), txn)
+    }
+
+    /// ALTER … SET SCHEMA: a new version of `old` in namespace `ns` (its indexes go with
+    /// it), made by `txn`; undo as [`Catalog::replace_version`].
+    pub fn move_relation(&self, old: &Arc<TableEntry>, ns: u32, txn: TxnId) -> Arc<TableEntry> {
+        self.successor(old, ns, old.view.clone(), txn)
+    }
+
+    /// A copy of `old` as a new version in namespace `ns` with query `view`, made by
+    /// `txn` (`old` ends).
+    fn successor(
+        &self,
+        old: &Arc<TableEntry>,
+        ns: u32,
+        view: Option<ViewDef>,
+        txn: TxnId,
+    ) -> Arc<TableEntry> {
+        old.xmax.store(txn, Ordering::Release);
+        let entry = Arc::new(TableEntry {
+            oid: old.oid,
+            name: old.name.clone(),
+            namespace: ns,
+            temp: old.temp,
+            columns: old.columns.clone(),
+            view,
+            storage: old.storage.clone(),
+            indexes: old.indexes.clone(),
+            checks: old.checks.clone(),
+            foreign_keys: old.foreign_keys.clone(),
+            sequence: old.sequence.clone(),
+            owned_by: old.owned_by.clone(),
+            owner: old.owner,
+            acl: old.acl.clone(),
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+            stats: parking_lot::Mutex::new(old.stats.lock().clone()),
+        });
+        self.tables
+            .write()
+            .entry((ns, old.name.clone()))
+            .or_default()
+            .push(entry.clone());
+        entry
+    }
+
     /// Builds index `spec` over `storage` (entries for every stored version).
     pub fn build_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
         self.new_index(spec, storage)

@@ -193,9 +193,6 @@ pub fn parse_path(value: &str) -> Option<Vec<PathItem>> {
                     Some((_, c)) => name.push(c),
                 }
             };
-            if name.is_empty() {
-                return None;
-            }
             (name, true, &r[end..])
         } else {
             let end = rest
@@ -577,6 +574,10 @@ mod tests {
         assert_eq!(parse_path(""), Some(vec![]));
         assert_eq!(parse_path("a,,b"), None);
         assert_eq!(parse_path("\"a"), None);
+        assert_eq!(
+            parse_path("\"\""),
+            Some(vec![PathItem::Schema(String::new())])
+        );
         assert_eq!(parse_path("a b"), None);
     }
 

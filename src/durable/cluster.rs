@@ -55,6 +55,8 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
 struct Globals {
     roles: Vec<Role>,
     memberships: Vec<Membership>,
+    /// ALTER ROLE … SET.
+    role_settings: Vec<crate::auth::RoleSetting>,
     /// (oid, spec).
     databases: Vec<(u32, DatabaseSpec)>,
 }
@@ -104,6 +106,7 @@ impl DataDir {
                     }
                 }
                 cluster.roles.set_memberships(g.memberships);
+                cluster.roles.set_settings(g.role_settings);
                 cluster.clear();
                 for (oid, spec) in g.databases {
                     cluster.oid_seen(oid);
@@ -165,6 +168,7 @@ impl DataDir {
         let g = Globals {
             roles: cluster.roles.all(),
             memberships: cluster.roles.memberships(),
+            role_settings: cluster.roles.settings(),
             databases: cluster
                 .databases()
                 .iter()
@@ -266,6 +270,16 @@ fn encode(g: &Globals) -> Vec<u8> {
             put_str(&mut out, value);
         }
     }
+    out.extend_from_slice(&(g.role_settings.len() as u32).to_le_bytes());
+    for rs in &g.role_settings {
+        out.extend_from_slice(&rs.role.to_le_bytes());
+        out.extend_from_slice(&rs.database.to_le_bytes());
+        out.extend_from_slice(&(rs.settings.len() as u32).to_le_bytes());
+        for (name, value) in &rs.settings {
+            put_str(&mut out, name);
+            put_str(&mut out, value);
+        }
+    }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
@@ -342,6 +356,21 @@ fn decode(bytes: &[u8]) -> Result<Globals> {
             },
         ));
     }
+    // ALTER ROLE … SET (absent from files written before it).
+    if !r.is_empty() {
+        for _ in 0..r.u32()? {
+            let (role, database) = (r.u32()?, r.u32()?);
+            let mut settings = Vec::new();
+            for _ in 0..r.u32()? {
+                settings.push((r.string()?, r.string()?));
+            }
+            g.role_settings.push(crate::auth::RoleSetting {
+                role,
+                database,
+                settings,
+            });
+        }
+    }
     if !r.is_empty() {
         return Err(bad());
     }
@@ -388,6 +417,11 @@ mod tests {
                     settings: vec![("timezone".into(), "UTC".into())],
                 },
             )],
+            role_settings: vec![crate::auth::RoleSetting {
+                role: 16390,
+                database: 0,
+                settings: vec![("search_path".into(), "app, public".into())],
+            }],
         };
         let bytes = encode(&g);
         let back = decode(&bytes).unwrap();
@@ -410,6 +444,7 @@ mod tests {
             (16400, "test_app", 16390, 7)
         );
         assert_eq!(d.settings, [("timezone".to_string(), "UTC".to_string())]);
+        assert_eq!(back.role_settings, g.role_settings);
         for i in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x10;

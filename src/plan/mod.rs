@@ -298,6 +298,14 @@ pub enum BoundStatement {
     Database(DatabaseChange),
     /// CREATE / ALTER / DROP SCHEMA (`session::schemas`).
     Schema(SchemaChange),
+    /// ALTER TABLE | VIEW | SEQUENCE name SET SCHEMA schema (`kind`: the statement's
+    /// word; TABLE takes any relation).
+    SetSchema {
+        name: RelName,
+        kind: crate::catalog::RelKind,
+        if_exists: bool,
+        to: String,
+    },
     /// COMMENT ON TABLE | VIEW | SEQUENCE | INDEX | COLUMN … IS 'text' | NULL.
     Comment {
         oid: u32,
@@ -492,6 +500,14 @@ pub enum RoleChange {
         from: Vec<RoleSpec>,
         to: RoleSpec,
     },
+    /// ALTER ROLE role | ALL [IN DATABASE db] SET / RESET: `setting` None for RESET ALL,
+    /// a value of None for RESET of one setting.
+    SetConfig {
+        /// None: ALL roles.
+        role: Option<String>,
+        database: Option<String>,
+        setting: Option<(String, Option<String>)>,
+    },
     /// DROP OWNED BY roles [CASCADE].
     DropOwned {
         roles: Vec<RoleSpec>,
@@ -567,6 +583,11 @@ impl BoundStatement {
             BoundStatement::Schema(SchemaChange::Create { .. }) => "CREATE SCHEMA",
             BoundStatement::Schema(SchemaChange::Drop { .. }) => "DROP SCHEMA",
             BoundStatement::Schema(_) => "ALTER SCHEMA",
+            BoundStatement::SetSchema { kind, .. } => match kind {
+                crate::catalog::RelKind::View => "ALTER VIEW",
+                crate::catalog::RelKind::Sequence => "ALTER SEQUENCE",
+                crate::catalog::RelKind::Table => "ALTER TABLE",
+            },
             BoundStatement::Role(RoleChange::Create { .. }) => "CREATE ROLE",
             BoundStatement::Role(RoleChange::Alter { .. }) => "ALTER ROLE",
             BoundStatement::Role(RoleChange::Drop { .. }) => "DROP ROLE",
@@ -601,6 +622,7 @@ impl BoundStatement {
                 | BoundStatement::DropTable { .. }
                 | BoundStatement::Comment { .. }
                 | BoundStatement::Schema(_)
+                | BoundStatement::SetSchema { .. }
                 | BoundStatement::AlterSequence {
                     owned_by: Some(_),
                     ..
@@ -637,7 +659,8 @@ impl BoundStatement {
             BoundStatement::DeclareCursor { query, .. } => query.takes_writer_lock(),
             BoundStatement::Role(_)
             | BoundStatement::Comment { .. }
-            | BoundStatement::Schema(_) => true,
+            | BoundStatement::Schema(_)
+            | BoundStatement::SetSchema { .. } => true,
             BoundStatement::Fetch { .. }
             | BoundStatement::CloseCursor { .. }
             | BoundStatement::Discard(_)

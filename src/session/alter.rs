@@ -94,6 +94,8 @@ impl Session {
                     self.text_format(),
                     Vec::new(),
                 );
+                binder.search_path = self.search_path(&ctx.snapshot);
+                binder.database = Some(self.db.name());
                 let action = binder.bind_alter_action(&table, op)?;
                 // A new foreign key needs REFERENCES on the table it references.
                 self.check_bound_access(&binder.access)?;
@@ -348,6 +350,18 @@ impl Session {
                 if catalog.relation_exists(t.namespace, &to, &ctx.snapshot) {
                     return Err(Error::duplicate_table(&to));
                 }
+                let schema = catalog
+                    .namespace_by_oid(t.namespace, &ctx.snapshot)
+                    .map_or_else(|| "public".to_string(), |n| n.name.clone());
+                self.follow_moves(
+                    &[super::views::Moving {
+                        oid: t.oid,
+                        schema,
+                        name: to.clone(),
+                    }],
+                    ctx,
+                    txn,
+                )?;
                 let entry = catalog.new_version(
                     t,
                     to,

@@ -229,22 +229,14 @@ impl Session {
                 }
                 // Checked as SET would check it (PostgreSQL refuses bad values here),
                 // and kept under the setting's own spelling (TimeZone), as PostgreSQL.
-                let mut scratch = super::settings::Settings::new(&self.user);
-                let display = match value {
-                    Some(v) => {
-                        scratch.set(setting, Some(v))?;
-                        scratch
-                            .get(setting)
-                            .map_or_else(|| setting.to_ascii_lowercase(), |(d, _)| d.to_string())
-                    }
-                    None => setting.to_ascii_lowercase(),
-                };
+                let display =
+                    super::settings::Settings::checked_default(setting, value.as_deref())?;
                 db.change(|s| {
-                    s.settings
-                        .retain(|(n, _)| !n.eq_ignore_ascii_case(&display));
-                    if let Some(v) = value {
-                        s.settings.push((display.clone(), v.clone()));
-                    }
+                    super::settings::Settings::put_default(
+                        &mut s.settings,
+                        &display,
+                        value.as_deref(),
+                    )
                 });
             }
             AlterDatabase::ResetAll => {

@@ -154,6 +154,9 @@ impl Session {
             BoundStatement::AlterSequence { name, .. } => {
                 out.extend(named(name).map(|oid| (oid, LockMode::RowExclusive)));
             }
+            BoundStatement::SetSchema { name, .. } => {
+                out.extend(named(name).map(|oid| (oid, LockMode::AccessExclusive)));
+            }
             // DROP SCHEMA … CASCADE drops what is in the schemas.
             BoundStatement::Schema(crate::plan::SchemaChange::Drop { names, .. }) => {
                 for n in names {

@@ -52,6 +52,7 @@ mod roles;
 mod schemas;
 pub mod settings;
 mod txn;
+mod views;
 mod write;
 
 use std::collections::HashMap;
@@ -119,6 +120,8 @@ enum Undo {
     Comment(u32, String, Option<String>),
     /// Role memberships as they were before GRANT / REVOKE role.
     Memberships(Vec<crate::auth::Membership>),
+    /// ALTER ROLE … SET's entries as they were before it.
+    RoleSettings(Vec<crate::auth::RoleSetting>),
     /// CREATE SCHEMA's new schema.
     CreateSchema(Arc<crate::catalog::namespace::Namespace>),
     /// A schema's old version and the new one replacing it (RENAME, OWNER TO, GRANT).
@@ -1071,6 +1074,12 @@ impl Session {
             }
             BoundStatement::Role(change) => self.change_roles(change, &ctx),
             BoundStatement::Schema(change) => self.change_schema(change, &ctx, txn),
+            BoundStatement::SetSchema {
+                name,
+                kind,
+                if_exists,
+                to,
+            } => self.set_schema(name, *kind, *if_exists, to, &ctx, txn),
             BoundStatement::Listen { channel, listen } => {
                 self.pending_listen.push((*listen, channel.clone()));
                 Ok(Outcome::Done {

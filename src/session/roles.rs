@@ -46,6 +46,11 @@ impl Session {
             RoleChange::DropOwned { roles, cascade } => {
                 return self.drop_owned(roles, *cascade, ctx);
             }
+            RoleChange::SetConfig {
+                role,
+                database,
+                setting,
+            } => return self.role_set_config(role.as_deref(), database.as_deref(), setting),
             RoleChange::Create {
                 name,
                 superuser,
@@ -165,11 +170,96 @@ impl Session {
                         let before = self.cluster.roles.set_memberships(kept);
                         self.undo.push(Undo::Memberships(before));
                     }
+                    // Its ALTER ROLE … SET entries go with it.
+                    let settings = self.cluster.roles.settings();
+                    if settings.iter().any(|s| s.role == role.oid) {
+                        let kept = settings
+                            .iter()
+                            .filter(|s| s.role != role.oid)
+                            .cloned()
+                            .collect();
+                        let before = self.cluster.roles.set_settings(kept);
+                        self.undo.push(Undo::RoleSettings(before));
+                    }
                     self.put_role(name, None);
                 }
                 "DROP ROLE"
             }
         };
         Ok(Outcome::Done { tag: tag.into() })
+    }
+
+    /// ALTER ROLE … SET / RESET: a superuser for any role (ALL too), a role for itself.
+    fn role_set_config(
+        &mut self,
+        role: Option<&str>,
+        database: Option<&str>,
+        setting: &Option<(String, Option<String>)>,
+    ) -> Result<Outcome> {
+        let (me, superuser) = self.identity();
+        let role_oid = match role {
+            None => 0,
+            Some(name) => match self.cluster.roles.get(name) {
+                Some(r) => r.oid,
+                None => {
+                    return Err(Error::new(
+                        "42704",
+                        format!("role \"{name}\" does not exist"),
+                    ));
+                }
+            },
+        };
+        if !superuser && (role_oid == 0 || role_oid != me) {
+            return Err(
+                Error::new("42501", "permission denied to alter role").with_detail(
+                    "To change another role's settings, you must have the SUPERUSER attribute.",
+                ),
+            );
+        }
+        let database_oid = match database {
+            None => 0,
+            Some(name) => match self.cluster.database(name) {
+                Some(d) => d.oid,
+                None => {
+                    return Err(Error::new(
+                        "3D000",
+                        format!("database \"{name}\" does not exist"),
+                    ));
+                }
+            },
+        };
+        let mut all = self.cluster.roles.settings();
+        let before = all.clone();
+        let at = match all
+            .iter()
+            .position(|s| s.role == role_oid && s.database == database_oid)
+        {
+            Some(i) => i,
+            None => {
+                all.push(crate::auth::RoleSetting {
+                    role: role_oid,
+                    database: database_oid,
+                    settings: Vec::new(),
+                });
+                all.len() - 1
+            }
+        };
+        match setting {
+            None => all[at].settings.clear(),
+            Some((name, value)) => {
+                let display = super::settings::Settings::checked_default(name, value.as_deref())?;
+                super::settings::Settings::put_default(
+                    &mut all[at].settings,
+                    &display,
+                    value.as_deref(),
+                );
+            }
+        }
+        all.retain(|s| !s.settings.is_empty());
+        self.cluster.roles.set_settings(all);
+        self.undo.push(Undo::RoleSettings(before));
+        Ok(Outcome::Done {
+            tag: "ALTER ROLE".into(),
+        })
     }
 }

@@ -225,6 +225,17 @@ impl Session {
                         format!("permission denied for database {}", self.db.name()),
                     ));
                 }
+                // Views that name its relations by the old schema follow them.
+                let follow: Vec<super::views::Moving> = catalog
+                    .relations_in(old.oid, &ctx.snapshot)
+                    .iter()
+                    .map(|t| super::views::Moving {
+                        oid: t.oid,
+                        schema: to.clone(),
+                        name: t.name.clone(),
+                    })
+                    .collect();
+                self.follow_moves(&follow, ctx, txn)?;
                 let new = catalog.replace_namespace(&old, to, old.owner, old.acl.clone(), txn);
                 self.undo.push(Undo::ReplaceSchema(old, new));
                 Ok(Outcome::Done {
@@ -380,6 +391,113 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// ALTER TABLE | VIEW | SEQUENCE … SET SCHEMA: the relation, its indexes and the
+    /// sequences its columns own move to schema `to`.
+    pub(super) fn set_schema(
+        &mut self,
+        name: &RelName,
+        kind: RelKind,
+        if_exists: bool,
+        to: &str,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        let tag = match kind {
+            RelKind::Table => "ALTER TABLE",
+            RelKind::View => "ALTER VIEW",
+            RelKind::Sequence => "ALTER SEQUENCE",
+        };
+        let done = Outcome::Done { tag: tag.into() };
+        let catalog = self.db.catalog.clone();
+        let Some(entry) = catalog.relation(name, &ctx.snapshot) else {
+            if if_exists {
+                self.notice(format!(
+                    "relation \"{}\" does not exist, skipping",
+                    name.name
+                ));
+                return Ok(done);
+            }
+            return Err(Error::undefined_table(&name.name));
+        };
+        if kind != RelKind::Table && entry.kind() != kind {
+            return Err(Error::new(
+                "42809",
+                format!("\"{}\" is not a {}", entry.name, kind.name()),
+            ));
+        }
+        let target = if to == "pg_temp" {
+            self.temp_ns
+                .and_then(|o| catalog.namespace_by_oid(o, &ctx.snapshot))
+        } else {
+            catalog.namespace(to, &ctx.snapshot)
+        };
+        let Some(target) = target else {
+            return Err(Error::new(
+                "3F000",
+                format!("schema \"{to}\" does not exist"),
+            ));
+        };
+        if target.oid == entry.namespace {
+            return Ok(done);
+        }
+        if entry.temp || target.is_temp() {
+            return Err(Error::new(
+                "0A000",
+                "cannot move objects into or out of temporary schemas",
+            ));
+        }
+        if target.is_system() {
+            return Err(Error::new(
+                "0A000",
+                "cannot move objects into or out of TOAST schema",
+            ));
+        }
+        let (me, superuser) = self.identity();
+        if !superuser {
+            self.must_own(&entry)?;
+            if privileges::schema_privs(&self.db, me, &target, Privs::CREATE).is_empty() {
+                return Err(Error::new(
+                    "42501",
+                    format!("permission denied for schema {}", target.name),
+                ));
+            }
+        }
+        let mut moving = vec![entry.clone()];
+        if entry.kind() == RelKind::Table {
+            moving.extend(catalog.owned_sequences(entry.oid, &ctx.snapshot));
+        }
+        for m in &moving {
+            let taken = catalog.relation_exists(target.oid, &m.name, &ctx.snapshot)
+                || m.indexes
+                    .iter()
+                    .any(|ix| catalog.relation_exists(target.oid, &ix.name, &ctx.snapshot));
+            if taken {
+                return Err(Error::new(
+                    "42P07",
+                    format!(
+                        "relation \"{}\" already exists in schema \"{}\"",
+                        m.name, target.name
+                    ),
+                ));
+            }
+        }
+        let follow: Vec<super::views::Moving> = moving
+            .iter()
+            .map(|m| super::views::Moving {
+                oid: m.oid,
+                schema: target.name.clone(),
+                name: m.name.clone(),
+            })
+            .collect();
+        self.follow_moves(&follow, ctx, txn)?;
+        for m in moving {
+            let moved = catalog.move_relation(&m, target.oid, txn);
+            self.undo.push(Undo::DropTable(m));
+            self.undo.push(Undo::CreateTable(moved));
+        }
+        Ok(done)
     }
 
     /// The schema ALTER SCHEMA names, which the current role must own.

@@ -206,6 +206,37 @@ impl Settings {
         }
     }
 
+    /// ALTER DATABASE / ROLE … SET: the setting's name as PostgreSQL keeps it
+    /// (TimeZone), once `value` (None: a RESET) is checked as SET would check it.
+    pub fn checked_default(name: &str, value: Option<&str>) -> Result<String> {
+        let mut scratch = Settings::new("");
+        match value {
+            Some(v) => {
+                scratch.set(name, Some(v))?;
+                Ok(scratch
+                    .get(name)
+                    .map_or_else(|| name.to_ascii_lowercase(), |(d, _)| d.to_string()))
+            }
+            None => Ok(name.to_ascii_lowercase()),
+        }
+    }
+
+    /// Sets (a value of None: removes) `name` in a list of ALTER DATABASE / ROLE
+    /// defaults: an existing entry keeps its place, as in pg_db_role_setting.
+    pub fn put_default(list: &mut Vec<(String, String)>, name: &str, value: Option<&str>) {
+        match (
+            list.iter().position(|(n, _)| n.eq_ignore_ascii_case(name)),
+            value,
+        ) {
+            (Some(i), Some(v)) => list[i] = (name.to_string(), v.to_string()),
+            (Some(i), None) => {
+                list.remove(i);
+            }
+            (None, Some(v)) => list.push((name.to_string(), v.to_string())),
+            (None, None) => {}
+        }
+    }
+
     /// Every setting, shared (a running statement's view for `current_setting`).
     pub fn shared(&self) -> Arc<SettingValues> {
         self.values.clone()
@@ -385,8 +416,12 @@ impl Settings {
                 }
             }
             "search_path" => {
-                // PostgreSQL keeps a malformed list and searches nothing with it.
-                let items = crate::catalog::namespace::parse_path(&value).unwrap_or_default();
+                let Some(items) = crate::catalog::namespace::parse_path(&value) else {
+                    return Err(Error::invalid_parameter(format!(
+                        "invalid value for parameter \"search_path\": \"{value}\""
+                    ))
+                    .with_detail("List syntax is invalid."));
+                };
                 self.search_path = Arc::new(items);
                 value.clone()
             }

@@ -213,11 +213,12 @@ impl Session {
         let Some(data) = self.cluster.durable.get() else {
             return;
         };
-        if self
-            .undo
-            .iter()
-            .any(|u| matches!(u, Undo::Role(..) | Undo::Memberships(..)))
-            && let Err(e) = data.save(&self.cluster)
+        if self.undo.iter().any(|u| {
+            matches!(
+                u,
+                Undo::Role(..) | Undo::Memberships(..) | Undo::RoleSettings(..)
+            )
+        }) && let Err(e) = data.save(&self.cluster)
         {
             tracing::error!("PANIC: could not write the roles: {}", e.message);
             std::process::abort();
@@ -290,6 +291,9 @@ impl Session {
                 }
                 Undo::Memberships(before) => {
                     self.cluster.roles.set_memberships(before);
+                }
+                Undo::RoleSettings(before) => {
+                    self.cluster.roles.set_settings(before);
                 }
                 Undo::CreateSchema(ns) => self.db.catalog.undo_create_namespace(&ns),
                 Undo::ReplaceSchema(old, new) => {

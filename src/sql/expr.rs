@@ -220,6 +220,10 @@ pub enum Func {
     DatabaseSize,
     CurrentSchema,
     CurrentSchemas,
+    /// pg_my_temp_schema(): the session's temporary namespace (0 before it has one).
+    MyTempSchema,
+    /// pg_is_other_temp_schema(oid): another session's temporary namespace.
+    IsOtherTempSchema,
     /// pg_blocking_pids(pid): the sessions whose locks or transactions it waits for.
     BlockingPids,
     /// pg_stat_get_numscans and the other access counters: 0 (kiln keeps none).

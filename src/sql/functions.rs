@@ -596,6 +596,22 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Catalog,
     ),
     f(
+        Func::MyTempSchema,
+        &["pg_my_temp_schema"],
+        sig(&[], 0, DataType::Oid),
+        false,
+        S,
+        K::Catalog,
+    ),
+    f(
+        Func::IsOtherTempSchema,
+        &["pg_is_other_temp_schema"],
+        sig(&[Param::Oid], 1, DataType::Bool),
+        true,
+        S,
+        K::Catalog,
+    ),
+    f(
         Func::PgTableIsVisible,
         &["pg_table_is_visible"],
         sig(&[Param::Oid], 1, DataType::Bool),

@@ -181,7 +181,9 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         || mentions(sql, "database")
         || mentions(sql, "default")
         || mentions(sql, "owner")
-        || mentions(sql, "schema"))
+        || mentions(sql, "schema")
+        || mentions(sql, "role")
+        || mentions(sql, "user"))
         && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -494,6 +496,13 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             None
         } else if word(n, "SET") && word(n + 1, "CONSTRAINTS") {
             Some("kiln.set_constraints")
+        } else if word(n, "ALTER")
+            && (word(n + 1, "TABLE") || word(n + 1, "VIEW") || word(n + 1, "SEQUENCE"))
+            && (n + 2..sig.len())
+                .take_while(|&k| !matches!(tokens[sig[k]].token, Token::SemiColon))
+                .any(|k| word(k, "SET") && word(k + 1, "SCHEMA"))
+        {
+            Some("kiln.set_schema")
         } else if word(n, "ALTER") && word(n + 1, "SEQUENCE") {
             Some("kiln.alter_sequence")
         } else if word(n, "COPY") {
@@ -516,6 +525,16 @@ fn unparsed_statements(sql: &str) -> Option<String> {
         {
             // CREATE SCHEMA with schema elements (sqlparser reads none).
             Some("kiln.create_schema")
+        } else if word(n, "ALTER")
+            && (word(n + 1, "ROLE") || word(n + 1, "USER"))
+            && (word(n + 3, "SET")
+                || word(n + 3, "RESET")
+                || (word(n + 3, "IN")
+                    && word(n + 4, "DATABASE")
+                    && (word(n + 6, "SET") || word(n + 6, "RESET"))))
+        {
+            // ALTER ROLE … SET / RESET (sqlparser reads one value, no list).
+            Some("kiln.alter_role_set")
         } else if word(n, "CHECKPOINT") {
             Some("kiln.checkpoint")
         } else if word(n, "GRANT") {
@@ -542,7 +561,8 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             let start = byte_offset(sql, tokens[sig[n]].span.start)?;
             let one_word = matches!(
                 setting,
-                "kiln.copy"
+                "kiln.set_schema"
+                    | "kiln.copy"
                     | "kiln.fetch"
                     | "kiln.move"
                     | "kiln.checkpoint"

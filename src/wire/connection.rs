@@ -304,12 +304,17 @@ impl Connection {
                 return Ok(false);
             }
         };
-        let defaults = db.spec().settings;
+        let role = self.cluster.roles.get(&user).map_or(0, |r| r.oid);
+        let (global, of_role) = self.cluster.roles.session_settings(role, db.oid);
+        let mut defaults = global;
+        defaults.extend(db.spec().settings);
+        defaults.extend(of_role);
         let mut session = Session::new(db, &user);
-        // ALTER DATABASE … SET: the database's defaults, under what the client asks.
+        // ALTER ROLE / DATABASE … SET: the defaults of the role and the database, under
+        // what the client asks.
         for (name, value) in &defaults {
             if let Err(e) = session.settings.set(name, Some(value)) {
-                tracing::warn!("database setting {name}: {}", e.message);
+                tracing::warn!("role or database setting {name}: {}", e.message);
             }
         }
         let mut unrecognized = Vec::new();

@@ -93,6 +93,14 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             }
         }
         Func::PgTypeIsVisible => boolean(true),
+        Func::MyTempSchema => oid(v.ctx.search_path.temp.unwrap_or(0)),
+        Func::IsOtherTempSchema => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            boolean(
+                Some(o) != v.ctx.search_path.temp
+                    && v.namespaces.iter().any(|n| n.oid == o && n.is_temp()),
+            )
+        }
         Func::PgGetUserById => {
             let o = arg_oid(vals, 0).unwrap_or(0);
             text(
@@ -214,12 +222,7 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
         ),
         Func::CurrentSchema => {
             let path = &v.ctx.search_path;
-            match path
-                .explicit
-                .iter()
-                .find(|&&o| Some(o) != path.temp)
-                .and_then(|&o| v.namespace_name(o))
-            {
+            match path.explicit.first().and_then(|&o| v.namespace_name(o)) {
                 Some(n) => text(n),
                 None => NULL,
             }
@@ -263,7 +266,7 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
 pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
     let name = match t {
         DataType::RegClass => SystemTable::by_oid(o)
-            .map(|s| s.name().to_string())
+            .map(|s| v.relation_name(s.schema_oid(), s.name(), o))
             .or_else(|| v.table(o).map(|t| v.relation_name(t.namespace, &t.name, o)))
             .or_else(|| {
                 v.index(o)

@@ -183,8 +183,11 @@ impl<'a> View<'a> {
     /// (pg_table_is_visible).
     fn visible(&self, name: &str, oid: u32) -> bool {
         let found = self.ctx.search_path.search.iter().find_map(|&p| {
-            if p == PG_CATALOG_OID {
-                return SystemTable::lookup(None, name).map(|s| s.oid());
+            if p == PG_CATALOG_OID || p == INFORMATION_SCHEMA_OID {
+                let schema = (p == INFORMATION_SCHEMA_OID).then_some("information_schema");
+                if let Some(s) = SystemTable::lookup(schema, name) {
+                    return Some(s.oid());
+                }
             }
             self.tables
                 .iter()

@@ -347,7 +347,13 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(0),
                     boolean(has_index),
                     boolean(false),
-                    text("p"),
+                    text(
+                        if v.namespaces.iter().any(|n| n.oid == r.nsp && n.is_temp()) {
+                            "t"
+                        } else {
+                            "p"
+                        },
+                    ),
                     text(r.kind.to_string()),
                     int2(r.columns.len() as i64),
                     int2(checks),
@@ -873,6 +879,18 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     .map(|(n, s)| Value::Text(format!("{n}={s}")))
                     .collect();
                 rows.push(vec![oid(d.oid), oid(0), array(DataType::Text, &items)]);
+            }
+            for s in v.db.cluster().roles.settings() {
+                let items: Vec<Value> = s
+                    .settings
+                    .iter()
+                    .map(|(n, val)| Value::Text(format!("{n}={val}")))
+                    .collect();
+                rows.push(vec![
+                    oid(s.database),
+                    oid(s.role),
+                    array(DataType::Text, &items),
+                ]);
             }
         }
         "pg_collation" => {

@@ -122,6 +122,7 @@ impl Binder<'_> {
                     &[],
                     &Existing::of(table),
                 )?;
+                self.check_foreign_key_persistence(table.temp, &constraints.foreign_keys)?;
                 let column = columns
                     .pop()
                     .ok_or_else(|| Error::internal("column vanished"))?;
@@ -248,6 +249,7 @@ impl Binder<'_> {
                     std::slice::from_ref(constraint),
                     &Existing::of(table),
                 )?;
+                self.check_foreign_key_persistence(table.temp, &constraints.foreign_keys)?;
                 AlterAction::AddConstraint { constraints }
             }
             Op::DropConstraint {

@@ -218,36 +218,10 @@ pub(super) fn bind_alter(text: &str) -> Result<BoundStatement> {
         AlterDatabase::NoOp
     } else if w.take(&["REFRESH", "COLLATION", "VERSION"]) {
         AlterDatabase::NoOp
-    } else if w.take(&["RESET"]) {
-        if w.take(&["ALL"]) {
-            AlterDatabase::ResetAll
-        } else {
-            AlterDatabase::Set(setting(&mut w)?, None)
-        }
-    } else if w.take(&["SET"]) {
-        let setting = setting(&mut w)?;
-        if w.take(&["FROM", "CURRENT"]) {
-            return Err(Error::feature_not_supported(
-                "ALTER DATABASE … SET … FROM CURRENT",
-            ));
-        }
-        if !w.take(&["TO"]) && !w.take_token(&Token::Eq) {
-            return Err(w.unexpected());
-        }
-        if w.take(&["DEFAULT"]) {
-            AlterDatabase::Set(setting, None)
-        } else {
-            let mut values = Vec::new();
-            loop {
-                match value(&mut w)? {
-                    Some(v) => values.push(v),
-                    None => return Err(w.unexpected()),
-                }
-                if !w.take_token(&Token::Comma) {
-                    break;
-                }
-            }
-            AlterDatabase::Set(setting, Some(values.join(", ")))
+    } else if w.is("RESET") || w.is("SET") {
+        match set_or_reset(&mut w)? {
+            SettingChange::Set(name, value) => AlterDatabase::Set(name, value),
+            SettingChange::ResetAll => AlterDatabase::ResetAll,
         }
     } else {
         w.take(&["WITH"]);
@@ -280,6 +254,74 @@ pub(super) fn bind_alter(text: &str) -> Result<BoundStatement> {
         name,
         action,
     }))
+}
+
+/// `ALTER ROLE | USER { role | ALL } [IN DATABASE db] SET … | RESET …` (the text after
+/// ROLE or USER).
+pub(super) fn bind_alter_role_set(text: &str) -> Result<BoundStatement> {
+    let mut w = Words::new(text)?;
+    let role = if w.take(&["ALL"]) {
+        None
+    } else {
+        Some(w.ident()?)
+    };
+    let database = if w.take(&["IN", "DATABASE"]) {
+        Some(w.ident()?)
+    } else {
+        None
+    };
+    let setting = match set_or_reset(&mut w)? {
+        SettingChange::Set(name, value) => Some((name, value)),
+        SettingChange::ResetAll => None,
+    };
+    w.end()?;
+    Ok(BoundStatement::Role(crate::plan::RoleChange::SetConfig {
+        role,
+        database,
+        setting,
+    }))
+}
+
+/// What `SET setting …` / `RESET …` of ALTER DATABASE and ALTER ROLE changes.
+pub(super) enum SettingChange {
+    /// `SET name TO value` (None: `SET name TO DEFAULT` / `RESET name`).
+    Set(String, Option<String>),
+    ResetAll,
+}
+
+/// `SET setting { TO | = } { value [, …] | DEFAULT } | RESET { setting | ALL }`: a
+/// list's items kept quoted where they need to be for search_path, as SET keeps them.
+pub(super) fn set_or_reset(w: &mut Words) -> Result<SettingChange> {
+    if w.take(&["RESET"]) {
+        if w.take(&["ALL"]) {
+            return Ok(SettingChange::ResetAll);
+        }
+        return Ok(SettingChange::Set(setting(w)?, None));
+    }
+    w.expect("SET")?;
+    let setting = setting(w)?;
+    if w.take(&["FROM", "CURRENT"]) {
+        return Err(Error::feature_not_supported("SET … FROM CURRENT"));
+    }
+    if !w.take(&["TO"]) && !w.take_token(&Token::Eq) {
+        return Err(w.unexpected());
+    }
+    if w.take(&["DEFAULT"]) {
+        return Ok(SettingChange::Set(setting, None));
+    }
+    let list = setting.eq_ignore_ascii_case("search_path");
+    let mut values = Vec::new();
+    loop {
+        match value(w)? {
+            Some(v) if list => values.push(crate::catalog::system::quote_ident(&v)),
+            Some(v) => values.push(v),
+            None => return Err(w.unexpected()),
+        }
+        if !w.take_token(&Token::Comma) {
+            break;
+        }
+    }
+    Ok(SettingChange::Set(setting, Some(values.join(", "))))
 }
 
 /// A setting's name: a word, or `prefix.name`.

@@ -45,6 +45,14 @@ impl Binder<'_> {
         }
         let rel = self.creation_name(&ct.name, ct.temporary)?;
         let name = rel.name.clone();
+        if let Some(A::CreateTableLikeKind::Parenthesized(like)) = &ct.like {
+            return self.bind_create_table_like(ct, rel, like, on_commit);
+        }
+        if ct.like.is_some() {
+            return Err(Error::feature_not_supported(
+                "CREATE TABLE … LIKE outside parentheses",
+            ));
+        }
         if ct.columns.is_empty() {
             return Err(Error::feature_not_supported("tables without columns"));
         }
@@ -78,6 +86,61 @@ impl Binder<'_> {
             checks: bound.checks,
             foreign_keys: bound.foreign_keys,
             sequences,
+            if_not_exists: ct.if_not_exists,
+            on_commit,
+        })
+    }
+
+    /// `CREATE TABLE name (LIKE source [INCLUDING | EXCLUDING DEFAULTS])`: the source's
+    /// columns, their types and NOT NULL (and DEFAULTs when included; a SERIAL column's
+    /// default keeps drawing from the source's sequence, as in PostgreSQL).
+    fn bind_create_table_like(
+        &mut self,
+        ct: &A::CreateTable,
+        rel: crate::catalog::RelName,
+        like: &A::CreateTableLike,
+        on_commit: Option<crate::plan::OnCommit>,
+    ) -> Result<BoundStatement> {
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() {
+            return Err(Error::feature_not_supported(
+                "LIKE together with other columns or constraints",
+            ));
+        }
+        let source = self.table(&like.name)?;
+        self.need(&source, crate::catalog::acl::Privs::SELECT);
+        if source.sequence.is_some() {
+            return Err(Error::new(
+                "42809",
+                format!(
+                    "\"{}\" is not a table, view, or composite type",
+                    source.name
+                ),
+            ));
+        }
+        let defaults = like.defaults == Some(A::CreateTableLikeDefaults::Including);
+        let columns = source
+            .columns
+            .iter()
+            .map(|c| ColumnDef {
+                name: c.name.clone(),
+                ty: c.ty,
+                not_null: c.not_null,
+                default: if defaults && c.identity.is_none() && c.generated.is_none() {
+                    c.default.clone()
+                } else {
+                    None
+                },
+                identity: None,
+                generated: None,
+            })
+            .collect();
+        Ok(BoundStatement::CreateTable {
+            name: rel,
+            columns,
+            indexes: Vec::new(),
+            checks: Vec::new(),
+            foreign_keys: Vec::new(),
+            sequences: Vec::new(),
             if_not_exists: ct.if_not_exists,
             on_commit,
         })

@@ -247,6 +247,16 @@ impl Binder<'_> {
 
     pub(super) fn bind_expr_inner(&mut self, e: &A::Expr, scope: &Scope) -> Result<Expr> {
         match e {
+            // CURRENT_SCHEMA without parentheses is the function (a key word).
+            A::Expr::Identifier(id)
+                if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("current_schema") =>
+            {
+                Ok(Expr::Func {
+                    func: Func::CurrentSchema,
+                    args: Vec::new(),
+                    ty: SqlType::new(DataType::Name),
+                })
+            }
             A::Expr::Identifier(id) => {
                 let name = ident_name(id);
                 self.resolve_column(scope, None, &name)

@@ -388,6 +388,42 @@ impl Binder<'_> {
         }))
     }
 
+    /// `{TABLE | VIEW | SEQUENCE} [IF EXISTS] name SET SCHEMA schema` (the text after
+    /// ALTER).
+    pub(super) fn bind_set_schema(&mut self, text: &str) -> Result<BoundStatement> {
+        use crate::catalog::RelKind;
+        let mut w = super::privileges::Words::new(text)?;
+        let kind = if w.take(&["TABLE"]) {
+            RelKind::Table
+        } else if w.take(&["VIEW"]) {
+            RelKind::View
+        } else if w.take(&["SEQUENCE"]) {
+            RelKind::Sequence
+        } else {
+            return Err(w.unexpected());
+        };
+        let if_exists = w.take(&["IF", "EXISTS"]);
+        let (schema, rel) = w.relation()?;
+        w.expect("SET")?;
+        w.expect("SCHEMA")?;
+        let to = w.ident()?;
+        w.end()?;
+        let name = match (&schema, if_exists) {
+            (Some(s), true)
+                if s != "pg_temp" && self.catalog.namespace(s, &self.snapshot).is_none() =>
+            {
+                RelName::new(0, format!("{s}.{rel}"))
+            }
+            _ => self.qualified_rel_name(schema.as_deref(), &rel)?,
+        };
+        Ok(BoundStatement::SetSchema {
+            name,
+            kind,
+            if_exists,
+            to,
+        })
+    }
+
     /// `ALTER SCHEMA name RENAME TO new | OWNER TO role`.
     pub(super) fn bind_alter_schema(&mut self, a: &A::AlterSchema) -> Result<BoundStatement> {
         let name = bare_name(&a.name)?;

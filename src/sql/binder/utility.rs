@@ -31,7 +31,7 @@ pub(super) fn setting_text(e: &A::Expr) -> Result<String> {
             }
             other => other.to_string(),
         },
-        A::Expr::Identifier(id) => id.value.clone(),
+        A::Expr::Identifier(id) => ident_name(id),
         A::Expr::UnaryOp {
             op: A::UnaryOperator::Minus,
             expr,
@@ -53,6 +53,22 @@ impl Binder<'_> {
                 let local = matches!(scope, Some(A::ContextModifier::Local));
                 let value = if values.len() == 1 && is_default_keyword(&values[0]) {
                     None
+                } else if name.eq_ignore_ascii_case("search_path") {
+                    // A list of names (PostgreSQL's GUC_LIST_QUOTE): each item, a name or
+                    // a string, kept quoted where it needs to be.
+                    Some(
+                        values
+                            .iter()
+                            .map(|v| {
+                                let item = match v {
+                                    A::Expr::Identifier(id) => ident_name(id),
+                                    other => setting_text(other)?,
+                                };
+                                Ok(crate::catalog::system::quote_ident(&item))
+                            })
+                            .collect::<Result<Vec<_>>>()?
+                            .join(", "),
+                    )
                 } else {
                     Some(
                         values
@@ -90,6 +106,12 @@ impl Binder<'_> {
                         value.as_deref().unwrap_or(""),
                         name == "kiln.create_database",
                     );
+                }
+                if name == "kiln.alter_role_set" {
+                    return super::databases::bind_alter_role_set(value.as_deref().unwrap_or(""));
+                }
+                if name == "kiln.set_schema" {
+                    return self.bind_set_schema(value.as_deref().unwrap_or(""));
                 }
                 if name == "kiln.create_schema" {
                     return self.bind_create_schema_elements(value.as_deref().unwrap_or(""));
