@@ -249,11 +249,7 @@ impl Roles {
     /// ones for every role and database (applied before the database's own), and the
     /// role's, then the role's in that database (after them) — PostgreSQL's order of
     /// precedence.
-    pub fn session_settings(
-        &self,
-        role: u32,
-        database: u32,
-    ) -> (Settings, Settings) {
+    pub fn session_settings(&self, role: u32, database: u32) -> (Settings, Settings) {
         let all = self.settings.read();
         let of = |r: u32, d: u32| {
             all.iter()

@@ -163,37 +163,150 @@ pub fn is_empty_query(sql: &str) -> bool {
     }
 }
 
+/// The words whose presence makes [`parse`] look again at a statement's text (what
+/// sqlparser cannot read is rewritten or blanked before it parses). Found anywhere,
+/// in any case — a cheap filter, one pass over the text ([`Mentions::of`]).
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Word {
+    Constraints,
+    Sequence,
+    Copy,
+    Fetch,
+    Move,
+    Checkpoint,
+    Grant,
+    Revoke,
+    Reassign,
+    Owned,
+    Database,
+    Default,
+    Owner,
+    Schema,
+    Role,
+    User,
+    Identity,
+    Create,
+    /// `" as"`: CREATE TABLE … AS.
+    SpaceAs,
+    Vacuum,
+    Analyze,
+    Search,
+    Cycle,
+    Key,
+    For,
+    Exclude,
+    Symmetric,
+}
+
+const WORDS: [&str; 27] = [
+    "constraints",
+    "sequence",
+    "copy",
+    "fetch",
+    "move",
+    "checkpoint",
+    "grant",
+    "revoke",
+    "reassign",
+    "owned",
+    "database",
+    "default",
+    "owner",
+    "schema",
+    "role",
+    "user",
+    "identity",
+    "create",
+    " as",
+    "vacuum",
+    "analyze",
+    "search",
+    "cycle",
+    "key",
+    "for",
+    "exclude",
+    "symmetric",
+];
+
+/// Which [`WORDS`] a text holds, one bit each.
+#[derive(Clone, Copy)]
+struct Mentions(u32);
+
+impl Mentions {
+    /// One pass over `text`: at each byte, only the words starting with that letter
+    /// are compared.
+    fn of(text: &str) -> Mentions {
+        const BY_FIRST: [u32; 256] = {
+            let mut table = [0u32; 256];
+            let mut w = 0;
+            while w < WORDS.len() {
+                let first = WORDS[w].as_bytes()[0];
+                table[first as usize] |= 1 << w;
+                table[first.to_ascii_uppercase() as usize] |= 1 << w;
+                w += 1;
+            }
+            table
+        };
+        let b = text.as_bytes();
+        let mut found = 0u32;
+        for i in 0..b.len() {
+            let mut candidates = BY_FIRST[b[i] as usize] & !found;
+            while candidates != 0 {
+                let w = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                let word = WORDS[w].as_bytes();
+                if b.len() - i >= word.len() && b[i..i + word.len()].eq_ignore_ascii_case(word) {
+                    found |= 1 << w;
+                }
+            }
+        }
+        Mentions(found)
+    }
+
+    fn has(self, w: Word) -> bool {
+        self.0 & (1 << w as u32) != 0
+    }
+
+    fn any(self, ws: &[Word]) -> bool {
+        ws.iter().any(|&w| self.has(w))
+    }
+}
+
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     check_expression_depth(sql)?;
     let dialect = PostgreSqlDialect {};
     let parser = Parser::new(&dialect).with_recursion_limit(PARSER_DEPTH_MAX);
-    let mut text = blank_frame_exclusions(sql);
-    if (mentions(sql, "constraints")
-        || mentions(sql, "sequence")
-        || mentions(sql, "copy")
-        || mentions(sql, "fetch")
-        || mentions(sql, "move")
-        || mentions(sql, "checkpoint")
-        || mentions(sql, "grant")
-        || mentions(sql, "revoke")
-        || mentions(sql, "reassign")
-        || mentions(sql, "owned")
-        || mentions(sql, "database")
-        || mentions(sql, "default")
-        || mentions(sql, "owner")
-        || mentions(sql, "schema")
-        || mentions(sql, "role")
-        || mentions(sql, "user"))
-        && let Some(rewritten) = unparsed_statements(&text)
+    let m = Mentions::of(sql);
+    let mut text = blank_frame_exclusions(sql, m);
+    use Word as W;
+    if m.any(&[
+        W::Constraints,
+        W::Sequence,
+        W::Copy,
+        W::Fetch,
+        W::Move,
+        W::Checkpoint,
+        W::Grant,
+        W::Revoke,
+        W::Reassign,
+        W::Owned,
+        W::Database,
+        W::Default,
+        W::Owner,
+        W::Schema,
+        W::Role,
+        W::User,
+    ]) && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
-    if mentions(sql, "user")
+    if m.has(W::User)
         && let Some(rewritten) = create_user_as_role(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
-    if (mentions(sql, "sequence") || mentions(sql, "identity"))
+    if m.any(&[W::Sequence, W::Identity])
         && let Some(reordered) = super::sequence_syntax::reorder_sequence_options(&text)
     {
         text = std::borrow::Cow::Owned(reordered);
@@ -729,14 +842,15 @@ pub fn ctas_column_names(sql: &str) -> Option<(usize, usize, Vec<String>)> {
     Some((start, end, names))
 }
 
-fn blank_frame_exclusions(sql: &str) -> std::borrow::Cow<'_, str> {
-    let ctas = mentions(sql, "create") && mentions(sql, " as");
-    let maintenance = mentions(sql, "vacuum") || mentions(sql, "analyze");
-    let search_cycle = mentions(sql, "search") || mentions(sql, "cycle");
-    let key_locks = mentions(sql, "key") && mentions(sql, "for");
-    if !mentions(sql, "exclude")
+fn blank_frame_exclusions(sql: &str, m: Mentions) -> std::borrow::Cow<'_, str> {
+    use Word as W;
+    let ctas = m.has(W::Create) && m.has(W::SpaceAs);
+    let maintenance = m.any(&[W::Vacuum, W::Analyze]);
+    let search_cycle = m.any(&[W::Search, W::Cycle]);
+    let key_locks = m.has(W::Key) && m.has(W::For);
+    if !m.has(W::Exclude)
         && !key_locks
-        && !mentions(sql, "symmetric")
+        && !m.has(W::Symmetric)
         && !ctas
         && !maintenance
         && !search_cycle
@@ -1018,6 +1132,20 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mentions_finds_the_words_in_any_case_anywhere() {
+        let m = Mentions::of("SELECT current_USER, x FROM t AS a");
+        assert!(m.has(Word::User));
+        assert!(m.has(Word::SpaceAs));
+        assert!(!m.has(Word::Schema));
+        assert!(!m.has(Word::Create));
+        let m = Mentions::of("create SCHEMA s");
+        assert!(m.has(Word::Create) && m.has(Word::Schema));
+        for (i, w) in WORDS.iter().enumerate() {
+            assert!(Mentions::of(&w.to_uppercase()).0 & (1 << i) != 0, "{w}");
+        }
+    }
 
     #[test]
     fn syntax_errors_look_like_postgres() {

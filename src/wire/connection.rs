@@ -47,6 +47,11 @@ const SPIN: Duration = Duration::from_micros(50);
 /// busy connections on few cores leave the cores to work (and to the clients).
 static SPINNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Connection threads handling a message right now. When they fill the cores, a
+/// connection waiting for its client sleeps at once: spinning would take a core from
+/// them (and from the clients, on a machine they share).
+static WORKING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Cores the machine has (read once).
 fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -650,7 +655,9 @@ impl Connection {
             }
             let mut body = std::mem::take(&mut self.body);
             codec::read_body(&mut self.reader, &mut body, len as usize - 4)?;
+            WORKING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let flow = self.dispatch(tag, &body, &mut skip_to_sync);
+            WORKING.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
             // Keep a modest buffer for the next message; drop huge ones.
             if body.capacity() > 1 << 20 {
                 body = Vec::new();
@@ -674,6 +681,9 @@ impl Connection {
         if !self.reader.buffer().is_empty() {
             return;
         }
+        if WORKING.load(Ordering::Relaxed) >= cores() {
+            return;
+        }
         if SPINNING.fetch_add(1, Ordering::AcqRel) >= cores().saturating_sub(1).max(1) {
             SPINNING.fetch_sub(1, Ordering::AcqRel);
             return;
@@ -692,7 +702,9 @@ impl Connection {
         loop {
             match sock.peek(&mut probe) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if start.elapsed() >= SPIN {
+                    if start.elapsed() >= SPIN
+                        || WORKING.load(std::sync::atomic::Ordering::Relaxed) >= cores()
+                    {
                         break;
                     }
                     std::hint::spin_loop();
