@@ -70,12 +70,15 @@ pub enum KeyConstraint {
 }
 
 /// An index as the catalog knows it; its entries live in the table's storage.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct IndexEntry {
     pub oid: u32,
     pub name: String,
     pub index: Arc<Index>,
     pub constraint: Option<KeyConstraint>,
+    /// Storage parameters (`WITH (fillfactor = 70)`): pg_class.reloptions, as given.
+    /// kiln's indexes have no pages to fill; they are kept and shown.
+    pub options: Vec<(String, String)>,
 }
 
 /// A CHECK constraint.
@@ -129,6 +132,10 @@ pub struct IndexSpec {
     pub constraint: Option<KeyConstraint>,
     /// A partial index's WHERE, over the table's columns by position.
     pub predicate: Option<Expr>,
+    /// The key expressions that parts from `storage::index::EXPR_BASE` name.
+    pub exprs: Vec<Expr>,
+    /// Storage parameters (see [`IndexEntry::options`]).
+    pub options: Vec<(String, String)>,
 }
 
 /// What a view is: its query, kept as SQL text and bound anew where it is used.
@@ -515,8 +522,8 @@ impl Catalog {
         let oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
         let indexes = indexes
             .iter()
-            .map(|spec| self.new_index(spec, &storage))
-            .collect();
+            .map(|spec| self.new_index(spec, &storage, 0))
+            .collect::<Result<Vec<_>>>()?;
         checks.sort_by(|a, b| a.name.cmp(&b.name));
         for fk in &mut foreign_keys {
             if fk.parent == SELF_REFERENCE {
@@ -705,7 +712,14 @@ impl Catalog {
         entry
     }
 
-    fn new_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
+    /// An index over `storage`, with entries for its versions but those dead below
+    /// `horizon` (see `Table::add_index`).
+    fn new_index(
+        &self,
+        spec: &IndexSpec,
+        storage: &Arc<Table>,
+        horizon: TxnId,
+    ) -> Result<Arc<IndexEntry>> {
         let oid = self.next_oid.fetch_add(1, Ordering::Relaxed);
         let index = Arc::new(
             Index::new(
@@ -714,15 +728,17 @@ impl Catalog {
                 spec.unique,
                 spec.nulls_not_distinct,
             )
-            .with_predicate(spec.predicate.clone()),
+            .with_predicate(spec.predicate.clone())
+            .with_exprs(spec.exprs.clone()),
         );
-        storage.add_index(index.clone());
-        Arc::new(IndexEntry {
+        storage.add_index(index.clone(), horizon)?;
+        Ok(Arc::new(IndexEntry {
             oid,
             name: spec.name.clone(),
             index,
             constraint: spec.constraint,
-        })
+            options: spec.options.clone(),
+        }))
     }
 
     /// Whether a table, view, sequence or index called `name` is visible in namespace
@@ -875,8 +891,14 @@ impl Catalog {
     }
 
     /// Builds index `spec` over `storage` (entries for every stored version).
-    pub fn build_index(&self, spec: &IndexSpec, storage: &Arc<Table>) -> Arc<IndexEntry> {
-        self.new_index(spec, storage)
+    /// Fails (building nothing) if a key expression fails on a stored version.
+    pub fn build_index(
+        &self,
+        spec: &IndexSpec,
+        storage: &Arc<Table>,
+        horizon: TxnId,
+    ) -> Result<Arc<IndexEntry>> {
+        self.new_index(spec, storage, horizon)
     }
 
     /// CREATE INDEX: a new version of `table` with the index, its entries built.
@@ -885,8 +907,9 @@ impl Catalog {
         table: &Arc<TableEntry>,
         spec: &IndexSpec,
         txn: TxnId,
-    ) -> (Arc<TableEntry>, Arc<IndexEntry>) {
-        let index = self.new_index(spec, &table.storage);
+        horizon: TxnId,
+    ) -> Result<(Arc<TableEntry>, Arc<IndexEntry>)> {
+        let index = self.new_index(spec, &table.storage, horizon)?;
         let mut indexes = table.indexes.clone();
         indexes.push(index.clone());
         let entry = self.replace_version(
@@ -896,7 +919,7 @@ impl Catalog {
             table.checks.clone(),
             txn,
         );
-        (entry, index)
+        Ok((entry, index))
     }
 
     /// Drops `entry` (the version `snapshot` sees) in writing transaction `txn`.

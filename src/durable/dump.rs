@@ -16,7 +16,10 @@
 use std::sync::Arc;
 
 use crate::catalog::namespace::{PG_CATALOG_OID, PUBLIC_OID};
-use crate::catalog::system::{expr_sql, expr_sql_named, fk_action_sql, index_columns, quote_ident};
+use crate::catalog::system::{
+    expr_sql, expr_sql_named, fk_action_sql, index_columns, index_options, quote_ident,
+    with_current_names,
+};
 use crate::catalog::{Catalog, ColumnDef, KeyConstraint, RelKind, TableEntry};
 use crate::storage::mvcc::Snapshot;
 use crate::types::DataType;
@@ -60,10 +63,9 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         let (table, column) = seq.owned_by.as_ref()?;
         let t = entries.iter().find(|t| t.oid == *table)?;
         let c = t.columns.iter().find(|c| &c.name == column)?;
-        let made_for_it = seq.name == format!("{}_{}_seq", t.name, c.name);
         let serial = c.identity.is_none()
             && c.default.as_ref().and_then(|d| d.nextval_oid()) == Some(seq.oid);
-        (made_for_it && (c.identity.is_some() || serial)).then_some((t, c))
+        (c.identity.is_some() || serial).then_some((t, c))
     };
     for e in entries.iter().filter(|e| e.kind() == RelKind::Sequence) {
         let Some(seq) = &e.sequence else { continue };
@@ -85,6 +87,22 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         match e.kind() {
             RelKind::Table => {
                 d.before_data.push(create_table(catalog, e, &entries));
+                // A column's own sequence renamed since: made under the name SERIAL or
+                // identity gives it, then renamed.
+                for c in &e.columns {
+                    let made = format!("{}_{}_seq", e.name, c.name);
+                    if let Some(seq) = column_sequence(e, c, &entries)
+                        && seq.name != made
+                    {
+                        let schema = name(e);
+                        let schema = schema.strip_suffix(&quote_ident(&e.name)).unwrap_or("");
+                        d.before_data.push(format!(
+                            "ALTER SEQUENCE {schema}{} RENAME TO {}",
+                            quote_ident(&made),
+                            quote_ident(&seq.name)
+                        ));
+                    }
+                }
                 d.tables.push(e.clone());
             }
             RelKind::View => {
@@ -154,14 +172,16 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
                     index_columns(t, ix)
                 ),
                 None => format!(
-                    "CREATE {}INDEX {} ON {} ({}){}{}",
+                    "CREATE {}INDEX {} ON {} ({}){}{}{}",
                     if ix.index.unique { "UNIQUE " } else { "" },
                     quote_ident(&ix.name),
                     name(t),
                     index_columns(t, ix),
                     nnd,
+                    index_options(ix),
                     match &ix.index.predicate {
-                        Some(p) => format!(" WHERE {}", expr_sql(p)),
+                        Some(p) =>
+                            format!(" WHERE {}", expr_sql(&with_current_names(p, &t.columns))),
                         None => String::new(),
                     }
                 ),
@@ -289,15 +309,26 @@ fn sequence_options(o: &crate::catalog::sequence::SequenceOptions, with_type: bo
     )
 }
 
+/// The sequence column `c` of `t` owns and draws from (SERIAL), or owns as an
+/// identity column, whatever it is called now.
+fn column_sequence<'a>(
+    t: &TableEntry,
+    c: &ColumnDef,
+    entries: &'a [Arc<TableEntry>],
+) -> Option<&'a Arc<TableEntry>> {
+    let draws = c.default.as_ref().and_then(|d| d.nextval_oid());
+    entries.iter().find(|e| {
+        e.kind() == RelKind::Sequence
+            && e.owned_by.as_ref() == Some(&(t.oid, c.name.clone()))
+            && (c.identity.is_some() || draws == Some(e.oid))
+    })
+}
+
 fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) -> String {
     let mut parts: Vec<String> = Vec::new();
     for c in &t.columns {
-        // The sequence made for this column, if it draws from it: `name_column_seq`,
-        // owned by the column.
-        let auto_name = format!("{}_{}_seq", t.name, c.name);
-        let own_sequence = entries
-            .iter()
-            .find(|e| e.name == auto_name && e.owned_by.as_ref() == Some(&(t.oid, c.name.clone())));
+        // The sequence made for this column, if it draws from it (owned by the column).
+        let own_sequence = column_sequence(t, c, entries);
         let draws_from_it = c
             .default
             .as_ref()
@@ -330,7 +361,10 @@ fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) 
                         s.push_str(&format!(" ({})", sequence_options(&seq.options(), false)));
                     }
                 } else if let Some(g) = &c.generated {
-                    s.push_str(&format!(" GENERATED ALWAYS AS ({}) STORED", expr_sql(g)));
+                    s.push_str(&format!(
+                        " GENERATED ALWAYS AS ({}) STORED",
+                        expr_sql(&with_current_names(g, &t.columns))
+                    ));
                 } else if let Some(d) = &c.default {
                     s.push_str(" DEFAULT ");
                     s.push_str(&expr_sql_named(d, &|o| {
@@ -351,7 +385,7 @@ fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) 
         parts.push(format!(
             "CONSTRAINT {} CHECK ({})",
             quote_ident(&ck.name),
-            expr_sql(&ck.expr)
+            expr_sql(&with_current_names(&ck.expr, &t.columns))
         ));
     }
     format!(

@@ -1254,6 +1254,27 @@ pub fn cast_vector(
     if from == to && to.typmod < 0 {
         return Ok(v);
     }
+    // int2vector and oidvector read as text as they print: numbers between spaces.
+    if crate::types::vector_oid(from).is_some()
+        && matches!(to.ty, DataType::Text | DataType::Varchar)
+        && let Data::Array(a) = &v.data
+    {
+        let mut out = Vector::with_capacity(DataType::Text, n);
+        for i in 0..n {
+            if v.is_null(i) {
+                out.push_null();
+                continue;
+            }
+            let view = crate::types::array::View::new(a.blobs.get(i), a.elem);
+            let shown: Vec<String> = view
+                .values()
+                .iter()
+                .map(|e| crate::types::text::value_to_string(e, &ctx.fmt))
+                .collect();
+            out.push_value(&Value::Text(shown.join(" ")));
+        }
+        return Ok(out);
+    }
     let nulls = v.nulls.clone();
     // Widening integer and float conversions never fail.
     let fast = match (&v.data, to.ty) {

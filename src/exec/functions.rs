@@ -658,6 +658,7 @@ pub fn eval_function(
                 .is_some_and(|a| a.ty().ty == DataType::RegClass);
             sequence_call(func, &vs, by_oid, n, ctx)?
         }
+        Func::SequenceLastValue | Func::SequenceIsCalled => sequence_state(func, &vs, n, ctx)?,
         Func::PgGetSerialSequence => serial_sequence(&vs, n, ctx)?,
         Func::AdvisoryLock
         | Func::AdvisoryLockShared
@@ -1028,6 +1029,43 @@ fn may_use_sequence(
 /// nextval, currval, setval and lastval, row by row (each nextval call is one step).
 /// `by_oid`: the first argument is a regclass constant (a SERIAL or identity column's
 /// default), not a name.
+/// `last_value` or `is_called` of the sequence whose oid `args[0]` holds: a row of
+/// `SELECT … FROM seq`, read as the statement runs.
+fn sequence_state(func: Func, args: &[Vector], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let Some(access) = &ctx.sequences else {
+        return Err(Error::internal("sequence read outside a session"));
+    };
+    let called = func == Func::SequenceIsCalled;
+    let mut out = Vector::with_capacity(
+        if called {
+            DataType::Bool
+        } else {
+            DataType::Int8
+        },
+        n,
+    );
+    for i in 0..n {
+        let Value::Int8(oid) = args[0].value(i, DataType::Int8) else {
+            out.push_null();
+            continue;
+        };
+        let entry = access
+            .catalog
+            .by_oid(oid as u32, &ctx.snapshot)
+            .ok_or_else(|| Error::undefined_table(&oid.to_string()))?;
+        let Some(seq) = &entry.sequence else {
+            return Err(Error::internal("not a sequence"));
+        };
+        let (last, is_called) = seq.state();
+        out.push_value(&if called {
+            Value::Bool(is_called)
+        } else {
+            Value::Int8(last)
+        });
+    }
+    Ok(out)
+}
+
 fn sequence_call(
     func: Func,
     args: &[Vector],

@@ -9,6 +9,9 @@
 //! than a fifth of the table, where reading everything is cheaper. The conjuncts the
 //! lookup answers leave the filter; the rest are tested on the rows it finds.
 //!
+//! A key part that is an expression (`lower(name)`) is matched the same way, by a
+//! condition's side having the expression's structure (column names aside).
+//!
 //! A range (`<`, `<=`, `>`, `>=`, BETWEEN) on the key column after the equality-pinned
 //! ones makes a range lookup, used when the scan's estimate keeps at most a fifth of
 //! the table.
@@ -21,9 +24,11 @@
 
 use std::sync::Arc;
 
-use crate::catalog::TableEntry;
+use crate::catalog::{IndexEntry, TableEntry};
 use crate::plan::physical::IndexLookup;
 use crate::sql::expr::{BinaryOp, Expr};
+use crate::storage::index::KeyPart;
+use crate::types::DataType;
 
 /// Key tuples a lookup may expand an IN list to before reading the table is preferred.
 const LOOKUP_TUPLES_MAX: usize = 1024;
@@ -39,10 +44,40 @@ fn fixed(e: &Expr) -> bool {
     }
 }
 
-/// The values conjunct `c` pins column `column` to, if it is `column = v` or
-/// `column IN (v, …)` with values of the column's type.
-fn pinned(c: &Expr, column: usize, ty: crate::types::DataType) -> Option<Vec<Expr>> {
-    let is_column = |e: &Expr| matches!(e, Expr::Column { index, .. } if *index == column);
+/// What an index key part reads: a column of the table, or the index's expression
+/// (matched against a condition's side by structure, column names aside).
+enum Key {
+    Column(usize),
+    Expr(Expr),
+}
+
+impl Key {
+    fn of(table: &TableEntry, entry: &IndexEntry, part: &KeyPart) -> Option<(Key, DataType)> {
+        match part.expression() {
+            None => Some((
+                Key::Column(part.column),
+                table.columns.get(part.column)?.ty.ty,
+            )),
+            Some(k) => {
+                let e = entry.index.exprs.get(k)?;
+                Some((Key::Expr(unnamed(e)), e.ty().ty))
+            }
+        }
+    }
+
+    /// Whether `e` is what this key reads.
+    fn is(&self, e: &Expr) -> bool {
+        match self {
+            Key::Column(c) => matches!(e, Expr::Column { index, .. } if index == c),
+            Key::Expr(x) => !matches!(e, Expr::Column { .. }) && unnamed(e) == *x,
+        }
+    }
+}
+
+/// The values conjunct `c` pins key `key` to, if it is `key = v` or `key IN (v, …)`
+/// with values of the key's type.
+fn pinned(c: &Expr, key: &Key, ty: DataType) -> Option<Vec<Expr>> {
+    let is_column = |e: &Expr| key.is(e);
     let usable = |e: &Expr| fixed(e) && e.ty().ty == ty;
     match c {
         Expr::Binary {
@@ -84,15 +119,15 @@ fn unnamed(e: &Expr) -> Expr {
 /// A conjunct (by position) pinning one key column, and the values it allows.
 type Pinned = (usize, Vec<Expr>);
 
-/// A bound conjunct `c` puts on column `column`: `(value, inclusive, is_lower)`.
-fn bound(c: &Expr, column: usize, ty: crate::types::DataType) -> Option<(Expr, bool, bool)> {
+/// A bound conjunct `c` puts on key `key`: `(value, inclusive, is_lower)`.
+fn bound(c: &Expr, key: &Key, ty: DataType) -> Option<(Expr, bool, bool)> {
     let Expr::Binary {
         op, left, right, ..
     } = c
     else {
         return None;
     };
-    let is_column = |e: &Expr| matches!(e, Expr::Column { index, .. } if *index == column);
+    let is_column = |e: &Expr| key.is(e);
     let usable = |e: &Expr| fixed(e) && e.ty().ty == ty;
     // column op value, or value op column (flipped).
     let (op, value) = if is_column(left) && usable(right) {
@@ -137,11 +172,13 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
         let mut matched: Vec<Pinned> = Vec::new();
         let mut tuples = 1usize;
         for part in &entry.index.parts {
-            let ty = table.columns[part.column].ty.ty;
+            let Some((key, ty)) = Key::of(table, entry, part) else {
+                break;
+            };
             let Some((ci, values)) = conjuncts
                 .iter()
                 .enumerate()
-                .find_map(|(i, c)| pinned(c, part.column, ty).map(|v| (i, v)))
+                .find_map(|(i, c)| pinned(c, &key, ty).map(|v| (i, v)))
             else {
                 break;
             };
@@ -155,10 +192,10 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
         let mut range_conds: Vec<usize> = Vec::new();
         if tuples == 1
             && let Some(part) = entry.index.parts.get(matched.len())
+            && let Some((key, ty)) = Key::of(table, entry, part)
         {
-            let ty = table.columns[part.column].ty.ty;
             for (i, c) in conjuncts.iter().enumerate() {
-                if bound(c, part.column, ty).is_some() {
+                if bound(c, &key, ty).is_some() {
                     range_conds.push(i);
                 }
             }
@@ -184,9 +221,13 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
             return None;
         }
     } else if !(entry.index.unique && matched.len() == entry.index.parts.len()) {
-        // Expected rows: the table over the leading column's distinct values, per tuple.
+        // Expected rows: the table over the leading column's distinct values, per
+        // tuple (an expression's are not known: taken as a column's of ten rows each).
         let lead = entry.index.parts[0].column;
-        let ndv = stats.columns.get(lead).map_or(1.0, |c| c.ndv.max(1.0));
+        let ndv = match entry.index.parts[0].table_column() {
+            Some(_) => stats.columns.get(lead).map_or(1.0, |c| c.ndv.max(1.0)),
+            None => (stats.rows / 10.0).max(1.0),
+        };
         if stats.rows > 1000.0 && tuples as f64 / ndv > SELECTIVITY_MAX {
             return None;
         }
@@ -199,13 +240,13 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
         None
     } else {
         let part = entry.index.parts[matched.len()];
-        let ty = table.columns[part.column].ty.ty;
+        let (key, ty) = Key::of(table, &entry, &part)?;
         let mut r = crate::plan::physical::KeyRange {
             lower: None,
             upper: None,
         };
         for &i in &range_conds {
-            if let Some((v, inclusive, is_lower)) = bound(&conjuncts[i], part.column, ty) {
+            if let Some((v, inclusive, is_lower)) = bound(&conjuncts[i], &key, ty) {
                 let side = if is_lower { &mut r.lower } else { &mut r.upper };
                 if side.is_none() {
                     *side = Some((v, inclusive));
@@ -289,9 +330,11 @@ pub fn order_by_index(
         // Leading columns pinned to one value each.
         let mut pinned_values: Vec<(usize, Expr)> = Vec::new();
         for part in parts {
-            let ty = table.columns[part.column].ty.ty;
+            let Some((key, ty)) = Key::of(table, entry, part) else {
+                break;
+            };
             let found = conjuncts.iter().enumerate().find_map(|(i, c)| {
-                pinned(c, part.column, ty)
+                pinned(c, &key, ty)
                     .filter(|v| v.len() == 1)
                     .map(|mut v| (i, v.remove(0)))
             });
@@ -329,14 +372,16 @@ pub fn order_by_index(
         };
         // A range on the first ordering column.
         let first = parts[pinned_values.len()];
-        let ty = table.columns[first.column].ty.ty;
+        let Some((first_key, ty)) = Key::of(table, entry, &first) else {
+            continue;
+        };
         let mut range = crate::plan::physical::KeyRange {
             lower: None,
             upper: None,
         };
         let mut used: Vec<usize> = pinned_values.iter().map(|(i, _)| *i).collect();
         for (i, c) in conjuncts.iter().enumerate() {
-            if let Some((v, inclusive, is_lower)) = bound(c, first.column, ty) {
+            if let Some((v, inclusive, is_lower)) = bound(c, &first_key, ty) {
                 let side = if is_lower {
                     &mut range.lower
                 } else {

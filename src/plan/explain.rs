@@ -671,11 +671,18 @@ fn show_inner(e: &Expr) -> String {
             s
         }
         Expr::Cast { expr, to, .. } => format!("({})::{}", show_inner(expr), to.display_name()),
-        Expr::Func { func, args, .. } => format!(
-            "{}({})",
-            format!("{func:?}").to_lowercase(),
-            args.iter().map(show_inner).collect::<Vec<_>>().join(", ")
-        ),
+        Expr::Func { func, args, .. } => {
+            let name = func.info().names.first().copied().unwrap_or("?");
+            // The calls SQL spells as keywords print as PostgreSQL's deparser has them.
+            let name = match name {
+                "coalesce" | "nullif" | "greatest" | "least" => name.to_uppercase(),
+                other => other.to_string(),
+            };
+            format!(
+                "{name}({})",
+                args.iter().map(show_inner).collect::<Vec<_>>().join(", ")
+            )
+        }
         Expr::Agg { index, .. } => format!("agg{index}"),
         Expr::Window { index, .. } => format!("window{index}"),
         Expr::Unused { .. } => "(unused)".into(),

@@ -120,6 +120,27 @@ pub struct TxnModes {
     pub read_only: Option<bool>,
 }
 
+/// Which ALTER renames a relation: ALTER TABLE and ALTER INDEX take any kind,
+/// ALTER VIEW and ALTER SEQUENCE only their own (42809).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenameKind {
+    Table,
+    Index,
+    View,
+    Sequence,
+}
+
+impl RenameKind {
+    pub fn command(self) -> &'static str {
+        match self {
+            RenameKind::Table => "ALTER TABLE",
+            RenameKind::Index => "ALTER INDEX",
+            RenameKind::View => "ALTER VIEW",
+            RenameKind::Sequence => "ALTER SEQUENCE",
+        }
+    }
+}
+
 /// A statement ready to execute.
 #[derive(Clone, Debug)]
 pub enum BoundStatement {
@@ -204,6 +225,20 @@ pub enum BoundStatement {
         table: Arc<TableEntry>,
         spec: crate::catalog::IndexSpec,
         if_not_exists: bool,
+    },
+    /// ALTER { TABLE | INDEX | VIEW | SEQUENCE } … RENAME TO of a relation of any
+    /// kind (a table's own rename included: see `session::renames`).
+    RenameRelation {
+        name: RelName,
+        to: String,
+        if_exists: bool,
+        kind: RenameKind,
+    },
+    /// ALTER INDEX … SET / RESET (storage parameters): `None` resets.
+    IndexOptions {
+        name: RelName,
+        if_exists: bool,
+        changes: Vec<(String, Option<String>)>,
     },
     DropIndex {
         names: Vec<RelName>,
@@ -574,6 +609,8 @@ impl BoundStatement {
             BoundStatement::DropIndex { .. } => "DROP INDEX",
             BoundStatement::CreateSequence { .. } => "CREATE SEQUENCE",
             BoundStatement::AlterSequence { .. } => "ALTER SEQUENCE",
+            BoundStatement::RenameRelation { kind, .. } => kind.command(),
+            BoundStatement::IndexOptions { .. } => "ALTER INDEX",
             BoundStatement::AlterTable { .. } => "ALTER TABLE",
             BoundStatement::CreateView { .. } => "CREATE VIEW",
             BoundStatement::CreateTableAs { .. } => "CREATE TABLE AS",
@@ -614,6 +651,8 @@ impl BoundStatement {
                 | BoundStatement::CreateTable { .. }
                 | BoundStatement::CreateIndex { .. }
                 | BoundStatement::DropIndex { .. }
+                | BoundStatement::RenameRelation { .. }
+                | BoundStatement::IndexOptions { .. }
                 | BoundStatement::CreateSequence { .. }
                 | BoundStatement::LockTable { .. }
                 | BoundStatement::AlterTable { .. }
@@ -652,6 +691,8 @@ impl BoundStatement {
             | BoundStatement::LockTable { .. }
             | BoundStatement::AlterTable { .. }
             | BoundStatement::DropIndex { .. }
+            | BoundStatement::RenameRelation { .. }
+            | BoundStatement::IndexOptions { .. }
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }
             | BoundStatement::CopyFrom { .. }

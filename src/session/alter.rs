@@ -29,12 +29,20 @@ use crate::storage::table::Table;
 fn respec(ix: &IndexEntry, remap: &dyn Fn(usize) -> Option<usize>) -> Option<IndexSpec> {
     let mut parts = ix.index.parts.clone();
     for p in &mut parts {
-        p.column = remap(p.column)?;
+        if let Some(c) = p.table_column() {
+            p.column = remap(c)?;
+        }
     }
     let predicate = match &ix.index.predicate {
         Some(p) => Some(remap_expr(p, remap)?),
         None => None,
     };
+    let exprs = ix
+        .index
+        .exprs
+        .iter()
+        .map(|e| remap_expr(e, remap))
+        .collect::<Option<Vec<_>>>()?;
     Some(IndexSpec {
         name: ix.name.clone(),
         parts,
@@ -42,6 +50,8 @@ fn respec(ix: &IndexEntry, remap: &dyn Fn(usize) -> Option<usize>) -> Option<Ind
         nulls_not_distinct: ix.index.nulls_not_distinct,
         constraint: ix.constraint,
         predicate,
+        exprs,
+        options: ix.options.clone(),
     })
 }
 
@@ -110,12 +120,12 @@ impl Session {
     }
 
     /// Records `new` replacing `old` (undone in reverse on rollback).
-    fn replaced(&mut self, old: &Arc<TableEntry>, new: Arc<TableEntry>) {
+    pub(super) fn replaced(&mut self, old: &Arc<TableEntry>, new: Arc<TableEntry>) {
         self.undo.push(Undo::DropTable(old.clone()));
         self.undo.push(Undo::CreateTable(new));
     }
 
-    fn apply_alter(
+    pub(super) fn apply_alter(
         &mut self,
         t: &Arc<TableEntry>,
         action: AlterAction,
@@ -407,7 +417,7 @@ impl Session {
                             columns[p.column].not_null = true;
                         }
                     }
-                    let ix = catalog.build_index(spec, &t.storage);
+                    let ix = catalog.build_index(spec, &t.storage, self.db.txns.gc_horizon())?;
                     built.push(ix.clone());
                     all.push(ix);
                 }
@@ -468,6 +478,44 @@ impl Session {
                 );
                 self.replaced(t, entry);
             }
+            AlterAction::ConstraintUsingIndex {
+                index,
+                name,
+                primary,
+            } => {
+                let old = &t.indexes[index];
+                if name != old.name {
+                    self.notice(format!(
+                        "ALTER TABLE / ADD CONSTRAINT USING INDEX will rename index \"{}\" to \"{name}\"",
+                        old.name
+                    ));
+                }
+                let mut indexes = t.indexes.clone();
+                indexes[index] = Arc::new(IndexEntry {
+                    oid: old.oid,
+                    name,
+                    index: old.index.clone(),
+                    constraint: Some(if primary {
+                        crate::catalog::KeyConstraint::PrimaryKey
+                    } else {
+                        crate::catalog::KeyConstraint::Unique
+                    }),
+                    options: old.options.clone(),
+                });
+                let mut columns = t.columns.clone();
+                if primary {
+                    for p in &old.index.parts {
+                        columns[p.column].not_null = true;
+                    }
+                }
+                let entry = catalog.replace_version(t, columns, indexes, t.checks.clone(), txn);
+                self.replaced(t, entry.clone());
+                for (c, def) in entry.columns.iter().enumerate() {
+                    if def.not_null && !t.columns[c].not_null {
+                        self.validate_not_null(&entry, c)?;
+                    }
+                }
+            }
             AlterAction::RenameConstraint { from, to } => {
                 let rename = |n: &String| if *n == from { to.clone() } else { n.clone() };
                 let checks = t
@@ -496,6 +544,7 @@ impl Session {
                                 name: to.clone(),
                                 index: i.index.clone(),
                                 constraint: i.constraint,
+                                options: i.options.clone(),
                             })
                         } else {
                             i.clone()
@@ -519,6 +568,8 @@ impl Session {
                 ty,
                 using,
                 default,
+                checks,
+                indexes: rebound,
             } => {
                 let mut types = t.storage.types.clone();
                 types[column] = ty.ty;
@@ -546,19 +597,28 @@ impl Session {
                     )));
                 }
                 let keep = |c: usize| Some(c);
-                let specs: Vec<IndexSpec> =
-                    t.indexes.iter().filter_map(|i| respec(i, &keep)).collect();
+                let mut specs: Vec<IndexSpec> = Vec::with_capacity(t.indexes.len());
+                for (k, i) in t.indexes.iter().enumerate() {
+                    let Some(mut spec) = respec(i, &keep) else {
+                        continue;
+                    };
+                    if let Some((_, exprs, predicate)) = rebound.iter().find(|r| r.0 == k) {
+                        spec.exprs = exprs.clone();
+                        spec.predicate = predicate.clone();
+                    }
+                    specs.push(spec);
+                }
                 let entry = self.rebuilt(
                     t,
                     t.name.clone(),
                     columns,
                     storage,
                     &specs,
-                    t.checks.clone(),
+                    checks,
                     t.foreign_keys.clone(),
                     txn,
                 )?;
-                self.validate(&entry, &[], &entry.indexes.clone(), ctx)?;
+                self.validate(&entry, &entry.checks.clone(), &entry.indexes.clone(), ctx)?;
                 if entry.columns[column].not_null {
                     self.validate_not_null(&entry, column)?;
                 }
@@ -584,8 +644,8 @@ impl Session {
         let storage = Arc::new(storage);
         let indexes = specs
             .iter()
-            .map(|s| catalog.build_index(s, &storage))
-            .collect();
+            .map(|s| catalog.build_index(s, &storage, self.db.txns.gc_horizon()))
+            .collect::<Result<Vec<_>>>()?;
         let entry = catalog.new_version(
             t,
             name,
@@ -661,6 +721,7 @@ impl Session {
         let groups = storage.groups();
         for (g, group) in groups.iter().enumerate() {
             let admitted = ix.index.admits(&group.columns, group.rows());
+            let keys = ix.index.keys_of_taken(&group.columns, group.rows());
             for r in 0..group.rows() {
                 let id = row_id(g, r);
                 if !super::write::live(storage.stamps(id))
@@ -669,12 +730,12 @@ impl Session {
                     continue;
                 }
                 candidates.clear();
-                ix.index.same_key(&group.columns, r, id, &mut candidates);
+                ix.index.same_key(&keys, r, id, &mut candidates);
                 if candidates
                     .iter()
                     .any(|&o| super::write::live(storage.stamps(o)))
                 {
-                    let key = self.key_text(table, &ix.index.parts, &group.columns, r);
+                    let key = self.key_text(table, ix, &keys, r);
                     return Err(Error::new(
                         "23505",
                         format!("could not create unique index \"{}\"", ix.name),

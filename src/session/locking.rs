@@ -151,6 +151,13 @@ impl Session {
                     }
                 }
             }
+            BoundStatement::RenameRelation { name, .. }
+            | BoundStatement::IndexOptions { name, .. } => {
+                match catalog.index_owner(name.ns, &name.name, snapshot()) {
+                    Some(t) => out.push((t.oid, LockMode::AccessExclusive)),
+                    None => out.extend(named(name).map(|oid| (oid, LockMode::AccessExclusive))),
+                }
+            }
             BoundStatement::AlterSequence { name, .. } => {
                 out.extend(named(name).map(|oid| (oid, LockMode::RowExclusive)));
             }

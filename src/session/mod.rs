@@ -48,6 +48,7 @@ mod foreign_keys;
 mod locking;
 mod prepared;
 pub mod privileges;
+mod renames;
 mod roles;
 mod schemas;
 pub mod settings;
@@ -1421,6 +1422,17 @@ impl Session {
                 if_exists,
                 actions,
             } => self.alter_table(name, *if_exists, actions, &ctx, txn),
+            BoundStatement::RenameRelation {
+                name,
+                to,
+                if_exists,
+                kind,
+            } => self.rename_relation(name, to, *if_exists, *kind, &ctx, txn),
+            BoundStatement::IndexOptions {
+                name,
+                if_exists,
+                changes,
+            } => self.index_options(name, *if_exists, changes, &ctx, txn),
             BoundStatement::LockTable { .. } => Ok(Outcome::Done {
                 tag: "LOCK TABLE".into(),
             }),

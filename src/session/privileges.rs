@@ -235,6 +235,15 @@ impl Session {
                     }
                 }
             }
+            BoundStatement::RenameRelation { name, .. }
+            | BoundStatement::IndexOptions { name, .. } => {
+                let owner = existing(name)
+                    .or_else(|| catalog.index_owner(name.ns, &name.name, &ctx.snapshot));
+                if let Some(t) = owner {
+                    self.may_use_schema(t.namespace, ctx)?;
+                    self.must_own(&t)?;
+                }
+            }
             BoundStatement::DropIndex { names, .. } => {
                 for n in names {
                     if let Some(t) = catalog.index_owner(n.ns, &n.name, &ctx.snapshot)

@@ -20,15 +20,17 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Outcome, Session, Undo};
+use crate::catalog::IndexEntry;
 use crate::catalog::{IndexSpec, TableEntry};
 use crate::error::{Error, Result};
 use crate::exec::context::ExecContext;
 use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
 use crate::plan::{Isolation, OnConflict, Plan, Recheck, Returning};
-use crate::storage::index::{KeyPart, RowId};
+use crate::storage::index::{Keys, RowId};
 use crate::storage::mvcc::{TXN_ABORTED, TXN_NONE, TxnId, deleter};
 use crate::storage::table::{Claim, RowRange, range_ids};
+use crate::types::DataType;
 use crate::types::Value;
 use crate::types::text::value_to_string;
 
@@ -108,7 +110,7 @@ impl Session {
             }
         }
         let limit = first.as_ref().map_or(rows, |(r, _)| *r);
-        let (ranges, probes) = table.storage.append_probing(cols, rows, txn);
+        let (ranges, probes) = table.storage.append_probing(cols, rows, txn)?;
         for range in &ranges {
             self.undo.push(Undo::Insert(table.clone(), *range));
         }
@@ -200,7 +202,8 @@ impl Session {
                     for &k in &oc.arbiters {
                         candidates.clear();
                         let index = &table.indexes[k].index;
-                        index.same_key(&proposed.columns, 0, RowId::MAX, &mut candidates);
+                        let keys = index.keys(&proposed.columns, 1, None)?;
+                        index.same_key(&keys, 0, RowId::MAX, &mut candidates);
                         for &c in &candidates {
                             if self.holds_key(table, c, txn, u64::MAX, None)? {
                                 conflict = Some(c);
@@ -316,11 +319,20 @@ impl Session {
         // Garbage among the candidates: their entries go (see `Index::prune`).
         let horizon = self.db.txns.gc_horizon();
         let mut pruned: Vec<(u32, usize)> = Vec::new();
+        let rows = cols.first().map_or(0, |c| c.len());
+        let mut keys: Vec<(u32, crate::storage::index::Keys)> = Vec::new();
         for &(index_id, row, other) in probes {
             if table.storage.is_dead(other, horizon) && !pruned.contains(&(index_id, row)) {
                 pruned.push((index_id, row));
                 if let Some(ix) = table.indexes.iter().find(|i| i.index.id == index_id) {
-                    let key = ix.index.key_of(cols, row);
+                    let at = match keys.iter().position(|(id, _)| *id == index_id) {
+                        Some(at) => at,
+                        None => {
+                            keys.push((index_id, ix.index.keys_of_taken(cols, rows)));
+                            keys.len() - 1
+                        }
+                    };
+                    let key = ix.index.key_of(&keys[at].1, row);
                     ix.index
                         .prune(&key, |id| table.storage.is_dead(id, horizon));
                 }
@@ -408,7 +420,9 @@ impl Session {
             }
             Violation::Unique(k) => {
                 let ix = &table.indexes[k];
-                let key = self.key_text(table, &ix.index.parts, cols, row);
+                let rows = cols.first().map_or(0, |c| c.len());
+                let keys = ix.index.keys_of_taken(cols, rows);
+                let key = self.key_text(table, ix, &keys, row);
                 Error::unique_violation(&ix.name, &table.name, &key)
             }
             Violation::ForeignKey(_) => Error::internal("foreign key violation reported here"),
@@ -716,7 +730,10 @@ impl Session {
         else {
             return Err(Error::undefined_table(&table.name));
         };
-        let (entry, index) = self.db.catalog.add_index(&current, spec, txn);
+        let (entry, index) =
+            self.db
+                .catalog
+                .add_index(&current, spec, txn, self.db.txns.gc_horizon())?;
         self.undo.push(Undo::DropTable(current.clone()));
         self.undo.push(Undo::CreateTable(entry.clone()));
         if index.index.unique {
@@ -822,23 +839,33 @@ impl Session {
     pub(super) fn key_text(
         &self,
         table: &TableEntry,
-        parts: &[KeyPart],
-        cols: &[Vector],
+        ix: &IndexEntry,
+        keys: &Keys,
         row: usize,
     ) -> String {
         let fmt = self.text_format();
-        let names: Vec<&str> = parts
-            .iter()
-            .map(|p| table.columns[p.column].name.as_str())
+        let types: Vec<DataType> = table.columns.iter().map(|c| c.ty.ty).collect();
+        let parts = &ix.index.parts;
+        let names: Vec<String> = (0..parts.len())
+            .map(|k| {
+                let name = crate::catalog::system::index_key_sql(table, ix, k, false);
+                // A column's name unquoted, as PostgreSQL's DETAIL shows it.
+                match parts[k].table_column() {
+                    Some(c) => table.columns[c].name.clone(),
+                    None => name,
+                }
+            })
             .collect();
         let values: Vec<String> = parts
             .iter()
-            .map(
-                |p| match cols[p.column].value(row, table.columns[p.column].ty.ty) {
+            .map(|p| {
+                let (v, at) = keys.value(p, row);
+                let ty = ix.index.part_type(p, &types).unwrap_or(DataType::Text);
+                match v.value(at, ty) {
                     Value::Null => "null".to_string(),
                     v => value_to_string(&v, &fmt),
-                },
-            )
+                }
+            })
             .collect();
         format!("({})=({})", names.join(", "), values.join(", "))
     }

@@ -243,6 +243,10 @@ pub enum Func {
     CurrVal,
     SetVal,
     LastVal,
+    /// A sequence's `(last_value, is_called)` by oid: what `SELECT … FROM seq`
+    /// reads (internal: the binder makes these calls).
+    SequenceLastValue,
+    SequenceIsCalled,
     PgGetSerialSequence,
     /// Advisory locks (`storage::advisory`).
     AdvisoryLock,

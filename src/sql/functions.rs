@@ -463,6 +463,23 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         V,
         K::Scalar,
     ),
+    // Not callable by name (the space): the binder's reading of a sequence.
+    f(
+        Func::SequenceLastValue,
+        &["sequence last_value"],
+        HAND,
+        true,
+        V,
+        K::Scalar,
+    ),
+    f(
+        Func::SequenceIsCalled,
+        &["sequence is_called"],
+        HAND,
+        true,
+        V,
+        K::Scalar,
+    ),
     f(
         Func::AdvisoryLock,
         &["pg_advisory_lock"],

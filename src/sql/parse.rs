@@ -197,9 +197,11 @@ enum Word {
     For,
     Exclude,
     Symmetric,
+    Conflict,
+    Alter,
 }
 
-const WORDS: [&str; 27] = [
+const WORDS: [&str; 29] = [
     "constraints",
     "sequence",
     "copy",
@@ -227,6 +229,8 @@ const WORDS: [&str; 27] = [
     "for",
     "exclude",
     "symmetric",
+    "conflict",
+    "alter",
 ];
 
 /// Which [`WORDS`] a text holds, one bit each.
@@ -273,6 +277,23 @@ impl Mentions {
     }
 }
 
+/// One expression, as a catalog object's definition prints it (re-bound when the
+/// columns it reads change type).
+pub fn expression(sql: &str) -> Result<sqlparser::ast::Expr> {
+    let dialect = PostgreSqlDialect {};
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(PARSER_DEPTH_MAX)
+        .try_with_sql(sql)
+        .map_err(|e| syntax_error(sql, e))?;
+    let e = parser.parse_expr().map_err(|e| syntax_error(sql, e))?;
+    if parser.peek_token().token != sqlparser::tokenizer::Token::EOF {
+        return Err(Error::syntax(format!(
+            "syntax error in expression \"{sql}\""
+        )));
+    }
+    Ok(e)
+}
+
 pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     check_expression_depth(sql)?;
     let dialect = PostgreSqlDialect {};
@@ -280,6 +301,21 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let m = Mentions::of(sql);
     let mut text = blank_frame_exclusions(sql, m);
     use Word as W;
+    if m.has(W::Conflict) {
+        // Replaced from the end, so earlier ranges keep their offsets.
+        for (start, end) in conflict_expressions(&text).into_iter().rev() {
+            let blank: String = text[start..end]
+                .chars()
+                .enumerate()
+                .map(|(k, c)| match (k, c) {
+                    (0, _) => '_',
+                    (_, '\n') => '\n',
+                    _ => ' ',
+                })
+                .collect();
+            text.to_mut().replace_range(start..end, &blank);
+        }
+    }
     if m.any(&[
         W::Constraints,
         W::Sequence,
@@ -297,6 +333,7 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         W::Schema,
         W::Role,
         W::User,
+        W::Alter,
     ]) && let Some(rewritten) = unparsed_statements(&text)
     {
         text = std::borrow::Cow::Owned(rewritten);
@@ -584,6 +621,75 @@ pub fn key_lock_strengths(sql: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The byte ranges inside `ON CONFLICT ( … )` when the target holds more than
+/// column names (`ON CONFLICT (lower(email))`), which sqlparser does not read:
+/// [`parse`] leaves `_` in place of the list, one character for each, so positions
+/// stay, and the binder reads the elements back from the text there.
+pub fn conflict_expressions(sql: &str) -> Vec<(usize, usize)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Vec::new();
+    };
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |i: usize, w: &str| matches!(sig.get(i).map(|t| &t.token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut out = Vec::new();
+    for i in 0..sig.len() {
+        if !(is(i, "ON")
+            && is(i + 1, "CONFLICT")
+            && matches!(sig.get(i + 2).map(|t| &t.token), Some(Token::LParen)))
+        {
+            continue;
+        }
+        let open = i + 2;
+        let mut depth = 0usize;
+        let mut close = None;
+        // Plain: names alone between commas (two words in a row: a name and its
+        // operator class).
+        let mut plain = true;
+        let mut after_word = false;
+        for (j, t) in sig.iter().enumerate().skip(open) {
+            match &t.token {
+                Token::LParen => {
+                    depth += 1;
+                    if j > open {
+                        plain = false;
+                    }
+                }
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                Token::Word(_) => {
+                    plain &= !after_word;
+                    after_word = true;
+                    continue;
+                }
+                Token::Comma => {}
+                _ => plain = false,
+            }
+            after_word = false;
+        }
+        let Some(close) = close else { continue };
+        if plain || close == open + 1 {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (
+            byte_offset(sql, sig[open].span.end),
+            byte_offset(sql, sig[close].span.start),
+        ) {
+            out.push((a, b));
+        }
+    }
+    out
+}
+
 /// Statements sqlparser does not read become a SET of a kiln setting whose value is the
 /// rest of the statement: `SET CONSTRAINTS { ALL | name, … } { DEFERRED | IMMEDIATE }`
 /// becomes `SET "kiln.set_constraints" TO '…'` (carried out by
@@ -618,6 +724,15 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.set_schema")
         } else if word(n, "ALTER") && word(n + 1, "SEQUENCE") {
             Some("kiln.alter_sequence")
+        } else if word(n, "ALTER") && word(n + 1, "INDEX") {
+            Some("kiln.alter_index")
+        } else if word(n, "ALTER")
+            && word(n + 1, "VIEW")
+            && (n + 2..sig.len())
+                .take_while(|&k| !matches!(tokens[sig[k]].token, Token::SemiColon))
+                .any(|k| word(k, "RENAME"))
+        {
+            Some("kiln.alter_view_rename")
         } else if word(n, "COPY") {
             Some("kiln.copy")
         } else if word(n, "FETCH") {

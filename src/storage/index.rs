@@ -1,7 +1,10 @@
 //! Ordered indexes over a table's row versions.
 //!
-//! An [`Index`] maps a key — one or more of the table's columns — to the [`RowId`]s of the
-//! versions holding it. As in PostgreSQL, it holds an entry for *every* version, live or
+//! An [`Index`] maps a key — one or more of the table's columns, or immutable
+//! expressions over them (`lower(email)`) — to the [`RowId`]s of the versions holding
+//! it. An expression is computed once per batch of rows being stored ([`Keys`]), for
+//! the rows a partial index takes; the versions already in compute the same value
+//! again when the vacuum needs their key, the expression being immutable. As in PostgreSQL, it holds an entry for *every* version, live or
 //! dead, committed or not: the table's stamps decide visibility, never the index. An
 //! UPDATE's new version gets its own entry; the vacuum removes the entries of versions
 //! it frees (and moves those of versions it relocates) before their slots can be
@@ -39,13 +42,68 @@ pub fn split_row_id(id: RowId) -> (usize, usize) {
     ((id >> 32) as usize, (id & 0xffff_ffff) as usize)
 }
 
+/// Where expression key parts start in [`KeyPart::column`]: part `column ==
+/// EXPR_BASE + k` is the index's expression `k`.
+pub const EXPR_BASE: usize = 1 << 30;
+
 /// One column of an index key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyPart {
-    /// The table column.
+    /// The table column, or `EXPR_BASE + k` for the index's expression `k`.
     pub column: usize,
     pub desc: bool,
     pub nulls_first: bool,
+    /// A B-tree operator class other than the column type's default (pg_opclass oid;
+    /// 0: the default). The pattern classes order text as bytes, as kiln's default
+    /// (C collation) does, so only the catalogs show them.
+    pub opclass: u32,
+}
+
+impl KeyPart {
+    /// The table column this part is, unless it is an expression.
+    pub fn table_column(&self) -> Option<usize> {
+        (self.column < EXPR_BASE).then_some(self.column)
+    }
+
+    /// The index expression this part is, by position in [`Index::exprs`].
+    pub fn expression(&self) -> Option<usize> {
+        self.column.checked_sub(EXPR_BASE)
+    }
+}
+
+/// The values an index's key parts read for a batch of a table's rows: the table's
+/// columns themselves, and each key expression evaluated once over the batch (over
+/// the rows a partial index takes, so that an expression is never computed for a row
+/// it need not be, as PostgreSQL never does).
+pub struct Keys<'a> {
+    columns: &'a [Vector],
+    /// One vector per index expression; the last slot of each is NULL when `at` is
+    /// set (the value of the rows the index does not take).
+    exprs: Vec<Vector>,
+    /// Batch row → position in `exprs`' vectors (None: the same).
+    at: Option<Vec<u32>>,
+}
+
+impl<'a> Keys<'a> {
+    /// The keys of an index without expressions: the columns themselves.
+    pub fn plain(columns: &'a [Vector]) -> Keys<'a> {
+        Keys {
+            columns,
+            exprs: Vec::new(),
+            at: None,
+        }
+    }
+
+    /// The vector holding part `p`'s value for batch row `row`, and its position there.
+    pub fn value(&self, p: &KeyPart, row: usize) -> (&Vector, usize) {
+        match p.expression() {
+            None => (&self.columns[p.column], row),
+            Some(k) => {
+                let at = self.at.as_ref().map_or(row, |a| a[row] as usize);
+                (&self.exprs[k], at)
+            }
+        }
+    }
 }
 
 /// Whether values of `ty` have a normalized (memcmp-ordered) form an index can store.
@@ -69,6 +127,9 @@ pub struct Index {
     /// A partial index's WHERE (over the table's columns by position): only versions
     /// it holds for get entries.
     pub predicate: Option<crate::sql::expr::Expr>,
+    /// The key expressions (immutable, over the table's columns by position) that
+    /// expression parts name.
+    pub exprs: Vec<crate::sql::expr::Expr>,
     entries: RwLock<BTreeSet<(Box<[u8]>, RowId)>>,
 }
 
@@ -86,8 +147,127 @@ impl Index {
             unique,
             nulls_not_distinct,
             predicate: None,
+            exprs: Vec::new(),
             entries: RwLock::new(BTreeSet::new()),
         }
+    }
+
+    /// An index with key expressions (that parts from `EXPR_BASE` name).
+    pub fn with_exprs(mut self, exprs: Vec<crate::sql::expr::Expr>) -> Index {
+        self.exprs = exprs;
+        self
+    }
+
+    /// The type of part `p`'s values, given the table's column types.
+    pub fn part_type(&self, p: &KeyPart, types: &[DataType]) -> Option<DataType> {
+        match p.expression() {
+            Some(k) => self.exprs.get(k).map(|e| e.ty().ty),
+            None => types.get(p.column).copied(),
+        }
+    }
+
+    /// The key values of the first `rows` rows of `columns` (all the table's columns),
+    /// of those `admitted` says the index takes (a partial index). Evaluating a key
+    /// expression can fail (`10 / a` for a zero): the writer's statement fails with it.
+    pub fn keys<'a>(
+        &self,
+        columns: &'a [Vector],
+        rows: usize,
+        admitted: Option<&[bool]>,
+    ) -> crate::error::Result<Keys<'a>> {
+        self.evaluate(columns, rows, admitted, false)
+    }
+
+    fn evaluate<'a>(
+        &self,
+        columns: &'a [Vector],
+        rows: usize,
+        admitted: Option<&[bool]>,
+        lossy: bool,
+    ) -> crate::error::Result<Keys<'a>> {
+        if self.exprs.is_empty() {
+            return Ok(Keys::plain(columns));
+        }
+        let mut read = vec![false; columns.len()];
+        for e in &self.exprs {
+            crate::plan::physical::mark_columns(e, &mut read);
+        }
+        // Only the columns the expressions read are copied into the batch.
+        let sparse: Vec<Vector> = columns
+            .iter()
+            .zip(&read)
+            .map(|(c, &r)| {
+                if r {
+                    c.clone()
+                } else {
+                    Vector::nulls(DataType::Bool, 0)
+                }
+            })
+            .collect();
+        let batch = crate::exec::vector::Batch::new(sparse, rows);
+        let sel: Vec<u32> = match admitted {
+            Some(a) => (0..rows as u32).filter(|&r| a[r as usize]).collect(),
+            None => (0..rows as u32).collect(),
+        };
+        let ctx = crate::plan::rules::fold::context(crate::types::text::TextFormat::default());
+        let mut exprs = Vec::with_capacity(self.exprs.len());
+        for e in &self.exprs {
+            let mut v = match crate::exec::expr::eval(e, &batch, &sel, &ctx) {
+                Ok(v) => v,
+                Err(err) if !lossy => return Err(err),
+                // Row by row: only the rows that fail (which never got an entry)
+                // count as NULL.
+                Err(_) => {
+                    let mut v = Vector::with_capacity(e.ty().ty, sel.len());
+                    for &r in &sel {
+                        match crate::exec::expr::eval(e, &batch, &[r], &ctx) {
+                            Ok(one) => v.extend_from(&one),
+                            Err(_) => v.push_null(),
+                        }
+                    }
+                    v
+                }
+            };
+            if admitted.is_some() {
+                v.push_null();
+            }
+            exprs.push(v);
+        }
+        let at = admitted.map(|a| {
+            let mut next = 0u32;
+            let none = sel.len() as u32;
+            a[..rows]
+                .iter()
+                .map(|&taken| {
+                    if taken {
+                        next += 1;
+                        next - 1
+                    } else {
+                        none
+                    }
+                })
+                .collect()
+        });
+        Ok(Keys { columns, exprs, at })
+    }
+
+    /// [`Index::keys`] of the rows the index takes, for work that cannot fail: the
+    /// entries of versions already in (whose expressions were computed once without
+    /// error, and being immutable compute the same again). A row whose expression
+    /// fails never got an entry (its insert failed, or it was dead when the index was
+    /// built): its values count as NULL.
+    pub fn keys_of_taken<'a>(&self, columns: &'a [Vector], rows: usize) -> Keys<'a> {
+        let admitted = self.admits(columns, rows);
+        self.evaluate(columns, rows, admitted.as_deref(), true)
+            .unwrap_or_else(|_| Keys {
+                columns,
+                exprs: self
+                    .exprs
+                    .iter()
+                    .map(|e| Vector::nulls(e.ty().ty, rows))
+                    .collect(),
+                at: None,
+            })
     }
 
     /// A partial index over the rows `predicate` holds for.
@@ -114,25 +294,24 @@ impl Index {
         Some(keep)
     }
 
-    /// Encodes row `row` of `columns` (all the table's columns) into `out`; returns
-    /// whether some key column is NULL.
-    pub fn encode(&self, columns: &[Vector], row: usize, out: &mut Vec<u8>) -> bool {
+    /// Encodes row `row` of `keys` into `out`; returns whether some key part is NULL.
+    pub fn encode(&self, keys: &Keys, row: usize, out: &mut Vec<u8>) -> bool {
         out.clear();
         let mut null = false;
         for p in &self.parts {
-            let v = &columns[p.column];
-            null |= v.is_null(row);
-            normalize_value(v, row, p.desc, p.nulls_first, out);
+            let (v, at) = keys.value(p, row);
+            null |= v.is_null(at);
+            normalize_value(v, at, p.desc, p.nulls_first, out);
         }
         null
     }
 
-    /// Adds an entry for each `(row of columns, row id)`.
-    pub fn insert(&self, columns: &[Vector], rows: impl Iterator<Item = (usize, RowId)>) {
+    /// Adds an entry for each `(row of keys, row id)`.
+    pub fn insert(&self, keys: &Keys, rows: impl Iterator<Item = (usize, RowId)>) {
         let mut key = Vec::new();
         let mut entries = self.entries.write();
         for (row, id) in rows {
-            self.encode(columns, row, &mut key);
+            self.encode(keys, row, &mut key);
             entries.insert((key.as_slice().into(), id));
         }
     }
@@ -143,14 +322,14 @@ impl Index {
     /// two transactions inserting one key, only the second sees the first.
     pub fn insert_probing(
         &self,
-        columns: &[Vector],
+        keys: &Keys,
         rows: impl Iterator<Item = (usize, RowId)>,
         probes: &mut Vec<(usize, RowId)>,
     ) {
         let mut key = Vec::new();
         let mut entries = self.entries.write();
         for (row, id) in rows {
-            let null = self.encode(columns, row, &mut key);
+            let null = self.encode(keys, row, &mut key);
             if !null || self.nulls_not_distinct {
                 let start: Box<[u8]> = key.as_slice().into();
                 for (k, other) in entries.range((Bound::Included((start, 0)), Bound::Unbounded)) {
@@ -164,23 +343,23 @@ impl Index {
         }
     }
 
-    /// Removes the entry of `(row of columns, row id)`.
-    pub fn remove(&self, columns: &[Vector], rows: impl Iterator<Item = (usize, RowId)>) {
+    /// Removes the entry of `(row of keys, row id)`.
+    pub fn remove(&self, keys: &Keys, rows: impl Iterator<Item = (usize, RowId)>) {
         let mut key = Vec::new();
         let mut entries = self.entries.write();
         for (row, id) in rows {
-            self.encode(columns, row, &mut key);
+            self.encode(keys, row, &mut key);
             entries.remove(&(key.as_slice().into(), id));
         }
     }
 
     /// Replaces the row id of an entry (the vacuum moved its version); versions a
     /// partial index never took stay without one.
-    pub fn relocate(&self, columns: &[Vector], moves: impl Iterator<Item = (usize, RowId, RowId)>) {
+    pub fn relocate(&self, keys: &Keys, moves: impl Iterator<Item = (usize, RowId, RowId)>) {
         let mut key = Vec::new();
         let mut entries = self.entries.write();
         for (row, from, to) in moves {
-            self.encode(columns, row, &mut key);
+            self.encode(keys, row, &mut key);
             let k: Box<[u8]> = key.as_slice().into();
             if entries.remove(&(k.clone(), from)) {
                 entries.insert((k, to));
@@ -344,10 +523,10 @@ impl Index {
         gone.len()
     }
 
-    /// The encoded key of row `row` of `columns`.
-    pub fn key_of(&self, columns: &[Vector], row: usize) -> Vec<u8> {
+    /// The encoded key of row `row` of `keys`.
+    pub fn key_of(&self, keys: &Keys, row: usize) -> Vec<u8> {
         let mut key = Vec::new();
-        self.encode(columns, row, &mut key);
+        self.encode(keys, row, &mut key);
         key
     }
 
@@ -356,12 +535,12 @@ impl Index {
         out.extend(self.entries.read().iter().map(|(_, id)| *id));
     }
 
-    /// The row ids of other entries whose key equals that of `(row of columns)` — the
+    /// The row ids of other entries whose key equals that of `(row of keys)` — the
     /// candidates a unique check must look at. Empty when the key has a NULL and NULLs
     /// are distinct.
-    pub fn same_key(&self, columns: &[Vector], row: usize, own: RowId, out: &mut Vec<RowId>) {
+    pub fn same_key(&self, keys: &Keys, row: usize, own: RowId, out: &mut Vec<RowId>) {
         let mut key = Vec::new();
-        if self.encode(columns, row, &mut key) && !self.nulls_not_distinct {
+        if self.encode(keys, row, &mut key) && !self.nulls_not_distinct {
             return;
         }
         let entries = self.entries.read();
@@ -377,11 +556,12 @@ impl Index {
     }
 }
 
-/// Whether every type in `types` at `parts` can be indexed.
+/// Whether every type in `types` at `parts` (the table columns among them) can be
+/// indexed.
 pub fn parts_indexable(parts: &[KeyPart], types: &[DataType]) -> Option<DataType> {
     parts
         .iter()
-        .map(|p| types[p.column])
+        .filter_map(|p| types.get(p.table_column()?).copied())
         .find(|&t| !indexable(t))
 }
 
@@ -414,6 +594,7 @@ mod tests {
                 column: 0,
                 desc: false,
                 nulls_first: false,
+                opclass: 0,
             }],
             unique,
             false,
@@ -424,10 +605,10 @@ mod tests {
     fn prefix_and_range_follow_sql_order() {
         let ix = index(false);
         let col = [int_column(&[5, -3, 7, 5, 100])];
-        ix.insert(&col, (0..5).map(|r| (r, r as RowId)));
+        ix.insert(&Keys::plain(&col), (0..5).map(|r| (r, r as RowId)));
         let key = |v: i32| {
             let mut k = Vec::new();
-            ix.encode(&[int_column(&[v])], 0, &mut k);
+            ix.encode(&Keys::plain(&[int_column(&[v])]), 0, &mut k);
             k
         };
         let mut out = Vec::new();
@@ -443,7 +624,7 @@ mod tests {
         out.clear();
         ix.all(&mut out);
         assert_eq!(out, vec![1, 0, 3, 2, 4], "negative keys sort first");
-        ix.remove(&col, [(3, 3)].into_iter());
+        ix.remove(&Keys::plain(&col), [(3, 3)].into_iter());
         out.clear();
         ix.prefix(&key(5), &mut out);
         assert_eq!(out, vec![0]);
@@ -455,14 +636,15 @@ mod tests {
         nulls.push_value(&crate::types::Value::Null);
         nulls.push_value(&crate::types::Value::Null);
         let col = [nulls];
+        let keys = Keys::plain(&col);
         let ix = index(true);
-        ix.insert(&col, (0..2).map(|r| (r, r as RowId)));
+        ix.insert(&keys, (0..2).map(|r| (r, r as RowId)));
         let mut out = Vec::new();
-        ix.same_key(&col, 0, 0, &mut out);
+        ix.same_key(&keys, 0, 0, &mut out);
         assert!(out.is_empty());
         let strict = Index::new(2, ix.parts.clone(), true, true);
-        strict.insert(&col, (0..2).map(|r| (r, r as RowId)));
-        strict.same_key(&col, 0, 0, &mut out);
+        strict.insert(&keys, (0..2).map(|r| (r, r as RowId)));
+        strict.same_key(&keys, 0, 0, &mut out);
         assert_eq!(out, vec![1]);
     }
 
@@ -470,10 +652,10 @@ mod tests {
     fn walks_in_chunks_both_ways() {
         let ix = index(false);
         let col = [int_column(&[5, -3, 7, 5, 100, 6])];
-        ix.insert(&col, (0..6).map(|r| (r, r as RowId)));
+        ix.insert(&Keys::plain(&col), (0..6).map(|r| (r, r as RowId)));
         let key = |v: i32| {
             let mut k = Vec::new();
-            ix.encode(&[int_column(&[v])], 0, &mut k);
+            ix.encode(&Keys::plain(&[int_column(&[v])]), 0, &mut k);
             k
         };
         let walk_all = |lower: Bound<&[u8]>, upper: Bound<&[u8]>, reverse: bool| {

@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 
-use super::index::{Index, RowId, row_id, split_row_id};
+use super::index::{Index, Keys, RowId, row_id, split_row_id};
 use super::mvcc::{LOCK_ONLY, Snapshot, TXN_ABORTED, TXN_NONE, TxnId, deleter};
 use crate::exec::vector::Vector;
 use crate::types::DataType;
@@ -189,6 +189,10 @@ pub enum Claim {
     Missing,
 }
 
+/// `(index id, row, other version)`: a unique index already held row `row`'s key in
+/// version `other` when the row's entry went in (see `Index::insert_probing`).
+pub type Probe = (u32, usize, RowId);
+
 /// A contiguous run of rows written by one append: for undo.
 #[derive(Clone, Copy, Debug)]
 pub struct RowRange {
@@ -302,11 +306,12 @@ impl Table {
         }
         let indexes = self.indexes.read().clone();
         let _reorg = self.reorg.write();
-        for ix in &indexes {
-            ix.remove(
-                &group.columns,
-                garbage.iter().map(|&r| (r, row_id(index, r))),
-            );
+        let keys: Vec<Keys> = indexes
+            .iter()
+            .map(|ix| ix.keys_of_taken(&group.columns, group.rows()))
+            .collect();
+        for (ix, keys) in indexes.iter().zip(&keys) {
+            ix.remove(keys, garbage.iter().map(|&r| (r, row_id(index, r))));
         }
         let mut groups = self.groups.write();
         let mut moves: Vec<(usize, RowId)> = Vec::with_capacity(keep.len());
@@ -344,11 +349,8 @@ impl Table {
         }
         groups[index] = Arc::new(RowGroup::new(&self.types));
         drop(groups);
-        for ix in &indexes {
-            ix.relocate(
-                &group.columns,
-                moves.iter().map(|&(r, to)| (r, row_id(index, r), to)),
-            );
+        for (ix, keys) in indexes.iter().zip(&keys) {
+            ix.relocate(keys, moves.iter().map(|&(r, to)| (r, row_id(index, r), to)));
         }
         self.version.fetch_add(1, Ordering::AcqRel);
         Some(step)
@@ -450,19 +452,39 @@ impl Table {
             .collect()
     }
 
-    /// Adds `index` with an entry for every version stored. The caller holds the
-    /// exclusive mode, so no version moves or arrives meanwhile.
-    pub fn add_index(&self, index: Arc<Index>) {
-        for (g, group) in self.groups().iter().enumerate() {
-            let admitted = index.admits(&group.columns, group.rows());
+    /// Adds `index` with an entry for every version stored but those dead below
+    /// `horizon` (which no snapshot sees, and the vacuum will free: PostgreSQL's
+    /// build skips them too, so an expression is not computed for them). The caller
+    /// holds the exclusive mode, so no version moves or arrives meanwhile. Fails,
+    /// adding nothing, if a key expression fails on some version.
+    pub fn add_index(&self, index: Arc<Index>, horizon: TxnId) -> crate::error::Result<()> {
+        let groups = self.groups();
+        let mut admitted = Vec::with_capacity(groups.len());
+        let mut keys = Vec::with_capacity(groups.len());
+        for group in &groups {
+            let taken = index.admits(&group.columns, group.rows());
+            let mut a: Vec<bool> = taken.unwrap_or_else(|| vec![true; group.rows()]);
+            for (r, keep) in a.iter_mut().enumerate() {
+                let (xmin, xmax) = group.stamps(r);
+                let xmax = deleter(xmax);
+                if xmin == TXN_ABORTED || (xmax != TXN_NONE && xmax < horizon) {
+                    *keep = false;
+                }
+            }
+            keys.push(index.keys(&group.columns, group.rows(), Some(&a))?);
+            admitted.push(Some(a));
+        }
+        for (g, group) in groups.iter().enumerate() {
+            let admitted = &admitted[g];
             index.insert(
-                &group.columns,
+                &keys[g],
                 (0..group.rows())
                     .filter(|&r| admitted.as_ref().is_none_or(|a| a[r]))
                     .map(|r| (r, row_id(g, r))),
             );
         }
         self.indexes.write().push(index);
+        Ok(())
     }
 
     /// Stops keeping index `id`.
@@ -533,8 +555,12 @@ impl Table {
 
     /// Appends `rows` rows (dense columns, in table column order) created by `txn`, with
     /// their index entries. Returns the runs of row ids they got, in row order.
+    /// (Recovery's replay and tests: the rows were accepted once, their key
+    /// expressions cannot fail.)
     pub fn append(&self, columns: &[Vector], rows: usize, txn: TxnId) -> Vec<RowRange> {
-        self.append_probing(columns, rows, txn).0
+        self.append_probing(columns, rows, txn)
+            .map(|(ranges, _)| ranges)
+            .unwrap_or_default()
     }
 
     /// [`Table::append`], also returning what each unique index held already for each
@@ -544,7 +570,17 @@ impl Table {
         columns: &[Vector],
         rows: usize,
         txn: TxnId,
-    ) -> (Vec<RowRange>, Vec<(u32, usize, RowId)>) {
+    ) -> crate::error::Result<(Vec<RowRange>, Vec<Probe>)> {
+        // Each index's keys first: a key expression that fails fails the append
+        // before it stores anything. (Indexes come and go only in the exclusive mode,
+        // which no appender holds alongside.)
+        let indexes = self.indexes.read().clone();
+        let mut taken = Vec::with_capacity(indexes.len());
+        for ix in &indexes {
+            let admitted = ix.admits(columns, rows);
+            let keys = ix.keys(columns, rows, admitted.as_deref())?;
+            taken.push((admitted, keys));
+        }
         let mut ranges = Vec::new();
         let mut groups = self.groups.write();
         let mut done = 0;
@@ -575,21 +611,19 @@ impl Table {
         }
         drop(groups);
         let mut probes = Vec::new();
-        let indexes = self.indexes.read();
         let mut found = Vec::new();
-        for ix in indexes.iter() {
-            let admitted = ix.admits(columns, rows);
+        for (ix, (admitted, keys)) in indexes.iter().zip(&taken) {
             let ids = range_ids(&ranges).filter(|&(r, _)| admitted.as_ref().is_none_or(|a| a[r]));
             if ix.unique {
                 found.clear();
-                ix.insert_probing(columns, ids, &mut found);
+                ix.insert_probing(keys, ids, &mut found);
                 probes.extend(found.iter().map(|&(row, other)| (ix.id, row, other)));
             } else {
-                ix.insert(columns, ids);
+                ix.insert(keys, ids);
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);
-        (ranges, probes)
+        Ok((ranges, probes))
     }
 
     /// Whether version `id` is garbage below `horizon`: rolled back, or deleted by a

@@ -197,11 +197,12 @@ mod tests {
                 column: 0,
                 desc: false,
                 nulls_first: false,
+                opclass: 0,
             }],
             false,
             false,
         ));
-        table.add_index(index.clone());
+        table.add_index(index.clone(), 0).unwrap();
         let t1 = txns
             .begin_write(&crate::storage::mvcc::WaitLimits::UNBOUNDED)
             .unwrap();

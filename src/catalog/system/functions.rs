@@ -126,13 +126,11 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                     let schema = v.schema_for_def(t, pretty);
                     text(index_def(t, ix, schema.as_deref()))
                 }
-                Some((t, ix)) => match ix.index.parts.get(column as usize - 1) {
-                    Some(p) => text(
-                        t.columns
-                            .get(p.column)
-                            .map_or_else(String::new, |c| quote_ident(&c.name)),
-                    ),
-                    None => text(""),
+                Some((t, ix)) => match usize::try_from(column - 1) {
+                    Ok(k) if k < ix.index.parts.len() => {
+                        text(super::index_key_sql(t, ix, k, pretty))
+                    }
+                    _ => text(""),
                 },
                 None => NULL,
             }

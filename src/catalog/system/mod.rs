@@ -36,8 +36,11 @@ mod rows;
 mod sql;
 
 pub use functions::{eval_function, reg_in_at_bind};
-pub use rows::{scan, type_name};
-pub use sql::{expr_sql, expr_sql_named, fk_action_sql, index_columns, quote_ident};
+pub use rows::{default_opclass, opclass_input, scan, type_name};
+pub use sql::{
+    distinct_names, expr_column_name, expr_sql, expr_sql_named, fk_action_sql, index_column_names,
+    index_columns, index_key_sql, index_options, quote_ident, with_current_names,
+};
 
 use defs::{C, DEFS, Def, spec_type};
 use rows::{NULL, array, boolean, oid, text};
@@ -328,6 +331,8 @@ struct Rel<'a> {
     table: Option<&'a Arc<TableEntry>>,
     /// The owning role (an index's is its table's).
     owner: u32,
+    /// Storage parameters (pg_class.reloptions).
+    options: &'a [(String, String)],
 }
 
 struct Col {
@@ -389,6 +394,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
                 .collect(),
             table: None,
             owner: crate::auth::BOOTSTRAP_SUPERUSER_OID,
+            options: &[],
         });
     }
     for t in &v.tables {
@@ -405,6 +411,7 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
             columns,
             table: Some(t),
             owner: t.owner,
+            options: &[],
         });
         for ix in &t.indexes {
             out.push(Rel {
@@ -416,18 +423,25 @@ fn relations<'a>(v: &'a View<'a>) -> Vec<Rel<'a>> {
                     .index
                     .parts
                     .iter()
-                    .filter_map(|p| t.columns.get(p.column))
-                    .map(|c| Col {
-                        name: c.name.clone(),
-                        ty: c.ty,
-                        not_null: false,
-                        has_default: false,
-                        identity: "",
-                        generated: "",
+                    .zip(index_column_names(t, ix))
+                    .filter_map(|(p, name)| {
+                        let ty = match p.expression() {
+                            Some(k) => ix.index.exprs.get(k)?.ty(),
+                            None => t.columns.get(p.column)?.ty,
+                        };
+                        Some(Col {
+                            name,
+                            ty,
+                            not_null: false,
+                            has_default: false,
+                            identity: "",
+                            generated: "",
+                        })
                     })
                     .collect(),
                 table: None,
                 owner: t.owner,
+                options: &ix.options,
             });
         }
     }

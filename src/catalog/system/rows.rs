@@ -137,7 +137,13 @@ pub(super) const OPCLASSES: [(u32, &str, u32, u32, u32); 18] = [
 /// The default B-tree operator class of a column of type `t` (what pg_index.indclass
 /// holds): varchar's is text's, an array's array_ops.
 pub(super) fn opclass_of(t: DataType) -> u32 {
-    let input = match t {
+    let input = opclass_input(t);
+    OPCLASSES.iter().find(|o| o.2 == input).map_or(0, |o| o.0)
+}
+
+/// The input type (oid) of the default B-tree class of a column of type `t`.
+pub fn opclass_input(t: DataType) -> u32 {
+    match t {
         DataType::Varchar => DataType::Text.oid(),
         DataType::Array(_) => 2277,
         DataType::RegClass
@@ -147,9 +153,21 @@ pub(super) fn opclass_of(t: DataType) -> u32 {
         | DataType::RegNamespace
         | DataType::RegRole => DataType::Oid.oid(),
         other => other.oid(),
-    };
-    OPCLASSES.iter().find(|o| o.2 == input).map_or(0, |o| o.0)
+    }
 }
+
+/// The input type (oid) of default B-tree class `name`, if it is one.
+pub fn default_opclass(name: &str) -> Option<u32> {
+    OPCLASSES.iter().find(|o| o.1 == name).map(|o| o.2)
+}
+
+/// The non-default B-tree classes kiln accepts: `(oid, name, input type oid, family)`.
+pub(super) const PATTERN_OPCLASSES: [(u32, &str, u32, u32); 4] = [
+    (4217, "text_pattern_ops", 25, 2095),
+    (4218, "varchar_pattern_ops", 25, 2095),
+    (4219, "bpchar_pattern_ops", 1042, 2097),
+    (10044, "varchar_ops", 25, 1994),
+];
 
 pub(super) fn collation_of(t: DataType) -> u32 {
     match t {
@@ -372,7 +390,16 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         Some(acl) if r.kind != 'i' => v.acl_value(acl),
                         _ => NULL,
                     },
-                    NULL,
+                    if r.options.is_empty() {
+                        NULL
+                    } else {
+                        let items: Vec<Value> = r
+                            .options
+                            .iter()
+                            .map(|(n, v)| Value::Text(format!("{n}={v}")))
+                            .collect();
+                        array(DataType::Text, &items)
+                    },
                     NULL,
                 ]);
             }
@@ -471,9 +498,9 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     let per_key = |elem, f: &dyn Fn(&crate::storage::index::KeyPart) -> Value| {
                         vector(elem, &ix.index.parts.iter().map(f).collect::<Vec<_>>())
                     };
-                    let key_type = |p: &crate::storage::index::KeyPart| {
-                        t.columns.get(p.column).map(|c| c.ty.ty)
-                    };
+                    let types: Vec<DataType> = t.columns.iter().map(|c| c.ty.ty).collect();
+                    let key_type =
+                        |p: &crate::storage::index::KeyPart| ix.index.part_type(p, &types);
                     rows.push(vec![
                         oid(ix.oid),
                         oid(t.oid),
@@ -490,15 +517,33 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         boolean(true),
                         boolean(true),
                         boolean(false),
-                        per_key(DataType::Int2, &|p| int2(p.column as i64 + 1)),
+                        per_key(DataType::Int2, &|p| {
+                            int2(p.table_column().map_or(0, |c| c as i64 + 1))
+                        }),
                         per_key(DataType::Oid, &|p| oid(key_type(p).map_or(0, collation_of))),
-                        per_key(DataType::Oid, &|p| oid(key_type(p).map_or(0, opclass_of))),
+                        per_key(DataType::Oid, &|p| {
+                            oid(if p.opclass != 0 {
+                                p.opclass
+                            } else {
+                                key_type(p).map_or(0, opclass_of)
+                            })
+                        }),
                         per_key(DataType::Int2, &|p| {
                             int2((p.desc as i64) | ((p.nulls_first as i64) << 1))
                         }),
-                        NULL,
+                        if ix.index.exprs.is_empty() {
+                            NULL
+                        } else {
+                            let shown: Vec<String> = ix
+                                .index
+                                .exprs
+                                .iter()
+                                .map(|e| expr_sql(&with_current_names(e, &t.columns)))
+                                .collect();
+                            text(format!("({})", shown.join(", ")))
+                        },
                         match &ix.index.predicate {
-                            Some(p) => text(expr_sql(p)),
+                            Some(p) => text(expr_sql(&with_current_names(p, &t.columns))),
                             None => NULL,
                         },
                     ]);
@@ -547,7 +592,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     NULL,
                     NULL,
                     match c.check {
-                        Some(e) => text(expr_sql(e)),
+                        Some(e) => text(expr_sql(&with_current_names(e, &c.table.columns))),
                         None => NULL,
                     },
                 ]);
@@ -564,7 +609,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         oid(TAG_DEFAULT | (t.oid << 11) | (i as u32 + 1)),
                         oid(t.oid),
                         int2(i as i64 + 1),
-                        text(expr_sql_named(e, &v.names())),
+                        text(expr_sql_named(
+                            &with_current_names(e, &t.columns),
+                            &v.names(),
+                        )),
                     ]);
                 }
             }
@@ -581,6 +629,19 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(input),
                     boolean(true),
                     oid(key),
+                ]);
+            }
+            for (o, name, input, family) in PATTERN_OPCLASSES {
+                rows.push(vec![
+                    oid(o),
+                    oid(BTREE_AM),
+                    text(name),
+                    oid(PG_CATALOG_OID),
+                    oid(owner),
+                    oid(family),
+                    oid(input),
+                    boolean(false),
+                    oid(0),
                 ]);
             }
         }

@@ -8,7 +8,7 @@
 //! turns into a new catalog version of the table — over the same storage, or over a
 //! rewritten one when the columns' layout or types change.
 
-use super::constraints::{BoundConstraints, Existing};
+use super::constraints::{BoundConstraints, Existing, RowExpr};
 use super::sequences::NewSequence;
 use super::*;
 
@@ -52,6 +52,13 @@ pub enum AlterAction {
         from: String,
         to: String,
     },
+    /// ADD [CONSTRAINT name] { PRIMARY KEY | UNIQUE } USING INDEX: the unique index at
+    /// `index` (in `table.indexes`) becomes the constraint, renamed to `name`.
+    ConstraintUsingIndex {
+        index: usize,
+        name: String,
+        primary: bool,
+    },
     /// ALTER COLUMN TYPE: the new type, the conversion (over the table's columns, by
     /// position) and the default cast to the new type.
     SetType {
@@ -59,6 +66,11 @@ pub enum AlterAction {
         ty: SqlType,
         using: Expr,
         default: Option<Expr>,
+        /// The table's CHECKs, those reading the column bound again.
+        checks: Vec<crate::catalog::CheckConstraint>,
+        /// Indexes (by position) whose expressions or WHERE read the column: those
+        /// bound again.
+        indexes: Vec<(usize, Vec<Expr>, Option<Expr>)>,
     },
 }
 
@@ -240,6 +252,16 @@ impl Binder<'_> {
                     }
                 }
             }
+            Op::AddConstraint {
+                constraint:
+                    c @ (A::TableConstraint::PrimaryKeyUsingIndex(u)
+                    | A::TableConstraint::UniqueUsingIndex(u)),
+                ..
+            } => self.bind_constraint_using_index(
+                table,
+                u,
+                matches!(c, A::TableConstraint::PrimaryKeyUsingIndex(_)),
+            )?,
             Op::AddConstraint { constraint, .. } => {
                 let mut columns = table.columns.clone();
                 let constraints = self.bind_table_constraints(
@@ -343,10 +365,9 @@ impl Binder<'_> {
                 }
                 let taken = table.checks.iter().any(|c| c.name == to)
                     || table.foreign_keys.iter().any(|c| c.name == to)
-                    || table.index_named(&to).is_some()
-                    || self
-                        .catalog
-                        .relation_exists(table.namespace, &to, &self.snapshot);
+                    || table
+                        .index_named(&to)
+                        .is_some_and(|i| i.constraint.is_some());
                 if taken {
                     return Err(Error::new(
                         "42710",
@@ -356,11 +377,91 @@ impl Binder<'_> {
                         ),
                     ));
                 }
+                // A key constraint's index takes the name too: no relation may hold it.
+                let keyed = table
+                    .index_named(&from)
+                    .is_some_and(|i| i.constraint.is_some());
+                if keyed
+                    && self
+                        .catalog
+                        .relation_exists(table.namespace, &to, &self.snapshot)
+                {
+                    return Err(Error::duplicate_table(&to));
+                }
                 AlterAction::RenameConstraint { from, to }
             }
             other => {
                 return Err(Error::feature_not_supported(format!("ALTER TABLE {other}")));
             }
+        })
+    }
+
+    /// ADD … USING INDEX: PostgreSQL's checks on the index (42704, 55000 when it has
+    /// a constraint already, 42809 unless it is a plain unique index over columns in
+    /// default order).
+    fn bind_constraint_using_index(
+        &mut self,
+        table: &Arc<TableEntry>,
+        u: &A::ConstraintUsingIndex,
+        primary: bool,
+    ) -> Result<AlterAction> {
+        let index_name = ident_name(&u.index_name);
+        let Some(k) = table.indexes.iter().position(|i| i.name == index_name) else {
+            return Err(Error::new(
+                "42704",
+                format!("index \"{index_name}\" does not exist"),
+            ));
+        };
+        let ix = &table.indexes[k];
+        if ix.constraint.is_some() {
+            return Err(Error::new(
+                "55000",
+                format!("index \"{index_name}\" is already associated with a constraint"),
+            ));
+        }
+        let unusable = |message: String| {
+            Error::new("42809", message).with_detail(
+                "Cannot create a primary key or unique constraint using such an index.",
+            )
+        };
+        if !ix.index.unique {
+            return Err(unusable(format!("\"{index_name}\" is not a unique index")));
+        }
+        if !ix.index.exprs.is_empty() {
+            return Err(unusable(format!(
+                "index \"{index_name}\" contains expressions"
+            )));
+        }
+        if ix.index.predicate.is_some() {
+            return Err(unusable(format!("\"{index_name}\" is a partial index")));
+        }
+        if let Some(n) = ix.index.parts.iter().position(|p| p.desc || p.nulls_first) {
+            return Err(unusable(format!(
+                "index \"{index_name}\" column number {} does not have default sorting behavior",
+                n + 1
+            )));
+        }
+        if primary && table.primary_key().is_some() {
+            return Err(Error::new(
+                "42P16",
+                format!(
+                    "multiple primary keys for table \"{}\" are not allowed",
+                    table.name
+                ),
+            ));
+        }
+        let name = u.name.as_ref().map_or(index_name.clone(), ident_name);
+        if name != index_name
+            && self
+                .catalog
+                .relation_exists(table.namespace, &name, &self.snapshot)
+        {
+            return Err(Error::duplicate_table(&name));
+        }
+        Ok(AlterAction::ConstraintUsingIndex {
+            index: k,
+            name,
+            primary,
         })
     }
 
@@ -390,18 +491,57 @@ impl Binder<'_> {
                 "changing the type of a generated column or one a generation expression reads",
             ));
         }
-        if table.checks.iter().any(|c| {
-            let mut read = vec![false; table.columns.len()];
-            crate::plan::physical::mark_columns(&c.expr, &mut read);
-            read[column]
-        }) {
-            return Err(Error::feature_not_supported(
-                "changing the type of a column a CHECK constraint reads",
-            ));
-        }
         let rel = self.new_rel();
         let scope = row_scope(&table.columns, rel, &table.name);
         let target = ColumnDef { ty, ..def.clone() };
+        // What reads the column is bound again from its definition over the new type
+        // (as PostgreSQL rebuilds it), so an operator or function may change, or be
+        // missing (42883).
+        let mut columns = table.columns.clone();
+        columns[column] = target.clone();
+        let again = |e: &Expr| -> Result<A::Expr> {
+            let text = crate::catalog::system::expr_sql(
+                &crate::catalog::system::with_current_names(e, &table.columns),
+            );
+            crate::sql::parse::expression(&text)
+        };
+        let mut checks = table.checks.clone();
+        for c in &mut checks {
+            if reads_column(&c.expr) {
+                c.expr = self.bind_check(&table.name, &columns, &again(&c.expr)?)?.0;
+            }
+        }
+        let mut indexes = Vec::new();
+        for (k, ix) in table.indexes.iter().enumerate() {
+            let reads = ix.index.exprs.iter().any(reads_column)
+                || ix.index.predicate.as_ref().is_some_and(reads_column);
+            if !reads {
+                continue;
+            }
+            let mut exprs = Vec::with_capacity(ix.index.exprs.len());
+            for e in &ix.index.exprs {
+                exprs.push(if reads_column(e) {
+                    self.bind_index_expr(
+                        &table.name,
+                        &columns,
+                        &again(e)?,
+                        RowExpr::INDEX_EXPRESSION,
+                    )?
+                } else {
+                    e.clone()
+                });
+            }
+            let predicate = match &ix.index.predicate {
+                Some(p) if reads_column(p) => Some(self.bind_index_expr(
+                    &table.name,
+                    &columns,
+                    &again(p)?,
+                    RowExpr::INDEX_PREDICATE,
+                )?),
+                other => other.clone(),
+            };
+            indexes.push((k, exprs, predicate));
+        }
         let converted = match using {
             Some(e) => {
                 let b = self.bind_expr(e, &scope)?;
@@ -436,6 +576,8 @@ impl Binder<'_> {
             ty,
             using,
             default,
+            checks,
+            indexes,
         })
     }
 }

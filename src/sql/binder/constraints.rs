@@ -12,7 +12,7 @@ use super::*;
 use crate::catalog::{
     CheckConstraint, FkAction, ForeignKey, IndexEntry, IndexSpec, KeyConstraint, SELF_REFERENCE,
 };
-use crate::storage::index::{KeyPart, indexable};
+use crate::storage::index::{EXPR_BASE, KeyPart, indexable};
 
 /// PostgreSQL's NAMEDATALEN - 1.
 const NAME_BYTES_MAX: usize = 63;
@@ -215,7 +215,7 @@ impl Binder<'_> {
                         format!("column \"{name}\" appears twice in primary key constraint"),
                     ));
                 }
-                check_indexable(&columns[i])?;
+                check_indexable(columns[i].ty)?;
                 if k.primary {
                     columns[i].not_null = true;
                 }
@@ -223,6 +223,7 @@ impl Binder<'_> {
                     column: i,
                     desc: false,
                     nulls_first: false,
+                    opclass: 0,
                 });
             }
             let catalog = self.catalog;
@@ -253,6 +254,8 @@ impl Binder<'_> {
                     KeyConstraint::Unique
                 }),
                 predicate: None,
+                exprs: Vec::new(),
+                options: Vec::new(),
             });
         }
         let mut bound: Vec<CheckConstraint> = Vec::new();
@@ -495,24 +498,59 @@ impl Binder<'_> {
         columns: &[ColumnDef],
         expr: &A::Expr,
     ) -> Result<(Expr, Vec<usize>)> {
+        let (rel, bound) = self.bind_row_expr(table, columns, expr, RowExpr::CHECK)?;
+        let bound = self.require_bool(bound, "CHECK")?;
+        self.lower_row_expr(rel, columns, bound)
+    }
+
+    /// Binds an expression over one row of a table (a CHECK constraint, an index's
+    /// key expression or WHERE), refusing what `kind` cannot hold as PostgreSQL does:
+    /// subqueries (0A000), aggregates (42803), window and set-returning functions.
+    /// Returns the relation id its columns were bound under, and the bound expression.
+    fn bind_row_expr(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        expr: &A::Expr,
+        kind: RowExpr,
+    ) -> Result<(RelId, Expr)> {
         let rel = self.new_rel();
         let scope = row_scope(columns, rel, table);
-        let saved = self.agg_forbidden_in.replace("check constraints");
+        let saved = (
+            self.agg_forbidden_in.replace(kind.plural),
+            self.window_forbidden.replace(kind.plural),
+            self.srf_forbidden.replace(kind.plural),
+        );
         let bound = self.bind_expr(expr, &scope);
-        self.agg_forbidden_in = saved;
+        (
+            self.agg_forbidden_in,
+            self.window_forbidden,
+            self.srf_forbidden,
+        ) = saved;
         let bound = bound?;
         if bound.any(&|x| matches!(x, Expr::Subquery(_))) {
             return Err(Error::new(
                 "0A000",
-                "cannot use subquery in check constraint",
+                format!("cannot use subquery in {}", kind.singular),
             ));
         }
         if bound.any(&|x| matches!(x, Expr::Agg { .. })) {
-            return Err(Error::grouping(
-                "aggregate functions are not allowed in check constraints",
-            ));
+            return Err(Error::grouping(format!(
+                "aggregate functions are not allowed in {}",
+                kind.plural
+            )));
         }
-        let bound = self.require_bool(bound, "CHECK")?;
+        Ok((rel, bound))
+    }
+
+    /// A row expression lowered to the table's column positions, and the columns it
+    /// reads (in order of first use).
+    fn lower_row_expr(
+        &mut self,
+        rel: RelId,
+        columns: &[ColumnDef],
+        bound: Expr,
+    ) -> Result<(Expr, Vec<usize>)> {
         let mut referenced: Vec<usize> = Vec::new();
         bound.column_refs(&mut |id, _| {
             let c = id.col as usize;
@@ -544,31 +582,61 @@ impl Binder<'_> {
             .with_detail("This operation is not supported for views."));
         }
         let mut parts = Vec::with_capacity(ci.columns.len());
-        let mut names = Vec::with_capacity(ci.columns.len());
+        let mut names: Vec<String> = Vec::with_capacity(ci.columns.len());
+        let mut exprs = Vec::new();
         for c in &ci.columns {
-            let name = match &c.column.expr {
-                A::Expr::Identifier(id) => ident_name(id),
-                _ => return Err(Error::feature_not_supported("index expressions")),
+            let element = index_element(&c.column.expr)?;
+            let (column, ty, name) = match element {
+                A::Expr::Identifier(id) => {
+                    let name = ident_name(id);
+                    let i = table.column_index(&name).ok_or_else(|| {
+                        Error::new("42703", format!("column \"{name}\" does not exist"))
+                    })?;
+                    (i, table.columns[i].ty, name)
+                }
+                e => {
+                    let bound = self.bind_index_expr(
+                        &table.name,
+                        &table.columns,
+                        e,
+                        RowExpr::INDEX_EXPRESSION,
+                    )?;
+                    match bound {
+                        // `((a))` is column a.
+                        Expr::Column { index, .. } => (
+                            index,
+                            table.columns[index].ty,
+                            table.columns[index].name.clone(),
+                        ),
+                        bound => {
+                            let ty = bound.ty();
+                            let name =
+                                crate::catalog::system::expr_column_name(&bound, &table.columns);
+                            exprs.push(bound);
+                            (EXPR_BASE + exprs.len() - 1, ty, name)
+                        }
+                    }
+                }
             };
-            if c.operator_class.is_some() {
-                return Err(Error::feature_not_supported("operator classes"));
-            }
-            let i = table
-                .column_index(&name)
-                .ok_or_else(|| Error::new("42703", format!("column \"{name}\" does not exist")))?;
-            check_indexable(&table.columns[i])?;
+            check_indexable(ty)?;
+            let opclass = match &c.operator_class {
+                Some(n) => operator_class(&split_name(n)?.1, ty.ty)?,
+                None => 0,
+            };
             let desc = matches!(c.column.options.sort, Some(A::OrderBySort::Desc));
             if matches!(c.column.options.sort, Some(A::OrderBySort::Using(_))) {
                 return Err(Error::feature_not_supported("USING in an index column"));
             }
             parts.push(KeyPart {
-                column: i,
+                column,
                 desc,
                 // NULLs sort as if larger than any value: last ascending, first descending.
                 nulls_first: c.column.options.nulls_first.unwrap_or(desc),
+                opclass,
             });
             names.push(name);
         }
+        let names = crate::catalog::system::distinct_names(names);
         // INCLUDE columns are stored by the table already (no index-only scans): they
         // must exist, and take no part in the key.
         for c in &ci.include {
@@ -584,6 +652,26 @@ impl Binder<'_> {
             Some(p) => Some(self.bind_index_predicate(&table, p)?),
             None => None,
         };
+        let mut options = Vec::new();
+        for w in &ci.with {
+            let A::Expr::BinaryOp {
+                left,
+                op: A::BinaryOperator::Eq,
+                right,
+            } = w
+            else {
+                return Err(Error::syntax(format!("syntax error at or near \"{w}\"")));
+            };
+            let value = match right.as_ref() {
+                A::Expr::Value(v) => match &v.value {
+                    A::Value::SingleQuotedString(s) => s.clone(),
+                    other => other.to_string(),
+                },
+                A::Expr::Identifier(id) => id.value.clone(),
+                other => other.to_string(),
+            };
+            set_index_option(&mut options, &left.to_string().to_lowercase(), Some(&value))?;
+        }
         let name = match &ci.name {
             Some(n) => bare_name(n)?,
             None => {
@@ -603,6 +691,8 @@ impl Binder<'_> {
                 nulls_not_distinct: ci.nulls_distinct == Some(false),
                 constraint: None,
                 predicate,
+                exprs,
+                options,
             },
             if_not_exists: ci.if_not_exists,
         })
@@ -613,18 +703,209 @@ impl Binder<'_> {
     /// A partial index's WHERE: boolean, immutable, no subqueries; over the table's
     /// columns by position.
     fn bind_index_predicate(&mut self, table: &TableEntry, p: &A::Expr) -> Result<Expr> {
-        let (e, _) = self.bind_check(&table.name, &table.columns, p)?;
-        if e.any(&|x| {
-            matches!(x, Expr::Func { func, .. }
-                if func.volatility() != crate::sql::functions::Volatility::Immutable)
-        }) {
+        self.bind_index_expr(&table.name, &table.columns, p, RowExpr::INDEX_PREDICATE)
+    }
+
+    /// An ON CONFLICT target's expression, bound as an index's key expression is.
+    pub(super) fn bind_inferred_expr(&mut self, table: &TableEntry, e: &A::Expr) -> Result<Expr> {
+        self.bind_index_expr(&table.name, &table.columns, e, RowExpr::INDEX_EXPRESSION)
+    }
+
+    /// An index's key expression or WHERE over the table's columns by position:
+    /// immutable (42P17), a WHERE boolean.
+    pub(super) fn bind_index_expr(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        e: &A::Expr,
+        kind: RowExpr,
+    ) -> Result<Expr> {
+        let (rel, bound) = self.bind_row_expr(table, columns, e, kind)?;
+        let bound = if kind.plural == RowExpr::INDEX_PREDICATE.plural {
+            self.require_bool(bound, "WHERE")?
+        } else {
+            bound
+        };
+        if bound.any(&changes_between_calls) {
             return Err(Error::new(
                 "42P17",
-                "functions in index predicate must be marked IMMUTABLE",
+                format!("functions in {} must be marked IMMUTABLE", kind.singular),
             ));
         }
-        Ok(e)
+        Ok(self.lower_row_expr(rel, columns, bound)?.0)
     }
+}
+
+/// Where a row expression is bound, for PostgreSQL's messages about what it cannot hold.
+#[derive(Clone, Copy)]
+pub(super) struct RowExpr {
+    plural: &'static str,
+    singular: &'static str,
+}
+
+impl RowExpr {
+    pub(super) const CHECK: RowExpr = RowExpr {
+        plural: "check constraints",
+        singular: "check constraint",
+    };
+    pub(super) const INDEX_EXPRESSION: RowExpr = RowExpr {
+        plural: "index expressions",
+        singular: "index expression",
+    };
+    pub(super) const INDEX_PREDICATE: RowExpr = RowExpr {
+        plural: "index predicates",
+        singular: "index predicate",
+    };
+}
+
+/// Whether node `e` may give different answers for the same inputs (PostgreSQL's
+/// functions not marked IMMUTABLE): volatile and stable functions, and what reads the
+/// time zone or the date style — conversions between text and the date/time types,
+/// from or to timestamptz, timestamptz arithmetic, comparisons across it and the
+/// functions taking one. A literal's conversion is made once, when it is bound.
+fn changes_between_calls(e: &Expr) -> bool {
+    use crate::sql::functions::Volatility;
+    let datetime = |t: DataType| {
+        matches!(
+            t,
+            DataType::Date | DataType::Timestamp | DataType::Timestamptz | DataType::Interval
+        )
+    };
+    match e {
+        Expr::Func { func, args, .. } => {
+            func.volatility() != Volatility::Immutable
+                || args.iter().any(|a| a.ty().ty == DataType::Timestamptz)
+        }
+        Expr::Cast { expr, to, .. } => {
+            if matches!(**expr, Expr::Literal { .. }) {
+                return false;
+            }
+            let from = expr.ty().ty;
+            let tz = (from == DataType::Timestamptz) != (to.ty == DataType::Timestamptz);
+            let text =
+                (from.is_string() && datetime(to.ty)) || (datetime(from) && to.ty.is_string());
+            tz || text
+        }
+        Expr::Binary {
+            op,
+            left,
+            right,
+            ty,
+            ..
+        } => {
+            let (l, r) = (left.ty().ty, right.ty().ty);
+            if ty.ty == DataType::Timestamptz {
+                return true;
+            }
+            matches!(
+                op,
+                BinaryOp::Eq
+                    | BinaryOp::NotEq
+                    | BinaryOp::Lt
+                    | BinaryOp::LtEq
+                    | BinaryOp::Gt
+                    | BinaryOp::GtEq
+            ) && l != r
+                && (l == DataType::Timestamptz || r == DataType::Timestamptz)
+        }
+        _ => false,
+    }
+}
+
+/// An index element as PostgreSQL's grammar takes it: a column, a function call (or
+/// one of the SQL-syntax calls: CAST, EXTRACT, SUBSTRING…), or any expression in
+/// parentheses, whose inside is returned. Anything else is a syntax error at the
+/// token the grammar stops at.
+fn index_element(e: &A::Expr) -> Result<&A::Expr> {
+    match e {
+        A::Expr::Nested(inner) => Ok(inner),
+        A::Expr::Identifier(_)
+        | A::Expr::Function(_)
+        | A::Expr::Extract { .. }
+        | A::Expr::Substring { .. }
+        | A::Expr::Trim { .. }
+        | A::Expr::Position { .. }
+        | A::Expr::Overlay { .. }
+        | A::Expr::Ceil { .. }
+        | A::Expr::Floor { .. } => Ok(e),
+        A::Expr::Cast { kind, .. } if !matches!(kind, A::CastKind::DoubleColon) => Ok(e),
+        _ => {
+            let text = e.to_string();
+            let tokens: Vec<sqlparser::tokenizer::Token> = sqlparser::tokenizer::Tokenizer::new(
+                &sqlparser::dialect::PostgreSqlDialect {},
+                &text,
+            )
+            .tokenize()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| !matches!(t, sqlparser::tokenizer::Token::Whitespace(_)))
+            .collect();
+            // A column or call followed by more: the grammar stops after it.
+            let at = match tokens.first() {
+                Some(sqlparser::tokenizer::Token::Word(w))
+                    if w.keyword == sqlparser::keywords::Keyword::NoKeyword =>
+                {
+                    tokens.get(1)
+                }
+                first => first,
+            };
+            Err(Error::syntax(match at {
+                Some(t) => format!("syntax error at or near \"{t}\""),
+                None => "syntax error at end of input".to_string(),
+            }))
+        }
+    }
+}
+
+/// Sets (or, `value` None, resets) B-tree storage parameter `name` in `options`:
+/// fillfactor (10 to 100) and deduplicate_items (a boolean), as PostgreSQL checks
+/// them (22023).
+pub fn set_index_option(
+    options: &mut Vec<(String, String)>,
+    name: &str,
+    value: Option<&str>,
+) -> Result<()> {
+    match (name, value) {
+        ("fillfactor" | "deduplicate_items", None) => {}
+        ("fillfactor", Some(v)) => {
+            let n: Option<i64> = v.trim().parse().ok();
+            match n {
+                Some(n) if (10..=100).contains(&n) => {}
+                Some(_) => {
+                    return Err(Error::new(
+                        "22023",
+                        format!("value {v} out of bounds for option \"fillfactor\""),
+                    )
+                    .with_detail("Valid values are between \"10\" and \"100\"."));
+                }
+                None => {
+                    return Err(Error::new(
+                        "22023",
+                        format!("invalid value for integer option \"fillfactor\": {v}"),
+                    ));
+                }
+            }
+        }
+        ("deduplicate_items", Some(v)) => {
+            if crate::types::text::parse_bool(v).is_err() {
+                return Err(Error::new(
+                    "22023",
+                    format!("invalid value for boolean option \"deduplicate_items\": {v}"),
+                ));
+            }
+        }
+        _ => {
+            return Err(Error::new(
+                "22023",
+                format!("unrecognized parameter \"{name}\""),
+            ));
+        }
+    }
+    options.retain(|(n, _)| n != name);
+    if let Some(v) = value {
+        options.push((name.to_string(), v.to_string()));
+    }
+    Ok(())
 }
 
 fn key_columns(columns: &[A::IndexColumn]) -> Result<Vec<String>> {
@@ -637,13 +918,45 @@ fn key_columns(columns: &[A::IndexColumn]) -> Result<Vec<String>> {
         .collect()
 }
 
-fn check_indexable(column: &ColumnDef) -> Result<()> {
-    if indexable(column.ty.ty) {
+/// An index column's operator class by name: 0 for the type's default class, the
+/// pattern classes' oids for text-like columns (42704 for a class B-trees lack, 42804
+/// for one of another type).
+pub(super) fn operator_class(name: &str, ty: DataType) -> Result<u32> {
+    let text_like = matches!(ty, DataType::Text | DataType::Varchar | DataType::Name);
+    let (oid, fits) = match name {
+        "text_pattern_ops" => (4217, text_like),
+        "varchar_pattern_ops" => (4218, text_like),
+        "bpchar_pattern_ops" => (4219, ty == DataType::Bpchar),
+        "varchar_ops" => (0, text_like),
+        _ => match crate::catalog::system::default_opclass(name) {
+            Some(input) => (0, crate::catalog::system::opclass_input(ty) == input),
+            None => {
+                return Err(Error::new(
+                    "42704",
+                    format!("operator class \"{name}\" does not exist for access method \"btree\""),
+                ));
+            }
+        },
+    };
+    if !fits {
+        return Err(Error::new(
+            "42804",
+            format!(
+                "operator class \"{name}\" does not accept data type {}",
+                SqlType::new(ty).display_name()
+            ),
+        ));
+    }
+    Ok(oid)
+}
+
+fn check_indexable(ty: SqlType) -> Result<()> {
+    if indexable(ty.ty) {
         Ok(())
     } else {
         Err(Error::feature_not_supported(format!(
             "an index on a column of type {}",
-            column.ty.display_name()
+            ty.display_name()
         )))
     }
 }

@@ -37,6 +37,75 @@ impl Binder<'_> {
         Ok((plan, scope))
     }
 
+    /// A sequence read as a table: one row of its `last_value`, `log_cnt` and
+    /// `is_called`, read when the statement runs (kiln logs no prefetched values, so
+    /// log_cnt is 0).
+    fn sequence_scan(
+        &mut self,
+        table: &Arc<TableEntry>,
+        alias: Option<&A::TableAlias>,
+    ) -> Result<(LogicalPlan, Scope)> {
+        let rel = self.new_rel();
+        let oid = Expr::Literal {
+            value: Value::Int8(i64::from(table.oid)),
+            ty: SqlType::new(DataType::Int8),
+        };
+        let int8 = SqlType::new(DataType::Int8);
+        let boolean = SqlType::new(DataType::Bool);
+        let row = vec![
+            Expr::Func {
+                func: crate::sql::expr::Func::SequenceLastValue,
+                args: vec![oid.clone()],
+                ty: int8,
+            },
+            Expr::Literal {
+                value: Value::Int8(0),
+                ty: int8,
+            },
+            Expr::Func {
+                func: crate::sql::expr::Func::SequenceIsCalled,
+                args: vec![oid],
+                ty: boolean,
+            },
+        ];
+        let types = vec![int8, int8, boolean];
+        let qualifier = alias.map_or_else(|| table.name.clone(), |a| ident_name(&a.name));
+        let names = alias_names(
+            alias,
+            ["last_value", "log_cnt", "is_called"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            &qualifier,
+        )?;
+        let scope = Scope {
+            columns: names
+                .into_iter()
+                .zip(&types)
+                .enumerate()
+                .map(|(i, (name, ty))| ScopeColumn {
+                    schema: None,
+                    qualifier: Some(qualifier.clone()),
+                    expr: Expr::ColumnRef {
+                        id: ColumnId::new(rel, i as u32),
+                        ty: *ty,
+                        name: name.clone(),
+                    },
+                    name,
+                    hidden: false,
+                })
+                .collect(),
+        };
+        Ok((
+            LogicalPlan::Values {
+                rel,
+                rows: vec![row],
+                types,
+            },
+            scope,
+        ))
+    }
+
     fn bind_table_with_joins(&mut self, twj: &A::TableWithJoins) -> Result<(LogicalPlan, Scope)> {
         let (mut plan, mut scope) = self.bind_table_factor(&twj.relation)?;
         for join in &twj.joins {
@@ -259,10 +328,7 @@ impl Binder<'_> {
                 };
                 self.need(&table, crate::catalog::acl::Privs::SELECT);
                 if table.sequence.is_some() {
-                    return Err(Error::feature_not_supported(format!(
-                        "reading sequence \"{}\" as a table",
-                        table.name
-                    )));
+                    return self.sequence_scan(&table, alias.as_ref());
                 }
                 if table.view.is_some() {
                     let (plan, columns) = self.bind_view(&table)?;

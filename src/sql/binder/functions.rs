@@ -386,7 +386,8 @@ impl Binder<'_> {
                 "CASE" | "COALESCE" => not_here(format!(
                     "set-returning functions are not allowed in {place}"
                 )),
-                "WHERE" | "HAVING" | "JOIN conditions" => Err(Error::new(
+                "WHERE" | "HAVING" | "JOIN conditions" | "check constraints"
+                | "index expressions" | "index predicates" => Err(Error::new(
                     "0A000",
                     format!("set-returning functions are not allowed in {place}"),
                 )),
@@ -486,8 +487,10 @@ impl Binder<'_> {
         let text_args = |b: &mut Binder, args: Vec<Expr>| -> Result<Vec<Expr>> {
             args.into_iter()
                 .map(|a| match a.ty().ty {
-                    D::Text | D::Varchar => Ok(a),
-                    D::Unknown | D::Bpchar => b.coerce(a, TEXT),
+                    D::Text => Ok(a),
+                    // varchar reads as text unchanged; the implicit cast shows in the
+                    // deparsed expression, as PostgreSQL's does (`lower((v)::text)`).
+                    D::Unknown | D::Bpchar | D::Varchar => b.coerce(a, TEXT),
                     _ => Err(not_found()),
                 })
                 .collect()
@@ -500,12 +503,7 @@ impl Binder<'_> {
                 let Some(at) = crate::sql::functions::param_type(p, t) else {
                     return Err(not_found());
                 };
-                // varchar stays as it is: text functions read it unchanged.
-                out.push(if t == at.ty || t == D::Varchar {
-                    a
-                } else {
-                    self.coerce(a, at)?
-                });
+                out.push(if t == at.ty { a } else { self.coerce(a, at)? });
             }
             return Ok(Expr::Func {
                 func: info.func,

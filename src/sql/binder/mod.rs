@@ -87,6 +87,7 @@ mod grouping;
 mod names;
 mod position;
 mod privileges;
+mod renames;
 mod roles;
 pub mod schemas;
 mod scope;
@@ -548,6 +549,21 @@ impl<'a> Binder<'a> {
                     return Err(Error::feature_not_supported(
                         "OWNER TO together with other ALTER TABLE actions",
                     ));
+                }
+                // A rename alone renames a relation of any kind (an index, a view, a
+                // sequence), as in PostgreSQL.
+                if let [A::AlterTableOperation::RenameTable { table_name }] =
+                    at.operations.as_slice()
+                {
+                    let (A::RenameTableNameKind::To(to) | A::RenameTableNameKind::As(to)) =
+                        table_name;
+                    let (schema, rel) = schemas::split_in(&at.name, self.database.as_deref())?;
+                    return Ok(BoundStatement::RenameRelation {
+                        name: self.any_relation_name(schema.as_deref(), &rel)?,
+                        to: schemas::bare_name(to)?,
+                        if_exists: at.if_exists,
+                        kind: crate::plan::RenameKind::Table,
+                    });
                 }
                 Ok(BoundStatement::AlterTable {
                     name: self.rel_name(&at.name)?,

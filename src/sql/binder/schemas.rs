@@ -35,7 +35,10 @@ pub(super) fn split_name(name: &A::ObjectName) -> Result<(Option<String>, String
 }
 
 /// [`split_name`], where `database.schema.name` may name the current `database`.
-fn split_in(name: &A::ObjectName, database: Option<&str>) -> Result<(Option<String>, String)> {
+pub(super) fn split_in(
+    name: &A::ObjectName,
+    database: Option<&str>,
+) -> Result<(Option<String>, String)> {
     let parts = name_parts(name)?;
     match parts.as_slice() {
         [n] => Ok((None, n.clone())),

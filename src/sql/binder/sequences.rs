@@ -200,6 +200,9 @@ impl Binder<'_> {
         if let Some(owner) = self.sequence_owner_to(rest)? {
             return Ok(owner);
         }
+        if let Some(rename) = self.sequence_rename(rest)? {
+            return Ok(rename);
+        }
         let mut n = 0;
         let if_exists = sig.len() >= 2 && is_word(sig[0], "IF") && is_word(sig[1], "EXISTS");
         if if_exists {

@@ -38,6 +38,10 @@ impl Binder<'_> {
                 }
                 unique
             }
+            Some(A::ConflictTarget::Columns(cols)) if self.conflict_elements(cols).is_some() => {
+                let elements = self.conflict_elements(cols).unwrap_or_default();
+                self.infer_arbiters(table, &unique, &elements)?
+            }
             Some(A::ConflictTarget::Columns(cols)) => {
                 let mut wanted: Vec<usize> = Vec::with_capacity(cols.len());
                 for c in cols {
@@ -96,6 +100,144 @@ impl Binder<'_> {
             A::OnConflictAction::DoUpdate(du) => Some(self.bind_conflict_update(du, table, alias)?),
         };
         Ok(Some(OnConflict { arbiters, update }))
+    }
+
+    /// The elements of a conflict target holding expressions, read back from the
+    /// statement's text where `parse` left `_` in their place (None: a plain column
+    /// list).
+    fn conflict_elements(&self, cols: &[A::Ident]) -> Option<Vec<(A::Expr, Option<String>)>> {
+        let [only] = cols else { return None };
+        if only.value != "_" || only.quote_style.is_some() {
+            return None;
+        }
+        let start = crate::sql::parse::byte_offset(self.text, only.span.start)?;
+        let rest = self.text.get(start..)?;
+        if rest.starts_with('_') {
+            return None;
+        }
+        // Up to the parenthesis that closes the list.
+        let mut depth = 0i32;
+        let mut quote: Option<char> = None;
+        let mut end = rest.len();
+        for (i, c) in rest.char_indices() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '(') => depth += 1,
+                (None, ')') => {
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        let dialect = sqlparser::dialect::PostgreSqlDialect {};
+        let mut parser = sqlparser::parser::Parser::new(&dialect)
+            .try_with_sql(&rest[..end])
+            .ok()?;
+        // Each element: an expression and, perhaps, an operator class.
+        parser
+            .parse_comma_separated(|p| {
+                let e = p.parse_expr()?;
+                let class = match p.peek_token().token {
+                    sqlparser::tokenizer::Token::Word(_) => Some(p.parse_object_name(false)?),
+                    _ => None,
+                };
+                Ok((e, class.map(|n| n.to_string())))
+            })
+            .ok()
+    }
+
+    /// The unique indexes (of `unique`) whose keys are exactly the conflict target's
+    /// columns and expressions, in any order (PostgreSQL's inference; 42P10 if none).
+    fn infer_arbiters(
+        &mut self,
+        table: &Arc<TableEntry>,
+        unique: &[usize],
+        elements: &[(A::Expr, Option<String>)],
+    ) -> Result<Vec<usize>> {
+        use crate::storage::index::KeyPart;
+        // Each wanted column or expression, with the operator class named for it.
+        let mut columns: Vec<(usize, Option<u32>)> = Vec::new();
+        let mut exprs: Vec<(Expr, Option<u32>)> = Vec::new();
+        for (e, class) in elements {
+            let inner = match e {
+                A::Expr::Nested(inner) => inner.as_ref(),
+                other => other,
+            };
+            let bound = match inner {
+                A::Expr::Identifier(id) => {
+                    let name = ident_name(id);
+                    let i = table
+                        .column_index(&name)
+                        .ok_or_else(|| Error::undefined_column(&name))?;
+                    Expr::Column {
+                        index: i,
+                        name,
+                        ty: table.columns[i].ty,
+                    }
+                }
+                other => self.bind_inferred_expr(table, other)?,
+            };
+            let class = match class {
+                Some(c) => {
+                    let name = c.rsplit('.').next().unwrap_or(c).trim_matches('"');
+                    Some(super::constraints::operator_class(name, bound.ty().ty)?)
+                }
+                None => None,
+            };
+            match bound {
+                Expr::Column { index, .. } => columns.push((index, class)),
+                bound => exprs.push((bound, class)),
+            }
+        }
+        let unnamed = |e: &Expr| {
+            let mut out = e.clone();
+            fn walk(e: &mut Expr) {
+                if let Expr::Column { name, .. } = e {
+                    name.clear();
+                }
+                e.children_mut(&mut walk);
+            }
+            walk(&mut out);
+            out
+        };
+        let wanted: Vec<(Expr, Option<u32>)> =
+            exprs.iter().map(|(e, c)| (unnamed(e), *c)).collect();
+        let class_fits = |p: &KeyPart, class: Option<u32>| class.is_none_or(|c| c == p.opclass);
+        let covers = |k: usize| {
+            let ix = &table.indexes[k].index;
+            let part_expr = |p: &KeyPart| p.expression().and_then(|x| ix.exprs.get(x)).map(unnamed);
+            let part_matches = |p: &KeyPart| match part_expr(p) {
+                None => columns.iter().any(|&(c, _)| c == p.column),
+                Some(e) => wanted.iter().any(|(w, _)| *w == e),
+            };
+            let has_column = |&(c, class): &(usize, Option<u32>)| {
+                ix.parts
+                    .iter()
+                    .any(|p| p.table_column() == Some(c) && class_fits(p, class))
+            };
+            let has_expr = |(w, class): &(Expr, Option<u32>)| {
+                ix.parts
+                    .iter()
+                    .any(|p| part_expr(p).is_some_and(|e| e == *w) && class_fits(p, *class))
+            };
+            ix.parts.iter().all(part_matches)
+                && columns.iter().all(has_column)
+                && wanted.iter().all(has_expr)
+        };
+        let matching: Vec<usize> = unique.iter().copied().filter(|&k| covers(k)).collect();
+        if matching.is_empty() {
+            return Err(Error::new(
+                "42P10",
+                "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+            ));
+        }
+        Ok(matching)
     }
 
     fn bind_conflict_update(

@@ -137,6 +137,12 @@ impl Binder<'_> {
                 if name == "kiln.alter_sequence" {
                     return self.bind_alter_sequence(value.as_deref().unwrap_or(""));
                 }
+                if name == "kiln.alter_index" {
+                    return self.bind_alter_index(value.as_deref().unwrap_or(""));
+                }
+                if name == "kiln.alter_view_rename" {
+                    return self.bind_alter_view_rename(value.as_deref().unwrap_or(""));
+                }
                 Ok(BoundStatement::Set { name, value, local })
             }
             A::Set::SetTimeZone { local, value } => Ok(BoundStatement::Set {
