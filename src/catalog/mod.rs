@@ -79,6 +79,10 @@ pub struct IndexEntry {
     /// Storage parameters (`WITH (fillfactor = 70)`): pg_class.reloptions, as given.
     /// kiln's indexes have no pages to fill; they are kept and shown.
     pub options: Vec<(String, String)>,
+    /// A DEFERRABLE key constraint: its uniqueness is checked at the end of the
+    /// statement, or at COMMIT when deferred (`session::foreign_keys`' pending checks).
+    pub deferrable: bool,
+    pub initially_deferred: bool,
 }
 
 /// A CHECK constraint.
@@ -136,6 +140,9 @@ pub struct IndexSpec {
     pub exprs: Vec<Expr>,
     /// Storage parameters (see [`IndexEntry::options`]).
     pub options: Vec<(String, String)>,
+    /// See [`IndexEntry::deferrable`].
+    pub deferrable: bool,
+    pub initially_deferred: bool,
 }
 
 /// What a view is: its query, kept as SQL text and bound anew where it is used.
@@ -738,6 +745,8 @@ impl Catalog {
             index,
             constraint: spec.constraint,
             options: spec.options.clone(),
+            deferrable: spec.deferrable,
+            initially_deferred: spec.initially_deferred,
         }))
     }
 

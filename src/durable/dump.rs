@@ -160,7 +160,7 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
             };
             d.after_data.push(match ix.constraint {
                 Some(k) => format!(
-                    "ALTER TABLE {} ADD CONSTRAINT {} {}{} ({})",
+                    "ALTER TABLE {} ADD CONSTRAINT {} {}{} ({}){}",
                     name(t),
                     quote_ident(&ix.name),
                     if k == KeyConstraint::PrimaryKey {
@@ -169,7 +169,12 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
                         "UNIQUE"
                     },
                     nnd,
-                    index_columns(t, ix)
+                    index_columns(t, ix),
+                    match (ix.deferrable, ix.initially_deferred) {
+                        (true, true) => " DEFERRABLE INITIALLY DEFERRED",
+                        (true, false) => " DEFERRABLE",
+                        _ => "",
+                    }
                 ),
                 None => format!(
                     "CREATE {}INDEX {} ON {} ({}){}{}{}",
@@ -186,6 +191,22 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
                     }
                 ),
             });
+            // A key's index parameters (ALTER INDEX … SET), which ADD CONSTRAINT's
+            // form does not carry.
+            if ix.constraint.is_some() && !ix.options.is_empty() {
+                let schema = name(t);
+                let schema = schema.strip_suffix(&quote_ident(&t.name)).unwrap_or("");
+                let set: Vec<String> = ix
+                    .options
+                    .iter()
+                    .map(|(n, v)| format!("{n} = '{}'", v.replace('\'', "''")))
+                    .collect();
+                d.after_data.push(format!(
+                    "ALTER INDEX {schema}{} SET ({})",
+                    quote_ident(&ix.name),
+                    set.join(", ")
+                ));
+            }
         }
     }
     let mut fks: Vec<(u32, String)> = Vec::new();

@@ -234,6 +234,14 @@ pub enum BoundStatement {
         if_exists: bool,
         kind: RenameKind,
     },
+    /// ALTER TABLE … ALTER CONSTRAINT (a foreign key's deferral).
+    AlterConstraint {
+        table: RelName,
+        if_exists: bool,
+        constraint: String,
+        deferrable: bool,
+        deferred: bool,
+    },
     /// ALTER INDEX … SET / RESET (storage parameters): `None` resets.
     IndexOptions {
         name: RelName,
@@ -611,6 +619,7 @@ impl BoundStatement {
             BoundStatement::AlterSequence { .. } => "ALTER SEQUENCE",
             BoundStatement::RenameRelation { kind, .. } => kind.command(),
             BoundStatement::IndexOptions { .. } => "ALTER INDEX",
+            BoundStatement::AlterConstraint { .. } => "ALTER TABLE",
             BoundStatement::AlterTable { .. } => "ALTER TABLE",
             BoundStatement::CreateView { .. } => "CREATE VIEW",
             BoundStatement::CreateTableAs { .. } => "CREATE TABLE AS",
@@ -653,6 +662,7 @@ impl BoundStatement {
                 | BoundStatement::DropIndex { .. }
                 | BoundStatement::RenameRelation { .. }
                 | BoundStatement::IndexOptions { .. }
+                | BoundStatement::AlterConstraint { .. }
                 | BoundStatement::CreateSequence { .. }
                 | BoundStatement::LockTable { .. }
                 | BoundStatement::AlterTable { .. }
@@ -693,6 +703,7 @@ impl BoundStatement {
             | BoundStatement::DropIndex { .. }
             | BoundStatement::RenameRelation { .. }
             | BoundStatement::IndexOptions { .. }
+            | BoundStatement::AlterConstraint { .. }
             | BoundStatement::CreateView { .. }
             | BoundStatement::CreateTableAs { .. }
             | BoundStatement::CopyFrom { .. }

@@ -52,6 +52,8 @@ fn respec(ix: &IndexEntry, remap: &dyn Fn(usize) -> Option<usize>) -> Option<Ind
         predicate,
         exprs,
         options: ix.options.clone(),
+        deferrable: ix.deferrable,
+        initially_deferred: ix.initially_deferred,
     })
 }
 
@@ -96,6 +98,12 @@ impl Session {
             };
             if table.view.is_some() || table.sequence.is_some() {
                 return Err(Error::new("42809", format!("\"{name}\" is not a table")));
+            }
+            if self.checks_pending_on(table.oid) {
+                return Err(Error::new(
+                    "55006",
+                    format!("cannot ALTER TABLE \"{name}\" because it has pending trigger events"),
+                ));
             }
             let action = {
                 let mut binder = Binder::new(
@@ -482,6 +490,8 @@ impl Session {
                 index,
                 name,
                 primary,
+                deferrable,
+                initially_deferred,
             } => {
                 let old = &t.indexes[index];
                 if name != old.name {
@@ -492,15 +502,15 @@ impl Session {
                 }
                 let mut indexes = t.indexes.clone();
                 indexes[index] = Arc::new(IndexEntry {
-                    oid: old.oid,
                     name,
-                    index: old.index.clone(),
                     constraint: Some(if primary {
                         crate::catalog::KeyConstraint::PrimaryKey
                     } else {
                         crate::catalog::KeyConstraint::Unique
                     }),
-                    options: old.options.clone(),
+                    deferrable,
+                    initially_deferred,
+                    ..IndexEntry::clone(old)
                 });
                 let mut columns = t.columns.clone();
                 if primary {
@@ -540,11 +550,8 @@ impl Session {
                     .map(|i| {
                         if i.name == from {
                             Arc::new(IndexEntry {
-                                oid: i.oid,
                                 name: to.clone(),
-                                index: i.index.clone(),
-                                constraint: i.constraint,
-                                options: i.options.clone(),
+                                ..IndexEntry::clone(i)
                             })
                         } else {
                             i.clone()

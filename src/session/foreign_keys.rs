@@ -19,6 +19,13 @@
 //! CONSTRAINTS, records its checks ([`Pending`]) instead of running them; COMMIT (or
 //! SET CONSTRAINTS … IMMEDIATE) runs them against the rows as they are then, and a
 //! failing COMMIT rolls back with `23503`. RESTRICT is never deferred.
+//!
+//! **Deferrable unique keys.** A DEFERRABLE PRIMARY KEY or UNIQUE constraint is not
+//! checked row by row: a new version whose key met another entry when it was stored
+//! becomes a pending check ([`Pending::Unique`]), run when the statement ends — or,
+//! deferred, at COMMIT or SET CONSTRAINTS … IMMEDIATE — against the versions live
+//! then (PostgreSQL's unique_key_recheck). Such a key never backs a foreign key or
+//! an ON CONFLICT arbiter (55000), as in PostgreSQL.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -35,8 +42,16 @@ use crate::storage::mvcc::TxnId;
 use crate::types::Value;
 use crate::types::text::value_to_string;
 
-/// A foreign-key check left for COMMIT.
+/// A foreign-key or deferrable-key check left for the end of the statement or COMMIT.
 pub(super) enum Pending {
+    /// New versions of `table` whose key equalled another's in DEFERRABLE key `index`
+    /// (its oid) when they were stored: the key must be theirs alone by the time the
+    /// check runs.
+    Unique {
+        table: Arc<TableEntry>,
+        index: u32,
+        rows: Vec<RowId>,
+    },
     /// New versions of `table` that must find their key.
     Child {
         table: Arc<TableEntry>,
@@ -79,7 +94,8 @@ fn parent_index<'a>(parent: &'a TableEntry, fk: &ForeignKey) -> Option<&'a Arc<I
     parent.indexes.iter().find(|i| {
         let mut have: Vec<usize> = i.index.parts.iter().map(|p| p.column).collect();
         have.sort_unstable();
-        i.index.unique && have == wanted
+        // A DEFERRABLE key may hold duplicates for a while: never the one referenced.
+        i.index.unique && !i.deferrable && i.index.predicate.is_none() && have == wanted
     })
 }
 
@@ -249,6 +265,67 @@ impl Session {
             .unwrap_or(fk.initially_deferred)
     }
 
+    /// Whether DEFERRABLE key `ix` is deferred now (outside a transaction block its
+    /// checks run at the end of the statement, which is the transaction's end too).
+    pub(super) fn key_deferred(&self, ix: &IndexEntry) -> bool {
+        if !ix.deferrable || !matches!(self.status, super::TxnStatus::InBlock) {
+            return false;
+        }
+        let d = &self.txn.deferral;
+        d.named
+            .get(&ix.name)
+            .copied()
+            .or(d.all)
+            .unwrap_or(ix.initially_deferred)
+    }
+
+    pub(super) fn defer_unique_check(
+        &mut self,
+        table: &Arc<TableEntry>,
+        ix: &IndexEntry,
+        rows: Vec<RowId>,
+    ) {
+        self.txn.pending.push(Pending::Unique {
+            table: table.clone(),
+            index: ix.oid,
+            rows,
+        });
+    }
+
+    /// Whether a pending check waits still: its constraint is deferred.
+    fn still_deferred(&self, p: &Pending) -> bool {
+        match p {
+            Pending::Child { fk, .. } | Pending::Parent { fk, .. } => self.fk_deferred(fk),
+            Pending::Unique { table, index, .. } => table
+                .indexes
+                .iter()
+                .find(|i| i.oid == *index)
+                .is_some_and(|ix| self.key_deferred(ix)),
+        }
+    }
+
+    /// Whether a check is left for COMMIT on table `oid` (PostgreSQL's pending trigger
+    /// events on it, which ALTER TABLE refuses to run under: 55006).
+    pub(super) fn checks_pending_on(&self, oid: u32) -> bool {
+        self.txn.pending.iter().any(|p| match p {
+            Pending::Unique { table, .. } | Pending::Child { table, .. } => table.oid == oid,
+            Pending::Parent { parent, .. } => parent.oid == oid,
+        })
+    }
+
+    /// At the end of a statement: the deferrable keys' checks that are not deferred.
+    pub(super) fn check_statement_keys(&mut self) -> Result<()> {
+        if self
+            .txn
+            .pending
+            .iter()
+            .any(|p| matches!(p, Pending::Unique { .. }))
+        {
+            self.check_pending(false)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn defer_child_check(
         &mut self,
         table: &TableEntry,
@@ -311,29 +388,49 @@ impl Session {
             self.txn.deferral.named.clear();
         } else {
             let snapshot = self.db.txns.snapshot(self.writer);
-            let all_fks: Vec<ForeignKey> = self
-                .db
-                .catalog
-                .all_tables()
-                .iter()
-                .filter(|t| self.db.catalog.is_current(t, &snapshot))
-                .flat_map(|t| t.foreign_keys.clone())
-                .collect();
+            // Every foreign key and key constraint: (name, deferrable).
+            let mut constraints: Vec<(String, bool)> = Vec::new();
+            for t in self.db.catalog.all_tables() {
+                if !self.db.catalog.is_current(&t, &snapshot) {
+                    continue;
+                }
+                constraints.extend(
+                    t.foreign_keys
+                        .iter()
+                        .map(|f| (f.name.clone(), f.deferrable)),
+                );
+                constraints.extend(
+                    t.indexes
+                        .iter()
+                        .filter(|i| i.constraint.is_some())
+                        .map(|i| (i.name.clone(), i.deferrable)),
+                );
+            }
+            let mut named = Vec::new();
             for raw in names.split(',') {
                 // A constraint's name, optionally schema-qualified.
                 let (_, name) = crate::catalog::sequence::parse_relation_name(raw.trim())?;
-                let Some(fk) = all_fks.iter().find(|f| f.name == name) else {
+                let found: Vec<bool> = constraints
+                    .iter()
+                    .filter(|(n, _)| *n == name)
+                    .map(|(_, d)| *d)
+                    .collect();
+                if found.is_empty() {
                     return Err(Error::new(
                         "42704",
                         format!("constraint \"{name}\" does not exist"),
                     ));
-                };
-                if !fk.deferrable {
+                }
+                // IMMEDIATE a constraint is already; DEFERRED it cannot be.
+                if deferred && found.iter().any(|d| !d) {
                     return Err(Error::new(
                         "42809",
                         format!("constraint \"{name}\" is not deferrable"),
                     ));
                 }
+                named.push(name);
+            }
+            for name in named {
                 self.txn.deferral.named.insert(name, deferred);
             }
         }
@@ -350,10 +447,7 @@ impl Session {
         let mut keep = Vec::new();
         let mut failure = None;
         for p in pending {
-            let fk = match &p {
-                Pending::Child { fk, .. } | Pending::Parent { fk, .. } => fk,
-            };
-            if failure.is_some() || (!all && self.fk_deferred(fk)) {
+            if failure.is_some() || (!all && self.still_deferred(&p)) {
                 keep.push(p);
                 continue;
             }
@@ -371,6 +465,42 @@ impl Session {
     fn run_pending(&self, p: &Pending) -> Result<()> {
         let snapshot = self.db.txns.snapshot(self.writer);
         match p {
+            Pending::Unique { table, index, rows } => {
+                // The table as it is now (a key dropped since is not checked).
+                let Some(t) = self.db.catalog.by_oid(table.oid, &snapshot) else {
+                    return Ok(());
+                };
+                let Some(ix) = t.indexes.iter().find(|i| i.oid == *index) else {
+                    return Ok(());
+                };
+                let live_rows: Vec<RowId> = rows
+                    .iter()
+                    .copied()
+                    .filter(|&id| live(t.storage.stamps(id)))
+                    .collect();
+                if live_rows.is_empty() {
+                    return Ok(());
+                }
+                let cols = t.storage.fetch(&live_rows, None);
+                let n = live_rows.len();
+                let admitted = ix.index.admits(&cols, n);
+                let keys = ix.index.keys_of_taken(&cols, n);
+                let mut candidates = Vec::new();
+                for (r, &id) in live_rows.iter().enumerate() {
+                    if admitted.as_ref().is_some_and(|a| !a[r]) {
+                        continue;
+                    }
+                    candidates.clear();
+                    ix.index.same_key(&keys, r, id, &mut candidates);
+                    for &other in &candidates {
+                        if self.holds_key(&t, other, self.writer, u64::MAX, None)? {
+                            let key = self.key_text(&t, ix, &keys, r);
+                            return Err(Error::unique_violation(&ix.name, &t.name, &key));
+                        }
+                    }
+                }
+                Ok(())
+            }
             Pending::Child { table, fk, rows } => {
                 let Some(parent) = self.db.catalog.by_oid(fk.parent, &snapshot) else {
                     return Ok(());

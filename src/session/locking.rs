@@ -158,6 +158,9 @@ impl Session {
                     None => out.extend(named(name).map(|oid| (oid, LockMode::AccessExclusive))),
                 }
             }
+            BoundStatement::AlterConstraint { table, .. } => {
+                out.extend(named(table).map(|oid| (oid, LockMode::AccessExclusive)));
+            }
             BoundStatement::AlterSequence { name, .. } => {
                 out.extend(named(name).map(|oid| (oid, LockMode::RowExclusive)));
             }

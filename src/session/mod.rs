@@ -974,12 +974,15 @@ impl Session {
             .tables
             .iter()
             .all(|t| self.db.catalog.is_current(t, &ctx.snapshot));
-        if current {
+        let outcome = if current {
             self.run(prepared, ctx)
         } else {
             let fresh = self.rebind(prepared, ctx.snapshot.clone())?;
             self.run(&fresh, ctx)
-        }
+        }?;
+        // DEFERRABLE keys not deferred are checked as the statement ends.
+        self.check_statement_keys()?;
+        Ok(outcome)
     }
 
     /// Binds `prepared` again against the catalog `snapshot` sees (a table it names was
@@ -1433,6 +1436,20 @@ impl Session {
                 if_exists,
                 changes,
             } => self.index_options(name, *if_exists, changes, &ctx, txn),
+            BoundStatement::AlterConstraint {
+                table,
+                if_exists,
+                constraint,
+                deferrable,
+                deferred,
+            } => self.alter_constraint(
+                table,
+                *if_exists,
+                constraint,
+                (*deferrable, *deferred),
+                &ctx,
+                txn,
+            ),
             BoundStatement::LockTable { .. } => Ok(Outcome::Done {
                 tag: "LOCK TABLE".into(),
             }),

@@ -219,6 +219,7 @@ impl Session {
                 self.must_own(table)?;
             }
             BoundStatement::AlterTable { name, .. }
+            | BoundStatement::AlterConstraint { table: name, .. }
             | BoundStatement::AlterSequence { name, .. } => {
                 if let Some(t) = existing(name) {
                     self.may_use_schema(t.namespace, ctx)?;

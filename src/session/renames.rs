@@ -1,4 +1,5 @@
-//! RENAME TO of a relation of any kind, and ALTER INDEX … SET / RESET.
+//! RENAME TO of a relation of any kind, ALTER INDEX … SET / RESET, and ALTER TABLE …
+//! ALTER CONSTRAINT.
 //!
 //! A table, view or sequence renamed is a new catalog version under the new name (as
 //! ALTER TABLE's own RENAME makes one, views that read it following: see
@@ -100,6 +101,84 @@ impl Session {
             }
             (None, None) => {}
         }
+        Ok(done)
+    }
+
+    /// ALTER TABLE … ALTER CONSTRAINT: a foreign key's `(DEFERRABLE, INITIALLY
+    /// DEFERRED)` in a new version of its table (42809 for another kind of
+    /// constraint, 42704 for none).
+    pub(super) fn alter_constraint(
+        &mut self,
+        name: &RelName,
+        if_exists: bool,
+        constraint: &str,
+        (deferrable, deferred): (bool, bool),
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        let done = Outcome::Done {
+            tag: "ALTER TABLE".into(),
+        };
+        let catalog = self.db.catalog.clone();
+        let Some(t) = catalog
+            .relation(name, &ctx.snapshot)
+            .filter(|t| t.kind() == crate::catalog::RelKind::Table)
+        else {
+            if if_exists {
+                self.notice(format!(
+                    "relation \"{}\" does not exist, skipping",
+                    name.name
+                ));
+                return Ok(done);
+            }
+            return Err(Error::undefined_table(&name.name));
+        };
+        if !t.foreign_keys.iter().any(|f| f.name == constraint) {
+            let other = t.checks.iter().any(|c| c.name == constraint)
+                || t.indexes
+                    .iter()
+                    .any(|i| i.constraint.is_some() && i.name == constraint);
+            return Err(if other {
+                Error::new(
+                    "42809",
+                    format!(
+                        "constraint \"{constraint}\" of relation \"{}\" is not a foreign key constraint",
+                        t.name
+                    ),
+                )
+            } else {
+                Error::new(
+                    "42704",
+                    format!(
+                        "constraint \"{constraint}\" of relation \"{}\" does not exist",
+                        t.name
+                    ),
+                )
+            });
+        }
+        let fks = t
+            .foreign_keys
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                if f.name == constraint {
+                    f.deferrable = deferrable;
+                    f.initially_deferred = deferred;
+                }
+                f
+            })
+            .collect();
+        let entry = catalog.new_version(
+            &t,
+            t.name.clone(),
+            t.columns.clone(),
+            t.storage.clone(),
+            t.indexes.clone(),
+            t.checks.clone(),
+            fks,
+            txn,
+        );
+        self.replaced(&t, entry);
         Ok(done)
     }
 

@@ -114,12 +114,36 @@ impl Session {
         for range in &ranges {
             self.undo.push(Undo::Insert(table.clone(), *range));
         }
+        let mut deferred: Vec<(usize, usize)> = Vec::new();
         if limit > 0
             && !probes.is_empty()
-            && let Some((row, index)) =
-                self.unique_conflict(table, cols, &probes, txn, limit, first_position, deleted)?
+            && let Some((row, index)) = self.unique_conflict(
+                table,
+                cols,
+                &probes,
+                txn,
+                limit,
+                first_position,
+                deleted,
+                &mut deferred,
+            )?
         {
             first = Some((row, Violation::Unique(index)));
+        }
+        // A DEFERRABLE key's candidates are checked at the end of the statement, or at
+        // COMMIT when it is deferred.
+        if first.is_none() && !deferred.is_empty() {
+            let ids: Vec<RowId> = range_ids(&ranges).map(|(_, id)| id).collect();
+            for (k, ix) in table.indexes.iter().enumerate() {
+                let rows: Vec<RowId> = deferred
+                    .iter()
+                    .filter(|&&(i, _)| i == k)
+                    .filter_map(|&(_, row)| ids.get(row).copied())
+                    .collect();
+                if !rows.is_empty() {
+                    self.defer_unique_check(table, ix, rows);
+                }
+            }
         }
         // Foreign keys last: PostgreSQL checks them after the statement's rows are in.
         // Deferred ones wait for COMMIT (or SET CONSTRAINTS … IMMEDIATE).
@@ -304,7 +328,8 @@ impl Session {
     /// The first row before `limit` whose key some unique index already held in a live
     /// version when the row's entry went in (`probes`, from the append), and that
     /// index's position in `table.indexes`. Versions of transactions in progress are
-    /// waited for: their commit decides.
+    /// waited for: their commit decides. A DEFERRABLE key's candidates are left in
+    /// `deferred` as `(index position, row)`.
     #[allow(clippy::too_many_arguments)]
     fn unique_conflict(
         &self,
@@ -315,6 +340,7 @@ impl Session {
         limit: usize,
         first_position: u64,
         deleted: Option<&Deleted>,
+        deferred: &mut Vec<(usize, usize)>,
     ) -> Result<Option<(usize, usize)>> {
         // Garbage among the candidates: their entries go (see `Index::prune`).
         let horizon = self.db.txns.gc_horizon();
@@ -349,6 +375,12 @@ impl Session {
             let Some(k) = table.indexes.iter().position(|i| i.index.id == index_id) else {
                 continue;
             };
+            if table.indexes[k].deferrable {
+                if !deferred.contains(&(k, row)) {
+                    deferred.push((k, row));
+                }
+                continue;
+            }
             let position = first_position + row as u64;
             if self.holds_key(table, other, txn, position, deleted)? {
                 let better = first.is_none_or(|(r, kk)| row < r || (row == r && k < kk));
@@ -364,7 +396,7 @@ impl Session {
     /// statement position `position`: inserted by a transaction that did not roll back,
     /// and not deleted — waiting for the transaction that inserted or deletes it while
     /// it is in progress.
-    fn holds_key(
+    pub(super) fn holds_key(
         &self,
         table: &TableEntry,
         other: RowId,

@@ -727,6 +727,13 @@ fn unparsed_statements(sql: &str) -> Option<String> {
         } else if word(n, "ALTER") && word(n + 1, "INDEX") {
             Some("kiln.alter_index")
         } else if word(n, "ALTER")
+            && word(n + 1, "TABLE")
+            && (n + 2..sig.len())
+                .take_while(|&k| !matches!(tokens[sig[k]].token, Token::SemiColon))
+                .any(|k| word(k, "ALTER") && word(k + 1, "CONSTRAINT"))
+        {
+            Some("kiln.alter_constraint")
+        } else if word(n, "ALTER")
             && word(n + 1, "VIEW")
             && (n + 2..sig.len())
                 .take_while(|&k| !matches!(tokens[sig[k]].token, Token::SemiColon))
@@ -1206,6 +1213,35 @@ pub(crate) fn syntax_error(sql: &str, err: ParserError) -> Error {
             Error::feature_not_supported("SEARCH or CYCLE in WITH RECURSIVE")
         }
         Some("EOF") => Error::syntax("syntax error at end of input"),
+        // A constraint characteristic where the constraint takes none (CHECK, NOT NULL).
+        Some(tok) if tok.eq_ignore_ascii_case("DEFERRABLE") => {
+            let before: String = sql
+                .chars()
+                .take(position.unwrap_or(1).saturating_sub(1) as usize)
+                .collect();
+            let not = before
+                .trim_end()
+                .rsplit(char::is_whitespace)
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("NOT"));
+            Error::syntax(if not {
+                "misplaced NOT DEFERRABLE clause"
+            } else {
+                "misplaced DEFERRABLE clause"
+            })
+        }
+        Some(tok) if tok.eq_ignore_ascii_case("INITIALLY") => {
+            let rest = tail_from(sql, position);
+            let deferred = rest
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.to_ascii_uppercase().starts_with("DEFERRED"));
+            Error::syntax(if deferred {
+                "misplaced INITIALLY DEFERRED clause"
+            } else {
+                "misplaced INITIALLY IMMEDIATE clause"
+            })
+        }
         Some(tok) => Error::syntax(format!(
             "syntax error at or near \"{}\"",
             tok.trim_matches('"')

@@ -510,7 +510,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         boolean(ix.index.nulls_not_distinct),
                         boolean(ix.constraint == Some(KeyConstraint::PrimaryKey)),
                         boolean(false),
-                        boolean(true),
+                        boolean(!ix.deferrable),
                         boolean(false),
                         boolean(true),
                         boolean(false),

@@ -58,6 +58,8 @@ pub enum AlterAction {
         index: usize,
         name: String,
         primary: bool,
+        deferrable: bool,
+        initially_deferred: bool,
     },
     /// ALTER COLUMN TYPE: the new type, the conversion (over the table's columns, by
     /// position) and the default cast to the new type.
@@ -458,10 +460,13 @@ impl Binder<'_> {
         {
             return Err(Error::duplicate_table(&name));
         }
+        let (deferrable, initially_deferred) = super::constraints::deferral(&u.characteristics)?;
         Ok(AlterAction::ConstraintUsingIndex {
             index: k,
             name,
             primary,
+            deferrable,
+            initially_deferred,
         })
     }
 

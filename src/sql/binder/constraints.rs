@@ -73,9 +73,9 @@ pub struct BoundConstraints {
 pub(super) struct Existing {
     pub(super) oid: Option<u32>,
     pub(super) has_primary_key: bool,
-    pub(super) primary_key: Option<Vec<usize>>,
-    /// The column sets of its unique constraints.
-    pub(super) unique_keys: Vec<Vec<usize>>,
+    pub(super) primary_key: Option<(Vec<usize>, bool)>,
+    /// The column sets of its unique constraints, and whether each is DEFERRABLE.
+    pub(super) unique_keys: Vec<(Vec<usize>, bool)>,
     /// Constraint names (keys, CHECKs, foreign keys).
     pub(super) constraints: Vec<String>,
 }
@@ -94,12 +94,12 @@ impl Existing {
         Existing {
             oid: Some(table.oid),
             has_primary_key: table.primary_key().is_some(),
-            primary_key: table.primary_key().map(|k| columns(k)),
+            primary_key: table.primary_key().map(|k| (columns(k), k.deferrable)),
             unique_keys: table
                 .indexes
                 .iter()
                 .filter(|i| i.index.unique && i.index.predicate.is_none())
-                .map(|i| columns(i))
+                .map(|i| (columns(i), i.deferrable))
                 .collect(),
             constraints,
         }
@@ -112,6 +112,8 @@ struct KeyClause {
     columns: Vec<String>,
     primary: bool,
     nulls_not_distinct: bool,
+    /// (DEFERRABLE, INITIALLY DEFERRED)
+    deferral: (bool, bool),
 }
 
 impl Binder<'_> {
@@ -137,16 +139,18 @@ impl Binder<'_> {
                 let name = opt.name.as_ref().map(ident_name);
                 match &opt.option {
                     A::ColumnOption::PrimaryKey(pk) => keys.push(KeyClause {
-                        name: immediate(&pk.characteristics).map(|()| name)?,
+                        name,
                         columns: vec![cname.clone()],
                         primary: true,
                         nulls_not_distinct: false,
+                        deferral: deferral(&pk.characteristics)?,
                     }),
                     A::ColumnOption::Unique(u) => keys.push(KeyClause {
-                        name: immediate(&u.characteristics).map(|()| name)?,
+                        name,
                         columns: vec![cname.clone()],
                         primary: false,
                         nulls_not_distinct: u.nulls_distinct == A::NullsDistinctOption::NotDistinct,
+                        deferral: deferral(&u.characteristics)?,
                     }),
                     A::ColumnOption::Check(ck) => {
                         checks.push((name, (*ck.expr).clone(), Some(cname.clone())))
@@ -163,18 +167,18 @@ impl Binder<'_> {
         for tc in constraints {
             match tc {
                 A::TableConstraint::PrimaryKey(pk) => keys.push(KeyClause {
-                    name: immediate(&pk.characteristics)
-                        .map(|()| pk.name.as_ref().map(ident_name))?,
+                    name: pk.name.as_ref().map(ident_name),
                     columns: key_columns(&pk.columns)?,
                     primary: true,
                     nulls_not_distinct: false,
+                    deferral: deferral(&pk.characteristics)?,
                 }),
                 A::TableConstraint::Unique(u) => keys.push(KeyClause {
-                    name: immediate(&u.characteristics)
-                        .map(|()| u.name.as_ref().map(ident_name))?,
+                    name: u.name.as_ref().map(ident_name),
                     columns: key_columns(&u.columns)?,
                     primary: false,
                     nulls_not_distinct: u.nulls_distinct == A::NullsDistinctOption::NotDistinct,
+                    deferral: deferral(&u.characteristics)?,
                 }),
                 A::TableConstraint::Check(ck) => {
                     checks.push((ck.name.as_ref().map(ident_name), (*ck.expr).clone(), None))
@@ -256,6 +260,8 @@ impl Binder<'_> {
                 predicate: None,
                 exprs: Vec::new(),
                 options: Vec::new(),
+                deferrable: k.deferral.0,
+                initially_deferred: k.deferral.1,
             });
         }
         let mut bound: Vec<CheckConstraint> = Vec::new();
@@ -349,55 +355,73 @@ impl Binder<'_> {
                     .is_none(),
             };
         // The referenced table's columns and unique keys (its own, when it is this one).
-        let (parent_oid, parent_columns, parent_keys): (u32, Vec<ColumnDef>, Vec<Vec<usize>>) =
-            if own {
-                let mut keys: Vec<Vec<usize>> = specs
-                    .iter()
-                    .filter(|s| s.unique)
-                    .map(|s| s.parts.iter().map(|p| p.column).collect())
-                    .collect();
-                keys.extend(existing.unique_keys.iter().cloned());
-                let oid = existing.oid.unwrap_or(SELF_REFERENCE);
-                (oid, columns.to_vec(), keys)
-            } else {
-                let parent = self.table(&fk.foreign_table)?;
-                self.need(&parent, crate::catalog::acl::Privs::REFERENCES);
-                if parent.view.is_some() || parent.sequence.is_some() {
-                    return Err(Error::new(
-                        "42809",
-                        format!("referenced relation \"{}\" is not a table", parent.name),
-                    ));
-                }
-                let keys = parent
-                    .indexes
-                    .iter()
-                    .filter(|i| i.index.unique && i.index.predicate.is_none())
-                    .map(|i| i.index.parts.iter().map(|p| p.column).collect())
-                    .collect();
-                (parent.oid, parent.columns.clone(), keys)
-            };
+        type Keys = Vec<(Vec<usize>, bool)>;
+        let (parent_oid, parent_columns, parent_keys): (u32, Vec<ColumnDef>, Keys) = if own {
+            let mut keys: Keys = specs
+                .iter()
+                .filter(|s| s.unique)
+                .map(|s| (s.parts.iter().map(|p| p.column).collect(), s.deferrable))
+                .collect();
+            keys.extend(existing.unique_keys.iter().cloned());
+            let oid = existing.oid.unwrap_or(SELF_REFERENCE);
+            (oid, columns.to_vec(), keys)
+        } else {
+            let parent = self.table(&fk.foreign_table)?;
+            self.need(&parent, crate::catalog::acl::Privs::REFERENCES);
+            if parent.view.is_some() || parent.sequence.is_some() {
+                return Err(Error::new(
+                    "42809",
+                    format!("referenced relation \"{}\" is not a table", parent.name),
+                ));
+            }
+            let keys = parent
+                .indexes
+                .iter()
+                .filter(|i| i.index.unique && i.index.predicate.is_none())
+                .map(|i| {
+                    (
+                        i.index.parts.iter().map(|p| p.column).collect(),
+                        i.deferrable,
+                    )
+                })
+                .collect();
+            (parent.oid, parent.columns.clone(), keys)
+        };
         let parent_cols: Vec<usize> = if fk.referred_columns.is_empty() {
             // The primary key (the first key is the primary key when there is one).
-            let pk = if own {
+            let pk: Option<(Vec<usize>, bool)> = if own {
                 specs
                     .iter()
                     .find(|s| s.constraint == Some(KeyConstraint::PrimaryKey))
-                    .map(|s| s.parts.iter().map(|p| p.column).collect())
+                    .map(|s| (s.parts.iter().map(|p| p.column).collect(), s.deferrable))
                     .or_else(|| existing.primary_key.clone())
             } else {
                 self.catalog
                     .by_oid(parent_oid, &self.snapshot)
                     .and_then(|p| {
-                        p.primary_key()
-                            .map(|k| k.index.parts.iter().map(|x| x.column).collect())
+                        p.primary_key().map(|k| {
+                            (
+                                k.index.parts.iter().map(|x| x.column).collect(),
+                                k.deferrable,
+                            )
+                        })
                     })
             };
-            pk.ok_or_else(|| {
+            let (pk, deferrable) = pk.ok_or_else(|| {
                 Error::new(
                     "42704",
                     format!("there is no primary key for referenced table \"{parent_name}\""),
                 )
-            })?
+            })?;
+            if deferrable {
+                return Err(Error::new(
+                    "55000",
+                    format!(
+                        "cannot use a deferrable primary key for referenced table \"{parent_name}\""
+                    ),
+                ));
+            }
+            pk
         } else {
             let mut out = Vec::new();
             for r in &fk.referred_columns {
@@ -425,11 +449,23 @@ impl Binder<'_> {
         }
         let mut wanted = parent_cols.clone();
         wanted.sort_unstable();
-        let matched = parent_keys.iter().any(|k| {
+        let same = |k: &Vec<usize>| {
             let mut k = k.clone();
             k.sort_unstable();
             k == wanted
-        });
+        };
+        let matched = parent_keys
+            .iter()
+            .any(|(k, deferrable)| !deferrable && same(k));
+        if !matched && parent_keys.iter().any(|(k, _)| same(k)) {
+            // Only a DEFERRABLE key has these columns: a reference could not rely on it.
+            return Err(Error::new(
+                "55000",
+                format!(
+                    "cannot use a deferrable unique constraint for referenced table \"{parent_name}\""
+                ),
+            ));
+        }
         if !matched {
             return Err(Error::new(
                 "42830",
@@ -469,13 +505,7 @@ impl Binder<'_> {
             Some(A::ReferentialAction::SetNull) => FkAction::SetNull,
             Some(A::ReferentialAction::SetDefault) => FkAction::SetDefault,
         };
-        let (deferrable, initially_deferred) = match &fk.characteristics {
-            Some(ch) => {
-                let deferred = ch.initially == Some(A::DeferrableInitial::Deferred);
-                (ch.deferrable.unwrap_or(false) || deferred, deferred)
-            }
-            None => (false, false),
-        };
+        let (deferrable, initially_deferred) = deferral(&fk.characteristics)?;
 
         Ok(ForeignKey {
             oid: 0,
@@ -693,6 +723,8 @@ impl Binder<'_> {
                 predicate,
                 exprs,
                 options,
+                deferrable: false,
+                initially_deferred: false,
             },
             if_not_exists: ci.if_not_exists,
         })
@@ -961,17 +993,18 @@ fn check_indexable(ty: SqlType) -> Result<()> {
     }
 }
 
-/// A PRIMARY KEY or UNIQUE constraint must be checked row by row as kiln does:
-/// DEFERRABLE ones (checked at statement end, or at commit) are 0A000 rather than
-/// checked too early.
-fn immediate(ch: &Option<A::ConstraintCharacteristics>) -> Result<()> {
-    let deferrable = ch.as_ref().is_some_and(|c| {
-        c.deferrable == Some(true) || c.initially == Some(A::DeferrableInitial::Deferred)
-    });
-    if deferrable {
-        return Err(Error::feature_not_supported(
-            "DEFERRABLE PRIMARY KEY and UNIQUE constraints",
+/// A key's or foreign key's `(DEFERRABLE, INITIALLY DEFERRED)`; 42601 for NOT
+/// DEFERRABLE INITIALLY DEFERRED.
+pub(super) fn deferral(ch: &Option<A::ConstraintCharacteristics>) -> Result<(bool, bool)> {
+    let Some(ch) = ch else {
+        return Ok((false, false));
+    };
+    let deferred = ch.initially == Some(A::DeferrableInitial::Deferred);
+    if deferred && ch.deferrable == Some(false) {
+        return Err(Error::syntax(
+            "constraint declared INITIALLY DEFERRED must be DEFERRABLE",
         ));
     }
-    Ok(())
+    // INITIALLY DEFERRED alone implies DEFERRABLE.
+    Ok((ch.deferrable.unwrap_or(false) || deferred, deferred))
 }

@@ -8,6 +8,7 @@
 //! ALTER INDEX [IF EXISTS] name RESET ( parameter [, …] )
 //! ALTER VIEW [IF EXISTS] name RENAME TO new
 //! ALTER SEQUENCE [IF EXISTS] name RENAME TO new   (from binder::sequences)
+//! ALTER TABLE [IF EXISTS] name ALTER CONSTRAINT c [NOT] DEFERRABLE [INITIALLY …]
 //! ```
 //!
 //! As in PostgreSQL, ALTER TABLE and ALTER INDEX rename a relation of any kind; ALTER
@@ -110,6 +111,49 @@ impl Binder<'_> {
             name: target,
             if_exists,
             changes,
+        })
+    }
+
+    /// `ALTER TABLE [IF EXISTS] [ONLY] name ALTER CONSTRAINT c [characteristics]`, given
+    /// the text after TABLE. As in PostgreSQL 15, what is not written is NOT
+    /// DEFERRABLE INITIALLY IMMEDIATE.
+    pub(super) fn bind_alter_constraint(&mut self, rest: &str) -> Result<BoundStatement> {
+        let mut w = Words::new(rest)?;
+        let if_exists = w.take(&["IF", "EXISTS"]);
+        w.take(&["ONLY"]);
+        let (schema, name) = w.relation()?;
+        let table = self.qualified_rel_name(schema.as_deref(), &name)?;
+        w.expect("ALTER")?;
+        w.expect("CONSTRAINT")?;
+        let constraint = w.ident()?;
+        let mut deferrable: Option<bool> = None;
+        let mut deferred: Option<bool> = None;
+        loop {
+            if deferrable.is_none() && w.take(&["NOT", "DEFERRABLE"]) {
+                deferrable = Some(false);
+            } else if deferrable.is_none() && w.take(&["DEFERRABLE"]) {
+                deferrable = Some(true);
+            } else if deferred.is_none() && w.take(&["INITIALLY", "DEFERRED"]) {
+                deferred = Some(true);
+            } else if deferred.is_none() && w.take(&["INITIALLY", "IMMEDIATE"]) {
+                deferred = Some(false);
+            } else {
+                break;
+            }
+        }
+        w.end()?;
+        let deferred = deferred.unwrap_or(false);
+        if deferred && deferrable == Some(false) {
+            return Err(Error::syntax(
+                "constraint declared INITIALLY DEFERRED must be DEFERRABLE",
+            ));
+        }
+        Ok(BoundStatement::AlterConstraint {
+            table,
+            if_exists,
+            constraint,
+            deferrable: deferrable.unwrap_or(false) || deferred,
+            deferred,
         })
     }
 

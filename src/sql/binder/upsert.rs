@@ -95,6 +95,13 @@ impl Binder<'_> {
                 }
             }
         };
+        if arbiters.iter().any(|&k| table.indexes[k].deferrable) {
+            return Err(Error::new(
+                "55000",
+                "ON CONFLICT does not support deferrable unique constraints/exclusion constraints as arbiters",
+            )
+            .on_table(&table.name, None, None));
+        }
         let update = match &oc.action {
             A::OnConflictAction::DoNothing => None,
             A::OnConflictAction::DoUpdate(du) => Some(self.bind_conflict_update(du, table, alias)?),

@@ -137,6 +137,9 @@ impl Binder<'_> {
                 if name == "kiln.alter_sequence" {
                     return self.bind_alter_sequence(value.as_deref().unwrap_or(""));
                 }
+                if name == "kiln.alter_constraint" {
+                    return self.bind_alter_constraint(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.alter_index" {
                     return self.bind_alter_index(value.as_deref().unwrap_or(""));
                 }
