@@ -101,6 +101,30 @@ impl IndexScan {
         after_values.push(2);
         let mut low: Bound<Vec<u8>> = Bound::Included(all_values);
         let mut high: Bound<Vec<u8>> = Bound::Excluded(after_values);
+        // LIKE 'abc%': the keys whose text starts with the literal prefix, an encoded
+        // text without its terminator (the index's bounds compare as prefixes).
+        if let Some(pattern) = &range.prefix {
+            let v: Vector = eval(pattern, &none, &[0], ctx)?;
+            if v.is_null(0) {
+                return Ok(None);
+            }
+            let literal = match v.value(0, crate::types::DataType::Text) {
+                crate::types::Value::Text(p) => crate::plan::access::like_literal_prefix(&p),
+                _ => String::new(),
+            };
+            if !literal.is_empty() {
+                let text = Vector::repeat(
+                    &crate::types::Value::Text(literal),
+                    crate::types::DataType::Text,
+                    1,
+                );
+                let mut k = prefix.to_vec();
+                normalize_value(&text, 0, part.desc, part.nulls_first, &mut k);
+                k.pop();
+                low = Bound::Included(k.clone());
+                high = Bound::Included(k);
+            }
+        }
         // In a descending key, the SQL lower bound is the byte order's upper one.
         for (b, is_lower) in [(&range.lower, true), (&range.upper, false)] {
             let Some((e, inclusive)) = b else { continue };

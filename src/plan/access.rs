@@ -65,8 +65,20 @@ impl Key {
         }
     }
 
-    /// Whether `e` is what this key reads.
+    /// Whether `e` is what this key reads (a text column read as varchar or the
+    /// other way round is the column itself: same values, same order).
     fn is(&self, e: &Expr) -> bool {
+        let e = match e {
+            Expr::Cast { expr, to, .. }
+                if to.typmod < 0
+                    && matches!(to.ty, DataType::Text | DataType::Varchar)
+                    && matches!(expr.ty().ty, DataType::Text | DataType::Varchar)
+                    && matches!(**expr, Expr::Column { .. }) =>
+            {
+                expr.as_ref()
+            }
+            other => other,
+        };
         match self {
             Key::Column(c) => matches!(e, Expr::Column { index, .. } if index == c),
             Key::Expr(x) => !matches!(e, Expr::Column { .. }) && unnamed(e) == *x,
@@ -153,6 +165,63 @@ fn bound(c: &Expr, key: &Key, ty: DataType) -> Option<(Expr, bool, bool)> {
     }
 }
 
+/// The pattern of conjunct `c` if it is `key LIKE pattern` (case-sensitive, not
+/// negated) over a text key, with a pattern fixed for the scan; and whether the
+/// pattern is a literal `prefix%` that the prefix range answers exactly.
+fn like_prefix(c: &Expr, key: &Key, ty: DataType) -> Option<(Expr, bool)> {
+    let Expr::Like {
+        expr,
+        pattern,
+        negated: false,
+        case_insensitive: false,
+    } = c
+    else {
+        return None;
+    };
+    if !matches!(ty, DataType::Text | DataType::Varchar) || !key.is(expr) || !fixed(pattern) {
+        return None;
+    }
+    if !matches!(
+        pattern.ty().ty,
+        DataType::Text | DataType::Varchar | DataType::Unknown
+    ) {
+        return None;
+    }
+    let exact = match pattern.as_ref() {
+        Expr::Literal {
+            value: crate::types::Value::Text(p),
+            ..
+        } => {
+            let prefix = like_literal_prefix(p);
+            // Nothing to look up before a leading wildcard.
+            if prefix.is_empty() {
+                return None;
+            }
+            p.strip_suffix('%')
+                .is_some_and(|body| !body.contains(['%', '_', '\\']))
+        }
+        _ => false,
+    };
+    Some(((**pattern).clone(), exact))
+}
+
+/// The literal text a LIKE pattern starts with, up to its first unescaped wildcard.
+pub fn like_literal_prefix(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' | '_' => break,
+            '\\' => match chars.next() {
+                Some(n) => out.push(n),
+                None => break,
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The index lookup for a scan of `table` with (lowered) `filter`, if one pays.
 /// `estimated` is the planner's row estimate for the scan.
 pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> Option<IndexLookup> {
@@ -188,7 +257,8 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
             }
             matched.push((ci, values));
         }
-        // A range on the next key column (only after single-valued equalities).
+        // A range on the next key column (only after single-valued equalities), or
+        // a LIKE prefix on it.
         let mut range_conds: Vec<usize> = Vec::new();
         if tuples == 1
             && let Some(part) = entry.index.parts.get(matched.len())
@@ -198,6 +268,13 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
                 if bound(c, &key, ty).is_some() {
                     range_conds.push(i);
                 }
+            }
+            if range_conds.is_empty()
+                && let Some(i) = conjuncts
+                    .iter()
+                    .position(|c| like_prefix(c, &key, ty).is_some())
+            {
+                range_conds.push(i);
             }
         }
         if matched.is_empty() && range_conds.is_empty() {
@@ -244,12 +321,20 @@ pub fn choose_index(table: &Arc<TableEntry>, filter: &Expr, estimated: f64) -> O
         let mut r = crate::plan::physical::KeyRange {
             lower: None,
             upper: None,
+            prefix: None,
         };
         for &i in &range_conds {
             if let Some((v, inclusive, is_lower)) = bound(&conjuncts[i], &key, ty) {
                 let side = if is_lower { &mut r.lower } else { &mut r.upper };
                 if side.is_none() {
                     *side = Some((v, inclusive));
+                    bounding.push(i);
+                }
+            } else if let Some((pattern, exact)) = like_prefix(&conjuncts[i], &key, ty) {
+                r.prefix = Some(pattern);
+                // Only `'abc%'` is answered by the range alone; other patterns are
+                // tested on the rows it finds.
+                if exact {
                     bounding.push(i);
                 }
             }
@@ -378,6 +463,7 @@ pub fn order_by_index(
         let mut range = crate::plan::physical::KeyRange {
             lower: None,
             upper: None,
+            prefix: None,
         };
         let mut used: Vec<usize> = pinned_values.iter().map(|(i, _)| *i).collect();
         for (i, c) in conjuncts.iter().enumerate() {

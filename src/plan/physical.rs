@@ -97,6 +97,10 @@ pub enum LockWait {
 pub struct KeyRange {
     pub lower: Option<(Expr, bool)>,
     pub upper: Option<(Expr, bool)>,
+    /// A LIKE pattern over a text key: the keys starting with the pattern's literal
+    /// prefix (up to its first wildcard), as `text LIKE 'abc%'` reads an index whose
+    /// order is the bytes' (kiln's C collation, and the pattern operator classes).
+    pub prefix: Option<Expr>,
 }
 
 /// An index scan's lookup: the rows whose leading key columns equal one of `keys`.
