@@ -120,6 +120,15 @@ pub struct TxnModes {
     pub read_only: Option<bool>,
 }
 
+/// What a MERGE WHEN clause does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeAction {
+    Update,
+    Delete,
+    Insert,
+    Nothing,
+}
+
 /// Which ALTER renames a relation: ALTER TABLE and ALTER INDEX take any kind,
 /// ALTER VIEW and ALTER SEQUENCE only their own (42809).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,6 +173,14 @@ pub enum BoundStatement {
         returning: Option<Returning>,
         /// READ COMMITTED's re-check of a row a concurrent transaction changed.
         recheck: Option<Recheck>,
+    },
+    /// MERGE: `source` yields `[action, target row id, UPDATE's new row, INSERT's
+    /// row]` per joined row (`sql::binder::merge`); `actions[k - 1]` is what action
+    /// `k` does.
+    Merge {
+        table: Arc<TableEntry>,
+        source: Plan,
+        actions: Vec<MergeAction>,
     },
     Delete {
         table: Arc<TableEntry>,
@@ -611,6 +628,7 @@ impl BoundStatement {
             BoundStatement::Insert { .. } => "INSERT",
             BoundStatement::Update { .. } => "UPDATE",
             BoundStatement::Delete { .. } => "DELETE",
+            BoundStatement::Merge { .. } => "MERGE",
             BoundStatement::Truncate { .. } => "TRUNCATE TABLE",
             BoundStatement::CreateTable { .. } => "CREATE TABLE",
             BoundStatement::CreateIndex { .. } => "CREATE INDEX",
@@ -693,6 +711,7 @@ impl BoundStatement {
             BoundStatement::Insert { .. }
             | BoundStatement::Update { .. }
             | BoundStatement::Delete { .. }
+            | BoundStatement::Merge { .. }
             | BoundStatement::Truncate { .. }
             | BoundStatement::CreateTable { .. }
             | BoundStatement::CreateIndex { .. }

@@ -76,6 +76,7 @@ impl Session {
             BoundStatement::Insert { table, .. }
             | BoundStatement::CopyFrom { table, .. }
             | BoundStatement::Update { table, .. }
+            | BoundStatement::Merge { table, .. }
             | BoundStatement::Delete { table, .. } => {
                 out.push((table.oid, LockMode::RowExclusive));
                 for fk in &table.foreign_keys {

@@ -46,6 +46,7 @@ mod ddl;
 mod discard;
 mod foreign_keys;
 mod locking;
+mod merge;
 mod prepared;
 pub mod privileges;
 mod renames;
@@ -965,6 +966,7 @@ impl Session {
                 BoundStatement::Insert { table, .. }
                 | BoundStatement::CopyFrom { table, .. }
                 | BoundStatement::Update { table, .. }
+                | BoundStatement::Merge { table, .. }
                 | BoundStatement::Delete { table, .. } => Some(table.oid),
                 _ => None,
             };
@@ -1206,9 +1208,14 @@ impl Session {
             } => {
                 let mut out = Vec::new();
                 let n = match on_conflict {
-                    None => {
-                        self.run_insert(table, source, &ctx, txn, returning.as_ref(), &mut out)?
-                    }
+                    None => self.run_insert(
+                        table,
+                        exec::build(source),
+                        &ctx,
+                        txn,
+                        returning.as_ref(),
+                        &mut out,
+                    )?,
                     Some(oc) => {
                         self.run_upsert(table, source, oc, &ctx, txn, returning.as_ref(), &mut out)?
                     }
@@ -1229,7 +1236,7 @@ impl Session {
                 let mut out = Vec::new();
                 let n = self.run_update(
                     table,
-                    source,
+                    exec::build(source),
                     &ctx,
                     txn,
                     returning.as_ref(),
@@ -1243,6 +1250,16 @@ impl Session {
                     ctx,
                 ))
             }
+            BoundStatement::Merge {
+                table,
+                source,
+                actions,
+            } => {
+                let n = self.run_merge(table, source, actions, &ctx, txn)?;
+                Ok(Outcome::Done {
+                    tag: format!("MERGE {n}"),
+                })
+            }
             BoundStatement::Delete {
                 table,
                 source,
@@ -1252,7 +1269,7 @@ impl Session {
                 let mut out = Vec::new();
                 let n = self.run_delete(
                     table,
-                    source,
+                    exec::build(source),
                     &ctx,
                     txn,
                     returning.as_ref(),
@@ -1333,7 +1350,15 @@ impl Session {
                         0.0,
                     );
                     self.truncating = true;
-                    let done = self.run_delete(t, &scan, &ctx, txn, None, None, &mut Vec::new());
+                    let done = self.run_delete(
+                        t,
+                        exec::build(&scan),
+                        &ctx,
+                        txn,
+                        None,
+                        None,
+                        &mut Vec::new(),
+                    );
                     self.truncating = false;
                     done?;
                     self.fresh_tables.push((t.oid, self.savepoints.len()));
@@ -1574,7 +1599,14 @@ impl Session {
                 self.note_on_commit(entry.oid, *on_commit);
                 let tag = match source {
                     Some(plan) => {
-                        let n = self.run_insert(&entry, plan, &ctx, txn, None, &mut Vec::new())?;
+                        let n = self.run_insert(
+                            &entry,
+                            exec::build(plan),
+                            &ctx,
+                            txn,
+                            None,
+                            &mut Vec::new(),
+                        )?;
                         format!("SELECT {n}")
                     }
                     None => "CREATE TABLE AS".into(),

@@ -131,8 +131,16 @@ impl Session {
                         },
                         0.0,
                     );
-                    self.run_delete(&t, &scan, &ctx, txn, None, None, &mut Vec::new())
-                        .map(|_| ())
+                    self.run_delete(
+                        &t,
+                        exec::build(&scan),
+                        &ctx,
+                        txn,
+                        None,
+                        None,
+                        &mut Vec::new(),
+                    )
+                    .map(|_| ())
                 }
                 OnCommit::PreserveRows => Ok(()),
             };

@@ -464,13 +464,12 @@ impl Session {
     pub(super) fn run_insert(
         &mut self,
         table: &Arc<TableEntry>,
-        source: &Plan,
+        mut op: exec::BoxedOperator,
         ctx: &ExecContext,
         txn: TxnId,
         returning: Option<&Returning>,
         out: &mut Vec<Batch>,
     ) -> Result<u64> {
-        let mut op = exec::build(source);
         let mut count = 0u64;
         let generated = table.columns.iter().any(|c| c.generated.is_some());
         while let Some(b) = op.next(ctx)? {
@@ -572,14 +571,13 @@ impl Session {
     pub(super) fn run_update(
         &mut self,
         table: &Arc<TableEntry>,
-        source: &Plan,
+        mut op: exec::BoxedOperator,
         ctx: &ExecContext,
         txn: TxnId,
         returning: Option<&Returning>,
         recheck: Option<&Recheck>,
         out: &mut Vec<Batch>,
     ) -> Result<u64> {
-        let mut op = exec::build(source);
         let mut count = 0u64;
         let width = table.columns.len();
         let has_unique = table.indexes.iter().any(|i| i.index.unique);
@@ -676,14 +674,13 @@ impl Session {
     pub(super) fn run_delete(
         &mut self,
         table: &Arc<TableEntry>,
-        source: &Plan,
+        mut op: exec::BoxedOperator,
         ctx: &ExecContext,
         txn: TxnId,
         returning: Option<&Returning>,
         recheck: Option<&Recheck>,
         out: &mut Vec<Batch>,
     ) -> Result<u64> {
-        let mut op = exec::build(source);
         let mut count = 0u64;
         let width = table.columns.len();
         let referenced = !self.truncating

@@ -199,9 +199,10 @@ enum Word {
     Symmetric,
     Conflict,
     Alter,
+    Then,
 }
 
-const WORDS: [&str; 29] = [
+const WORDS: [&str; 30] = [
     "constraints",
     "sequence",
     "copy",
@@ -231,6 +232,7 @@ const WORDS: [&str; 29] = [
     "symmetric",
     "conflict",
     "alter",
+    "then",
 ];
 
 /// Which [`WORDS`] a text holds, one bit each.
@@ -301,6 +303,14 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     let m = Mentions::of(sql);
     let mut text = blank_frame_exclusions(sql, m);
     use Word as W;
+    if m.has(W::Then)
+        && let Some((start, end)) = merge_default_values(&text)
+    {
+        // MERGE's `THEN INSERT DEFAULT VALUES`, which sqlparser does not read: `*` in
+        // its place (the binder reads the text to tell them apart).
+        let blank = format!("*{}", " ".repeat(end - start - 1));
+        text.to_mut().replace_range(start..end, &blank);
+    }
     if m.has(W::Conflict) {
         // Replaced from the end, so earlier ranges keep their offsets.
         for (start, end) in conflict_expressions(&text).into_iter().rev() {
@@ -619,6 +629,27 @@ pub fn key_lock_strengths(sql: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// The byte range of `DEFAULT VALUES` in a MERGE's `THEN INSERT DEFAULT VALUES`.
+pub fn merge_default_values(sql: &str) -> Option<(usize, usize)> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |i: usize, w: &str| matches!(sig.get(i).map(|t| &t.token), Some(Token::Word(x)) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let i = (0..sig.len()).find(|&i| {
+        is(i, "THEN") && is(i + 1, "INSERT") && is(i + 2, "DEFAULT") && is(i + 3, "VALUES")
+    })?;
+    Some((
+        byte_offset(sql, sig[i + 2].span.start)?,
+        byte_offset(sql, sig[i + 3].span.end)?,
+    ))
 }
 
 /// The byte ranges inside `ON CONFLICT ( … )` when the target holds more than

@@ -433,7 +433,7 @@ impl Binder<'_> {
     /// An UPDATE or DELETE target was just bound as a scan (which asked for SELECT):
     /// it needs `privs` instead, SELECT only if it reads the rows (added later). An
     /// entry that existed before `mark` (a WITH query read the table) keeps its SELECT.
-    fn target_needs(&mut self, mark: usize, table: &Arc<TableEntry>, privs: Privs) {
+    pub(super) fn target_needs(&mut self, mark: usize, table: &Arc<TableEntry>, privs: Privs) {
         if let Some(a) = self.access.get_mut(mark)
             && Arc::ptr_eq(&a.table, table)
         {
@@ -480,7 +480,8 @@ impl Binder<'_> {
         scope: &Scope,
         assigned: &mut [bool],
     ) -> Result<(usize, Expr)> {
-        let cname = match names.0.last() {
+        // `SET a.b = …` names field b of column a (PostgreSQL has no qualified target).
+        let cname = match names.0.first() {
             Some(A::ObjectNamePart::Identifier(i)) => ident_name(i),
             _ => return Err(Error::syntax("syntax error in SET")),
         };
@@ -493,6 +494,13 @@ impl Binder<'_> {
                 ),
             )
         })?;
+        if let Some(A::ObjectNamePart::Identifier(field)) = names.0.get(1) {
+            return Err(Error::datatype_mismatch(format!(
+                "cannot assign to field \"{}\" of column \"{cname}\" because its type {} is not a composite type",
+                ident_name(field),
+                table.columns[i].ty.display_name()
+            )));
+        }
         if assigned[i] {
             return Err(Error::new(
                 "42601",
@@ -527,7 +535,7 @@ impl Binder<'_> {
 }
 
 /// INSERT's 428C9 for an explicit value in a GENERATED ALWAYS identity column.
-fn refuse_identity_value(column: &ColumnDef) -> Result<()> {
+pub(super) fn refuse_identity_value(column: &ColumnDef) -> Result<()> {
     let name = &column.name;
     if column.generated.is_some() {
         return Err(Error::new(
@@ -671,7 +679,7 @@ impl Binder<'_> {
 }
 
 /// The table an UPDATE or DELETE writes, as a scan that also reads row ids.
-fn dml_target(plan: LogicalPlan, what: &str) -> Result<(Arc<TableEntry>, LogicalPlan)> {
+pub(super) fn dml_target(plan: LogicalPlan, what: &str) -> Result<(Arc<TableEntry>, LogicalPlan)> {
     match plan {
         LogicalPlan::Get { table, .. } if table.view.is_some() => Err(
             Error::feature_not_supported(format!("{what} view \"{}\"", table.name)),
@@ -705,7 +713,7 @@ fn dml_target(plan: LogicalPlan, what: &str) -> Result<(Arc<TableEntry>, Logical
 }
 
 /// The row id column of a scan that reads row ids.
-fn row_id_ref(get: &LogicalPlan, ncols: usize) -> Expr {
+pub(super) fn row_id_ref(get: &LogicalPlan, ncols: usize) -> Expr {
     let rel = match get {
         LogicalPlan::Get { rel, .. } => *rel,
         _ => 0,

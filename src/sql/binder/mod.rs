@@ -84,6 +84,7 @@ mod expr;
 mod from;
 mod functions;
 mod grouping;
+mod merge;
 mod names;
 mod position;
 mod privileges;
@@ -498,6 +499,7 @@ impl<'a> Binder<'a> {
             A::Statement::Insert(insert) => self.bind_insert(insert),
             A::Statement::Update(update) => self.bind_update(update),
             A::Statement::Delete(delete) => self.bind_delete(delete),
+            A::Statement::Merge(merge) => self.bind_merge(merge),
             A::Statement::CreateTable(ct) => self.bind_create_table(ct),
             A::Statement::CreateIndex(ci) => self.bind_create_index(ci),
             A::Statement::Lock(lock) => {
@@ -926,7 +928,10 @@ fn dml_body(q: &A::Query) -> Option<&A::Statement> {
         return None;
     }
     match q.body.as_ref() {
-        A::SetExpr::Insert(s) | A::SetExpr::Update(s) | A::SetExpr::Delete(s) => Some(s),
+        A::SetExpr::Insert(s)
+        | A::SetExpr::Update(s)
+        | A::SetExpr::Delete(s)
+        | A::SetExpr::Merge(s) => Some(s),
         _ => None,
     }
 }

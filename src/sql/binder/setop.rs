@@ -87,6 +87,7 @@ impl Binder<'_> {
             A::Statement::Insert(insert) => self.bind_insert(insert),
             A::Statement::Update(update) => self.bind_update(update),
             A::Statement::Delete(delete) => self.bind_delete(delete),
+            A::Statement::Merge(merge) => self.bind_merge(merge),
             _ => Err(Error::feature_not_supported("this statement after WITH")),
         });
         // Left unattached on an error (or a plan that never read them).
@@ -728,6 +729,7 @@ impl Binder<'_> {
             A::SetExpr::Insert(_) | A::SetExpr::Update(_) | A::SetExpr::Delete(_) => Err(
                 Error::feature_not_supported("INSERT, UPDATE or DELETE in WITH"),
             ),
+            A::SetExpr::Merge(_) => Err(Error::new("0A000", "MERGE not supported in WITH query")),
             _ => Err(Error::feature_not_supported("this form of query")),
         }
     }
