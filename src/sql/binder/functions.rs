@@ -814,6 +814,10 @@ mod tests {
             .iter()
             .flat_map(|f| f.names.iter());
         for name in KILN_FUNCTIONS.iter().chain(catalog) {
+            // Internal functions (the binder's own calls) have names no SQL can write.
+            if name.contains(' ') {
+                continue;
+            }
             // Every name kiln binds is one PostgreSQL has (sqlparser's keyword forms
             // included, which pg_proc lists as functions too, except these).
             let keyword_only = matches!(
