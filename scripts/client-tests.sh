@@ -9,8 +9,10 @@ OUT="$ROOT/target/clients"
 mkdir -p "$OUT"
 
 cargo build --release -q
+# The binary where cargo put it (CARGO_TARGET_DIR when set).
+KILN="${CARGO_TARGET_DIR:-$ROOT/target}/release/kiln"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-./target/release/kiln --port "$PORT" >"$OUT/kiln.log" 2>&1 &
+"$KILN" --port "$PORT" >"$OUT/kiln.log" 2>&1 &
 KILN_PID=$!
 trap 'kill "$KILN_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
@@ -70,7 +72,7 @@ echo "== psql: TLS (sslmode=verify-full) and SCRAM-SHA-256 passwords"
 if command -v psql >/dev/null; then
   TPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   echo "tls and scram" > "$OUT/password"
-  ./target/release/kiln --port "$TPORT" --auth scram-sha-256 --superuser admin \
+  "$KILN" --port "$TPORT" --auth scram-sha-256 --superuser admin \
     --password-file "$OUT/password" --tls-cert tests/tls/server.crt --tls-key tests/tls/server.key \
     >"$OUT/kiln-tls.log" 2>&1 &
   TLS_PID=$!

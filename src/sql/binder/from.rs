@@ -586,11 +586,21 @@ impl Binder<'_> {
         let (plan, mut scope) =
             self.table_function(TableFunc::System(system), Vec::new(), types, alias, false)?;
         let names = alias_names(alias, names, &qualifier)?;
+        // Unaliased, the table is also `pg_catalog.pg_class.relname` (SQLAlchemy
+        // qualifies its catalog columns so).
+        let schema = match alias {
+            Some(_) => None,
+            None => self
+                .catalog
+                .namespace_by_oid(system.schema_oid(), &self.snapshot)
+                .map(|n| n.name.clone()),
+        };
         for (c, n) in scope.columns.iter_mut().zip(names) {
             if let Expr::ColumnRef { name, .. } = &mut c.expr {
                 *name = n.clone();
             }
             c.name = n;
+            c.schema.clone_from(&schema);
         }
         Ok((plan, scope))
     }
