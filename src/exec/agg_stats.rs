@@ -24,6 +24,8 @@ pub enum General {
         and: bool,
     },
     Str(Option<String>),
+    /// string_agg(bytea, bytea).
+    Bytes(Option<Vec<u8>>),
     VarFloat {
         n: f64,
         sx: f64,
@@ -66,6 +68,7 @@ impl General {
                 value: None,
                 and: func == AggFunc::BoolAnd,
             },
+            AggFunc::StringAgg if arg_ty == DataType::Bytea => General::Bytes(None),
             AggFunc::StringAgg => General::Str(None),
             AggFunc::ArrayAgg => General::Array {
                 count: 0,
@@ -148,6 +151,25 @@ impl General {
                             s.push_str(&d);
                         }
                         s.push_str(&v);
+                    }
+                }
+            }
+            General::Bytes(acc) => {
+                if arg.is_null(i) {
+                    return Ok(());
+                }
+                let Value::Bytes(v) = arg.value(i, DataType::Bytea) else {
+                    return Ok(());
+                };
+                match acc {
+                    None => *acc = Some(v),
+                    Some(s) => {
+                        if let Some(Value::Bytes(d)) =
+                            extra.first().map(|d| d.value(i, DataType::Bytea))
+                        {
+                            s.extend_from_slice(&d);
+                        }
+                        s.extend_from_slice(&v);
                     }
                 }
             }
@@ -305,6 +327,7 @@ impl General {
         Ok(match self {
             General::Bool { value, .. } => value.map_or(Value::Null, Value::Bool),
             General::Str(s) => s.clone().map_or(Value::Null, Value::Text),
+            General::Bytes(s) => s.clone().map_or(Value::Null, Value::Bytes),
             General::Array {
                 count,
                 elems,

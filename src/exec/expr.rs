@@ -247,7 +247,8 @@ fn eval_like_expr(
 ) -> Result<Vector> {
     let v = eval(expr, batch, sel, ctx)?;
     let p = eval(pattern, batch, sel, ctx)?;
-    eval_like(&v, &p, negated, case_insensitive)
+    let bytes = expr.ty().ty == DataType::Bytea;
+    eval_like(&v, &p, negated, case_insensitive, bytes)
 }
 
 #[inline(never)]
@@ -761,12 +762,15 @@ pub fn like_match(s: &[char], p: &[char]) -> bool {
     pi == p.len()
 }
 
-fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> {
+/// `bytes`: bytea LIKE bytea, matched byte by byte (each byte read as the character
+/// of its number, so `%`, `_` and `\` keep their meaning).
+fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool, bytes: bool) -> Result<Vector> {
     let n = v.len();
     let (Data::Text(vs), Data::Text(ps)) = (&v.data, &p.data) else {
         return Err(Error::internal("LIKE on non-text"));
     };
     let nulls = union_nulls(&v.nulls, &p.nulls, n);
+    let as_chars = |b: &[u8]| -> Vec<char> { b.iter().map(|&c| c as char).collect() };
     let prep = |s: &str| -> Vec<char> {
         if ci {
             s.to_lowercase().chars().collect()
@@ -786,7 +790,12 @@ fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> 
         let pat = match &cached {
             Some((b, chars)) if b.as_slice() == pat_bytes => chars,
             _ => {
-                cached = Some((pat_bytes.to_vec(), prep(ps.get_str(i))));
+                let chars = if bytes {
+                    as_chars(pat_bytes)
+                } else {
+                    prep(ps.get_str(i))
+                };
+                cached = Some((pat_bytes.to_vec(), chars));
                 &cached
                     .as_ref()
                     .map(|c| &c.1)
@@ -796,7 +805,9 @@ fn eval_like(v: &Vector, p: &Vector, negated: bool, ci: bool) -> Result<Vector> 
         };
         let pat = pat.clone();
         buf.clear();
-        if ci {
+        if bytes {
+            buf.extend(vs.get(i).iter().map(|&c| c as char));
+        } else if ci {
             buf.extend(vs.get_str(i).to_lowercase().chars());
         } else {
             buf.extend(vs.get_str(i).chars());
@@ -1297,7 +1308,8 @@ pub fn cast_vector(
             Some(Data::Num(a.iter().map(|&x| Numeric::from_i64(x)).collect()))
         }
         (Data::Text(_), DataType::Text | DataType::Varchar)
-            if from.ty != DataType::Bpchar && to.typmod < 0 =>
+            if !matches!(from.ty, DataType::Bpchar | DataType::Uuid | DataType::Bytea)
+                && to.typmod < 0 =>
         {
             return Ok(v);
         }

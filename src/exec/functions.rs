@@ -323,6 +323,37 @@ pub fn eval_function(
             };
             Vector { data, nulls }
         }
+        Func::Sign => {
+            let v = &vs[0];
+            let data = match &v.data {
+                Data::F64(a) => Data::F64(
+                    a.iter()
+                        .map(|&x| {
+                            if x > 0.0 {
+                                1.0
+                            } else if x < 0.0 {
+                                -1.0
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect(),
+                ),
+                Data::Num(a) => Data::Num(
+                    a.iter()
+                        .map(|x| {
+                            Numeric::from_i64(match x.cmp_value(&Numeric::ZERO) {
+                                std::cmp::Ordering::Less => -1,
+                                std::cmp::Ordering::Equal => 0,
+                                std::cmp::Ordering::Greater => 1,
+                            })
+                        })
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+            Vector { data, nulls }
+        }
         Func::Round | Func::Trunc | Func::Ceil | Func::Floor => {
             let v = &vs[0];
             let data = match &v.data {
@@ -659,6 +690,29 @@ pub fn eval_function(
             sequence_call(func, &vs, by_oid, n, ctx)?
         }
         Func::SequenceLastValue | Func::SequenceIsCalled => sequence_state(func, &vs, n, ctx)?,
+        Func::GenRandomUuid
+        | Func::ByteaLength
+        | Func::ByteaEncodedLength
+        | Func::ByteaBitLength
+        | Func::ByteaSubstr
+        | Func::ByteaPosition
+        | Func::GetByte
+        | Func::SetByte
+        | Func::GetBit
+        | Func::SetBit
+        | Func::Encode
+        | Func::Decode
+        | Func::ConvertTo
+        | Func::ConvertFrom
+        | Func::Convert
+        | Func::BytesCmp
+        | Func::ByteaMd5
+        | Func::Sha224
+        | Func::Sha256
+        | Func::Sha384
+        | Func::Sha512
+        | Func::ByteaTrim(_)
+        | Func::Overlay(_) => super::bytes_functions::eval(func, &vs, n, ctx)?,
         Func::PgGetSerialSequence => serial_sequence(&vs, n, ctx)?,
         Func::AdvisoryLock
         | Func::AdvisoryLockShared

@@ -9,6 +9,7 @@ pub mod agg_stats;
 pub mod aggregate;
 pub mod apply;
 pub mod array_functions;
+pub mod bytes_functions;
 pub mod context;
 pub mod cte;
 pub mod date_functions;

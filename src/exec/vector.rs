@@ -149,7 +149,9 @@ impl Vector {
             | DataType::Unknown
             | DataType::Name
             | DataType::Char
-            | DataType::Json => Data::Text(TextVec::with_capacity(rows)),
+            | DataType::Json
+            | DataType::Uuid
+            | DataType::Bytea => Data::Text(TextVec::with_capacity(rows)),
             DataType::Interval => Data::Interval(Vec::with_capacity(rows)),
             DataType::Array(elem) => Data::Array(ArrayVec {
                 elem: *elem,
@@ -256,6 +258,8 @@ impl Vector {
             (Data::Interval(v), Value::Interval(x)) => v.push(*x),
             (Data::Array(a), Value::Array(x)) => a.blobs.push(&x.bytes),
             (Data::Record(t), Value::Record(x)) => t.push(x),
+            (Data::Text(t), Value::Uuid(x)) => t.push(x),
+            (Data::Text(t), Value::Bytes(x)) => t.push(x),
             // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
             _ => {
                 debug_assert!(false, "vector kind mismatch: {:?}", value);
@@ -288,7 +292,11 @@ impl Vector {
             Data::F32(v) => Value::Float4(v[i]),
             Data::F64(v) => Value::Float8(v[i]),
             Data::Num(v) => Value::Numeric(v[i].clone()),
-            Data::Text(t) => Value::Text(t.get_str(i).to_string()),
+            Data::Text(t) => match ty {
+                DataType::Uuid => Value::Uuid(t.get(i).try_into().unwrap_or([0; 16])),
+                DataType::Bytea => Value::Bytes(t.get(i).to_vec()),
+                _ => Value::Text(t.get_str(i).to_string()),
+            },
             Data::Interval(v) => Value::Interval(v[i]),
             Data::Array(a) => Value::Array(Box::new(crate::types::array::Array {
                 elem: a.elem,

@@ -487,6 +487,7 @@ impl Session {
             extra_float_digits: self.settings.extra_float_digits,
             date_order: self.settings.date_order,
             now_micros: self.transaction_start(),
+            bytea_escape: self.settings.bytea_escape,
         }
     }
 

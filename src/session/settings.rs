@@ -165,6 +165,8 @@ pub struct Settings {
     pub escape_warning: bool,
     /// search_path, read.
     pub search_path: Arc<Vec<crate::catalog::namespace::PathItem>>,
+    /// bytea_output = 'escape' (else hex).
+    pub bytea_escape: bool,
 }
 
 impl Settings {
@@ -181,6 +183,7 @@ impl Settings {
             deadlock_timeout: Duration::from_secs(1),
             idle_in_transaction_timeout: None,
             query_memory_max: 4096 << 20,
+            bytea_escape: false,
             standard_strings: true,
             escape_warning: true,
             search_path: Arc::new(vec![
@@ -391,6 +394,22 @@ impl Settings {
                 self.query_memory_max = mb << 20;
                 mb.to_string()
             }
+            "bytea_output" => match value.trim().to_ascii_lowercase().as_str() {
+                "hex" => {
+                    self.bytea_escape = false;
+                    "hex".into()
+                }
+                "escape" => {
+                    self.bytea_escape = true;
+                    "escape".into()
+                }
+                _ => {
+                    return Err(Error::invalid_parameter(format!(
+                        "invalid value for parameter \"bytea_output\": \"{value}\""
+                    ))
+                    .with_hint("Available values: escape, hex."));
+                }
+            },
             "intervalstyle" => {
                 if !value.eq_ignore_ascii_case("postgres") {
                     return Err(Error::feature_not_supported(format!(

@@ -120,6 +120,8 @@ pub enum Func {
     Trunc,
     Ceil,
     Floor,
+    /// sign(x): -1, 0 or 1 in x's type (0 for NaN).
+    Sign,
     Mod,
     Power,
     Sqrt,
@@ -247,6 +249,36 @@ pub enum Func {
     /// reads (internal: the binder makes these calls).
     SequenceLastValue,
     SequenceIsCalled,
+    /// uuid and bytea functions (`exec::bytes_functions`).
+    GenRandomUuid,
+    ByteaLength,
+    /// length(bytea, encoding): characters in that encoding.
+    ByteaEncodedLength,
+    ByteaBitLength,
+    ByteaSubstr,
+    /// strpos(haystack, needle) of bytea (POSITION … IN).
+    ByteaPosition,
+    GetByte,
+    SetByte,
+    GetBit,
+    SetBit,
+    Encode,
+    Decode,
+    ConvertTo,
+    ConvertFrom,
+    /// convert(bytea, from encoding, to encoding).
+    Convert,
+    /// byteacmp and uuid_cmp: -1, 0 or 1.
+    BytesCmp,
+    ByteaMd5,
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+    /// btrim (0), ltrim (1), rtrim (2) of bytea.
+    ByteaTrim(u8),
+    /// overlay(s placing p from f [for l]) of text (`Overlay(false)`) or bytea.
+    Overlay(bool),
     PgGetSerialSequence,
     /// Advisory locks (`storage::advisory`).
     AdvisoryLock,

@@ -66,6 +66,8 @@ pub enum Kernel {
     Array,
     /// `catalog::system`: functions that read the catalog.
     Catalog,
+    /// `exec::bytes_functions` (uuid and bytea).
+    Bytes,
 }
 
 /// One function.
@@ -328,6 +330,7 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     f(Func::Round, &["round"], HAND, true, I, K::Scalar),
     f(Func::Trunc, &["trunc"], HAND, true, I, K::Scalar),
     f(Func::Ceil, &["ceil", "ceiling"], HAND, true, I, K::Scalar),
+    f(Func::Sign, &["sign"], HAND, true, I, K::Scalar),
     f(Func::Floor, &["floor"], HAND, true, I, K::Scalar),
     f(Func::Mod, &["mod"], HAND, true, I, K::Scalar),
     f(Func::Power, &["power", "pow"], HAND, true, I, K::Scalar),
@@ -463,6 +466,64 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         V,
         K::Scalar,
     ),
+    f(
+        Func::GenRandomUuid,
+        &["gen_random_uuid"],
+        sig(&[], 0, DataType::Uuid),
+        false,
+        V,
+        K::Bytes,
+    ),
+    f(Func::ByteaLength, &["length"], HAND, true, I, K::Bytes),
+    f(
+        Func::ByteaEncodedLength,
+        &["length"],
+        HAND,
+        true,
+        I,
+        K::Bytes,
+    ),
+    f(
+        Func::ByteaBitLength,
+        &["bit_length"],
+        HAND,
+        true,
+        I,
+        K::Bytes,
+    ),
+    f(Func::ByteaSubstr, &["substr"], HAND, true, I, K::Bytes),
+    f(Func::ByteaPosition, &["strpos"], HAND, true, I, K::Bytes),
+    f(Func::GetByte, &["get_byte"], HAND, true, I, K::Bytes),
+    f(Func::SetByte, &["set_byte"], HAND, true, I, K::Bytes),
+    f(Func::GetBit, &["get_bit"], HAND, true, I, K::Bytes),
+    f(Func::SetBit, &["set_bit"], HAND, true, I, K::Bytes),
+    f(Func::Encode, &["encode"], HAND, true, I, K::Bytes),
+    f(Func::Decode, &["decode"], HAND, true, I, K::Bytes),
+    f(Func::ConvertTo, &["convert_to"], HAND, true, I, K::Bytes),
+    f(
+        Func::ConvertFrom,
+        &["convert_from"],
+        HAND,
+        true,
+        I,
+        K::Bytes,
+    ),
+    f(Func::Convert, &["convert"], HAND, true, I, K::Bytes),
+    f(
+        Func::BytesCmp,
+        &["byteacmp", "uuid_cmp"],
+        HAND,
+        true,
+        I,
+        K::Bytes,
+    ),
+    f(Func::ByteaMd5, &["md5"], HAND, true, I, K::Bytes),
+    f(Func::Sha224, &["sha224"], HAND, true, I, K::Bytes),
+    f(Func::Sha256, &["sha256"], HAND, true, I, K::Bytes),
+    f(Func::Sha384, &["sha384"], HAND, true, I, K::Bytes),
+    f(Func::Sha512, &["sha512"], HAND, true, I, K::Bytes),
+    f(Func::ByteaTrim(0), &["btrim"], HAND, true, I, K::Bytes),
+    f(Func::Overlay(true), &["overlay"], HAND, true, I, K::Bytes),
     // Not callable by name (the space): the binder's reading of a sequence.
     f(
         Func::SequenceLastValue,
@@ -1069,6 +1130,8 @@ impl Func {
             Func::RegexMatch(_) => Func::RegexMatch(false),
             Func::RegIn(_) => Func::RegIn(DataType::RegClass),
             Func::ToReg(_) => Func::ToReg(DataType::RegClass),
+            Func::ByteaTrim(_) => Func::ByteaTrim(0),
+            Func::Overlay(_) => Func::Overlay(true),
             other => other,
         }
     }

@@ -1212,6 +1212,12 @@ pub fn byte_offset(sql: &str, at: sqlparser::tokenizer::Location) -> Option<usiz
 /// Turns sqlparser's "Expected: X, found: Y at Line: L, Column: C" into PostgreSQL's
 /// `syntax error at or near "Y"` with a character position.
 pub(crate) fn syntax_error(sql: &str, err: ParserError) -> Error {
+    if let ParserError::TokenizerError(t) = &err
+        && t.contains("Unterminated encoded string literal")
+        && let Some(e) = invalid_escape_string(sql)
+    {
+        return e;
+    }
     let text = match err {
         ParserError::RecursionLimitExceeded => {
             return Error::new("54001", "stack depth limit exceeded")
@@ -1289,6 +1295,74 @@ pub(crate) fn syntax_error(sql: &str, err: ParserError) -> Error {
         error = error.with_position(p);
     }
     error
+}
+
+/// The error PostgreSQL gives an `E'…'` literal whose byte escapes (`\xDE`, `\336`)
+/// make invalid UTF-8 (sqlparser's tokenizer reports those as unterminated): 22021.
+fn invalid_escape_string(sql: &str) -> Option<Error> {
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        let starts = (b[i] == b'E' || b[i] == b'e')
+            && b[i + 1] == b'\''
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        i += 2;
+        let mut bytes = Vec::new();
+        while i < b.len() {
+            match b[i] {
+                b'\'' if b.get(i + 1) == Some(&b'\'') => {
+                    bytes.push(b'\'');
+                    i += 2;
+                }
+                b'\'' => {
+                    i += 1;
+                    break;
+                }
+                b'\\' => {
+                    let hex = |k: usize| b.get(i + k).filter(|c| c.is_ascii_hexdigit());
+                    let oct = |k: usize| b.get(i + k).filter(|c| (b'0'..=b'7').contains(c));
+                    if matches!(b.get(i + 1), Some(b'x')) && hex(2).is_some() {
+                        let n = if hex(3).is_some() { 2 } else { 1 };
+                        let digits = std::str::from_utf8(&b[i + 2..i + 2 + n]).ok()?;
+                        bytes.push(u8::from_str_radix(digits, 16).ok()?);
+                        i += 2 + n;
+                    } else if oct(1).is_some() {
+                        let n = (1..=3).take_while(|&k| oct(k).is_some()).count();
+                        let digits = std::str::from_utf8(&b[i + 1..i + 1 + n]).ok()?;
+                        bytes.push(u16::from_str_radix(digits, 8).ok()? as u8);
+                        i += 1 + n;
+                    } else {
+                        bytes.extend_from_slice(b.get(i..i + 2)?);
+                        i += 2;
+                    }
+                }
+                c => {
+                    bytes.push(c);
+                    i += 1;
+                }
+            }
+        }
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            let at = e.valid_up_to();
+            let bad: Vec<String> = bytes[at..]
+                .iter()
+                .take(e.error_len().unwrap_or(1).max(1))
+                .map(|x| format!("0x{x:02x}"))
+                .collect();
+            return Some(Error::new(
+                "22021",
+                format!(
+                    "invalid byte sequence for encoding \"UTF8\": {}",
+                    bad.join(" ")
+                ),
+            ));
+        }
+    }
+    None
 }
 
 fn tail_from(sql: &str, position: Option<u32>) -> String {

@@ -258,6 +258,8 @@ pub fn push_value(out: &mut Vec<u8>, v: &Value) {
             Value::Text(s) => push_str(out, s.as_bytes()),
             Value::Array(a) => push_str(out, &a.bytes),
             Value::Record(r) => push_str(out, r),
+            Value::Uuid(u) => push_str(out, u),
+            Value::Bytes(b) => push_str(out, b),
         }
     }
 }
@@ -305,6 +307,12 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
         }
         DataType::Numeric => Value::Numeric(Numeric::parse(str_at()).unwrap_or(Numeric::ZERO)),
         DataType::Record => Value::Record(p.get(4..).unwrap_or(&[]).to_vec()),
+        DataType::Uuid => Value::Uuid(
+            p.get(4..20)
+                .and_then(|b| b.try_into().ok())
+                .unwrap_or([0; 16]),
+        ),
+        DataType::Bytea => Value::Bytes(p.get(4..).unwrap_or(&[]).to_vec()),
         // An array inside a record (arrays of arrays do not exist).
         DataType::Array(e) => Value::Array(Box::new(Array {
             elem: *e,
@@ -330,6 +338,8 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Array(x), Value::Array(y)) => compare(&x.bytes, &y.bytes, x.elem),
         (Value::Record(x), Value::Record(y)) => super::record::compare(x, y),
+        (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
+        (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
         _ => Ordering::Equal,
     }
 }

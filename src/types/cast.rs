@@ -261,6 +261,14 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             DataType::Record => Value::Record(r),
             _ => return Err(cast_error(from, to)),
         },
+        Value::Uuid(u) => match to.ty {
+            DataType::Uuid => Value::Uuid(u),
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Bytes(b) => match to.ty {
+            DataType::Bytea => Value::Bytes(b),
+            _ => return Err(cast_error(from, to)),
+        },
         Value::Array(a) => {
             let DataType::Array(elem_to) = to.ty else {
                 return Err(cast_error(from, to));

@@ -8,6 +8,7 @@
 //! `DateStyle = ISO, MDY`, `IntervalStyle = postgres` and `extra_float_digits = 1`.
 
 pub mod array;
+pub mod bytes;
 pub mod cast;
 pub mod datetime;
 pub mod json;
@@ -63,10 +64,14 @@ pub enum DataType {
     Char,
     /// `json`: JSON text kept exactly as given (checked on input; stored as text).
     Json,
+    /// `uuid`: 16 bytes, stored raw in a text vector (so byte order is its order).
+    Uuid,
+    /// `bytea`: bytes, stored raw in a text vector.
+    Bytea,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 18] = [
+const ARRAY_ELEMS: [DataType; 20] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -85,6 +90,8 @@ const ARRAY_ELEMS: [DataType; 18] = [
     DataType::Oid,
     DataType::Name,
     DataType::Char,
+    DataType::Uuid,
+    DataType::Bytea,
 ];
 
 /// The scalar types that have array types.
@@ -309,6 +316,8 @@ impl DataType {
             DataType::Name => 19,
             DataType::Char => 18,
             DataType::Json => 114,
+            DataType::Uuid => 2950,
+            DataType::Bytea => 17,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -328,6 +337,8 @@ impl DataType {
                 DataType::Oid => 1028,
                 DataType::Name => 1003,
                 DataType::Char => 1002,
+                DataType::Uuid => 2951,
+                DataType::Bytea => 1001,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -362,6 +373,8 @@ impl DataType {
             19 => DataType::Name,
             18 => DataType::Char,
             114 => DataType::Json,
+            2950 => DataType::Uuid,
+            17 => DataType::Bytea,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -386,7 +399,8 @@ impl DataType {
             | DataType::RegRole => 4,
             DataType::Name => 64,
             DataType::Char => 1,
-            DataType::Json => -1,
+            DataType::Json | DataType::Bytea => -1,
+            DataType::Uuid => 16,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -427,6 +441,8 @@ impl DataType {
             DataType::Name => "name",
             DataType::Char => "\"char\"",
             DataType::Json => "json",
+            DataType::Uuid => "uuid",
+            DataType::Bytea => "bytea",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -446,6 +462,8 @@ impl DataType {
                 DataType::Oid => "oid[]",
                 DataType::Name => "name[]",
                 DataType::Char => "\"char\"[]",
+                DataType::Uuid => "uuid[]",
+                DataType::Bytea => "bytea[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
@@ -568,6 +586,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         A::Numeric(info) | A::Decimal(info) | A::Dec(info) => numeric(info)?,
         A::Text => SqlType::new(DataType::Text),
         A::JSON => SqlType::new(DataType::Json),
+        A::Uuid => SqlType::new(DataType::Uuid),
+        A::Bytea => SqlType::new(DataType::Bytea),
         A::Regclass => SqlType::new(DataType::RegClass),
         A::Varchar(len) | A::CharacterVarying(len) | A::CharVarying(len) => {
             SqlType::with_typmod(DataType::Varchar, char_len(len, -1)?)
@@ -617,6 +637,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("name", 0) => SqlType::new(DataType::Name),
                 ("char", 0) => SqlType::new(DataType::Char),
                 ("json", 0) => SqlType::new(DataType::Json),
+                ("uuid", 0) => SqlType::new(DataType::Uuid),
+                ("bytea", 0) => SqlType::new(DataType::Bytea),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -637,6 +659,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "oid" => DataType::Oid,
                         "name" => DataType::Name,
                         "char" => DataType::Char,
+                        "uuid" => DataType::Uuid,
+                        "bytea" => DataType::Bytea,
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"

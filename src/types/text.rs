@@ -16,6 +16,8 @@ pub struct TextFormat {
     pub date_order: datetime::DateOrder,
     /// The transaction's start (UTC microseconds since 2000-01-01), for `now`/`today`.
     pub now_micros: i64,
+    /// bytea_output = 'escape'.
+    pub bytea_escape: bool,
 }
 
 impl TextFormat {
@@ -36,6 +38,7 @@ impl Default for TextFormat {
             extra_float_digits: 1,
             date_order: datetime::DateOrder::Mdy,
             now_micros: 0,
+            bytea_escape: false,
         }
     }
 }
@@ -287,6 +290,8 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Interval(v) => datetime::write_interval(out, v),
         Value::Array(a) => super::array::write_text(&a.bytes, a.elem, fmt, out),
         Value::Record(r) => super::record::write_text(r, fmt, out),
+        Value::Uuid(u) => super::bytes::write_uuid(out, u),
+        Value::Bytes(b) => super::bytes::write_bytea(out, b, fmt.bytea_escape),
     }
 }
 
@@ -398,6 +403,8 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             Value::Text(text.to_string())
         }
         DataType::Char => Value::Text(text.chars().next().map(String::from).unwrap_or_default()),
+        DataType::Uuid => Value::Uuid(super::bytes::parse_uuid(text)?),
+        DataType::Bytea => Value::Bytes(super::bytes::parse_bytea(text)?),
         DataType::Oid => Value::Int8(parse_oid(text)?),
         DataType::RegClass
         | DataType::RegType

@@ -24,6 +24,10 @@ pub enum Value {
     Array(Box<super::array::Array>),
     /// A record in its stored form (`types::record`).
     Record(Vec<u8>),
+    /// A uuid's 16 bytes.
+    Uuid([u8; 16]),
+    /// A bytea's bytes.
+    Bytes(Vec<u8>),
 }
 
 impl Value {
@@ -49,6 +53,8 @@ impl Value {
             Value::Interval(_) => DataType::Interval,
             Value::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Unknown),
             Value::Record(_) => DataType::Record,
+            Value::Uuid(_) => DataType::Uuid,
+            Value::Bytes(_) => DataType::Bytea,
         }
     }
 

@@ -136,7 +136,9 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         Data::I64(x) if !matches!(ty, DataType::Timestamp | DataType::Timestamptz) => {
             return int_cell(buf, x[i]);
         }
-        Data::Text(t) => return text_bytes_cell(buf, t.get(i)),
+        Data::Text(t) if !matches!(ty, DataType::Uuid | DataType::Bytea) => {
+            return text_bytes_cell(buf, t.get(i));
+        }
         _ => {}
     }
     let len_at = buf.len();
@@ -168,7 +170,11 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
         Data::F32(x) => text::write_f32(buf, x[i], fmt.extra_float_digits),
         Data::F64(x) => text::write_f64(buf, x[i], fmt.extra_float_digits),
         Data::Num(x) => x[i].write_text(buf),
-        Data::Text(t) => buf.extend_from_slice(t.get(i)),
+        Data::Text(t) => match ty {
+            DataType::Uuid => crate::types::bytes::write_uuid(buf, t.get(i)),
+            DataType::Bytea => crate::types::bytes::write_bytea(buf, t.get(i), fmt.bytea_escape),
+            _ => buf.extend_from_slice(t.get(i)),
+        },
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
         Data::Array(a) => array::write_text(a.blobs.get(i), a.elem, fmt, buf),
         Data::Record(t) => crate::types::record::write_text(t.get(i), fmt, buf),
@@ -260,6 +266,8 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
         Value::Interval(iv) => interval_send(buf, iv),
         Value::Array(a) => array_send(buf, &a.bytes, a.elem),
         Value::Record(r) => record_send(buf, r),
+        Value::Uuid(u) => buf.extend_from_slice(u),
+        Value::Bytes(b) => buf.extend_from_slice(b),
     }
 }
 
@@ -392,6 +400,7 @@ fn text_column(v: &Vector, ty: DataType) -> Option<TextColumn<'_>> {
         (Data::I16(x), _) => Some(TextColumn::I16(x)),
         (Data::I32(x), DataType::Int4) => Some(TextColumn::I32(x)),
         (Data::I64(x), DataType::Int8) => Some(TextColumn::I64(x)),
+        (Data::Text(_), DataType::Uuid | DataType::Bytea) => None,
         (Data::Text(t), _) => Some(TextColumn::Text(t)),
         (Data::I32(x), DataType::Date) => Some(TextColumn::Date(x)),
         _ => None,
@@ -785,6 +794,8 @@ pub fn decode_param(
             fixed(8)?.try_into().map_err(|_| bad_binary(index))?,
         )),
         DataType::Array(_) => array_recv(b, ty, index, fmt)?,
+        DataType::Uuid => Value::Uuid(fixed(16)?.try_into().map_err(|_| bad_binary(index))?),
+        DataType::Bytea => Value::Bytes(b.to_vec()),
         DataType::Record => {
             return Err(Error::feature_not_supported(
                 "binary input of anonymous records",

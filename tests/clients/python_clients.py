@@ -513,6 +513,55 @@ def _():
     b.close()
 
 
+@check("uuid and bytea through psycopg2, psycopg 3 (text and binary) and asyncpg")
+def _():
+    import uuid
+    import psycopg2.extras
+    ids = [uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), uuid.UUID(int=0),
+           uuid.UUID("ffffffff-ffff-ffff-ffff-ffffffffffff")]
+    blobs = [b"\x00\x01\xfe\xff", b"", b"plain \\ text"]
+    setup = "DROP TABLE IF EXISTS {t}; CREATE TABLE {t} (id uuid PRIMARY KEY, b bytea, ids uuid[])"
+    # psycopg2: uuid adapted once registered, bytea as memoryview.
+    psycopg2.extras.register_uuid()
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="tu2"))
+    for u, b in zip(ids, blobs):
+        cur.execute("INSERT INTO tu2 VALUES (%s, %s, %s)", (u, psycopg2.Binary(b), [u, u]))
+    cur.execute("SELECT id, b, ids FROM tu2 ORDER BY id")
+    got = [(r[0], bytes(r[1]), r[2]) for r in cur.fetchall()]
+    same(got, sorted([(u, b, [u, u]) for u, b in zip(ids, blobs)]), "psycopg2 rows")
+    cur.execute("SELECT gen_random_uuid()")
+    assert isinstance(cur.fetchone()[0], uuid.UUID)
+    conn.commit()
+    conn.close()
+    # psycopg 3: both formats.
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute(setup.format(t="tu3"))
+        with conn.cursor() as cur:
+            for u, b in zip(ids, blobs):
+                cur.execute("INSERT INTO tu3 VALUES (%s, %s, %s)", (u, b, [u, u]))
+        conn.commit()
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as cur:
+                cur.execute("SELECT id, b, ids FROM tu3 WHERE id = %s", (ids[0],))
+                same(cur.fetchone(), (ids[0], blobs[0], [ids[0], ids[0]]), f"psycopg 3 binary={binary}")
+                cur.execute("SELECT b FROM tu3 WHERE b = %s", (blobs[2],))
+                same(cur.fetchone(), (blobs[2],), f"psycopg 3 bytea parameter binary={binary}")
+
+    # asyncpg: binary protocol throughout.
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(setup.format(t="tua"))
+        await conn.executemany("INSERT INTO tua VALUES ($1, $2, $3)",
+                               [(u, b, [u]) for u, b in zip(ids, blobs)])
+        rows = await conn.fetch("SELECT id, b, ids FROM tua ORDER BY id")
+        same([(r[0], r[1], r[2]) for r in rows], sorted([(u, b, [u]) for u, b in zip(ids, blobs)]),
+             "asyncpg rows")
+        await conn.close()
+    asyncio.run(run())
+
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

@@ -758,6 +758,18 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("json_recv", 323),
             ("json_send", 324),
         ],
+        D::Uuid => [
+            ("uuid_in", 2952),
+            ("uuid_out", 2953),
+            ("uuid_recv", 2961),
+            ("uuid_send", 2962),
+        ],
+        D::Bytea => [
+            ("byteain", 1244),
+            ("byteaout", 31),
+            ("bytearecv", 2412),
+            ("byteasend", 2413),
+        ],
     })
 }
 

@@ -29,6 +29,8 @@ pub fn type_name(t: DataType) -> String {
         match t {
             DataType::Bool => "bool",
             DataType::Json => "json",
+            DataType::Uuid => "uuid",
+            DataType::Bytea => "bytea",
             DataType::Int2 => "int2",
             DataType::Int4 => "int4",
             DataType::Int8 => "int8",
@@ -84,6 +86,9 @@ pub(super) fn type_shape(
         DataType::Record => (-1, false, "d", "x", "P", false),
         DataType::Name => (64, false, "c", "p", "S", false),
         DataType::Char => (1, true, "c", "p", "Z", false),
+        DataType::Json => (-1, false, "i", "x", "U", false),
+        DataType::Uuid => (16, false, "c", "p", "U", false),
+        DataType::Bytea => (-1, false, "i", "x", "U", false),
         t if t.is_oid() => (4, true, "i", "p", "N", t == DataType::Oid),
         DataType::Array(_) => (-1, false, "i", "x", "A", false),
         _ => (-2, false, "c", "p", "X", false),

@@ -493,6 +493,17 @@ impl Binder<'_> {
                 let [a, d] = args.as_mut_slice() else {
                     return Err(missing());
                 };
+                // string_agg(bytea, bytea).
+                let bytes = |t: DataType| matches!(t, DataType::Bytea | DataType::Unknown);
+                if t(a) == DataType::Bytea && bytes(t(d)) {
+                    let bytea = SqlType::new(DataType::Bytea);
+                    let a = std::mem::replace(a, Expr::literal_bool(true));
+                    let d = self.coerce(std::mem::replace(d, Expr::literal_bool(true)), bytea)?;
+                    return Ok(AggCall {
+                        extra: vec![d],
+                        ..AggCall::simple(func, Some(a), bytea)
+                    });
+                }
                 if !(t(a).is_string() || t(a) == DataType::Unknown)
                     || !(t(d).is_string() || t(d) == DataType::Unknown)
                 {
@@ -610,7 +621,13 @@ impl Binder<'_> {
             ) => NUMERIC,
             (AggFunc::Avg, Some(DataType::Float4 | DataType::Float8)) => FLOAT8,
             (AggFunc::Avg, Some(DataType::Interval)) => SqlType::new(DataType::Interval),
-            (AggFunc::Min | AggFunc::Max, Some(t)) if t != DataType::Bool => {
+            // PostgreSQL 15 has no min/max of boolean, json, uuid or bytea.
+            (AggFunc::Min | AggFunc::Max, Some(t))
+                if !matches!(
+                    t,
+                    DataType::Bool | DataType::Json | DataType::Uuid | DataType::Bytea
+                ) =>
+            {
                 let t = arg_ty.unwrap_or(TEXT);
                 SqlType::new(if t.ty == DataType::Varchar {
                     DataType::Varchar

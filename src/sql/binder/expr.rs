@@ -537,6 +537,22 @@ impl Binder<'_> {
                 let zone = self.bind_expr(time_zone, scope)?;
                 self.bind_datetime_function("timezone", vec![zone, ts])
             }
+            A::Expr::Overlay {
+                expr,
+                overlay_what,
+                overlay_from,
+                overlay_for,
+            } => {
+                let mut args = vec![
+                    self.bind_expr(expr, scope)?,
+                    self.bind_expr(overlay_what, scope)?,
+                    self.bind_expr(overlay_from, scope)?,
+                ];
+                if let Some(f) = overlay_for {
+                    args.push(self.bind_expr(f, scope)?);
+                }
+                self.bind_scalar_function("overlay", args)
+            }
             A::Expr::Position { expr, r#in } => {
                 let needle = self.bind_expr(expr, scope)?;
                 let hay = self.bind_expr(r#in, scope)?;
@@ -771,6 +787,16 @@ impl Binder<'_> {
             )
         };
         let (xt, pt) = (x.ty().ty, p.ty().ty);
+        // bytea LIKE bytea (no ILIKE).
+        if !ci && xt == DataType::Bytea && matches!(pt, DataType::Bytea | DataType::Unknown) {
+            let p = self.coerce(p, SqlType::new(DataType::Bytea))?;
+            return Ok(Expr::Like {
+                expr: Box::new(x),
+                pattern: Box::new(p),
+                negated,
+                case_insensitive: false,
+            });
+        }
         if !textual(xt) || !textual(pt) {
             let op = match (ci, negated) {
                 (false, false) => "~~",
@@ -1128,6 +1154,19 @@ impl Binder<'_> {
             let (lt, rt) = (l.ty().ty, r.ty().ty);
             if lt.is_array() || rt.is_array() {
                 return self.bind_array_concat(l, r);
+            }
+            // bytea || bytea (an untyped literal taking the other side's type).
+            let bytes = |t: D| matches!(t, D::Bytea | D::Unknown);
+            if (lt == D::Bytea || rt == D::Bytea) && bytes(lt) && bytes(rt) {
+                let bytea = SqlType::new(D::Bytea);
+                let l = self.coerce(l, bytea)?;
+                let r = self.coerce(r, bytea)?;
+                return Ok(Expr::Binary {
+                    op,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    ty: bytea,
+                });
             }
             if !(lt.is_string() || rt.is_string()) {
                 return Err(no_operator(lt, "||", rt));

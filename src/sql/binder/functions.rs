@@ -469,6 +469,9 @@ impl Binder<'_> {
         if is_array_function(name) {
             return self.bind_array_function(name, args);
         }
+        if let Some(call) = self.bind_bytea_function(name, &args)? {
+            return Ok(call);
+        }
         if matches!(
             name,
             "extract" | "date_part" | "date_trunc" | "age" | "timezone"
@@ -586,7 +589,7 @@ impl Binder<'_> {
                     NUMERIC,
                 )
             }
-            ("ceil" | "ceiling" | "floor", [t])
+            ("ceil" | "ceiling" | "floor" | "sign", [t])
                 if t.numeric_rank().is_some() || *t == D::Unknown =>
             {
                 let t = if *t == D::Numeric {
@@ -596,10 +599,10 @@ impl Binder<'_> {
                 };
                 let args = self.coerce_all(args, SqlType::new(t))?;
                 (
-                    if name == "floor" {
-                        Func::Floor
-                    } else {
-                        Func::Ceil
+                    match name {
+                        "floor" => Func::Floor,
+                        "sign" => Func::Sign,
+                        _ => Func::Ceil,
                     },
                     args,
                     SqlType::new(t),
@@ -800,6 +803,115 @@ impl Binder<'_> {
             _ => return Err(not_found()),
         };
         Ok(Expr::Func { func, args, ty })
+    }
+}
+
+impl Binder<'_> {
+    /// The bytea functions, and the bytea forms of functions text has too (`length`,
+    /// `substring`, `md5`, `btrim`…): None when `name` with these arguments is not one.
+    fn bind_bytea_function(&mut self, name: &str, args: &[Expr]) -> Result<Option<Expr>> {
+        use DataType as D;
+        let types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        let first_bytea = types.first() == Some(&D::Bytea);
+        let bytea = SqlType::new(D::Bytea);
+        let (func, params, result): (Func, &[SqlType], SqlType) = match (name, types.as_slice()) {
+            ("length" | "octet_length", [D::Bytea]) => (Func::ByteaLength, &[], INT4),
+            ("length", [D::Bytea, _]) => (Func::ByteaEncodedLength, &[TEXT], INT4),
+            ("bit_length", [D::Bytea]) => (Func::ByteaBitLength, &[], INT4),
+            ("substr" | "substring", [D::Bytea, _] | [D::Bytea, _, _]) => {
+                (Func::ByteaSubstr, &[INT4, INT4], bytea)
+            }
+            ("strpos", [D::Bytea, D::Bytea | D::Unknown]) => (Func::ByteaPosition, &[], INT4),
+            ("get_byte", [D::Bytea, _]) => (Func::GetByte, &[INT4], INT4),
+            ("set_byte", [D::Bytea, _, _]) => (Func::SetByte, &[INT4, INT4], bytea),
+            ("get_bit", [D::Bytea, _]) => (Func::GetBit, &[INT8], INT4),
+            ("set_bit", [D::Bytea, _, _]) => (Func::SetBit, &[INT8, INT4], bytea),
+            ("encode", [D::Bytea | D::Unknown, _]) => (Func::Encode, &[TEXT], TEXT),
+            ("decode", [_, _]) => (Func::Decode, &[TEXT, TEXT], bytea),
+            ("convert_to", [_, _]) => (Func::ConvertTo, &[TEXT, TEXT], bytea),
+            ("convert_from", [D::Bytea | D::Unknown, _]) => (Func::ConvertFrom, &[TEXT], TEXT),
+            ("convert", [D::Bytea | D::Unknown, _, _]) => (Func::Convert, &[TEXT, TEXT], bytea),
+            ("byteacmp", [D::Bytea | D::Unknown, D::Bytea | D::Unknown]) => {
+                (Func::BytesCmp, &[bytea], INT4)
+            }
+            ("uuid_cmp", [D::Uuid | D::Unknown, D::Uuid | D::Unknown]) => {
+                let uuid = SqlType::new(D::Uuid);
+                let args = args
+                    .iter()
+                    .map(|a| self.coerce(a.clone(), uuid))
+                    .collect::<Result<Vec<_>>>()?;
+                return Ok(Some(Expr::Func {
+                    func: Func::BytesCmp,
+                    args,
+                    ty: INT4,
+                }));
+            }
+            ("md5", [D::Bytea]) => (Func::ByteaMd5, &[], TEXT),
+            ("sha224" | "sha256" | "sha384" | "sha512", [D::Bytea | D::Unknown]) => {
+                let f = match name {
+                    "sha224" => Func::Sha224,
+                    "sha256" => Func::Sha256,
+                    "sha384" => Func::Sha384,
+                    _ => Func::Sha512,
+                };
+                (f, &[], bytea)
+            }
+            (
+                "overlay",
+                [D::Bytea, D::Bytea | D::Unknown, _] | [D::Bytea, D::Bytea | D::Unknown, _, _],
+            ) => (Func::Overlay(true), &[INT4, INT4], bytea),
+            ("overlay", [a, b, _] | [a, b, _, _])
+                if (a.is_string() || *a == D::Unknown) && (b.is_string() || *b == D::Unknown) =>
+            {
+                (Func::Overlay(false), &[INT4, INT4], TEXT)
+            }
+            ("btrim" | "ltrim" | "rtrim", [D::Bytea, D::Bytea | D::Unknown]) => {
+                let f = match name {
+                    "btrim" => Func::ByteaTrim(0),
+                    "ltrim" => Func::ByteaTrim(1),
+                    _ => Func::ByteaTrim(2),
+                };
+                (f, &[], bytea)
+            }
+            _ => return Ok(None),
+        };
+        // The first argument is the bytea (or text, for decode and convert_to); the
+        // others take `params`' types.
+        let mut out = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            let target = if k == 0 {
+                match func {
+                    Func::Decode | Func::ConvertTo | Func::Overlay(false) => TEXT,
+                    _ => bytea,
+                }
+            } else {
+                match (func, k) {
+                    (Func::ByteaPosition | Func::ByteaTrim(_) | Func::Overlay(true), 1) => bytea,
+                    (Func::Overlay(false), 1) => TEXT,
+                    (Func::Overlay(_), _) => INT4,
+                    _ => params.get(k - 1).copied().unwrap_or(TEXT),
+                }
+            };
+            let t = a.ty().ty;
+            let fits = t == target.ty
+                || t == D::Unknown
+                || (target.ty == D::Text && t.is_string())
+                || (target.ty.is_integer() && t.is_integer());
+            if !fits {
+                return Ok(None);
+            }
+            out.push(if t == target.ty {
+                a.clone()
+            } else {
+                self.coerce(a.clone(), target)?
+            });
+        }
+        let _ = first_bytea;
+        Ok(Some(Expr::Func {
+            func,
+            args: out,
+            ty: result,
+        }))
     }
 }
 
