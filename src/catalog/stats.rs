@@ -149,7 +149,12 @@ fn as_number(v: &Vector, i: usize) -> Option<f64> {
         Data::F32(x) => x[i] as f64,
         Data::F64(x) => x[i],
         Data::Num(x) => x[i].to_f64().ok()?,
-        Data::Bool(_) | Data::Text(_) | Data::Interval(_) | Data::Array(_) | Data::Record(_) => {
+        Data::Bool(_)
+        | Data::Text(_)
+        | Data::Interval(_)
+        | Data::Array(_)
+        | Data::Record(_)
+        | Data::Jsonb(_) => {
             return None;
         }
     })

@@ -53,6 +53,11 @@ pub enum General {
         elems: Vec<u8>,
         shape: Option<Vec<crate::types::array::Dim>>,
     },
+    /// jsonb_agg: the elements so far (jsonb); jsonb_object_agg: the members.
+    JsonbItems(Option<Vec<Vec<u8>>>),
+    JsonbMembers(Option<Vec<(String, Vec<u8>)>>),
+    /// json_agg and json_object_agg: the text so far, open at the end.
+    JsonText(Option<String>),
     /// The values of an ordered-set aggregate, in order, and its fraction.
     Values {
         values: Vec<Value>,
@@ -75,6 +80,9 @@ impl General {
                 elems: Vec::new(),
                 shape: None,
             },
+            AggFunc::JsonbAgg => General::JsonbItems(None),
+            AggFunc::JsonbObjectAgg => General::JsonbMembers(None),
+            AggFunc::JsonAgg | AggFunc::JsonObjectAgg => General::JsonText(None),
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
                 if matches!(arg_ty, DataType::Float4 | DataType::Float8) {
                     General::VarFloat {
@@ -225,6 +233,57 @@ impl General {
                 *count += 1;
                 crate::types::array::push_value(elems, &arg.value(i, ty));
             }
+            General::JsonbItems(items) => {
+                let item = match arg.value(i, DataType::Jsonb) {
+                    Value::Jsonb(b) => b,
+                    _ => crate::types::jsonb::null(),
+                };
+                items.get_or_insert_with(Vec::new).push(item);
+            }
+            General::JsonbMembers(members) => {
+                let key = json_key(arg, i)?;
+                let value = match extra.first().map(|v| v.value(i, DataType::Jsonb)) {
+                    Some(Value::Jsonb(b)) => b,
+                    _ => crate::types::jsonb::null(),
+                };
+                members.get_or_insert_with(Vec::new).push((key, value));
+            }
+            General::JsonText(acc) if ty == DataType::Text => {
+                // json_object_agg: `{ "k" : v, … }`, duplicates kept.
+                let key = json_key(arg, i)?;
+                let s = match acc {
+                    None => acc.insert(String::from("{ ")),
+                    Some(s) => {
+                        s.push_str(", ");
+                        s
+                    }
+                };
+                crate::types::json::quote(&key, s);
+                s.push_str(" : ");
+                match extra.first().map(|v| v.value(i, DataType::Json)) {
+                    Some(Value::Text(v)) => s.push_str(&v),
+                    _ => s.push_str("null"),
+                }
+            }
+            General::JsonText(acc) => {
+                let s = match acc {
+                    None => acc.insert(String::from("[")),
+                    Some(s) => {
+                        s.push_str(", ");
+                        if matches!(
+                            extra.first().map(|e| e.value(i, DataType::Bool)),
+                            Some(Value::Bool(true))
+                        ) {
+                            s.push_str("\n ");
+                        }
+                        s
+                    }
+                };
+                match arg.value(i, DataType::Json) {
+                    Value::Text(v) => s.push_str(&v),
+                    _ => s.push_str("null"),
+                }
+            }
             General::VarFloat { n, sx, sxx } => {
                 let Some(x) = float_at(arg, i) else {
                     return Ok(());
@@ -347,6 +406,19 @@ impl General {
                 bytes.extend_from_slice(elems);
                 Value::Array(Box::new(crate::types::array::Array { elem, bytes }))
             }
+            General::JsonbItems(items) => match items {
+                Some(items) => Value::Jsonb(crate::types::jsonb::array(items)),
+                None => Value::Null,
+            },
+            General::JsonbMembers(members) => match members {
+                Some(m) => Value::Jsonb(crate::types::jsonb::object(m.clone())),
+                None => Value::Null,
+            },
+            General::JsonText(acc) => match acc {
+                Some(s) if func == AggFunc::JsonObjectAgg => Value::Text(format!("{s} }}")),
+                Some(s) => Value::Text(format!("{s}]")),
+                None => Value::Null,
+            },
             General::VarFloat { n, sxx, .. } => {
                 let (samp, root) = variance_kind(func);
                 if *n == 0.0 || (samp && *n <= 1.0) {
@@ -372,6 +444,14 @@ impl General {
             } => regr_final(func, *n, *sx, *sy, *sxx, *syy, *sxy),
             General::Values { values, fraction } => ordered_final(func, values, *fraction, ty)?,
         })
+    }
+}
+
+/// A json object aggregate's key: NULL is an error.
+fn json_key(arg: &Vector, i: usize) -> Result<String> {
+    match arg.value(i, DataType::Text) {
+        Value::Text(k) => Ok(k.to_string()),
+        _ => Err(Error::new("22023", "field name must not be null")),
     }
 }
 

@@ -957,7 +957,12 @@ fn gather(
         let grp = grp as usize;
         if call.distinct {
             let Some(a) = &input.arg else { continue };
-            if a.is_null(i) && call.func != AggFunc::ArrayAgg {
+            if a.is_null(i)
+                && !matches!(
+                    call.func,
+                    AggFunc::ArrayAgg | AggFunc::JsonAgg | AggFunc::JsonbAgg
+                )
+            {
                 continue;
             }
             key.clear();
@@ -994,6 +999,7 @@ fn vector_type(v: &Vector) -> DataType {
         Data::Interval(_) => DataType::Interval,
         Data::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Text),
         Data::Record(_) => DataType::Record,
+        Data::Jsonb(_) => DataType::Jsonb,
     }
 }
 

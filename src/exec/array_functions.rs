@@ -42,7 +42,7 @@ fn push_element(out: &mut Vec<u8>, v: &Vector, i: usize) {
             out.extend_from_slice(&x[i].micros.to_le_bytes());
         }
         Data::Array(a) => str_payload(out, a.blobs.get(i)),
-        Data::Record(t) => str_payload(out, t.get(i)),
+        Data::Record(t) | Data::Jsonb(t) => str_payload(out, t.get(i)),
     }
 }
 

@@ -40,6 +40,7 @@ pub fn compare_rows(a: &Data, i: usize, b: &Data, j: usize) -> Ordering {
             crate::types::array::compare(x.blobs.get(i), y.blobs.get(j), x.elem)
         }
         (Data::Record(x), Data::Record(y)) => crate::types::record::compare(x.get(i), y.get(j)),
+        (Data::Jsonb(x), Data::Jsonb(y)) => crate::types::jsonb::compare(x.get(i), y.get(j)),
         _ => Ordering::Equal,
     }
 }

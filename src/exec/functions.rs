@@ -690,6 +690,32 @@ pub fn eval_function(
             sequence_call(func, &vs, by_oid, n, ctx)?
         }
         Func::SequenceLastValue | Func::SequenceIsCalled => sequence_state(func, &vs, n, ctx)?,
+        Func::JsonField { .. }
+        | Func::JsonIndex { .. }
+        | Func::JsonPath { .. }
+        | Func::JsonbContains
+        | Func::JsonbContained
+        | Func::JsonbExists
+        | Func::JsonbExistsAny
+        | Func::JsonbExistsAll
+        | Func::JsonbConcat
+        | Func::JsonbDelete
+        | Func::JsonbDeleteIndex
+        | Func::JsonbDeleteKeys
+        | Func::JsonbDeletePath
+        | Func::JsonTypeof { .. }
+        | Func::JsonArrayLength { .. }
+        | Func::JsonbBuild { .. }
+        | Func::ToJson { .. }
+        | Func::JsonStripNulls { .. }
+        | Func::JsonbPretty
+        | Func::RowToJson
+        | Func::JsonbSet { .. }
+        | Func::JsonbInsert
+        | Func::JsonbObject { .. } => {
+            let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+            super::json_functions::eval(func, &vs, &types, n, ctx)?
+        }
         Func::GenRandomUuid
         | Func::ByteaLength
         | Func::ByteaEncodedLength
@@ -941,7 +967,12 @@ fn json_build(
 
 /// One value as JSON (PostgreSQL's datum_to_json): numbers and booleans bare, json as
 /// it is, arrays as JSON arrays, dates and timestamps in ISO 8601, the rest as strings.
-fn json_value(value: &Value, ty: DataType, fmt: &crate::types::text::TextFormat, s: &mut String) {
+pub(crate) fn json_value(
+    value: &Value,
+    ty: DataType,
+    fmt: &crate::types::text::TextFormat,
+    s: &mut String,
+) {
     let text = |v: &Value| {
         let mut b = Vec::new();
         crate::types::text::write_value(&mut b, v, fmt);
@@ -951,6 +982,7 @@ fn json_value(value: &Value, ty: DataType, fmt: &crate::types::text::TextFormat,
         (Value::Null, _) => s.push_str("null"),
         (Value::Bool(b), _) => s.push_str(if *b { "true" } else { "false" }),
         (Value::Text(t), DataType::Json) => s.push_str(t),
+        (Value::Jsonb(b), _) => s.push_str(&crate::types::jsonb::to_text(b)),
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_), _) => {
             s.push_str(&text(value))
         }
@@ -964,15 +996,11 @@ fn json_value(value: &Value, ty: DataType, fmt: &crate::types::text::TextFormat,
         }
         (Value::Array(a), DataType::Array(elem)) => {
             let view = crate::types::array::View::new(&a.bytes, *elem);
-            s.push('[');
-            for (k, e) in view.values().iter().enumerate() {
-                if k > 0 {
-                    s.push(',');
-                }
-                json_value(e, *elem, fmt, s);
-            }
-            s.push(']');
+            let dims: Vec<usize> = view.dims().iter().map(|d| d.len.max(0) as usize).collect();
+            let values = view.values();
+            json_array_dims(&values, &dims, *elem, fmt, s);
         }
+        (Value::Record(r), _) => json_record(r, None, fmt, s),
         (Value::Timestamp(_), _) => {
             crate::types::json::quote(&text(value).replacen(' ', "T", 1), s);
         }
@@ -989,6 +1017,58 @@ fn json_value(value: &Value, ty: DataType, fmt: &crate::types::text::TextFormat,
         }
         _ => crate::types::json::quote(&text(value), s),
     }
+}
+
+/// An array's elements as nested json arrays, one level per dimension (PostgreSQL's
+/// array_to_json).
+fn json_array_dims(
+    values: &[Value],
+    dims: &[usize],
+    elem: DataType,
+    fmt: &crate::types::text::TextFormat,
+    s: &mut String,
+) {
+    let Some((&outer, inner)) = dims.split_first() else {
+        s.push_str("[]");
+        return;
+    };
+    let step: usize = inner.iter().product();
+    s.push('[');
+    for k in 0..outer {
+        if k > 0 {
+            s.push(',');
+        }
+        if inner.is_empty() {
+            json_value(values.get(k).unwrap_or(&Value::Null), elem, fmt, s);
+        } else {
+            let part = values.get(k * step..(k + 1) * step).unwrap_or(&[]);
+            json_array_dims(part, inner, elem, fmt, s);
+        }
+    }
+    s.push(']');
+}
+
+/// A record as a json object: fields named by `names` (a blessed record type's), else
+/// f1, f2 … as PostgreSQL names an anonymous record's.
+pub(crate) fn json_record(
+    bytes: &[u8],
+    names: Option<&[(&str, DataType)]>,
+    fmt: &crate::types::text::TextFormat,
+    s: &mut String,
+) {
+    s.push('{');
+    for (k, (t, v)) in crate::types::record::values(bytes).into_iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        match names.and_then(|n| n.get(k)) {
+            Some((name, _)) => crate::types::json::quote(name, s),
+            None => crate::types::json::quote(&format!("f{}", k + 1), s),
+        }
+        s.push(':');
+        json_value(&v, t, fmt, s);
+    }
+    s.push('}');
 }
 
 /// set_config(name, value, is_local): the parameter must exist; the session applies

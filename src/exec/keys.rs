@@ -31,6 +31,7 @@ pub fn encode(v: &Vector, i: usize, out: &mut Vec<u8>) {
         Data::Interval(x) => out.extend_from_slice(&x[i].sort_key().to_le_bytes()),
         Data::Array(a) => crate::types::array::write_key(a.blobs.get(i), a.elem, out),
         Data::Record(t) => crate::types::record::write_key(t.get(i), out),
+        Data::Jsonb(t) => crate::types::jsonb::write_key(t.get(i), out),
     }
 }
 

@@ -18,6 +18,7 @@ pub mod functions;
 pub mod index_scan;
 pub mod instrument;
 pub mod join;
+pub mod json_functions;
 pub mod keyfilter;
 pub mod keys;
 pub mod lock_rows;
@@ -121,11 +122,16 @@ fn build_op(plan: &Plan, inst: &mut Instrumentation) -> BoxedOperator {
             ordinality,
         } => Box::new(ops::SeriesOp::new(args.clone(), types[0], *ordinality)),
         Op::GenerateSeries {
+            func,
             args,
             types,
             ordinality,
-            ..
-        } => Box::new(ops::UnnestOp::new(args.clone(), types.clone(), *ordinality)),
+        } => Box::new(ops::UnnestOp::new(
+            *func,
+            args.clone(),
+            types.clone(),
+            *ordinality,
+        )),
         Op::Filter { input, predicate } => Box::new(ops::FilterOp {
             input: build_with(input, inst),
             predicate: predicate.clone(),

@@ -498,6 +498,8 @@ impl Operator for SeriesOp {
 /// `unnest(array, …)` in FROM: the arrays' elements side by side (shorter arrays padded
 /// with NULL), a batch at a time.
 pub struct UnnestOp {
+    /// Unnest, or a json set function (`exec::json_functions::set_rows`).
+    func: TableFunc,
     args: Vec<Expr>,
     types: Vec<SqlType>,
     ordinality: bool,
@@ -507,8 +509,14 @@ pub struct UnnestOp {
 }
 
 impl UnnestOp {
-    pub fn new(args: Vec<Expr>, types: Vec<SqlType>, ordinality: bool) -> UnnestOp {
+    pub fn new(
+        func: TableFunc,
+        args: Vec<Expr>,
+        types: Vec<SqlType>,
+        ordinality: bool,
+    ) -> UnnestOp {
         UnnestOp {
+            func,
             args,
             types,
             ordinality,
@@ -521,6 +529,49 @@ impl UnnestOp {
 impl Operator for UnnestOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         ctx.check_interrupt()?;
+        if self.elements.is_none()
+            && matches!(self.func, TableFunc::Json(_) | TableFunc::JsonRecord { .. })
+        {
+            let args = self
+                .args
+                .iter()
+                .map(|a| eval_constant(a, ctx))
+                .collect::<Result<Vec<Value>>>()?;
+            let doc = args.first().unwrap_or(&Value::Null);
+            let columns = match self.func {
+                TableFunc::JsonRecord { set, .. } => {
+                    let width = self.types.len() - usize::from(self.ordinality);
+                    let keys = match args.get(1) {
+                        Some(Value::Array(a)) => crate::types::array::View::new(&a.bytes, a.elem)
+                            .values()
+                            .into_iter()
+                            .map(|v| match v {
+                                Value::Text(t) => t,
+                                _ => String::new(),
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    let name = self.func.name();
+                    super::json_functions::record_rows(
+                        name,
+                        set,
+                        doc,
+                        &keys,
+                        &self.types[..width],
+                        ctx,
+                    )?
+                }
+                TableFunc::Json(kind) => super::json_functions::set_rows(kind, doc)?,
+                _ => Vec::new(),
+            };
+            let held: usize = columns
+                .iter()
+                .map(|c| c.len() * std::mem::size_of::<Value>())
+                .sum();
+            ctx.charge_memory(held)?;
+            self.elements = Some(columns);
+        }
         if self.elements.is_none() {
             let mut arrays = Vec::with_capacity(self.args.len());
             for arg in &self.args {
@@ -637,7 +688,30 @@ fn row_set(call: &SrfCall, args: &[Vector], i: usize) -> Result<RowSet> {
                 .collect(),
             _ => Vec::new(),
         })),
-        TableFunc::System(_) => Ok(RowSet::Values(Vec::new())),
+        TableFunc::System(_) | TableFunc::JsonRecord { .. } => Ok(RowSet::Values(Vec::new())),
+        TableFunc::Json(kind) => {
+            let doc = args
+                .first()
+                .map_or(Value::Null, |a| a.value(i, call.args[0].ty().ty));
+            let mut columns = super::json_functions::set_rows(kind, &doc)?;
+            if columns.len() == 1 {
+                return Ok(RowSet::Values(columns.pop().unwrap_or_default()));
+            }
+            // Several columns (jsonb_each): each row one record of them.
+            let types: Vec<DataType> = kind.columns().iter().map(|c| c.1).collect();
+            let n = columns.first().map_or(0, Vec::len);
+            let rows = (0..n)
+                .map(|r| {
+                    let fields: Vec<(DataType, Value)> = columns
+                        .iter_mut()
+                        .zip(&types)
+                        .map(|(c, &t)| (t, std::mem::replace(&mut c[r], Value::Null)))
+                        .collect();
+                    Value::Record(crate::types::record::build(&fields))
+                })
+                .collect();
+            Ok(RowSet::Values(rows))
+        }
         TableFunc::GenerateSeries => {
             let int = |k: usize| {
                 args.get(k)

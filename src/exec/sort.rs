@@ -236,7 +236,9 @@ pub fn normalize_value(
             }
             out.push(0);
         }
-        Data::Num(_) | Data::Interval(_) | Data::Array(_) | Data::Record(_) => return false,
+        Data::Num(_) | Data::Interval(_) | Data::Array(_) | Data::Record(_) | Data::Jsonb(_) => {
+            return false;
+        }
     }
     if desc {
         for b in &mut out[start + 1..] {

@@ -95,6 +95,8 @@ pub enum Data {
     Array(ArrayVec),
     /// records (`types::record`), one byte string per row
     Record(TextVec),
+    /// jsonb (`types::jsonb`), one byte string per row
+    Jsonb(TextVec),
 }
 
 #[derive(Clone, Debug)]
@@ -120,6 +122,7 @@ macro_rules! each_data {
                 $tbody
             }
             Data::Record($t) => $tbody,
+            Data::Jsonb($t) => $tbody,
         }
     };
 }
@@ -158,6 +161,7 @@ impl Vector {
                 blobs: TextVec::with_capacity(rows),
             }),
             DataType::Record => Data::Record(TextVec::with_capacity(rows)),
+            DataType::Jsonb => Data::Jsonb(TextVec::with_capacity(rows)),
         };
         Vector { data, nulls: None }
     }
@@ -222,6 +226,7 @@ impl Vector {
             Data::Interval(v) => v.push(Interval::default()),
             Data::Array(a) => a.blobs.push(b""),
             Data::Record(t) => t.push(b""),
+            Data::Jsonb(t) => t.push(&[crate::types::jsonb::NULL]),
         }
         self.push_valid_flag(true);
     }
@@ -232,6 +237,7 @@ impl Vector {
             Data::Text(t) => t.push(bytes),
             Data::Array(a) => a.blobs.push(bytes),
             Data::Record(t) => t.push(bytes),
+            Data::Jsonb(t) => t.push(bytes),
             _ => {
                 debug_assert!(false, "push_blob on a fixed-width vector");
                 return self.push_null();
@@ -258,6 +264,7 @@ impl Vector {
             (Data::Interval(v), Value::Interval(x)) => v.push(*x),
             (Data::Array(a), Value::Array(x)) => a.blobs.push(&x.bytes),
             (Data::Record(t), Value::Record(x)) => t.push(x),
+            (Data::Jsonb(t), Value::Jsonb(x)) => t.push(x),
             (Data::Text(t), Value::Uuid(x)) => t.push(x),
             (Data::Text(t), Value::Bytes(x)) => t.push(x),
             // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
@@ -303,6 +310,7 @@ impl Vector {
                 bytes: a.blobs.get(i).to_vec(),
             })),
             Data::Record(t) => Value::Record(t.get(i).to_vec()),
+            Data::Jsonb(t) => Value::Jsonb(t.get(i).to_vec()),
         }
     }
 
@@ -328,6 +336,7 @@ impl Vector {
                 blobs: empty_strings(),
             }),
             Data::Record(_) => Data::Record(empty_strings()),
+            Data::Jsonb(_) => Data::Jsonb(empty_strings()),
         };
         Vector {
             data,
@@ -382,6 +391,7 @@ impl Vector {
                 blobs: gather_text(&a.blobs, sel),
             }),
             Data::Record(t) => Data::Record(gather_text(t, sel)),
+            Data::Jsonb(t) => Data::Jsonb(gather_text(t, sel)),
         };
         let nulls = self
             .nulls
@@ -430,13 +440,13 @@ impl Vector {
             Data::F64(_) => typed!(F64, |x: &f64| *x),
             Data::Num(_) => typed!(Num, |x: &Numeric| x.clone()),
             Data::Interval(_) => typed!(Interval, |x: &Interval| *x),
-            Data::Array(_) | Data::Record(_) => {
+            Data::Array(_) | Data::Record(_) | Data::Jsonb(_) => {
                 let empty = TextVec::default();
                 let parts: Vec<&TextVec> = sources
                     .iter()
                     .map(|s| match &s.data {
                         Data::Array(t) => &t.blobs,
-                        Data::Record(t) => t,
+                        Data::Record(t) | Data::Jsonb(t) => t,
                         _ => &empty,
                     })
                     .collect();
@@ -450,6 +460,7 @@ impl Vector {
                         elem: a.elem,
                         blobs: out,
                     }),
+                    Data::Jsonb(_) => Data::Jsonb(out),
                     _ => Data::Record(out),
                 }
             }
@@ -526,6 +537,7 @@ impl Vector {
                 blobs: slice_text(&a.blobs, start, end),
             }),
             Data::Record(t) => Data::Record(slice_text(t, start, end)),
+            Data::Jsonb(t) => Data::Jsonb(slice_text(t, start, end)),
         };
         let nulls = self.nulls.as_ref().and_then(|n| {
             let part = &n[start..end];
@@ -551,6 +563,7 @@ impl Vector {
             (Data::Text(a), Data::Text(b)) => a.push(b.get(i)),
             (Data::Array(a), Data::Array(b)) => a.blobs.push(b.blobs.get(i)),
             (Data::Record(a), Data::Record(b)) => a.push(b.get(i)),
+            (Data::Jsonb(a), Data::Jsonb(b)) => a.push(b.get(i)),
             _ => {
                 debug_assert!(false, "push_from kind mismatch");
                 return self.push_null();
@@ -574,6 +587,7 @@ impl Vector {
             (Data::Text(a), Data::Text(b)) => extend_text(a, b),
             (Data::Array(a), Data::Array(b)) => extend_text(&mut a.blobs, &b.blobs),
             (Data::Record(a), Data::Record(b)) => extend_text(a, b),
+            (Data::Jsonb(a), Data::Jsonb(b)) => extend_text(a, b),
             _ => {
                 debug_assert!(false, "extend_from kind mismatch");
                 for _ in 0..other.len() {

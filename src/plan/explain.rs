@@ -671,6 +671,14 @@ fn show_inner(e: &Expr) -> String {
             s
         }
         Expr::Cast { expr, to, .. } => format!("({})::{}", show_inner(expr), to.display_name()),
+        Expr::Func { func, args, .. } if func.operator_symbol().is_some() && args.len() == 2 => {
+            let symbol = func.operator_symbol().unwrap_or("?");
+            format!(
+                "({} {symbol} {})",
+                show_inner(&args[0]),
+                show_inner(&args[1])
+            )
+        }
         Expr::Func { func, args, .. } => {
             let name = func.info().names.first().copied().unwrap_or("?");
             // The calls SQL spells as keywords print as PostgreSQL's deparser has them.

@@ -156,6 +156,126 @@ pub enum TableFunc {
     ExpandArray,
     /// The rows of a system catalog (`catalog::system`), built when it is scanned.
     System(crate::catalog::system::SystemTable),
+    /// The json set-returning functions (`exec::json_functions::set_rows`).
+    Json(JsonSet),
+    /// jsonb_to_record(set) and json_to_record(set) (`json`): rows of the columns the
+    /// call's column definition list declares, whose names come as a second argument
+    /// (`exec::json_functions::record_rows`).
+    JsonRecord {
+        json: bool,
+        set: bool,
+    },
+}
+
+/// A json or jsonb document taken apart: jsonb_each (`text`: jsonb_each_text), the
+/// object keys, the array elements; `json`: the json type's own versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonSet {
+    Each { json: bool, text: bool },
+    ObjectKeys { json: bool },
+    ArrayElements { json: bool, text: bool },
+}
+
+impl JsonSet {
+    pub fn name(self) -> &'static str {
+        match self {
+            JsonSet::Each {
+                json: false,
+                text: false,
+            } => "jsonb_each",
+            JsonSet::Each {
+                json: false,
+                text: true,
+            } => "jsonb_each_text",
+            JsonSet::Each {
+                json: true,
+                text: false,
+            } => "json_each",
+            JsonSet::Each {
+                json: true,
+                text: true,
+            } => "json_each_text",
+            JsonSet::ObjectKeys { json: false } => "jsonb_object_keys",
+            JsonSet::ObjectKeys { json: true } => "json_object_keys",
+            JsonSet::ArrayElements {
+                json: false,
+                text: false,
+            } => "jsonb_array_elements",
+            JsonSet::ArrayElements {
+                json: false,
+                text: true,
+            } => "jsonb_array_elements_text",
+            JsonSet::ArrayElements {
+                json: true,
+                text: false,
+            } => "json_array_elements",
+            JsonSet::ArrayElements {
+                json: true,
+                text: true,
+            } => "json_array_elements_text",
+        }
+    }
+
+    /// Its result columns: (name, type); None names a one-column function's column
+    /// after the function (or its alias).
+    pub fn columns(self) -> Vec<(Option<&'static str>, DataType)> {
+        let doc = |json: bool, text: bool| match (json, text) {
+            (_, true) => DataType::Text,
+            (true, false) => DataType::Json,
+            (false, false) => DataType::Jsonb,
+        };
+        match self {
+            JsonSet::Each { json, text } => {
+                vec![
+                    (Some("key"), DataType::Text),
+                    (Some("value"), doc(json, text)),
+                ]
+            }
+            JsonSet::ObjectKeys { .. } => vec![(None, DataType::Text)],
+            JsonSet::ArrayElements { json, text } => vec![(Some("value"), doc(json, text))],
+        }
+    }
+
+    pub const ALL: [JsonSet; 10] = [
+        JsonSet::Each {
+            json: false,
+            text: false,
+        },
+        JsonSet::Each {
+            json: false,
+            text: true,
+        },
+        JsonSet::Each {
+            json: true,
+            text: false,
+        },
+        JsonSet::Each {
+            json: true,
+            text: true,
+        },
+        JsonSet::ObjectKeys { json: false },
+        JsonSet::ObjectKeys { json: true },
+        JsonSet::ArrayElements {
+            json: false,
+            text: false,
+        },
+        JsonSet::ArrayElements {
+            json: false,
+            text: true,
+        },
+        JsonSet::ArrayElements {
+            json: true,
+            text: false,
+        },
+        JsonSet::ArrayElements {
+            json: true,
+            text: true,
+        },
+    ];
+
+    pub fn by_name(name: &str) -> Option<JsonSet> {
+        JsonSet::ALL.into_iter().find(|j| j.name() == name)
+    }
 }
 
 impl TableFunc {
@@ -165,6 +285,13 @@ impl TableFunc {
             TableFunc::Unnest => "unnest",
             TableFunc::ExpandArray => "_pg_expandarray",
             TableFunc::System(t) => t.name(),
+            TableFunc::Json(j) => j.name(),
+            TableFunc::JsonRecord { json, set } => match (json, set) {
+                (false, false) => "jsonb_to_record",
+                (false, true) => "jsonb_to_recordset",
+                (true, false) => "json_to_record",
+                (true, true) => "json_to_recordset",
+            },
         }
     }
 }

@@ -1184,6 +1184,7 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Json => return None,
         DataType::Uuid => 12,
         DataType::Bytea => 13,
+        DataType::Jsonb => 14,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType

@@ -75,6 +75,18 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("synchronous_commit", "on".into()),
         ("work_mem", "4MB".into()),
         ("jit", "off".into()),
+        // The planner switches PostgreSQL offers: accepted and shown so scripts tuned for
+        // PostgreSQL run; kiln's planner does not consult them.
+        ("enable_seqscan", "on".into()),
+        ("enable_indexscan", "on".into()),
+        ("enable_indexonlyscan", "on".into()),
+        ("enable_bitmapscan", "on".into()),
+        ("enable_hashjoin", "on".into()),
+        ("enable_mergejoin", "on".into()),
+        ("enable_nestloop", "on".into()),
+        ("enable_hashagg", "on".into()),
+        ("enable_sort", "on".into()),
+        ("enable_material", "on".into()),
         ("kiln.max_query_memory", "4096".into()),
     ]
 }
@@ -443,6 +455,14 @@ impl Settings {
                 };
                 self.search_path = Arc::new(items);
                 value.clone()
+            }
+            k if k.starts_with("enable_") || k == "jit" => {
+                let on = crate::types::text::parse_bool(&value).map_err(|_| {
+                    Error::invalid_parameter(format!(
+                        "parameter \"{display}\" requires a Boolean value"
+                    ))
+                })?;
+                if on { "on" } else { "off" }.into()
             }
             "standard_conforming_strings" | "escape_string_warning" => {
                 let on = crate::types::text::parse_bool(&value).map_err(|_| {

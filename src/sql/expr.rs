@@ -270,6 +270,65 @@ pub enum Func {
     Convert,
     /// byteacmp and uuid_cmp: -1, 0 or 1.
     BytesCmp,
+    /// json and jsonb (`exec::json_functions`). `->` / `->>` by key, by index and
+    /// `#>` / `#>>` by path, on json (`json`) or jsonb, giving text (`text`) or json.
+    JsonField {
+        json: bool,
+        text: bool,
+    },
+    JsonIndex {
+        json: bool,
+        text: bool,
+    },
+    JsonPath {
+        json: bool,
+        text: bool,
+    },
+    JsonbContains,
+    JsonbContained,
+    /// `?`, `?|`, `?&`.
+    JsonbExists,
+    JsonbExistsAny,
+    JsonbExistsAll,
+    JsonbConcat,
+    /// `jsonb - text`, `jsonb - int`, `jsonb - text[]`, `jsonb #- text[]`.
+    JsonbDelete,
+    JsonbDeleteIndex,
+    JsonbDeleteKeys,
+    JsonbDeletePath,
+    JsonTypeof {
+        json: bool,
+    },
+    JsonArrayLength {
+        json: bool,
+    },
+    /// jsonb_build_object (`object`) / jsonb_build_array: variadic.
+    JsonbBuild {
+        object: bool,
+    },
+    /// to_jsonb / to_json (`json`); a record argument's named fields come as a second
+    /// argument, the typmod of its blessed type.
+    ToJson {
+        json: bool,
+    },
+    /// row_to_json(record, pretty, typmod): as to_json, with `pretty` putting each
+    /// field after the first on a line of its own.
+    RowToJson,
+    JsonStripNulls {
+        json: bool,
+    },
+    JsonbPretty,
+    /// jsonb_set (target, path, new [, create_missing]); `lax`: jsonb_set_lax's NULL
+    /// handling (a fifth argument).
+    JsonbSet {
+        lax: bool,
+    },
+    /// jsonb_insert (target, path, new [, insert_after]).
+    JsonbInsert,
+    /// jsonb_object(text[]) / (keys text[], values text[]).
+    JsonbObject {
+        json: bool,
+    },
     ByteaMd5,
     Sha224,
     Sha256,
@@ -350,6 +409,27 @@ pub enum Func {
     RecordField(u16),
 }
 
+impl Func {
+    /// The operator a function is written as (`doc -> 'k'`), for printing it back.
+    pub fn operator_symbol(self) -> Option<&'static str> {
+        Some(match self {
+            Func::JsonField { text: false, .. } | Func::JsonIndex { text: false, .. } => "->",
+            Func::JsonField { text: true, .. } | Func::JsonIndex { text: true, .. } => "->>",
+            Func::JsonPath { text: false, .. } => "#>",
+            Func::JsonPath { text: true, .. } => "#>>",
+            Func::JsonbContains => "@>",
+            Func::JsonbContained => "<@",
+            Func::JsonbExists => "?",
+            Func::JsonbExistsAny => "?|",
+            Func::JsonbExistsAll => "?&",
+            Func::JsonbConcat => "||",
+            Func::JsonbDelete | Func::JsonbDeleteIndex | Func::JsonbDeleteKeys => "-",
+            Func::JsonbDeletePath => "#-",
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggFunc {
     CountStar,
@@ -388,6 +468,15 @@ pub enum AggFunc {
     Mode,
     /// array_agg(value): the values in input order (or the call's ORDER BY).
     ArrayAgg,
+    /// json_agg / jsonb_agg(value): a json array of the values (NULL as null). The
+    /// binder hands them over converted (to_json / to_jsonb); json_agg's `extra[0]`
+    /// says whether they were arrays or records (set apart by a line break).
+    JsonAgg,
+    JsonbAgg,
+    /// json_object_agg / jsonb_object_agg(key, value): the key as text, the value
+    /// (`extra[0]`) converted.
+    JsonObjectAgg,
+    JsonbObjectAgg,
     /// GROUPING(keys…): which keys the current grouping set leaves out, as bits (its
     /// arguments are `extra`; replaced by constants before the plan runs).
     Grouping,

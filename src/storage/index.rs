@@ -111,6 +111,7 @@ pub fn indexable(ty: DataType) -> bool {
     !matches!(
         ty,
         DataType::Numeric
+            | DataType::Jsonb
             | DataType::Interval
             | DataType::Array(_)
             | DataType::Record

@@ -260,6 +260,7 @@ pub fn push_value(out: &mut Vec<u8>, v: &Value) {
             Value::Record(r) => push_str(out, r),
             Value::Uuid(u) => push_str(out, u),
             Value::Bytes(b) => push_str(out, b),
+            Value::Jsonb(b) => push_str(out, b),
         }
     }
 }
@@ -313,6 +314,7 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
                 .unwrap_or([0; 16]),
         ),
         DataType::Bytea => Value::Bytes(p.get(4..).unwrap_or(&[]).to_vec()),
+        DataType::Jsonb => Value::Jsonb(p.get(4..).unwrap_or(&[]).to_vec()),
         // An array inside a record (arrays of arrays do not exist).
         DataType::Array(e) => Value::Array(Box::new(Array {
             elem: *e,
@@ -340,6 +342,7 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Record(x), Value::Record(y)) => super::record::compare(x, y),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
+        (Value::Jsonb(x), Value::Jsonb(y)) => super::jsonb::compare(x, y),
         _ => Ordering::Equal,
     }
 }

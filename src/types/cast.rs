@@ -25,6 +25,8 @@ pub fn can_cast(from: DataType, to: DataType) -> bool {
         (Date, Timestamp | Timestamptz)
         | (Timestamp, Date | Timestamptz)
         | (Timestamptz, Date | Timestamp) => true,
+        (Json, Jsonb) | (Jsonb, Json) => true,
+        (Jsonb, b) if b == Bool || b.numeric_rank().is_some() => true,
         _ => false,
     }
 }
@@ -77,7 +79,7 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
     }
     matches!(
         (from, to),
-        (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp)
+        (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp) | (Json, Jsonb) | (Jsonb, Json)
     )
 }
 
@@ -269,6 +271,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             DataType::Bytea => Value::Bytes(b),
             _ => return Err(cast_error(from, to)),
         },
+        Value::Jsonb(b) => super::jsonb_cast::from_jsonb(b, to)?,
         Value::Array(a) => {
             let DataType::Array(elem_to) = to.ty else {
                 return Err(cast_error(from, to));

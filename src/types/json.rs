@@ -177,6 +177,194 @@ fn number(b: &[u8], mut i: usize) -> Result<usize> {
     Ok(i)
 }
 
+// Walking json text (already checked: the operators on json read the text as kept).
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the value starting at `i` (nested values skipped by counting
+/// brackets outside strings: no recursion).
+fn skip_value(b: &[u8], i: usize) -> usize {
+    let mut i = skip_ws(b, i);
+    let mut depth = 0usize;
+    loop {
+        let Some(&c) = b.get(i) else { return i };
+        match c {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ => {
+                while i < b.len()
+                    && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                {
+                    i += 1;
+                }
+            }
+        }
+        if depth == 0 {
+            return i;
+        }
+        // Inside a container: members and separators go by until it closes.
+        while i < b.len() && matches!(b[i], b',' | b':' | b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+    }
+}
+
+/// The value `text` holds, trimmed of the whitespace around it.
+pub fn trimmed(text: &str) -> &str {
+    text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+}
+
+/// The members of the object `text` is, as (raw key text with quotes, value text).
+fn members(text: &str) -> Vec<(&str, &str)> {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    let mut out = Vec::new();
+    if b.get(i) != Some(&b'{') {
+        return out;
+    }
+    i = skip_ws(b, i + 1);
+    while i < b.len() && b[i] != b'}' {
+        let key_end = skip_value(b, i);
+        let key = &text[i..key_end];
+        let v = skip_ws(b, skip_ws(b, key_end) + 1);
+        let v_end = skip_value(b, v);
+        out.push((key, &text[v..v_end]));
+        i = skip_ws(b, v_end);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+    }
+    out
+}
+
+/// The elements of the array `text` is.
+fn elements(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    let mut out = Vec::new();
+    if b.get(i) != Some(&b'[') {
+        return out;
+    }
+    i = skip_ws(b, i + 1);
+    while i < b.len() && b[i] != b']' {
+        let end = skip_value(b, i);
+        out.push(&text[i..end]);
+        i = skip_ws(b, end);
+        if b.get(i) == Some(&b',') {
+            i = skip_ws(b, i + 1);
+        }
+    }
+    out
+}
+
+/// A JSON string literal's text, unescaped.
+pub fn unquote(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 1;
+    let end = b.len().saturating_sub(1);
+    while i < end {
+        match b[i] {
+            b'\\' => {
+                let e = b.get(i + 1).copied().unwrap_or(b'\\');
+                i += 2;
+                match e {
+                    b'b' => out.push('\u{8}'),
+                    b'f' => out.push('\u{c}'),
+                    b'n' => out.push('\n'),
+                    b'r' => out.push('\r'),
+                    b't' => out.push('\t'),
+                    b'u' => {
+                        let code = |at: usize| {
+                            s.get(at..at + 4)
+                                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                .unwrap_or(0xFFFD)
+                        };
+                        let c = code(i);
+                        i += 4;
+                        if (0xD800..0xDC00).contains(&c) && s.get(i..i + 2) == Some("\\u") {
+                            let low = code(i + 2);
+                            i += 6;
+                            let full =
+                                0x10000 + ((c - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+                            out.push(char::from_u32(full).unwrap_or('\u{FFFD}'));
+                        } else {
+                            out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        }
+                    }
+                    other => out.push(other as char),
+                }
+            }
+            _ => {
+                let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// `json -> 'key'`: the last member of that name (as PostgreSQL's json walk finds).
+pub fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    members(text)
+        .into_iter()
+        .rfind(|(k, _)| unquote(k) == key)
+        .map(|(_, v)| v)
+}
+
+/// `json -> n`: element `n`, negative from the end.
+pub fn element(text: &str, n: i64) -> Option<&str> {
+    let items = elements(text);
+    let at = if n < 0 { items.len() as i64 + n } else { n };
+    usize::try_from(at).ok().and_then(|k| items.get(k).copied())
+}
+
+/// json_typeof.
+pub fn type_name(text: &str) -> &'static str {
+    match trimmed(text).as_bytes().first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+/// The element texts of a json array (None when `text` is no array).
+pub fn array_items(text: &str) -> Option<Vec<&str>> {
+    (type_name(text) == "array").then(|| elements(text))
+}
+
+/// The (key, value text) members of a json object (None when `text` is no object).
+pub fn object_members(text: &str) -> Option<Vec<(String, &str)>> {
+    (type_name(text) == "object").then(|| {
+        members(text)
+            .into_iter()
+            .map(|(k, v)| (unquote(k), v))
+            .collect()
+    })
+}
+
 /// `s` as a JSON string literal (PostgreSQL's escape_json).
 pub fn quote(s: &str, out: &mut String) {
     out.push('"');

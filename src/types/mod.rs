@@ -12,6 +12,8 @@ pub mod bytes;
 pub mod cast;
 pub mod datetime;
 pub mod json;
+pub mod jsonb;
+pub mod jsonb_cast;
 pub mod numeric;
 pub mod record;
 pub mod text;
@@ -68,10 +70,12 @@ pub enum DataType {
     Uuid,
     /// `bytea`: bytes, stored raw in a text vector.
     Bytea,
+    /// `jsonb`: normalized JSON in a binary form (`types::jsonb`).
+    Jsonb,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 20] = [
+const ARRAY_ELEMS: [DataType; 22] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -92,6 +96,8 @@ const ARRAY_ELEMS: [DataType; 20] = [
     DataType::Char,
     DataType::Uuid,
     DataType::Bytea,
+    DataType::Json,
+    DataType::Jsonb,
 ];
 
 /// The scalar types that have array types.
@@ -104,6 +110,9 @@ pub const NAME_ARRAY: ArrayElem = ArrayElem(16);
 
 /// `integer[]` (pg_blocking_pids' result).
 pub const INT4_ARRAY: ArrayElem = ArrayElem(2);
+
+/// `text[]` (json paths).
+pub const TEXT_ARRAY: ArrayElem = ArrayElem(7);
 
 /// A one-byte code for a scalar type (its place among the element types), for
 /// self-describing encodings (`types::record`).
@@ -318,6 +327,7 @@ impl DataType {
             DataType::Json => 114,
             DataType::Uuid => 2950,
             DataType::Bytea => 17,
+            DataType::Jsonb => 3802,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -339,6 +349,8 @@ impl DataType {
                 DataType::Char => 1002,
                 DataType::Uuid => 2951,
                 DataType::Bytea => 1001,
+                DataType::Json => 199,
+                DataType::Jsonb => 3807,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -375,6 +387,7 @@ impl DataType {
             114 => DataType::Json,
             2950 => DataType::Uuid,
             17 => DataType::Bytea,
+            3802 => DataType::Jsonb,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -399,7 +412,7 @@ impl DataType {
             | DataType::RegRole => 4,
             DataType::Name => 64,
             DataType::Char => 1,
-            DataType::Json | DataType::Bytea => -1,
+            DataType::Json | DataType::Bytea | DataType::Jsonb => -1,
             DataType::Uuid => 16,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
@@ -443,6 +456,7 @@ impl DataType {
             DataType::Json => "json",
             DataType::Uuid => "uuid",
             DataType::Bytea => "bytea",
+            DataType::Jsonb => "jsonb",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -464,6 +478,8 @@ impl DataType {
                 DataType::Char => "\"char\"[]",
                 DataType::Uuid => "uuid[]",
                 DataType::Bytea => "bytea[]",
+                DataType::Json => "json[]",
+                DataType::Jsonb => "jsonb[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
@@ -588,6 +604,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         A::JSON => SqlType::new(DataType::Json),
         A::Uuid => SqlType::new(DataType::Uuid),
         A::Bytea => SqlType::new(DataType::Bytea),
+        A::JSONB => SqlType::new(DataType::Jsonb),
         A::Regclass => SqlType::new(DataType::RegClass),
         A::Varchar(len) | A::CharacterVarying(len) | A::CharVarying(len) => {
             SqlType::with_typmod(DataType::Varchar, char_len(len, -1)?)
@@ -639,6 +656,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("json", 0) => SqlType::new(DataType::Json),
                 ("uuid", 0) => SqlType::new(DataType::Uuid),
                 ("bytea", 0) => SqlType::new(DataType::Bytea),
+                ("jsonb", 0) => SqlType::new(DataType::Jsonb),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -661,6 +679,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "char" => DataType::Char,
                         "uuid" => DataType::Uuid,
                         "bytea" => DataType::Bytea,
+                        "json" => DataType::Json,
+                        "jsonb" => DataType::Jsonb,
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"

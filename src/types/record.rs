@@ -68,6 +68,40 @@ pub fn bless(fields: &[(&'static str, DataType)]) -> i32 {
     shapes.len() as i32 - 1
 }
 
+/// Most shapes [`bless_owned`] registers: beyond it, records built from queries' own
+/// column names go anonymous (fields f1, f2 …) rather than grow the registry without
+/// bound.
+const OWNED_SHAPES_MAX: usize = 4096;
+
+/// [`bless`] for field names a query chose (a whole-row reference's columns): the
+/// names are kept for the life of the process, so once the registry holds
+/// `OWNED_SHAPES_MAX` shapes a new one gets typmod -1 (anonymous).
+pub fn bless_owned(fields: &[(String, DataType)]) -> i32 {
+    let same = |s: &[(&'static str, DataType)]| {
+        s.len() == fields.len() && s.iter().zip(fields).all(|(a, b)| a.0 == b.0 && a.1 == b.1)
+    };
+    if let Ok(shapes) = SHAPES.read()
+        && let Some(i) = shapes.iter().position(|s| same(s))
+    {
+        return i as i32;
+    }
+    let Ok(mut shapes) = SHAPES.write() else {
+        return -1;
+    };
+    if let Some(i) = shapes.iter().position(|s| same(s)) {
+        return i as i32;
+    }
+    if shapes.len() >= OWNED_SHAPES_MAX {
+        return -1;
+    }
+    let leaked: Vec<(&'static str, DataType)> = fields
+        .iter()
+        .map(|(n, t)| (&*Box::leak(n.clone().into_boxed_str()), *t))
+        .collect();
+    shapes.push(Box::leak(leaked.into_boxed_slice()));
+    shapes.len() as i32 - 1
+}
+
 /// The fields of records of typmod `typmod`, if it names a registered shape.
 pub fn shape(typmod: i32) -> Option<&'static [(&'static str, DataType)]> {
     let i = usize::try_from(typmod).ok()?;

@@ -292,6 +292,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Record(r) => super::record::write_text(r, fmt, out),
         Value::Uuid(u) => super::bytes::write_uuid(out, u),
         Value::Bytes(b) => super::bytes::write_bytea(out, b, fmt.bytea_escape),
+        Value::Jsonb(b) => super::jsonb::write_text(b, out),
     }
 }
 
@@ -405,6 +406,7 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Char => Value::Text(text.chars().next().map(String::from).unwrap_or_default()),
         DataType::Uuid => Value::Uuid(super::bytes::parse_uuid(text)?),
         DataType::Bytea => Value::Bytes(super::bytes::parse_bytea(text)?),
+        DataType::Jsonb => Value::Jsonb(super::jsonb::parse(text)?),
         DataType::Oid => Value::Int8(parse_oid(text)?),
         DataType::RegClass
         | DataType::RegType

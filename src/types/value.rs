@@ -28,6 +28,8 @@ pub enum Value {
     Uuid([u8; 16]),
     /// A bytea's bytes.
     Bytes(Vec<u8>),
+    /// A jsonb value in its binary form (`types::jsonb`).
+    Jsonb(Vec<u8>),
 }
 
 impl Value {
@@ -55,6 +57,7 @@ impl Value {
             Value::Record(_) => DataType::Record,
             Value::Uuid(_) => DataType::Uuid,
             Value::Bytes(_) => DataType::Bytea,
+            Value::Jsonb(_) => DataType::Jsonb,
         }
     }
 

@@ -178,6 +178,7 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
         Data::Array(a) => array::write_text(a.blobs.get(i), a.elem, fmt, buf),
         Data::Record(t) => crate::types::record::write_text(t.get(i), fmt, buf),
+        Data::Jsonb(t) => crate::types::jsonb::write_text(t.get(i), buf),
     }
 }
 
@@ -196,6 +197,11 @@ pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
         Data::Interval(x) => interval_send(buf, &x[i]),
         Data::Array(a) => array_send(buf, a.blobs.get(i), a.elem),
         Data::Record(t) => record_send(buf, t.get(i)),
+        // jsonb's binary form: a version byte, then the text.
+        Data::Jsonb(t) => {
+            buf.push(1);
+            crate::types::jsonb::write_text(t.get(i), buf);
+        }
     }
 }
 
@@ -268,6 +274,10 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
         Value::Record(r) => record_send(buf, r),
         Value::Uuid(u) => buf.extend_from_slice(u),
         Value::Bytes(b) => buf.extend_from_slice(b),
+        Value::Jsonb(b) => {
+            buf.push(1);
+            crate::types::jsonb::write_text(b, buf);
+        }
     }
 }
 
@@ -796,6 +806,13 @@ pub fn decode_param(
         DataType::Array(_) => array_recv(b, ty, index, fmt)?,
         DataType::Uuid => Value::Uuid(fixed(16)?.try_into().map_err(|_| bad_binary(index))?),
         DataType::Bytea => Value::Bytes(b.to_vec()),
+        DataType::Jsonb => {
+            if b.first() != Some(&1) {
+                return Err(Error::new("22P03", "unsupported jsonb version number"));
+            }
+            let s = std::str::from_utf8(&b[1..]).map_err(|_| Error::invalid_utf8())?;
+            Value::Jsonb(crate::types::jsonb::parse(s)?)
+        }
         DataType::Record => {
             return Err(Error::feature_not_supported(
                 "binary input of anonymous records",

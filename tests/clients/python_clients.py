@@ -562,6 +562,46 @@ def _():
     asyncio.run(run())
 
 
+@check("jsonb through psycopg2, psycopg 3 (text and binary) and asyncpg")
+def _():
+    import json
+    import psycopg2.extras
+    from psycopg.types.json import Jsonb
+    docs = [{"b": [1, 2.5, None], "a": "x"}, [True, {"k": "é"}], "plain", 12]
+    setup = "DROP TABLE IF EXISTS {t}; CREATE TABLE {t} (id int PRIMARY KEY, doc jsonb)"
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="tj2"))
+    for i, d in enumerate(docs):
+        cur.execute("INSERT INTO tj2 VALUES (%s, %s)", (i, psycopg2.extras.Json(d)))
+    cur.execute("SELECT doc FROM tj2 ORDER BY id")
+    same([r[0] for r in cur.fetchall()], docs, "psycopg2 jsonb rows")
+    cur.execute("SELECT id FROM tj2 WHERE doc @> %s ORDER BY id", (psycopg2.extras.Json({"a": "x"}),))
+    same(cur.fetchall(), [(0,)], "psycopg2 @> parameter")
+    conn.commit()
+    conn.close()
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute(setup.format(t="tj3"))
+        with conn.cursor(binary=True) as cur:
+            for i, d in enumerate(docs):
+                cur.execute("INSERT INTO tj3 VALUES (%s, %s)", (i, Jsonb(d)))
+        conn.commit()
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as cur:
+                cur.execute("SELECT doc, doc->'b', doc->>'a' FROM tj3 WHERE id = 0")
+                same(cur.fetchone(), (docs[0], docs[0]["b"], "x"), f"psycopg 3 binary={binary}")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(setup.format(t="tja"))
+        await conn.executemany("INSERT INTO tja VALUES ($1, $2)",
+                               [(i, json.dumps(d)) for i, d in enumerate(docs)])
+        rows = await conn.fetch("SELECT doc FROM tja ORDER BY id")
+        same([json.loads(r[0]) for r in rows], docs, "asyncpg jsonb rows")
+        await conn.close()
+    asyncio.run(run())
+
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

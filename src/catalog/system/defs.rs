@@ -770,6 +770,12 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("bytearecv", 2412),
             ("byteasend", 2413),
         ],
+        D::Jsonb => [
+            ("jsonb_in", 3806),
+            ("jsonb_out", 3804),
+            ("jsonb_recv", 3805),
+            ("jsonb_send", 3803),
+        ],
     })
 }
 

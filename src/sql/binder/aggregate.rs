@@ -13,6 +13,10 @@ pub(super) fn agg_func(name: &str) -> Option<AggFunc> {
         "bool_or" => AggFunc::BoolOr,
         "string_agg" => AggFunc::StringAgg,
         "array_agg" => AggFunc::ArrayAgg,
+        "json_agg" => AggFunc::JsonAgg,
+        "jsonb_agg" => AggFunc::JsonbAgg,
+        "json_object_agg" => AggFunc::JsonObjectAgg,
+        "jsonb_object_agg" => AggFunc::JsonbObjectAgg,
         "var_pop" => AggFunc::VarPop,
         "var_samp" | "variance" => AggFunc::VarSamp,
         "stddev_pop" => AggFunc::StddevPop,
@@ -384,6 +388,22 @@ impl Binder<'_> {
                 "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
             ));
         }
+        // The json aggregates take their values as json (after DISTINCT and ORDER BY
+        // were checked against the arguments as written).
+        match call.func {
+            AggFunc::JsonAgg | AggFunc::JsonbAgg => {
+                let json = call.func == AggFunc::JsonAgg;
+                call.arg = call.arg.take().map(|a| super::json::to_json_call(a, json));
+            }
+            AggFunc::JsonObjectAgg | AggFunc::JsonbObjectAgg => {
+                let json = call.func == AggFunc::JsonObjectAgg;
+                if let Some(v) = call.extra.first_mut() {
+                    let value = std::mem::replace(v, Expr::literal_bool(true));
+                    *v = super::json::to_json_call(value, json);
+                }
+            }
+            _ => {}
+        }
         call.distinct = distinct;
         call.filter = filter;
         call.order_by = order_by;
@@ -535,6 +555,57 @@ impl Binder<'_> {
                 };
                 AggCall::simple(func, Some(a), SqlType::new(ty))
             }
+            AggFunc::JsonAgg | AggFunc::JsonbAgg => {
+                let [a] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                let a = std::mem::replace(a, Expr::literal_bool(true));
+                if t(&a) == DataType::Unknown {
+                    return Err(Error::new(
+                        "42P18",
+                        "could not determine polymorphic type because input has type unknown",
+                    ));
+                }
+                if func == AggFunc::JsonbAgg {
+                    AggCall::simple(func, Some(a), SqlType::new(DataType::Jsonb))
+                } else {
+                    // Arrays and records are set apart by a line break (json_agg_transfn).
+                    let structured = t(&a).is_array() || t(&a) == DataType::Record;
+                    AggCall {
+                        extra: vec![Expr::literal_bool(structured)],
+                        ..AggCall::simple(func, Some(a), SqlType::new(DataType::Json))
+                    }
+                }
+            }
+            AggFunc::JsonObjectAgg | AggFunc::JsonbObjectAgg => {
+                let [k, v] = args.as_mut_slice() else {
+                    return Err(missing());
+                };
+                let k = std::mem::replace(k, Expr::literal_bool(true));
+                let v = std::mem::replace(v, Expr::literal_bool(true));
+                if t(&k).is_array()
+                    || matches!(t(&k), DataType::Record | DataType::Json | DataType::Jsonb)
+                {
+                    return Err(Error::invalid_parameter(
+                        "key value must be scalar, not array, composite, or json",
+                    ));
+                }
+                let k = self.explicit_cast(k, TEXT)?;
+                let v = if t(&v) == DataType::Unknown {
+                    self.coerce(v, TEXT)?
+                } else {
+                    v
+                };
+                let ty = if func == AggFunc::JsonObjectAgg {
+                    DataType::Json
+                } else {
+                    DataType::Jsonb
+                };
+                AggCall {
+                    extra: vec![v],
+                    ..AggCall::simple(func, Some(k), SqlType::new(ty))
+                }
+            }
             AggFunc::VarPop | AggFunc::VarSamp | AggFunc::StddevPop | AggFunc::StddevSamp => {
                 let [a] = args.as_mut_slice() else {
                     return Err(missing());
@@ -625,7 +696,11 @@ impl Binder<'_> {
             (AggFunc::Min | AggFunc::Max, Some(t))
                 if !matches!(
                     t,
-                    DataType::Bool | DataType::Json | DataType::Uuid | DataType::Bytea
+                    DataType::Bool
+                        | DataType::Json
+                        | DataType::Jsonb
+                        | DataType::Uuid
+                        | DataType::Bytea
                 ) =>
             {
                 let t = arg_ty.unwrap_or(TEXT);

@@ -864,6 +864,15 @@ impl Binder<'_> {
         op: &A::BinaryOperator,
         r: Expr,
     ) -> Result<Expr> {
+        let json = |t: DataType| matches!(t, DataType::Json | DataType::Jsonb);
+        let (l, r) = if json(l.ty().ty) || json(r.ty().ty) {
+            match self.bind_json_operator(op, l, r)? {
+                Ok(e) => return Ok(e),
+                Err(operands) => operands,
+            }
+        } else {
+            (l, r)
+        };
         let op = match op {
             A::BinaryOperator::And | A::BinaryOperator::Or => {
                 let name = if matches!(op, A::BinaryOperator::And) {

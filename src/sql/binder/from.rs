@@ -654,6 +654,42 @@ impl Binder<'_> {
         {
             return self.system_scan(system, alias);
         }
+        if let Some((json, set)) = match fname.as_str() {
+            "jsonb_to_record" => Some((false, false)),
+            "jsonb_to_recordset" => Some((false, true)),
+            "json_to_record" => Some((true, false)),
+            "json_to_recordset" => Some((true, true)),
+            _ => None,
+        } {
+            let empty = Scope::default();
+            let mut bound = Vec::new();
+            for a in args {
+                bound.push(self.bind_function_arg(a, &empty)?);
+            }
+            return self.bind_json_to_record(json, set, bound, alias, ordinality);
+        }
+        if let Some(kind) = crate::plan::logical::JsonSet::by_name(&fname) {
+            let empty = Scope::default();
+            let mut bound = Vec::new();
+            for a in args {
+                bound.push(self.bind_function_arg(a, &empty)?);
+            }
+            let args = self.json_set_args(kind, bound)?;
+            let columns = kind.columns();
+            let types = columns.iter().map(|c| SqlType::new(c.1)).collect();
+            let names = columns
+                .iter()
+                .map(|c| c.0.map(str::to_string))
+                .collect::<Option<Vec<String>>>();
+            return self.table_function_named(
+                TableFunc::Json(kind),
+                args,
+                types,
+                names,
+                alias,
+                ordinality,
+            );
+        }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
                 "function {fname} does not exist"
@@ -675,7 +711,21 @@ impl Binder<'_> {
         &mut self,
         func: TableFunc,
         args: Vec<Expr>,
+        types: Vec<SqlType>,
+        alias: Option<&A::TableAlias>,
+        ordinality: bool,
+    ) -> Result<(LogicalPlan, Scope)> {
+        self.table_function_named(func, args, types, None, alias, ordinality)
+    }
+
+    /// [`Binder::table_function`] of a function whose columns have names of their own
+    /// (`names`: its OUT parameters', as jsonb_each's `key` and `value`).
+    pub(super) fn table_function_named(
+        &mut self,
+        func: TableFunc,
+        args: Vec<Expr>,
         mut types: Vec<SqlType>,
+        names: Option<Vec<String>>,
         alias: Option<&A::TableAlias>,
         ordinality: bool,
     ) -> Result<(LogicalPlan, Scope)> {
@@ -685,13 +735,17 @@ impl Binder<'_> {
         } else {
             func.name().to_string()
         };
-        let mut names = vec![own; types.len()];
+        let scalar = types.len() == 1;
+        let mut names = names.unwrap_or_else(|| vec![own; types.len()]);
         if ordinality {
             types.push(INT8);
             names.push("ordinality".into());
         }
         let names = alias_names(alias, names, &qualifier)?;
         let rel = self.new_rel();
+        if scalar && !ordinality {
+            self.scalar_function_rels.push(rel);
+        }
         let scope = Scope {
             columns: types
                 .iter()

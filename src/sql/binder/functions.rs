@@ -145,6 +145,7 @@ impl Binder<'_> {
             || name == "pg_partition_ancestors"
             || name == "_pg_expandarray"
             || name == "generate_subscripts"
+            || crate::plan::logical::JsonSet::by_name(&name).is_some()
         {
             return self.bind_select_srf(&name, &args, scope);
         }
@@ -436,6 +437,20 @@ impl Binder<'_> {
                 self.subscripts_args(bound)?,
                 INT4,
             )
+        } else if let Some(kind) = crate::plan::logical::JsonSet::by_name(name) {
+            let args = self.json_set_args(kind, bound)?;
+            let columns = kind.columns();
+            let ty = match columns.as_slice() {
+                [(_, t)] => SqlType::new(*t),
+                _ => {
+                    let fields: Vec<(&'static str, DataType)> = columns
+                        .iter()
+                        .map(|(n, t)| (n.unwrap_or("value"), *t))
+                        .collect();
+                    SqlType::with_typmod(DataType::Record, crate::types::record::bless(&fields))
+                }
+            };
+            (TableFunc::Json(kind), args, ty)
         } else if name == "_pg_expandarray" {
             let (arg, elem) = super::from::unnest_arg(bound)?;
             let shape = crate::types::record::bless(&[("x", elem.ty), ("n", DataType::Int4)]);
@@ -470,6 +485,9 @@ impl Binder<'_> {
             return self.bind_array_function(name, args);
         }
         if let Some(call) = self.bind_bytea_function(name, &args)? {
+            return Ok(call);
+        }
+        if let Some(call) = self.bind_json_function(name, &args)? {
             return Ok(call);
         }
         if matches!(

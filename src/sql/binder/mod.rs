@@ -84,6 +84,7 @@ mod expr;
 mod from;
 mod functions;
 mod grouping;
+mod json;
 mod merge;
 mod names;
 mod position;
@@ -254,6 +255,9 @@ pub struct Binder<'a> {
     srfs: Vec<SrfCall>,
     srf_rel: Option<RelId>,
     srf_forbidden: Option<&'static str>,
+    /// FROM functions returning one scalar column: a whole-row reference to one is
+    /// that column, not a record (PostgreSQL's rule).
+    scalar_function_rels: Vec<RelId>,
     /// FETCH … WITH TIES: of the query being bound, and of the one about to be.
     query_ties: bool,
     ties_next: bool,
@@ -310,6 +314,7 @@ impl<'a> Binder<'a> {
             srfs: Vec::new(),
             srf_rel: None,
             srf_forbidden: Some("this context"),
+            scalar_function_rels: Vec::new(),
             query_ties: false,
             ties_next: false,
             view_depth: 0,

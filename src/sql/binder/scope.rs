@@ -133,6 +133,12 @@ impl Binder<'_> {
                 Lookup::NoColumn | Lookup::NoRelation => {}
             }
         }
+        if qualifier.is_none()
+            && schema.is_none()
+            && let Some(row) = self.whole_row(scope, name)
+        {
+            return Ok(row);
+        }
         Err(match qualifier {
             Some(q) if !relation_seen => Error::new(
                 "42P01",
@@ -145,6 +151,42 @@ impl Binder<'_> {
             Some(q) => Error::new("42703", format!("column {q}.{name} does not exist")),
             None => Error::undefined_column(name),
         })
+    }
+}
+
+impl Binder<'_> {
+    /// A whole-row reference: relation `name` of the nearest level naming one, as a
+    /// record of its columns named after them (a scalar FROM function's one column as
+    /// itself).
+    fn whole_row(&self, scope: &Scope, name: &str) -> Option<Expr> {
+        let levels = std::iter::once(scope).chain(self.outer_scopes.iter().rev());
+        for level in levels {
+            let columns: Vec<&ScopeColumn> = level
+                .columns
+                .iter()
+                .filter(|c| c.qualifier.as_deref() == Some(name))
+                .collect();
+            if columns.is_empty() {
+                continue;
+            }
+            if let [c] = columns.as_slice()
+                && let Expr::ColumnRef { id, .. } = &c.expr
+                && self.scalar_function_rels.contains(&id.rel)
+            {
+                return Some(c.expr.clone());
+            }
+            let fields: Vec<(String, DataType)> = columns
+                .iter()
+                .map(|c| (c.name.clone(), c.expr.ty().ty))
+                .collect();
+            let typmod = crate::types::record::bless_owned(&fields);
+            return Some(Expr::Func {
+                func: Func::RowBuild,
+                args: columns.iter().map(|c| c.expr.clone()).collect(),
+                ty: SqlType::with_typmod(DataType::Record, typmod),
+            });
+        }
+        None
     }
 }
 
