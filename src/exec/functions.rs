@@ -712,6 +712,7 @@ pub fn eval_function(
         | Func::RowToJson
         | Func::JsonbSet { .. }
         | Func::JsonbInsert
+        | Func::JsonbPathFn { .. }
         | Func::JsonbObject { .. } => {
             let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
             super::json_functions::eval(func, &vs, &types, n, ctx)?

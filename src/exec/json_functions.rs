@@ -9,7 +9,7 @@ use super::context::ExecContext;
 use super::vector::{Data, Vector};
 use crate::error::{Error, Result};
 use crate::plan::logical::JsonSet;
-use crate::sql::expr::Func;
+use crate::sql::expr::{Func, PathFn};
 use crate::types::jsonb::{self, Node};
 use crate::types::{DataType, SqlType, Value, json};
 
@@ -259,7 +259,11 @@ fn result_type(func: Func) -> DataType {
         | Func::JsonbContained
         | Func::JsonbExists
         | Func::JsonbExistsAny
-        | Func::JsonbExistsAll => DataType::Bool,
+        | Func::JsonbExistsAll
+        | Func::JsonbPathFn {
+            kind: PathFn::Exists | PathFn::Match,
+            ..
+        } => DataType::Bool,
         Func::JsonTypeof { .. } | Func::JsonbPretty => DataType::Text,
         Func::JsonArrayLength { .. } => DataType::Int4,
         Func::ToJson { json: true }
@@ -383,6 +387,28 @@ fn eval_row(func: Func, row: &[Value]) -> Result<Found> {
             } else {
                 hits.all(|h| h)
             }))
+        }
+        (Func::JsonbPathFn { kind, .. }, [doc, path, vars, silent]) => {
+            let (doc, vars) = (jsonb_of(doc), jsonb_of(vars));
+            let path = text_of(path);
+            let silent = matches!(silent, Value::Bool(true));
+            let truth = |b: Option<bool>| b.map_or(Found::Null, |b| Found::Value(Value::Bool(b)));
+            match kind {
+                PathFn::Exists => truth(super::jsonpath::exists(doc, path, vars, silent)?),
+                PathFn::Match => truth(super::jsonpath::matches(doc, path, vars, silent)?),
+                PathFn::QueryArray => Found::Jsonb(jsonb::array(&super::jsonpath::query(
+                    doc, path, vars, silent,
+                )?)),
+                PathFn::QueryFirst => {
+                    match super::jsonpath::query(doc, path, vars, silent)?
+                        .into_iter()
+                        .next()
+                    {
+                        Some(v) => Found::Jsonb(v),
+                        None => Found::Null,
+                    }
+                }
+            }
         }
         (Func::JsonbConcat, [a, b]) => Found::Jsonb(concat(jsonb_of(a), jsonb_of(b))),
         (Func::JsonbDelete, [doc, key]) => Found::Jsonb(delete_keys(
@@ -877,10 +903,20 @@ fn set_at(
 
 /// The rows of json set-returning function `kind` over document `doc`, column by column
 /// (jsonb_each: keys, then values); no rows for NULL.
-pub fn set_rows(kind: JsonSet, doc: &Value) -> Result<Vec<Vec<Value>>> {
+pub fn set_rows(kind: JsonSet, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     let width = kind.columns().len();
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); width];
-    if doc.is_null() {
+    let doc = args.first().unwrap_or(&Value::Null);
+    if args.iter().any(Value::is_null) {
+        return Ok(columns);
+    }
+    if kind == JsonSet::PathQuery {
+        let [doc, path, vars, silent] = args else {
+            return Err(Error::internal("jsonb_path_query takes four arguments"));
+        };
+        let silent = matches!(silent, Value::Bool(true));
+        let items = super::jsonpath::query(jsonb_of(doc), text_of(path), jsonb_of(vars), silent)?;
+        columns[0] = items.into_iter().map(Value::Jsonb).collect();
         return Ok(columns);
     }
     let name = kind.name();

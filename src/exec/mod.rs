@@ -19,6 +19,7 @@ pub mod index_scan;
 pub mod instrument;
 pub mod join;
 pub mod json_functions;
+pub mod jsonpath;
 pub mod keyfilter;
 pub mod keys;
 pub mod lock_rows;

@@ -562,7 +562,7 @@ impl Operator for UnnestOp {
                         ctx,
                     )?
                 }
-                TableFunc::Json(kind) => super::json_functions::set_rows(kind, doc)?,
+                TableFunc::Json(kind) => super::json_functions::set_rows(kind, &args)?,
                 _ => Vec::new(),
             };
             let held: usize = columns
@@ -690,10 +690,12 @@ fn row_set(call: &SrfCall, args: &[Vector], i: usize) -> Result<RowSet> {
         })),
         TableFunc::System(_) | TableFunc::JsonRecord { .. } => Ok(RowSet::Values(Vec::new())),
         TableFunc::Json(kind) => {
-            let doc = args
-                .first()
-                .map_or(Value::Null, |a| a.value(i, call.args[0].ty().ty));
-            let mut columns = super::json_functions::set_rows(kind, &doc)?;
+            let values: Vec<Value> = args
+                .iter()
+                .zip(&call.args)
+                .map(|(a, e)| a.value(i, e.ty().ty))
+                .collect();
+            let mut columns = super::json_functions::set_rows(kind, &values)?;
             if columns.len() == 1 {
                 return Ok(RowSet::Values(columns.pop().unwrap_or_default()));
             }

@@ -37,6 +37,30 @@ pub fn eval(
 /// limit, so a hostile pattern fails instead of exhausting memory).
 const REGEX_SIZE_MAX: usize = 10 << 20;
 
+/// A pattern that does not compile: 2201B with PostgreSQL's words for the common
+/// mistakes (its regex engine's messages), else the regex crate's.
+pub fn regex_error(e: &regex::Error) -> Error {
+    let text = e.to_string();
+    let detail = text
+        .lines()
+        .last()
+        .unwrap_or("")
+        .trim_start_matches("error: ");
+    let message = match detail {
+        "unclosed group" | "unopened group" => "parentheses () not balanced",
+        "unclosed character class" => "brackets [] not balanced",
+        "unclosed counted repetition" => "braces {} not balanced",
+        "repetition operator missing expression" => "quantifier operand invalid",
+        "incomplete escape sequence, reached end of pattern prematurely"
+        | "unrecognized escape sequence" => "invalid escape \\ sequence",
+        "invalid character class range, the start must be <= the end" => "invalid character range",
+        "invalid repetition count range, the start must be <= the end"
+        | "decimal literal invalid" => "invalid repetition count(s)",
+        other => other,
+    };
+    Error::new("2201B", format!("invalid regular expression: {message}"))
+}
+
 /// `string ~ pattern` (`~*` when `icase`), row by row; a pattern is compiled once for
 /// the rows that share it.
 pub fn regex_match(vs: &[Vector], n: usize, icase: bool) -> Result<Vector> {
@@ -55,15 +79,7 @@ pub fn regex_match(vs: &[Vector], n: usize, icase: bool) -> Result<Vector> {
                 .case_insensitive(icase)
                 .size_limit(REGEX_SIZE_MAX)
                 .build()
-                .map_err(|e| {
-                    Error::new(
-                        "2201B",
-                        format!(
-                            "invalid regular expression: {}",
-                            e.to_string().lines().last().unwrap_or("")
-                        ),
-                    )
-                })?;
+                .map_err(|e| regex_error(&e))?;
             compiled = Some((p, re));
         }
         let matched = compiled.as_ref().is_some_and(|(_, re)| re.is_match(&s));

@@ -153,6 +153,7 @@ impl Vector {
             | DataType::Name
             | DataType::Char
             | DataType::Json
+            | DataType::JsonPath
             | DataType::Uuid
             | DataType::Bytea => Data::Text(TextVec::with_capacity(rows)),
             DataType::Interval => Data::Interval(Vec::with_capacity(rows)),

@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use super::logical::{JoinKind, SetOpKind};
 use super::physical::{Op, Plan};
-use crate::sql::expr::{BinaryOp, Expr, SubPlan, SubqueryKind};
+use crate::sql::expr::{BinaryOp, Expr, Func, SubPlan, SubqueryKind};
 use crate::types::Value;
 use crate::types::text::{TextFormat, value_to_string};
 
@@ -671,7 +671,11 @@ fn show_inner(e: &Expr) -> String {
             s
         }
         Expr::Cast { expr, to, .. } => format!("({})::{}", show_inner(expr), to.display_name()),
-        Expr::Func { func, args, .. } if func.operator_symbol().is_some() && args.len() == 2 => {
+        // `@?` and `@@` carry the path functions' default vars and silent along.
+        Expr::Func { func, args, .. }
+            if func.operator_symbol().is_some()
+                && (args.len() == 2 || matches!(func, Func::JsonbPathFn { op: true, .. })) =>
+        {
             let symbol = func.operator_symbol().unwrap_or("?");
             format!(
                 "({} {symbol} {})",

@@ -171,9 +171,19 @@ pub enum TableFunc {
 /// object keys, the array elements; `json`: the json type's own versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonSet {
-    Each { json: bool, text: bool },
-    ObjectKeys { json: bool },
-    ArrayElements { json: bool, text: bool },
+    Each {
+        json: bool,
+        text: bool,
+    },
+    ObjectKeys {
+        json: bool,
+    },
+    ArrayElements {
+        json: bool,
+        text: bool,
+    },
+    /// jsonb_path_query(target, path, vars, silent).
+    PathQuery,
 }
 
 impl JsonSet {
@@ -213,6 +223,7 @@ impl JsonSet {
                 json: true,
                 text: true,
             } => "json_array_elements_text",
+            JsonSet::PathQuery => "jsonb_path_query",
         }
     }
 
@@ -233,10 +244,11 @@ impl JsonSet {
             }
             JsonSet::ObjectKeys { .. } => vec![(None, DataType::Text)],
             JsonSet::ArrayElements { json, text } => vec![(Some("value"), doc(json, text))],
+            JsonSet::PathQuery => vec![(None, DataType::Jsonb)],
         }
     }
 
-    pub const ALL: [JsonSet; 10] = [
+    pub const ALL: [JsonSet; 11] = [
         JsonSet::Each {
             json: false,
             text: false,
@@ -271,9 +283,13 @@ impl JsonSet {
             json: true,
             text: true,
         },
+        JsonSet::PathQuery,
     ];
 
     pub fn by_name(name: &str) -> Option<JsonSet> {
+        if name == "jsonb_path_query_tz" {
+            return Some(JsonSet::PathQuery);
+        }
         JsonSet::ALL.into_iter().find(|j| j.name() == name)
     }
 }

@@ -1182,6 +1182,8 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Record => 9,
         // json has no equality: it is never a key.
         DataType::Json => return None,
+        // jsonpath has no equality either.
+        DataType::JsonPath => return None,
         DataType::Uuid => 12,
         DataType::Bytea => 13,
         DataType::Jsonb => 14,

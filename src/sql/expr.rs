@@ -325,6 +325,12 @@ pub enum Func {
     },
     /// jsonb_insert (target, path, new [, insert_after]).
     JsonbInsert,
+    /// The SQL/JSON path functions over (target, path, vars, silent)
+    /// (`exec::jsonpath`); `@?` and `@@` are Exists and Match with `op`.
+    JsonbPathFn {
+        kind: PathFn,
+        op: bool,
+    },
     /// jsonb_object(text[]) / (keys text[], values text[]).
     JsonbObject {
         json: bool,
@@ -409,6 +415,15 @@ pub enum Func {
     RecordField(u16),
 }
 
+/// What a jsonb_path_* function answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathFn {
+    Exists,
+    Match,
+    QueryArray,
+    QueryFirst,
+}
+
 impl Func {
     /// The operator a function is written as (`doc -> 'k'`), for printing it back.
     pub fn operator_symbol(self) -> Option<&'static str> {
@@ -425,6 +440,14 @@ impl Func {
             Func::JsonbConcat => "||",
             Func::JsonbDelete | Func::JsonbDeleteIndex | Func::JsonbDeleteKeys => "-",
             Func::JsonbDeletePath => "#-",
+            Func::JsonbPathFn {
+                kind: PathFn::Exists,
+                op: true,
+            } => "@?",
+            Func::JsonbPathFn {
+                kind: PathFn::Match,
+                op: true,
+            } => "@@",
             _ => return None,
         })
     }

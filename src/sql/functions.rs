@@ -14,7 +14,7 @@
 //! what reads the session (settings, time zone, the transaction's clock) — never folded;
 //! `Volatile` for `random()` — never folded, never moved or duplicated.
 
-use super::expr::{BinaryOp, Func};
+use super::expr::{BinaryOp, Func, PathFn};
 use crate::types::{DataType, SqlType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -684,6 +684,50 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Json,
     ),
     f(
+        Func::JsonbPathFn {
+            kind: PathFn::Exists,
+            op: false,
+        },
+        &["jsonb_path_exists"],
+        HAND,
+        true,
+        I,
+        K::Json,
+    ),
+    f(
+        Func::JsonbPathFn {
+            kind: PathFn::Match,
+            op: false,
+        },
+        &["jsonb_path_match"],
+        HAND,
+        true,
+        I,
+        K::Json,
+    ),
+    f(
+        Func::JsonbPathFn {
+            kind: PathFn::QueryArray,
+            op: false,
+        },
+        &["jsonb_path_query_array"],
+        HAND,
+        true,
+        I,
+        K::Json,
+    ),
+    f(
+        Func::JsonbPathFn {
+            kind: PathFn::QueryFirst,
+            op: false,
+        },
+        &["jsonb_path_query_first"],
+        HAND,
+        true,
+        I,
+        K::Json,
+    ),
+    f(
         Func::JsonbObject { json: false },
         &["jsonb_object"],
         HAND,
@@ -1292,6 +1336,7 @@ impl Func {
                 upper: true,
             },
             Func::RecordField(_) => Func::RecordField(0),
+            Func::JsonbPathFn { kind, .. } => Func::JsonbPathFn { kind, op: false },
             Func::Bitwise(_) => Func::Bitwise(super::expr::BitOp::And),
             Func::RegOut(_) => Func::RegOut(DataType::RegClass),
             Func::RegexMatch(_) => Func::RegexMatch(false),

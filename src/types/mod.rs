@@ -14,6 +14,7 @@ pub mod datetime;
 pub mod json;
 pub mod jsonb;
 pub mod jsonb_cast;
+pub mod jsonpath;
 pub mod numeric;
 pub mod record;
 pub mod text;
@@ -72,10 +73,12 @@ pub enum DataType {
     Bytea,
     /// `jsonb`: normalized JSON in a binary form (`types::jsonb`).
     Jsonb,
+    /// `jsonpath`: an SQL/JSON path, stored as its canonical text (`types::jsonpath`).
+    JsonPath,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 22] = [
+const ARRAY_ELEMS: [DataType; 23] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -98,6 +101,7 @@ const ARRAY_ELEMS: [DataType; 22] = [
     DataType::Bytea,
     DataType::Json,
     DataType::Jsonb,
+    DataType::JsonPath,
 ];
 
 /// The scalar types that have array types.
@@ -328,6 +332,7 @@ impl DataType {
             DataType::Uuid => 2950,
             DataType::Bytea => 17,
             DataType::Jsonb => 3802,
+            DataType::JsonPath => 4072,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -351,6 +356,7 @@ impl DataType {
                 DataType::Bytea => 1001,
                 DataType::Json => 199,
                 DataType::Jsonb => 3807,
+                DataType::JsonPath => 4073,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -388,6 +394,7 @@ impl DataType {
             2950 => DataType::Uuid,
             17 => DataType::Bytea,
             3802 => DataType::Jsonb,
+            4072 => DataType::JsonPath,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -412,7 +419,7 @@ impl DataType {
             | DataType::RegRole => 4,
             DataType::Name => 64,
             DataType::Char => 1,
-            DataType::Json | DataType::Bytea | DataType::Jsonb => -1,
+            DataType::Json | DataType::Bytea | DataType::Jsonb | DataType::JsonPath => -1,
             DataType::Uuid => 16,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
@@ -457,6 +464,7 @@ impl DataType {
             DataType::Uuid => "uuid",
             DataType::Bytea => "bytea",
             DataType::Jsonb => "jsonb",
+            DataType::JsonPath => "jsonpath",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -480,6 +488,7 @@ impl DataType {
                 DataType::Bytea => "bytea[]",
                 DataType::Json => "json[]",
                 DataType::Jsonb => "jsonb[]",
+                DataType::JsonPath => "jsonpath[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
@@ -657,6 +666,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("uuid", 0) => SqlType::new(DataType::Uuid),
                 ("bytea", 0) => SqlType::new(DataType::Bytea),
                 ("jsonb", 0) => SqlType::new(DataType::Jsonb),
+                ("jsonpath", 0) => SqlType::new(DataType::JsonPath),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -681,6 +691,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "bytea" => DataType::Bytea,
                         "json" => DataType::Json,
                         "jsonb" => DataType::Jsonb,
+                        "jsonpath" => DataType::JsonPath,
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"

@@ -407,6 +407,7 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Uuid => Value::Uuid(super::bytes::parse_uuid(text)?),
         DataType::Bytea => Value::Bytes(super::bytes::parse_bytea(text)?),
         DataType::Jsonb => Value::Jsonb(super::jsonb::parse(text)?),
+        DataType::JsonPath => Value::Text(super::jsonpath::normalize(text)?),
         DataType::Oid => Value::Int8(parse_oid(text)?),
         DataType::RegClass
         | DataType::RegType

@@ -185,6 +185,11 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
 /// Appends the binary (send) form of row `i` of `v` (no length prefix).
 pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
     match &v.data {
+        // jsonpath's binary form: a version byte, then the text.
+        Data::Text(t) if ty == DataType::JsonPath => {
+            buf.push(1);
+            buf.extend_from_slice(t.get(i));
+        }
         Data::I64(x) if ty.is_oid() => buf.extend_from_slice(&(x[i] as u32).to_be_bytes()),
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -230,6 +235,9 @@ fn array_send(buf: &mut Vec<u8>, bytes: &[u8], elem: DataType) {
         };
         let len_at = buf.len();
         buf.extend_from_slice(&[0; 4]);
+        if elem == DataType::JsonPath {
+            buf.push(1);
+        }
         value_send(buf, &array::decode(p, elem));
         let len = (buf.len() - len_at - 4) as i32;
         buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
@@ -812,6 +820,13 @@ pub fn decode_param(
             }
             let s = std::str::from_utf8(&b[1..]).map_err(|_| Error::invalid_utf8())?;
             Value::Jsonb(crate::types::jsonb::parse(s)?)
+        }
+        DataType::JsonPath => {
+            if b.first() != Some(&1) {
+                return Err(Error::new("22P03", "unsupported jsonpath version number"));
+            }
+            let s = std::str::from_utf8(&b[1..]).map_err(|_| Error::invalid_utf8())?;
+            Value::Text(crate::types::jsonpath::normalize(s)?)
         }
         DataType::Record => {
             return Err(Error::feature_not_supported(

@@ -602,6 +602,32 @@ def _():
     asyncio.run(run())
 
 
+@check("jsonpath through psycopg 3 (text and binary) and asyncpg")
+def _():
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute("DROP TABLE IF EXISTS tjp; CREATE TABLE tjp (id int PRIMARY KEY, doc jsonb, p jsonpath)")
+        conn.execute("INSERT INTO tjp VALUES (1, '{\"a\": [1, 2, 3]}', '$.a[*] ? (@ > 1)')")
+        conn.commit()
+        with conn.cursor() as cur:
+            cur.execute("SELECT p::text, jsonb_path_query_array(doc, p), doc @? %s, doc @@ %s FROM tjp",
+                        ("$.a[*] ? (@ == 3)", "$.a[0] == 1"))
+            same(cur.fetchone(), ('$."a"[*]?(@ > 1)', [2, 3], True, True), "psycopg 3 jsonpath text")
+        with conn.cursor(binary=True) as cur:
+            cur.execute("SELECT p FROM tjp")
+            same(bytes(cur.fetchone()[0]), b'\x01$."a"[*]?(@ > 1)', "psycopg 3 jsonpath binary")
+            cur.execute("SELECT jsonb_path_query_first(doc, %s::text::jsonpath, vars => %s::text::jsonb) FROM tjp",
+                        ("$.a[*] ? (@ > $x)", '{"x": 2}'))
+            same(cur.fetchone(), (3,), "psycopg 3 jsonpath vars")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        path = await conn.fetchval("SELECT p FROM tjp")
+        same(path, '$."a"[*]?(@ > 1)', "asyncpg jsonpath out")
+        n = await conn.fetchval("SELECT count(*) FROM tjp, jsonb_path_query(doc, $1::jsonpath)", "strict $.a[*]")
+        same(n, 3, "asyncpg jsonpath parameter")
+        await conn.close()
+    asyncio.run(run())
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

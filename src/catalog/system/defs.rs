@@ -776,6 +776,12 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("jsonb_recv", 3805),
             ("jsonb_send", 3803),
         ],
+        D::JsonPath => [
+            ("jsonpath_in", 4001),
+            ("jsonpath_out", 4003),
+            ("jsonpath_recv", 4002),
+            ("jsonpath_send", 4004),
+        ],
     })
 }
 

@@ -864,15 +864,16 @@ impl Binder<'_> {
         op: &A::BinaryOperator,
         r: Expr,
     ) -> Result<Expr> {
-        let json = |t: DataType| matches!(t, DataType::Json | DataType::Jsonb);
-        let (l, r) = if json(l.ty().ty) || json(r.ty().ty) {
-            match self.bind_json_operator(op, l, r)? {
-                Ok(e) => return Ok(e),
-                Err(operands) => operands,
-            }
-        } else {
-            (l, r)
-        };
+        let json = |t: DataType| matches!(t, DataType::Json | DataType::Jsonb | DataType::JsonPath);
+        let (l, r) =
+            if json(l.ty().ty) || json(r.ty().ty) || matches!(op, A::BinaryOperator::AtQuestion) {
+                match self.bind_json_operator(op, l, r)? {
+                    Ok(e) => return Ok(e),
+                    Err(operands) => operands,
+                }
+            } else {
+                (l, r)
+            };
         let op = match op {
             A::BinaryOperator::And | A::BinaryOperator::Or => {
                 let name = if matches!(op, A::BinaryOperator::And) {
@@ -1149,8 +1150,8 @@ impl Binder<'_> {
         use DataType as D;
         if op.is_comparison() {
             let (l, r) = self.unify_comparison(l, r, op)?;
-            if l.ty().ty == D::Json {
-                return Err(no_operator(D::Json, op.symbol(), r.ty().ty));
+            if matches!(l.ty().ty, D::Json | D::JsonPath) {
+                return Err(no_operator(l.ty().ty, op.symbol(), r.ty().ty));
             }
             return Ok(Expr::Binary {
                 op,

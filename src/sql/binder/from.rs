@@ -671,8 +671,17 @@ impl Binder<'_> {
         if let Some(kind) = crate::plan::logical::JsonSet::by_name(&fname) {
             let empty = Scope::default();
             let mut bound = Vec::new();
-            for a in args {
-                bound.push(self.bind_function_arg(a, &empty)?);
+            match super::functions::named_arguments(&fname, args)? {
+                Some(named) => {
+                    for e in &named {
+                        bound.push(self.bind_expr(e, &empty)?);
+                    }
+                }
+                None => {
+                    for a in args {
+                        bound.push(self.bind_function_arg(a, &empty)?);
+                    }
+                }
             }
             let args = self.json_set_args(kind, bound)?;
             let columns = kind.columns();

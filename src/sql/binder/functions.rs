@@ -49,6 +49,10 @@ impl Binder<'_> {
             _ => object_name(&f.name)?,
         };
         let mut order_by: &[A::OrderByExpr] = &[];
+        let named = match &f.args {
+            A::FunctionArguments::List(list) => named_arguments(&name, &list.args)?,
+            _ => None,
+        };
         let (args, distinct, star) = match &f.args {
             A::FunctionArguments::None => (vec![], false, false),
             A::FunctionArguments::Subquery(q) if name == "array" => {
@@ -74,7 +78,10 @@ impl Binder<'_> {
                 );
                 let mut star = false;
                 let mut args = Vec::new();
-                for a in &list.args {
+                if let Some(named) = &named {
+                    args.extend(named.iter());
+                }
+                for a in list.args.iter().filter(|_| named.is_none()) {
                     match a {
                         A::FunctionArg::Unnamed(A::FunctionArgExpr::Wildcard) => star = true,
                         A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => args.push(e),
@@ -931,6 +938,114 @@ impl Binder<'_> {
             ty: result,
         }))
     }
+}
+
+/// PostgreSQL's named notation (`vars => '{}'`, `silent := true`) for the functions
+/// that declare argument names kiln knows (the jsonb_path_* functions): the arguments
+/// in declaration order, a gap filled with its default. None when no argument is
+/// named.
+pub(super) fn named_arguments(name: &str, args: &[A::FunctionArg]) -> Result<Option<Vec<A::Expr>>> {
+    // `name := value` reaches here as an assignment expression.
+    let assignment = |a: &A::FunctionArg| match a {
+        A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(A::Expr::BinaryOp {
+            left,
+            op: A::BinaryOperator::Assignment,
+            right,
+        })) => match &**left {
+            A::Expr::Identifier(name) => Some((name.clone(), (**right).clone())),
+            _ => None,
+        },
+        _ => None,
+    };
+    let is_named =
+        |a: &A::FunctionArg| !matches!(a, A::FunctionArg::Unnamed(_)) || assignment(a).is_some();
+    if !args.iter().any(is_named) {
+        return Ok(None);
+    }
+    let path_function = name.starts_with("jsonb_path_");
+    if !path_function {
+        return Err(Error::feature_not_supported("named function arguments"));
+    }
+    const NAMES: [&str; 4] = ["target", "path", "vars", "silent"];
+    let mut slots: [Option<A::Expr>; 4] = [None, None, None, None];
+    let mut seen_named = false;
+    for (i, a) in args.iter().enumerate() {
+        let assigned = assignment(a);
+        let (slot, e) = match a {
+            _ if assigned.is_some() => {
+                seen_named = true;
+                let Some((arg_name, e)) = &assigned else {
+                    continue;
+                };
+                let n = ident_name(arg_name);
+                let Some(slot) = NAMES.iter().position(|x| *x == n) else {
+                    return Err(Error::undefined_function(format!(
+                        "function {name} with an argument named \"{n}\" does not exist"
+                    )));
+                };
+                (slot, e)
+            }
+            A::FunctionArg::Unnamed(A::FunctionArgExpr::Expr(e)) => {
+                if seen_named {
+                    return Err(Error::syntax(
+                        "positional argument cannot follow named argument",
+                    ));
+                }
+                (i, e)
+            }
+            A::FunctionArg::Named {
+                name: arg_name,
+                arg: A::FunctionArgExpr::Expr(e),
+                ..
+            }
+            | A::FunctionArg::ExprNamed {
+                name: A::Expr::Identifier(arg_name),
+                arg: A::FunctionArgExpr::Expr(e),
+                ..
+            } => {
+                seen_named = true;
+                let n = ident_name(arg_name);
+                let Some(slot) = NAMES.iter().position(|x| *x == n) else {
+                    return Err(Error::undefined_function(format!(
+                        "function {name} with an argument named \"{n}\" does not exist"
+                    )));
+                };
+                (slot, e)
+            }
+            _ => return Err(Error::feature_not_supported("this function argument")),
+        };
+        let Some(place) = slots.get_mut(slot) else {
+            return Err(Error::undefined_function(format!(
+                "function {name} with {} arguments does not exist",
+                args.len()
+            )));
+        };
+        if place.is_some() {
+            return Err(Error::syntax(format!(
+                "argument name \"{}\" used more than once",
+                NAMES[slot]
+            )));
+        }
+        *place = Some(e.clone());
+    }
+    let last = slots.iter().rposition(Option::is_some).unwrap_or(0);
+    let mut out = Vec::with_capacity(last + 1);
+    for (i, s) in slots.into_iter().take(last + 1).enumerate() {
+        out.push(match (s, i) {
+            (Some(e), _) => e,
+            (None, 2) => {
+                A::Expr::Value(A::Value::SingleQuotedString("{}".into()).with_empty_span())
+            }
+            (None, 3) => A::Expr::Value(A::Value::Boolean(false).with_empty_span()),
+            _ => {
+                return Err(Error::undefined_function(format!(
+                    "function {name} requires its argument \"{}\"",
+                    NAMES[i]
+                )));
+            }
+        });
+    }
+    Ok(Some(out))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! untyped literal on the right of `->` is a key, of `#>` a text[] path).
 
 use super::*;
+use crate::sql::expr::PathFn;
 
 const TEXT_ARRAY: SqlType = SqlType::new(DataType::Array(crate::types::TEXT_ARRAY));
 
@@ -70,6 +71,31 @@ impl Binder<'_> {
                     Func::JsonbContained
                 };
                 call(func, vec![l, r], BOOL)
+            }
+            // `@?` is jsonb's alone; `@@` is also text search's.
+            O::AtQuestion | O::AtAt
+                if matches!(op, O::AtQuestion) || lt == D::Jsonb || rt == D::JsonPath =>
+            {
+                let sym = if matches!(op, O::AtQuestion) {
+                    "@?"
+                } else {
+                    "@@"
+                };
+                if !matches!(lt, D::Jsonb | D::Unknown) || !matches!(rt, D::JsonPath | D::Unknown) {
+                    return Err(no_operator(sym));
+                }
+                let l = self.coerce(l, jsonb)?;
+                let r = self.coerce(r, SqlType::new(D::JsonPath))?;
+                let kind = if matches!(op, O::AtQuestion) {
+                    PathFn::Exists
+                } else {
+                    PathFn::Match
+                };
+                call(
+                    Func::JsonbPathFn { kind, op: true },
+                    vec![l, r, empty_vars(), Expr::literal_bool(true)],
+                    BOOL,
+                )
             }
             O::Question if lt == D::Jsonb => {
                 if !rt.is_string() {
@@ -270,6 +296,31 @@ impl Binder<'_> {
                     result,
                 )
             }
+            "jsonb_path_exists"
+            | "jsonb_path_match"
+            | "jsonb_path_query_array"
+            | "jsonb_path_query_first"
+            | "jsonb_path_exists_tz"
+            | "jsonb_path_match_tz"
+            | "jsonb_path_query_array_tz"
+            | "jsonb_path_query_first_tz" => {
+                let kind = match name.trim_end_matches("_tz") {
+                    "jsonb_path_exists" => PathFn::Exists,
+                    "jsonb_path_match" => PathFn::Match,
+                    "jsonb_path_query_array" => PathFn::QueryArray,
+                    _ => PathFn::QueryFirst,
+                };
+                let args = self.path_function_args(name, args.to_vec())?;
+                let ty = match kind {
+                    PathFn::Exists | PathFn::Match => BOOL,
+                    _ => jsonb,
+                };
+                return Ok(Some(Expr::Func {
+                    func: Func::JsonbPathFn { kind, op: false },
+                    args,
+                    ty,
+                }));
+            }
             "jsonb_extract_path"
             | "jsonb_extract_path_text"
             | "json_extract_path"
@@ -326,6 +377,47 @@ impl Binder<'_> {
     }
 }
 
+/// `'{}'::jsonb`, the path functions' default vars.
+fn empty_vars() -> Expr {
+    Expr::literal(
+        Value::Jsonb(crate::types::jsonb::object(Vec::new())),
+        SqlType::new(DataType::Jsonb),
+    )
+}
+
+impl Binder<'_> {
+    /// A jsonb_path_* function's arguments (target, path [, vars [, silent]]) as all
+    /// four, typed; a missing vars is `{}` and a missing silent false.
+    pub(super) fn path_function_args(&mut self, name: &str, args: Vec<Expr>) -> Result<Vec<Expr>> {
+        use DataType as D;
+        let want = [D::Jsonb, D::JsonPath, D::Jsonb, D::Bool];
+        let fits = |t: D, w: D| t == w || t == D::Unknown;
+        if !(2..=4).contains(&args.len()) || args.iter().zip(want).any(|(a, w)| !fits(a.ty().ty, w))
+        {
+            let signature = args
+                .iter()
+                .map(|a| a.ty().display_name())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(Error::undefined_function(format!(
+                "function {name}({signature}) does not exist"
+            ))
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+        }
+        let mut out = Vec::with_capacity(4);
+        for (a, w) in args.into_iter().zip(want) {
+            out.push(self.coerce(a, SqlType::new(w))?);
+        }
+        if out.len() < 3 {
+            out.push(empty_vars());
+        }
+        if out.len() < 4 {
+            out.push(Expr::literal_bool(false));
+        }
+        Ok(out)
+    }
+}
+
 /// to_json(`e`) (`json`) or to_jsonb(`e`): a record with named fields passes their
 /// names on as its typmod.
 pub(super) fn to_json_call(e: Expr, json: bool) -> Expr {
@@ -353,6 +445,9 @@ impl Binder<'_> {
         bound: Vec<Expr>,
     ) -> Result<Vec<Expr>> {
         use crate::plan::logical::JsonSet as J;
+        if kind == J::PathQuery {
+            return self.path_function_args(kind.name(), bound);
+        }
         let json = matches!(
             kind,
             J::Each { json: true, .. }

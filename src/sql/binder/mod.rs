@@ -170,11 +170,18 @@ fn object_name(name: &A::ObjectName) -> Result<String> {
 /// DISTINCT and UNION over it).
 fn json_keys(plan: &LogicalPlan) -> Result<()> {
     let mut found = None;
+    let typ: std::cell::Cell<Option<DataType>> = std::cell::Cell::new(None);
     plan.walk(&mut |p| {
         if found.is_some() {
             return;
         }
-        let json = |t: SqlType| t.ty == DataType::Json;
+        let json = |t: SqlType| {
+            let hit = matches!(t.ty, DataType::Json | DataType::JsonPath);
+            if hit {
+                typ.set(Some(t.ty));
+            }
+            hit
+        };
         found = match p {
             LogicalPlan::Sort { keys, .. } if keys.iter().any(|k| json(k.expr.ty())) => {
                 Some("ordering")
@@ -201,7 +208,10 @@ fn json_keys(plan: &LogicalPlan) -> Result<()> {
     match found {
         Some(what) => Err(Error::new(
             "42883",
-            format!("could not identify an {what} operator for type json"),
+            format!(
+                "could not identify an {what} operator for type {}",
+                typ.get().map_or("json", DataType::name)
+            ),
         )),
         None => Ok(()),
     }
