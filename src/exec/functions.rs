@@ -199,7 +199,7 @@ fn bitwise(op: crate::sql::expr::BitOp, vs: &[Vector]) -> Result<Data> {
 
 /// PostgreSQL's quote_literal: quotes doubled; with a backslash, an E'' string with the
 /// backslashes doubled too.
-fn quote_literal(s: &str) -> String {
+pub(super) fn quote_literal(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     if s.contains('\\') {
         out.push('E');
@@ -791,6 +791,10 @@ pub fn eval_function(
         | Func::Md5
         | Func::Random => super::string_functions::eval(func, args, &vs, n, ty, ctx)?,
         Func::RegexMatch(icase) => super::string_functions::regex_match(&vs, n, icase)?,
+        Func::Format => {
+            let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+            super::string_functions::format(&vs, &types, n, ctx)?
+        }
         Func::Coalesce => return Err(Error::internal("coalesce handled above")),
         _ => return Err(Error::internal("array function handled above")),
     })

@@ -1,5 +1,5 @@
-//! Kernels for lpad, rpad, split_part, reverse, translate, starts_with, initcap, md5
-//! and random, with PostgreSQL 15's semantics and errors. Evaluated row by row
+//! Kernels for lpad, rpad, split_part, reverse, translate, starts_with, initcap, md5,
+//! format() and random, with PostgreSQL 15's semantics and errors. Evaluated row by row
 //! (none is on a benchmark's hot path); outputs that could be large are charged to the
 //! statement's memory budget first.
 //!
@@ -278,6 +278,215 @@ fn random() -> f64 {
         });
         prng.double()
     })
+}
+
+/// format(fmt, args…) row by row (PostgreSQL's text_format): `%[n$][-][width]type`
+/// with type `s` (the value's text, NULL as nothing), `I` (quote_ident; NULL is an
+/// error) or `L` (quote_literal; NULL as `NULL`), a width of digits, `*` or `*n$`
+/// (from an argument; negative means left-justified), `%%` for a percent sign.
+pub fn format(vs: &[Vector], types: &[DataType], n: usize, ctx: &ExecContext) -> Result<Vector> {
+    let mut out = Vector::with_capacity(DataType::Text, n);
+    let mut args: Vec<Option<String>> = Vec::with_capacity(vs.len());
+    let mut buf = Vec::new();
+    for i in 0..n {
+        args.clear();
+        for (v, &t) in vs.iter().zip(types) {
+            if v.is_null(i) {
+                args.push(None);
+            } else {
+                buf.clear();
+                crate::wire::encode::text_value(&mut buf, v, i, t, &ctx.fmt);
+                args.push(Some(String::from_utf8_lossy(&buf).into_owned()));
+            }
+        }
+        match args.first() {
+            Some(Some(f)) => {
+                let s = format_row(f, &args[1..], ctx)?;
+                out.push_value(&Value::Text(s));
+            }
+            _ => out.push_null(),
+        }
+    }
+    Ok(out)
+}
+
+fn format_error(message: &str) -> Error {
+    Error::new("22023", message.to_string())
+}
+
+fn unterminated() -> Error {
+    format_error("unterminated format() type specifier").with_hint("For a single \"%\" use \"%%\".")
+}
+
+fn format_row(fmt: &str, args: &[Option<String>], ctx: &ExecContext) -> Result<String> {
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut out = String::with_capacity(fmt.len());
+    // The next argument (1 is the first after the format).
+    let mut next = 1usize;
+    let nargs = args.len() + 1;
+    let mut i = 0;
+    // Digits at `i`: their value, None when there are none.
+    let digits = |i: &mut usize| -> Result<Option<usize>> {
+        let mut value: Option<usize> = None;
+        while *i < chars.len() && chars[*i].is_ascii_digit() {
+            let d = chars[*i] as usize - '0' as usize;
+            let v = value
+                .unwrap_or(0)
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(d))
+                .filter(|v| *v <= i32::MAX as usize)
+                .ok_or_else(|| Error::new("22003", "number is out of range"))?;
+            value = Some(v);
+            *i += 1;
+            if *i >= chars.len() {
+                return Err(unterminated());
+            }
+        }
+        Ok(value)
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        if i >= chars.len() {
+            return Err(unterminated());
+        }
+        if chars[i] == '%' {
+            out.push('%');
+            i += 1;
+            continue;
+        }
+        let mut argpos = None;
+        let mut widthpos: Option<usize> = None;
+        let mut left = false;
+        let mut width: i64 = 0;
+        if let Some(v) = digits(&mut i)? {
+            if chars[i] == '$' {
+                if v == 0 {
+                    return Err(format_error(
+                        "format specifies argument 0, but arguments are numbered from 1",
+                    ));
+                }
+                argpos = Some(v);
+                i += 1;
+                if i >= chars.len() {
+                    return Err(unterminated());
+                }
+            } else {
+                width = v as i64;
+            }
+        }
+        if width == 0 {
+            while chars[i] == '-' {
+                left = true;
+                i += 1;
+                if i >= chars.len() {
+                    return Err(unterminated());
+                }
+            }
+            if chars[i] == '*' {
+                i += 1;
+                if i >= chars.len() {
+                    return Err(unterminated());
+                }
+                match digits(&mut i)? {
+                    Some(v) => {
+                        if chars[i] != '$' {
+                            return Err(format_error(
+                                "width argument position must be ended by \"$\"",
+                            ));
+                        }
+                        if v == 0 {
+                            return Err(format_error(
+                                "format specifies argument 0, but arguments are numbered from 1",
+                            ));
+                        }
+                        widthpos = Some(v);
+                        i += 1;
+                        if i >= chars.len() {
+                            return Err(unterminated());
+                        }
+                    }
+                    None => widthpos = Some(0),
+                }
+            } else if let Some(v) = digits(&mut i)? {
+                width = v as i64;
+            }
+        }
+        let conversion = chars[i];
+        i += 1;
+        if !matches!(conversion, 's' | 'I' | 'L') {
+            return Err(format_error(&format!(
+                "unrecognized format() type specifier \"{conversion}\""
+            ))
+            .with_hint("For a single \"%\" use \"%%\"."));
+        }
+        let too_few = || format_error("too few arguments for format()");
+        if let Some(wp) = widthpos {
+            if wp > 0 {
+                next = wp;
+            }
+            if next >= nargs {
+                return Err(too_few());
+            }
+            width = match &args[next - 1] {
+                None => 0,
+                Some(t) => {
+                    match super::super::types::text::parse_value(t, DataType::Int4, &ctx.fmt)? {
+                        Value::Int4(w) => w as i64,
+                        _ => 0,
+                    }
+                }
+            };
+            next += 1;
+        }
+        if let Some(p) = argpos {
+            next = p;
+        }
+        if next >= nargs {
+            return Err(too_few());
+        }
+        let value = &args[next - 1];
+        next += 1;
+        let text = match (conversion, value) {
+            ('L', None) => "NULL".to_string(),
+            ('I', None) => {
+                return Err(Error::new(
+                    "22004",
+                    "null values cannot be formatted as an SQL identifier",
+                ));
+            }
+            ('I', Some(v)) => crate::catalog::system::quote_ident(v),
+            ('L', Some(v)) => super::functions::quote_literal(v),
+            (_, Some(v)) => v.clone(),
+            (_, None) => String::new(),
+        };
+        if width < 0 {
+            if width <= i32::MIN as i64 {
+                return Err(Error::new("22003", "number is out of range"));
+            }
+            left = true;
+            width = -width;
+        }
+        let len = text.chars().count() as i64;
+        let pad = (width - len).max(0);
+        if pad > ALLOC_BYTES_MAX - out.len() as i64 {
+            return Err(Error::new("54000", "requested length too large"));
+        }
+        ctx.charge_memory(pad as usize)?;
+        let spaces = " ".repeat(pad as usize);
+        if left {
+            out.push_str(&text);
+            out.push_str(&spaces);
+        } else {
+            out.push_str(&spaces);
+            out.push_str(&text);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -199,6 +199,9 @@ pub enum Func {
     QuoteIdent,
     QuoteLiteral,
     QuoteNullable,
+    /// format(fmt, args…): `%s`, `%I`, `%L`, `%%` with positions and widths; the
+    /// arguments keep their types and are printed by their output functions.
+    Format,
     /// json_build_object(key, value, …) and json_build_array(value, …).
     JsonBuildObject,
     JsonBuildArray,

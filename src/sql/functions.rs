@@ -148,6 +148,7 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         I,
         K::Scalar,
     ),
+    f(Func::Format, &["format"], HAND, false, S, K::String),
     f(
         Func::QuoteNullable,
         &["quote_nullable"],

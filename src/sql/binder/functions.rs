@@ -758,6 +758,36 @@ impl Binder<'_> {
             ("current_user" | "user" | "current_role", []) => (Func::CurrentUser, vec![], TEXT),
             ("session_user", []) => (Func::SessionUser, vec![], TEXT),
             ("current_setting", [_]) => (Func::CurrentSetting, text_args(self, args)?, TEXT),
+            ("format", [_, ..]) => {
+                // format(text, VARIADIC "any"): the arguments keep their types.
+                let mut it = args.into_iter();
+                let mut bound = Vec::new();
+                if let Some(f) = it.next() {
+                    if !matches!(
+                        f.ty().ty,
+                        D::Text | D::Unknown | D::Varchar | D::Bpchar | D::Name
+                    ) {
+                        return Err(Error::undefined_function(format!(
+                            "function format({}) does not exist",
+                            arg_types
+                                .iter()
+                                .map(|t| t.name())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+                    }
+                    bound.push(self.coerce(f, TEXT)?);
+                }
+                for a in it {
+                    bound.push(if a.ty().ty == D::Unknown {
+                        self.coerce(a, TEXT)?
+                    } else {
+                        a
+                    });
+                }
+                (Func::Format, bound, TEXT)
+            }
             ("quote_literal" | "quote_nullable", [_]) => {
                 // anyelement: any value, as its text.
                 let args = args
