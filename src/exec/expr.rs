@@ -146,6 +146,11 @@ fn eval_binary(
     sel: &[u32],
     ctx: &ExecContext,
 ) -> Result<Vector> {
+    if matches!(op, BinaryOp::Eq | BinaryOp::NotEq)
+        && let Some(v) = super::json_functions::text_equals(op, left, right, batch, sel, ctx)?
+    {
+        return Ok(v);
+    }
     let l = eval(left, batch, sel, ctx)?;
     let r = eval(right, batch, sel, ctx)?;
     binary(op, l, r, left.ty(), right.ty(), ty, &ctx.fmt.zone)

@@ -233,6 +233,11 @@ pub fn eval_function(
     if func == Func::Coalesce {
         return coalesce(args, ty, batch, sel, ctx);
     }
+    if func.info().kernel == crate::sql::functions::Kernel::Json
+        && let Some(v) = super::json_functions::fast_path(func, args, batch, sel, ctx)?
+    {
+        return Ok(v);
+    }
     let vs = args
         .iter()
         .map(|a| eval(a, batch, sel, ctx))

@@ -9,7 +9,7 @@ use super::context::ExecContext;
 use super::vector::{Data, Vector};
 use crate::error::{Error, Result};
 use crate::plan::logical::JsonSet;
-use crate::sql::expr::{Func, PathFn};
+use crate::sql::expr::{Expr, Func, PathFn};
 use crate::types::jsonb::{self, Node};
 use crate::types::{DataType, SqlType, Value, json};
 
@@ -29,6 +29,321 @@ pub fn eval(
         }
         _ => row_by_row(func, args, types, n, ctx),
     }
+}
+
+/// One step of a chain of jsonb getters with a constant key or index.
+enum Step<'e> {
+    Key(&'e [u8]),
+    Index(i64),
+}
+
+/// `e` as a chain of jsonb getters (`->` by a constant key or index) over a jsonb base
+/// expression: the base and the steps, outermost last. A plain jsonb expression is a
+/// chain of no steps.
+fn getter_chain(mut e: &Expr) -> Option<(&Expr, Vec<Step<'_>>)> {
+    let mut steps = Vec::new();
+    loop {
+        match e {
+            Expr::Func {
+                func:
+                    Func::JsonField {
+                        json: false,
+                        text: false,
+                    },
+                args,
+                ..
+            } => match args.as_slice() {
+                [
+                    inner,
+                    Expr::Literal {
+                        value: Value::Text(k),
+                        ..
+                    },
+                ] => {
+                    steps.push(Step::Key(k.as_bytes()));
+                    e = inner;
+                }
+                _ => break,
+            },
+            Expr::Func {
+                func:
+                    Func::JsonIndex {
+                        json: false,
+                        text: false,
+                    },
+                args,
+                ..
+            } => match args.as_slice() {
+                [
+                    inner,
+                    Expr::Literal {
+                        value: Value::Int4(k),
+                        ..
+                    },
+                ] => {
+                    steps.push(Step::Index(*k as i64));
+                    e = inner;
+                }
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    if e.ty().ty != DataType::Jsonb {
+        return None;
+    }
+    steps.reverse();
+    Some((e, steps))
+}
+
+/// Where a chain of steps leads in `doc`.
+fn walk<'a>(doc: &'a [u8], steps: &[Step]) -> Option<&'a [u8]> {
+    let mut at = doc;
+    for step in steps {
+        at = match step {
+            Step::Key(k) => match jsonb::view(at) {
+                Node::Object(m) => m.find_bytes(k)?,
+                _ => return None,
+            },
+            Step::Index(i) => array_element(at, *i)?,
+        };
+    }
+    Some(at)
+}
+
+/// Vectorized forms of the common jsonb filters and getters, over the column's bytes
+/// with no value per row and no intermediate vector: a getter chain
+/// (`doc->'a'->'b'->>'c'`) walked at once, and `@>`, `<@`, `?` with a constant side.
+/// None when the call has another shape.
+pub fn fast_path(
+    func: Func,
+    args: &[Expr],
+    batch: &crate::exec::vector::Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Option<Vector>> {
+    let literal_jsonb = |e: &Expr| match e {
+        Expr::Literal {
+            value: Value::Jsonb(b),
+            ..
+        } => Some(b.clone()),
+        _ => None,
+    };
+    // The document side, its constant other side, and the test.
+    enum Test {
+        Contains(Vec<u8>),
+        Contained(Vec<u8>),
+        Exists(String),
+    }
+    let (chain_expr, test) = match (func, args) {
+        // `doc @> c` and `c <@ doc` test doc @> c; `c @> doc` and `doc <@ c` test
+        // c @> doc.
+        (Func::JsonbContains | Func::JsonbContained, [l, r]) => {
+            let contains = func == Func::JsonbContains;
+            match (literal_jsonb(l), literal_jsonb(r)) {
+                (_, Some(c)) if contains => (l, Test::Contains(c)),
+                (_, Some(c)) => (l, Test::Contained(c)),
+                (Some(c), None) if contains => (r, Test::Contained(c)),
+                (Some(c), None) => (r, Test::Contains(c)),
+                (None, None) => return Ok(None),
+            }
+        }
+        (
+            Func::JsonbExists,
+            [
+                l,
+                Expr::Literal {
+                    value: Value::Text(k),
+                    ..
+                },
+            ],
+        ) => (l, Test::Exists(k.clone())),
+        (Func::JsonField { json: false, text } | Func::JsonIndex { json: false, text }, [_, _]) => {
+            // The whole call is the chain (its last step included).
+            let call = Expr::Func {
+                func: if matches!(func, Func::JsonField { .. }) {
+                    Func::JsonField {
+                        json: false,
+                        text: false,
+                    }
+                } else {
+                    Func::JsonIndex {
+                        json: false,
+                        text: false,
+                    }
+                },
+                args: args.to_vec(),
+                ty: SqlType::new(DataType::Jsonb),
+            };
+            let Some((base, steps)) = getter_chain(&call) else {
+                return Ok(None);
+            };
+            // One step over a column is the plain getter's; chains of two or more
+            // save their intermediate vectors.
+            if steps.len() < 2 {
+                return Ok(None);
+            }
+            let docs = super::expr::eval(base, batch, sel, ctx)?;
+            let Data::Jsonb(t) = &docs.data else {
+                return Ok(None);
+            };
+            let mut out = Vector::with_capacity(
+                if text {
+                    DataType::Text
+                } else {
+                    DataType::Jsonb
+                },
+                sel.len(),
+            );
+            for i in 0..sel.len() {
+                let found = if docs.is_null(i) {
+                    None
+                } else {
+                    walk(t.get(i), &steps)
+                };
+                push_found(&mut out, found, text);
+            }
+            return Ok(Some(out));
+        }
+        _ => return Ok(None),
+    };
+    let Some((base, steps)) = getter_chain(chain_expr) else {
+        return Ok(None);
+    };
+    let docs = super::expr::eval(base, batch, sel, ctx)?;
+    let Data::Jsonb(t) = &docs.data else {
+        return Ok(None);
+    };
+    let n = sel.len();
+    let mut values = Vec::with_capacity(n);
+    let mut nulls: Option<Vec<bool>> = None;
+    for i in 0..n {
+        let found = if docs.is_null(i) {
+            None
+        } else {
+            walk(t.get(i), &steps)
+        };
+        let Some(doc) = found else {
+            values.push(false);
+            nulls.get_or_insert_with(|| vec![false; n])[i] = true;
+            continue;
+        };
+        values.push(match &test {
+            Test::Contains(c) => jsonb::contains(doc, c),
+            Test::Contained(c) => jsonb::contains(c, doc),
+            Test::Exists(k) => exists(doc, k),
+        });
+    }
+    let mut out = Vector::from_data(Data::Bool(values));
+    out.nulls = nulls;
+    Ok(Some(out))
+}
+
+/// `doc->…->>'k' = 'text'` (or `<>`, either way round) over the column's bytes: the
+/// value the chain finds compared as `->>` would print it, without a text vector.
+/// None when the comparison has another shape.
+pub fn text_equals(
+    op: crate::sql::expr::BinaryOp,
+    left: &Expr,
+    right: &Expr,
+    batch: &crate::exec::vector::Batch,
+    sel: &[u32],
+    ctx: &ExecContext,
+) -> Result<Option<Vector>> {
+    let literal = |e: &Expr| match e {
+        Expr::Literal {
+            value: Value::Text(t),
+            ty,
+        } if ty.ty == DataType::Text => Some(t.clone()),
+        _ => None,
+    };
+    let (getter, text) = match (literal(left), literal(right)) {
+        (None, Some(t)) => (left, t),
+        (Some(t), None) => (right, t),
+        _ => return Ok(None),
+    };
+    let Expr::Func {
+        func:
+            func @ (Func::JsonField {
+                json: false,
+                text: true,
+            }
+            | Func::JsonIndex {
+                json: false,
+                text: true,
+            }),
+        args,
+        ..
+    } = getter
+    else {
+        return Ok(None);
+    };
+    let call = Expr::Func {
+        func: if matches!(func, Func::JsonField { .. }) {
+            Func::JsonField {
+                json: false,
+                text: false,
+            }
+        } else {
+            Func::JsonIndex {
+                json: false,
+                text: false,
+            }
+        },
+        args: args.clone(),
+        ty: SqlType::new(DataType::Jsonb),
+    };
+    let Some((base, steps)) = getter_chain(&call) else {
+        return Ok(None);
+    };
+    let docs = super::expr::eval(base, batch, sel, ctx)?;
+    let Data::Jsonb(t) = &docs.data else {
+        return Ok(None);
+    };
+    let n = sel.len();
+    let want = text.as_bytes();
+    let equal = op == crate::sql::expr::BinaryOp::Eq;
+    let mut values = Vec::with_capacity(n);
+    let mut nulls: Option<Vec<bool>> = None;
+    let mut scratch = Vec::new();
+    for i in 0..n {
+        let found = if docs.is_null(i) {
+            None
+        } else {
+            walk(t.get(i), &steps)
+        };
+        let same = match found {
+            None => None,
+            Some(v) => match v.first() {
+                Some(&jsonb::NULL) => None,
+                Some(&jsonb::STRING) => Some(jsonb_string_bytes(v) == want),
+                _ => {
+                    scratch.clear();
+                    jsonb::write_text(v, &mut scratch);
+                    Some(scratch == want)
+                }
+            },
+        };
+        match same {
+            Some(s) => values.push(s == equal),
+            None => {
+                values.push(false);
+                nulls.get_or_insert_with(|| vec![false; n])[i] = true;
+            }
+        }
+    }
+    let mut out = Vector::from_data(Data::Bool(values));
+    out.nulls = nulls;
+    Ok(Some(out))
+}
+
+/// A jsonb string node's bytes.
+fn jsonb_string_bytes(v: &[u8]) -> &[u8] {
+    let n = v
+        .get(1..5)
+        .and_then(|w| w.try_into().ok())
+        .map_or(0, |w| u32::from_le_bytes(w) as usize);
+    v.get(5..5 + n).unwrap_or(b"")
 }
 
 /// What a getter found, as the operator's result type: jsonb, or (`text`) a string

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use md5::{Digest, Md5};
 
 use super::context::ExecContext;
-use super::vector::Vector;
+use super::vector::{Data, Vector};
 use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, Func};
 use crate::types::{DataType, SqlType, Value};
@@ -36,6 +36,153 @@ pub fn eval(
 /// Most compiled regular expressions a statement's pattern may take (regex's size
 /// limit, so a hostile pattern fails instead of exhausting memory).
 const REGEX_SIZE_MAX: usize = 10 << 20;
+
+/// A PostgreSQL regular expression (an ARE, as `~` reads it) compiled for the regex
+/// crate: `.` and `[^…]` match newlines, `^` and `$` only the ends (PostgreSQL's
+/// defaults); the ARE escapes the crate spells differently are translated (`\m`,
+/// `\M`, `[[:<:]]`, `[[:>:]]` word starts and ends, `\y` / `\Y` boundaries, `\Z`);
+/// leading embedded options `(?…)` and the `***=` / `***:` directors are honoured.
+/// Back-references are not supported (0A000).
+fn are_source(pattern: &str, icase: bool) -> Result<AreSource> {
+    let mut body = pattern;
+    let mut literal = false;
+    if let Some(rest) = body.strip_prefix("***=") {
+        body = rest;
+        literal = true;
+    } else if let Some(rest) = body.strip_prefix("***:") {
+        body = rest;
+    }
+    let (mut icase, mut multi_line, mut dot_newline, mut expanded) = (icase, false, true, false);
+    if !literal
+        && let Some(rest) = body.strip_prefix("(?")
+        && let Some(end) = rest.find(')')
+        && rest[..end].chars().all(|c| c.is_ascii_alphabetic())
+    {
+        for c in rest[..end].chars() {
+            match c {
+                'i' => icase = true,
+                'c' => icase = false,
+                'n' | 'm' => (multi_line, dot_newline) = (true, false),
+                's' => (multi_line, dot_newline) = (false, true),
+                'p' => (multi_line, dot_newline) = (false, false),
+                'w' => (multi_line, dot_newline) = (true, true),
+                'x' => expanded = true,
+                't' => expanded = false,
+                'q' => literal = true,
+                'e' => {}
+                'b' => {
+                    return Err(Error::feature_not_supported(
+                        "basic regular expressions (the (?b) option)",
+                    ));
+                }
+                other => {
+                    return Err(Error::new(
+                        "2201B",
+                        format!("invalid regular expression: invalid embedded option {other}"),
+                    ));
+                }
+            }
+        }
+        body = &rest[end + 1..];
+    }
+    let source = if literal {
+        regex::escape(body)
+    } else {
+        translate_are(body)?
+    };
+    Ok(AreSource {
+        source,
+        icase,
+        multi_line,
+        dot_newline,
+        expanded,
+    })
+}
+
+/// An ARE rewritten for the regex crate, with the options its embedded options set.
+struct AreSource {
+    source: String,
+    icase: bool,
+    multi_line: bool,
+    dot_newline: bool,
+    expanded: bool,
+}
+
+/// A PostgreSQL regular expression compiled for `&str` haystacks (see [`are_source`]).
+pub fn compile_are(pattern: &str, icase: bool) -> Result<regex::Regex> {
+    let a = are_source(pattern, icase)?;
+    regex::RegexBuilder::new(&a.source)
+        .case_insensitive(a.icase)
+        .multi_line(a.multi_line)
+        .dot_matches_new_line(a.dot_newline)
+        .ignore_whitespace(a.expanded)
+        .size_limit(REGEX_SIZE_MAX)
+        .build()
+        .map_err(|e| regex_error(&e))
+}
+
+/// The same for byte haystacks that are valid UTF-8 (a column's strings).
+pub fn compile_are_bytes(pattern: &str, icase: bool) -> Result<regex::bytes::Regex> {
+    let a = are_source(pattern, icase)?;
+    regex::bytes::RegexBuilder::new(&a.source)
+        .case_insensitive(a.icase)
+        .multi_line(a.multi_line)
+        .dot_matches_new_line(a.dot_newline)
+        .ignore_whitespace(a.expanded)
+        .size_limit(REGEX_SIZE_MAX)
+        .build()
+        .map_err(|e| regex_error(&e))
+}
+
+/// The ARE escapes the regex crate spells differently, rewritten.
+fn translate_are(p: &str) -> Result<String> {
+    let mut out = String::with_capacity(p.len() + 8);
+    let mut chars = p.chars().peekable();
+    let mut rest = p;
+    while let Some(c) = chars.next() {
+        if c == '[' && (rest.starts_with("[[:<:]]") || rest.starts_with("[[:>:]]")) {
+            out.push_str(if rest.starts_with("[[:<:]]") {
+                r"\b{start}"
+            } else {
+                r"\b{end}"
+            });
+            for _ in 0..6 {
+                chars.next();
+            }
+            rest = &rest[7..];
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            return Err(Error::new(
+                "2201B",
+                "invalid regular expression: invalid escape \\ sequence",
+            ));
+        };
+        rest = &rest[e.len_utf8()..];
+        match e {
+            'm' => out.push_str(r"\b{start}"),
+            'M' => out.push_str(r"\b{end}"),
+            'y' => out.push_str(r"\b"),
+            'Y' => out.push_str(r"\B"),
+            'Z' => out.push_str(r"\z"),
+            '1'..='9' => {
+                return Err(Error::feature_not_supported(
+                    "back-references in regular expressions",
+                ));
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// A pattern that does not compile: 2201B with PostgreSQL's words for the common
 /// mistakes (its regex engine's messages), else the regex crate's.
@@ -64,27 +211,31 @@ pub fn regex_error(e: &regex::Error) -> Error {
 /// `string ~ pattern` (`~*` when `icase`), row by row; a pattern is compiled once for
 /// the rows that share it.
 pub fn regex_match(vs: &[Vector], n: usize, icase: bool) -> Result<Vector> {
-    let mut out = Vector::with_capacity(DataType::Bool, n);
-    let mut compiled: Option<(String, regex::Regex)> = None;
+    let (Data::Text(strings), Data::Text(patterns)) = (&vs[0].data, &vs[1].data) else {
+        return Err(Error::internal("~ over non-text vectors"));
+    };
+    // Over the strings' bytes (valid UTF-8 already): no value per row, no second check.
+    let mut values = Vec::with_capacity(n);
+    let mut nulls: Option<Vec<bool>> = None;
+    let mut compiled: Option<(&[u8], regex::bytes::Regex)> = None;
     for i in 0..n {
-        let (Value::Text(s), Value::Text(p)) = (
-            vs[0].value(i, DataType::Text),
-            vs[1].value(i, DataType::Text),
-        ) else {
-            out.push_null();
+        if vs[0].is_null(i) || vs[1].is_null(i) {
+            values.push(false);
+            nulls.get_or_insert_with(|| vec![false; n])[i] = true;
             continue;
-        };
-        if compiled.as_ref().is_none_or(|(q, _)| *q != p) {
-            let re = regex::RegexBuilder::new(&p)
-                .case_insensitive(icase)
-                .size_limit(REGEX_SIZE_MAX)
-                .build()
-                .map_err(|e| regex_error(&e))?;
-            compiled = Some((p, re));
         }
-        let matched = compiled.as_ref().is_some_and(|(_, re)| re.is_match(&s));
-        out.push_value(&Value::Bool(matched));
+        let p = patterns.get(i);
+        let re = match &compiled {
+            Some((q, re)) if *q == p => re,
+            _ => {
+                let text = std::str::from_utf8(p).map_err(|_| Error::invalid_utf8())?;
+                &compiled.insert((p, compile_are_bytes(text, icase)?)).1
+            }
+        };
+        values.push(re.is_match(strings.get(i)));
     }
+    let mut out = Vector::from_data(Data::Bool(values));
+    out.nulls = nulls;
     Ok(out)
 }
 

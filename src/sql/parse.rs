@@ -358,6 +358,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(reordered);
     }
+    if (text.contains("+") || text.contains("-"))
+        && let Some(split) = split_trailing_signs(&text)
+    {
+        text = std::borrow::Cow::Owned(split);
+    }
     // `EXPLAIN (SELECT …)`: sqlparser reads the parenthesis as an options list. The
     // keyword is blanked (positions stay), the query parsed, and EXPLAIN put back.
     let explain = explain_of_parenthesized_query(&text);
@@ -392,6 +397,42 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         };
     }
     Ok(statements)
+}
+
+/// PostgreSQL's lexer ends an operator before trailing `+` / `-` signs unless it
+/// holds one of `~ ! @ # % ^ & | \` ?` (so `doc->-1` is `doc -> -1`); sqlparser reads
+/// `->-` as one operator. A space goes in after the operator proper (positions after
+/// it move by one).
+fn split_trailing_signs(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let mut cuts = Vec::new();
+    for t in &tokens {
+        let Token::CustomBinaryOperator(op) = &t.token else {
+            continue;
+        };
+        if op.len() < 2
+            || !(op.ends_with('+') || op.ends_with('-'))
+            || op.contains(['~', '!', '@', '#', '%', '^', '&', '|', '`', '?'])
+        {
+            continue;
+        }
+        let keep = op.trim_end_matches(['+', '-']).len().max(1);
+        if let Some(at) = byte_offset(sql, t.span.start) {
+            cuts.push(at + keep);
+        }
+    }
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for at in cuts.into_iter().rev() {
+        out.insert(at, ' ');
+    }
+    Some(out)
 }
 
 /// The byte range of the EXPLAIN keyword when the text starts `EXPLAIN (SELECT`,

@@ -212,12 +212,27 @@ impl<'a> Members<'a> {
         self.slice(2 * i + 1)
     }
 
+    /// Member `i`'s key as bytes (not checked again as UTF-8: keys are checked when
+    /// they enter).
+    pub fn key_bytes(&self, i: usize) -> &'a [u8] {
+        match self.slice(2 * i) {
+            Some(k) if k.first() == Some(&STRING) => k.get(5..5 + get_u32(k, 1)).unwrap_or(b""),
+            _ => b"",
+        }
+    }
+
     /// The value under `key` (binary search in key order).
     pub fn find(&self, key: &str) -> Option<&'a [u8]> {
+        self.find_bytes(key.as_bytes())
+    }
+
+    /// The value under the key spelled by `key`'s bytes.
+    pub fn find_bytes(&self, key: &[u8]) -> Option<&'a [u8]> {
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match key_order(self.key(mid), key) {
+            let k = self.key_bytes(mid);
+            match k.len().cmp(&key.len()).then_with(|| k.cmp(key)) {
                 Ordering::Less => lo = mid + 1,
                 Ordering::Greater => hi = mid,
                 Ordering::Equal => return self.value(mid),
@@ -664,38 +679,57 @@ pub fn write_key(b: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// `a @> b`: PostgreSQL's containment (JsonbDeepContains).
+/// `a @> b`: PostgreSQL's containment (JsonbDeepContains). Works on the tags and
+/// bytes: no value is decoded but numbers of different spelling.
 pub fn contains(a: &[u8], b: &[u8]) -> bool {
-    match (view(a), view(b)) {
-        (Node::Object(x), Node::Object(y)) => y.iter().all(|(k, w)| {
-            x.find(k).is_some_and(|v| match (view(v), view(w)) {
-                (Node::Object(_), Node::Object(_)) | (Node::Array(_), Node::Array(_)) => {
+    let is_container = |t: Option<&u8>| matches!(t, Some(&ARRAY | &OBJECT));
+    match (view_container(a), view_container(b)) {
+        (Some(Node::Object(x)), Some(Node::Object(y))) => (0..y.len()).all(|i| {
+            let Some(w) = y.value(i) else { return false };
+            x.find_bytes(y.key_bytes(i)).is_some_and(|v| {
+                if is_container(v.first()) && v.first() == w.first() {
                     contains(v, w)
+                } else {
+                    scalar_equal(v, w)
                 }
-                _ => scalar_equal(v, w),
             })
         }),
-        (Node::Array(x), Node::Array(y)) => y.iter().all(|w| match view(w) {
-            Node::Object(_) | Node::Array(_) => x.iter().any(|v| {
-                std::mem::discriminant(&view(v)) == std::mem::discriminant(&view(w))
-                    && contains(v, w)
-            }),
-            _ => x.iter().any(|v| scalar_equal(v, w)),
+        (Some(Node::Array(x)), Some(Node::Array(y))) => y.iter().all(|w| {
+            if is_container(w.first()) {
+                x.iter().any(|v| v.first() == w.first() && contains(v, w))
+            } else {
+                x.iter().any(|v| scalar_equal(v, w))
+            }
         }),
         // A top-level array contains a top-level scalar it holds.
-        (Node::Array(x), Node::Null | Node::Bool(_) | Node::Number(_) | Node::String(_)) => {
-            x.iter().any(|v| scalar_equal(v, b))
-        }
-        (Node::Object(_), _) | (Node::Array(_), _) => false,
+        (Some(Node::Array(x)), None) => x.iter().any(|v| scalar_equal(v, b)),
+        (Some(_), _) => false,
         _ => scalar_equal(a, b),
     }
 }
 
-/// Two scalars equal (numbers by value).
+/// An array or object's view; None for a scalar.
+fn view_container(b: &[u8]) -> Option<Node<'_>> {
+    match b.first() {
+        Some(&ARRAY) => Some(Node::Array(Elements { node: b })),
+        Some(&OBJECT) => Some(Node::Object(Members { node: b })),
+        _ => None,
+    }
+}
+
+/// Two scalars equal (numbers by value); containers are never equal here.
 fn scalar_equal(a: &[u8], b: &[u8]) -> bool {
-    match (view(a), view(b)) {
-        (Node::Number(p), Node::Number(q)) => numeric_of(p).cmp_value(&numeric_of(q)).is_eq(),
-        (Node::Object(_) | Node::Array(_), _) | (_, Node::Object(_) | Node::Array(_)) => false,
+    match (a.first(), b.first()) {
+        (Some(&NUMBER), Some(&NUMBER)) => {
+            a == b
+                || match (view(a), view(b)) {
+                    (Node::Number(p), Node::Number(q)) => {
+                        numeric_of(p).cmp_value(&numeric_of(q)).is_eq()
+                    }
+                    _ => false,
+                }
+        }
+        (Some(&ARRAY | &OBJECT), _) | (_, Some(&ARRAY | &OBJECT)) => false,
         _ => a == b,
     }
 }
