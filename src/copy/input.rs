@@ -1004,7 +1004,12 @@ fn fixed_width(ty: DataType) -> Option<usize> {
         DataType::Bool => Some(1),
         DataType::Int2 => Some(2),
         DataType::Int4 | DataType::Float4 | DataType::Date => Some(4),
-        DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => Some(8),
+        DataType::Int8
+        | DataType::Float8
+        | DataType::Timestamp
+        | DataType::Timestamptz
+        | DataType::Time => Some(8),
+        DataType::TimeTz => Some(12),
         DataType::Interval => Some(16),
         _ => None,
     }

@@ -39,6 +39,8 @@ fn source<'a>(v: &Value, ctx: &'a ExecContext) -> Result<Source<'a>> {
         Value::Timestamp(t) => Source::Timestamp(*t),
         Value::Timestamptz(t) => Source::Timestamptz(*t, &ctx.fmt.zone),
         Value::Interval(iv) => Source::Interval(*iv),
+        Value::Time(t) => Source::Time(*t),
+        Value::TimeTz(t) => Source::TimeTz(*t),
         _ => {
             return Err(Error::internal(
                 "date/time function expected a date/time argument",
@@ -91,6 +93,14 @@ fn eval_row(func: Func, row: &[Value], ctx: &ExecContext) -> Result<Value> {
         }
         (Func::Timezone, [Value::Text(zone), Value::Timestamptz(t)]) => {
             Ok(Value::Timestamp(fields::timestamptz_at_zone(*t, zone)?))
+        }
+        (Func::Timezone, [Value::Text(zone), Value::TimeTz(t)]) => Ok(Value::TimeTz(
+            fields::timetz_at_zone(*t, zone, ctx.fmt.date_input().now_utc)?,
+        )),
+        (Func::Timezone, [Value::Interval(iv), Value::TimeTz(t)]) => {
+            Ok(Value::TimeTz(fields::timetz_at_interval(*t, iv, || {
+                interval_text(iv)
+            })?))
         }
         (Func::Timezone, [Value::Interval(iv), Value::Timestamp(t)]) => Ok(Value::Timestamptz(
             fields::timestamp_at_interval(*t, iv, || interval_text(iv))?,

@@ -1104,6 +1104,43 @@ fn binary(
         (Data::I64(a), Data::I64(b)) if lt.ty == DataType::Int8 => {
             Data::I64(int_arith!(a, b, &nulls, op, i64, "bigint"))
         }
+        (Data::I64(a), Data::I64(b)) if lt.ty == DataType::Time => {
+            // time - time: an interval of the difference.
+            Data::Interval(
+                (0..n)
+                    .map(|i| Interval {
+                        months: 0,
+                        days: 0,
+                        micros: a[i] - b[i],
+                    })
+                    .collect(),
+            )
+        }
+        (Data::I32(a), Data::I64(b)) if lt.ty == DataType::Date => {
+            // date ± time (timestamp), date + timetz (timestamptz).
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                if is_null_at(&nulls, i) {
+                    out.push(0);
+                    continue;
+                }
+                let day = datetime::date_to_timestamp(a[i])?;
+                out.push(match rt.ty {
+                    DataType::TimeTz => {
+                        let (time, west) = datetime::unpack_timetz(b[i]);
+                        if datetime::timestamp_is_infinite(day) {
+                            day
+                        } else {
+                            day + time + west as i64 * datetime::USECS_PER_SEC
+                        }
+                    }
+                    _ if datetime::timestamp_is_infinite(day) => day,
+                    _ if op == BinaryOp::Sub => day - b[i],
+                    _ => day + b[i],
+                });
+            }
+            Data::I64(out)
+        }
         (Data::I64(a), Data::I64(b)) => {
             // timestamp - timestamp
             let mut out = Vec::with_capacity(n);
@@ -1115,6 +1152,25 @@ fn binary(
                 });
             }
             Data::Interval(out)
+        }
+        (Data::I64(a), Data::Interval(b)) if matches!(lt.ty, DataType::Time | DataType::TimeTz) => {
+            // time ± interval: the interval's time part, wrapped round midnight.
+            let day = datetime::USECS_PER_DAY;
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let step = if op == BinaryOp::Sub {
+                    -b[i].micros
+                } else {
+                    b[i].micros
+                };
+                out.push(if lt.ty == DataType::TimeTz {
+                    let (time, west) = datetime::unpack_timetz(a[i]);
+                    datetime::pack_timetz((time + step % day).rem_euclid(day), west)
+                } else {
+                    (a[i] + step % day).rem_euclid(day)
+                });
+            }
+            Data::I64(out)
         }
         (Data::I64(a), Data::Interval(b)) => {
             let mut out = Vec::with_capacity(n);

@@ -796,6 +796,12 @@ pub fn eval_function(
         | Func::Md5
         | Func::Random => super::string_functions::eval(func, args, &vs, n, ty, ctx)?,
         Func::RegexMatch(icase) => super::string_functions::regex_match(&vs, n, icase)?,
+        Func::MakeTime => eval_strict_rows(args, &vs, n, ty, |row| match row {
+            [Value::Int4(h), Value::Int4(m), Value::Float8(s)] => {
+                crate::types::datetime::make_time(*h, *m, *s).map(Value::Time)
+            }
+            _ => Err(Error::internal("make_time arguments")),
+        })?,
         Func::Format => {
             let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
             super::string_functions::format(&vs, &types, n, ctx)?

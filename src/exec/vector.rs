@@ -133,6 +133,7 @@ impl Vector {
             DataType::Bool => Data::Bool(Vec::with_capacity(rows)),
             DataType::Int2 => Data::I16(Vec::with_capacity(rows)),
             DataType::Int4 | DataType::Date => Data::I32(Vec::with_capacity(rows)),
+            DataType::Time | DataType::TimeTz => Data::I64(Vec::with_capacity(rows)),
             DataType::Int8
             | DataType::Timestamp
             | DataType::Timestamptz
@@ -258,6 +259,7 @@ impl Vector {
             (Data::I64(v), Value::Int8(x)) => v.push(*x),
             (Data::I64(v), Value::Timestamp(x)) => v.push(*x),
             (Data::I64(v), Value::Timestamptz(x)) => v.push(*x),
+            (Data::I64(v), Value::Time(x) | Value::TimeTz(x)) => v.push(*x),
             (Data::F32(v), Value::Float4(x)) => v.push(*x),
             (Data::F64(v), Value::Float8(x)) => v.push(*x),
             (Data::Num(v), Value::Numeric(x)) => v.push(x.clone()),
@@ -295,6 +297,8 @@ impl Vector {
             Data::I64(v) => match ty {
                 DataType::Timestamp => Value::Timestamp(v[i]),
                 DataType::Timestamptz => Value::Timestamptz(v[i]),
+                DataType::Time => Value::Time(v[i]),
+                DataType::TimeTz => Value::TimeTz(v[i]),
                 _ => Value::Int8(v[i]),
             },
             Data::F32(v) => Value::Float4(v[i]),

@@ -770,7 +770,11 @@ fn range_key(
         (Data::I16(_) | Data::I32(_) | Data::I64(_), _)
             if !matches!(
                 ty,
-                DataType::Date | DataType::Timestamp | DataType::Timestamptz
+                DataType::Date
+                    | DataType::Timestamp
+                    | DataType::Timestamptz
+                    | DataType::Time
+                    | DataType::TimeTz
             ) =>
         {
             let x = match &key.data {
@@ -810,7 +814,7 @@ fn range_key(
             let micros = v[k] as i64 * USECS_PER_DAY;
             Key::Int(shift_time(micros, offset, down, false, ctx)?)
         }
-        (Data::I64(v), _) => {
+        (Data::I64(v), _) if matches!(ty, DataType::Timestamp | DataType::Timestamptz) => {
             let tz = ty == DataType::Timestamptz;
             Key::Int(shift_time(v[k], offset, down, tz, ctx)?)
         }

@@ -1187,6 +1187,8 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Uuid => 12,
         DataType::Bytea => 13,
         DataType::Jsonb => 14,
+        DataType::Time => 11,
+        DataType::TimeTz => 15,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType

@@ -199,6 +199,8 @@ pub enum Func {
     QuoteIdent,
     QuoteLiteral,
     QuoteNullable,
+    /// make_time(hour, min, sec float8).
+    MakeTime,
     /// format(fmt, args…): `%s`, `%I`, `%L`, `%%` with positions and widths; the
     /// arguments keep their types and are printed by their output functions.
     Format,

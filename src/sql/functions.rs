@@ -149,6 +149,7 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Scalar,
     ),
     f(Func::Format, &["format"], HAND, false, S, K::String),
+    f(Func::MakeTime, &["make_time"], HAND, true, I, K::Scalar),
     f(
         Func::QuoteNullable,
         &["quote_nullable"],

@@ -180,6 +180,8 @@ pub(crate) fn fixed_width(elem: DataType) -> Option<usize> {
         | DataType::Float8
         | DataType::Timestamp
         | DataType::Timestamptz
+        | DataType::Time
+        | DataType::TimeTz
         | DataType::Oid => 8,
         DataType::Interval => 16,
         _ => return None,
@@ -244,9 +246,11 @@ pub fn push_value(out: &mut Vec<u8>, v: &Value) {
             Value::Bool(x) => out.push(*x as u8),
             Value::Int2(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Int4(x) | Value::Date(x) => out.extend_from_slice(&x.to_le_bytes()),
-            Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x) => {
-                out.extend_from_slice(&x.to_le_bytes())
-            }
+            Value::Int8(x)
+            | Value::Timestamp(x)
+            | Value::Timestamptz(x)
+            | Value::Time(x)
+            | Value::TimeTz(x) => out.extend_from_slice(&x.to_le_bytes()),
             Value::Float4(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
             Value::Float8(x) => out.extend_from_slice(&x.to_bits().to_le_bytes()),
             Value::Interval(x) => {
@@ -296,6 +300,8 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
         DataType::Int8 | DataType::Oid => Value::Int8(i64::from_le_bytes(word8())),
         DataType::Timestamp => Value::Timestamp(i64::from_le_bytes(word8())),
         DataType::Timestamptz => Value::Timestamptz(i64::from_le_bytes(word8())),
+        DataType::Time => Value::Time(i64::from_le_bytes(word8())),
+        DataType::TimeTz => Value::TimeTz(i64::from_le_bytes(word8())),
         DataType::Float4 => Value::Float4(f32::from_bits(u32::from_le_bytes(word4()))),
         DataType::Float8 => Value::Float8(f64::from_bits(u64::from_le_bytes(word8()))),
         DataType::Interval => {
@@ -332,7 +338,9 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Int4(x), Value::Int4(y)) | (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Int8(x), Value::Int8(y))
         | (Value::Timestamp(x), Value::Timestamp(y))
-        | (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
+        | (Value::Timestamptz(x), Value::Timestamptz(y))
+        | (Value::Time(x), Value::Time(y))
+        | (Value::TimeTz(x), Value::TimeTz(y)) => x.cmp(y),
         (Value::Float4(x), Value::Float4(y)) => cmp_f64(*x as f64, *y as f64),
         (Value::Float8(x), Value::Float8(y)) => cmp_f64(*x, *y),
         (Value::Numeric(x), Value::Numeric(y)) => x.cmp_value(y),

@@ -25,6 +25,11 @@ pub fn can_cast(from: DataType, to: DataType) -> bool {
         (Date, Timestamp | Timestamptz)
         | (Timestamp, Date | Timestamptz)
         | (Timestamptz, Date | Timestamp) => true,
+        (Time, Interval | TimeTz)
+        | (Timestamp, Time)
+        | (Timestamptz, Time | TimeTz)
+        | (Interval, Time)
+        | (TimeTz, Time) => true,
         (Json, Jsonb) | (Jsonb, Json) => true,
         (Jsonb, b) if b == Bool || b.numeric_rank().is_some() => true,
         _ => false,
@@ -54,6 +59,7 @@ pub fn is_implicit(from: DataType, to: DataType) -> bool {
             | (Text | Bpchar | Name, Varchar)
             | (Date, Timestamp | Timestamptz)
             | (Timestamp, Timestamptz)
+            | (Time, Interval | TimeTz)
     )
 }
 
@@ -79,7 +85,12 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
     }
     matches!(
         (from, to),
-        (Timestamp | Timestamptz, Date) | (Timestamptz, Timestamp) | (Json, Jsonb) | (Jsonb, Json)
+        (Timestamp | Timestamptz, Date)
+            | (Timestamptz, Timestamp)
+            | (Json, Jsonb)
+            | (Jsonb, Json)
+            | (Timestamp | Timestamptz | Interval | TimeTz, Time)
+            | (Timestamptz, TimeTz)
     )
 }
 
@@ -228,6 +239,13 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             }
             _ => return Err(cast_error(from, to)),
         },
+        // timestamp_time and timestamptz_time(tz) answer NULL for the infinities.
+        Value::Timestamp(t) | Value::Timestamptz(t)
+            if datetime::timestamp_is_infinite(t)
+                && matches!(to.ty, DataType::Time | DataType::TimeTz) =>
+        {
+            return Ok(Value::Null);
+        }
         Value::Timestamp(t) if datetime::timestamp_is_infinite(t) => match to.ty {
             DataType::Timestamp => Value::Timestamp(t),
             DataType::Timestamptz => Value::Timestamptz(t),
@@ -244,6 +262,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             DataType::Timestamp => Value::Timestamp(t),
             DataType::Date => Value::Date(t.div_euclid(USECS_PER_DAY) as i32),
             DataType::Timestamptz => Value::Timestamptz(fmt.zone.local_to_utc(t)),
+            DataType::Time => Value::Time(t.rem_euclid(USECS_PER_DAY)),
             _ => return Err(cast_error(from, to)),
         },
         Value::Timestamptz(t) => {
@@ -252,11 +271,37 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
                 DataType::Timestamptz => Value::Timestamptz(t),
                 DataType::Timestamp => Value::Timestamp(local),
                 DataType::Date => Value::Date(local.div_euclid(USECS_PER_DAY) as i32),
+                DataType::Time => Value::Time(local.rem_euclid(USECS_PER_DAY)),
+                DataType::TimeTz => Value::TimeTz(datetime::pack_timetz(
+                    local.rem_euclid(USECS_PER_DAY),
+                    -fmt.zone.offset_at(t),
+                )),
                 _ => return Err(cast_error(from, to)),
             }
         }
         Value::Interval(iv) => match to.ty {
             DataType::Interval => Value::Interval(iv),
+            // interval_time: the time part alone, wrapped into one day.
+            DataType::Time => Value::Time(iv.micros.rem_euclid(USECS_PER_DAY)),
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::Time(t) => match to.ty {
+            DataType::Time => Value::Time(t),
+            DataType::Interval => Value::Interval(datetime::Interval {
+                months: 0,
+                days: 0,
+                micros: t,
+            }),
+            // time_timetz: the session zone's offset on today's date at that time.
+            DataType::TimeTz => {
+                let west = datetime::zone_west_today(&fmt.zone, fmt.date_input().now_utc, t);
+                Value::TimeTz(datetime::pack_timetz(t, west))
+            }
+            _ => return Err(cast_error(from, to)),
+        },
+        Value::TimeTz(p) => match to.ty {
+            DataType::TimeTz => Value::TimeTz(p),
+            DataType::Time => Value::Time(datetime::unpack_timetz(p).0),
             _ => return Err(cast_error(from, to)),
         },
         Value::Record(r) => match to.ty {
@@ -312,6 +357,20 @@ fn apply_typmod(value: Value, to: SqlType) -> Result<Value> {
         },
         (Value::Timestamptz(t), DataType::Timestamptz) => match datetime_precision(to) {
             Some(p) => Ok(Value::Timestamptz(datetime::round_timestamp(*t, p)?)),
+            None => Ok(value),
+        },
+        (Value::Time(t), DataType::Time) => match datetime_precision(to) {
+            Some(p) => Ok(Value::Time(datetime::round_micros(*t, p))),
+            None => Ok(value),
+        },
+        (Value::TimeTz(packed), DataType::TimeTz) => match datetime_precision(to) {
+            Some(p) => {
+                let (t, west) = datetime::unpack_timetz(*packed);
+                Ok(Value::TimeTz(datetime::pack_timetz(
+                    datetime::round_micros(t, p),
+                    west,
+                )))
+            }
             None => Ok(value),
         },
         (Value::Interval(iv), DataType::Interval) => {

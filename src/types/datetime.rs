@@ -487,6 +487,96 @@ fn write_fraction(out: &mut Vec<u8>, mut frac: u32) {
     out.extend_from_slice(&buf[..digits]);
 }
 
+/// `time`'s output: `HH:MM:SS` and the fraction without trailing zeros.
+pub fn write_time(out: &mut Vec<u8>, micros: i64) {
+    write_time_of_day(out, micros.clamp(0, USECS_PER_DAY));
+}
+
+/// timetz packed into one i64 whose order is PostgreSQL's (timetz_cmp: the UTC
+/// instant, then the zone): the instant in the high bits, the zone (seconds west of
+/// UTC, within ±15:59:59) biased into the low 17.
+pub fn pack_timetz(time: i64, zone_west: i32) -> i64 {
+    let utc = time + zone_west as i64 * USECS_PER_SEC;
+    (utc << 17) | (zone_west as i64 + (1 << 16))
+}
+
+/// The time of day and zone (seconds west) of a packed timetz.
+pub fn unpack_timetz(packed: i64) -> (i64, i32) {
+    let zone_west = (packed & ((1 << 17) - 1)) as i32 - (1 << 16);
+    let utc = packed >> 17;
+    (utc - zone_west as i64 * USECS_PER_SEC, zone_west)
+}
+
+/// The offset west of UTC `zone` has today (the day of `now_utc` in that zone) at
+/// time of day `time` (PostgreSQL's time_timetz and timetz input without a zone).
+pub fn zone_west_today(zone: &Zone, now_utc: i64, time: i64) -> i32 {
+    let today =
+        (now_utc + zone.offset_at(now_utc) as i64 * USECS_PER_SEC).div_euclid(USECS_PER_DAY);
+    -zone.offset_for_local(today * USECS_PER_DAY + time)
+}
+
+/// Seconds as C's `%02g` prints them (six significant digits, zeros trimmed).
+fn seconds_g(v: f64) -> String {
+    let int_digits = (v.abs().max(1.0).log10().floor() as usize + 1).min(6);
+    let s = format!("{:.*}", 6 - int_digits, v);
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s.len() < 2 { format!("0{s}") } else { s }
+}
+
+/// make_time(hour, min, sec): 24:00:00 at most, seconds up to 60 (PostgreSQL's
+/// float_time_overflows), the fraction rounded to microseconds.
+pub fn make_time(hour: i32, min: i32, sec: f64) -> Result<i64> {
+    let overflow = || {
+        crate::error::Error::new(
+            "22008",
+            format!(
+                "time field value out of range: {hour}:{min:02}:{}",
+                seconds_g(sec)
+            ),
+        )
+    };
+    if !(0..=24).contains(&hour)
+        || !(0..=59).contains(&min)
+        || !(0.0..=60.0).contains(&sec)
+        || (hour == 24 && (min > 0 || sec > 0.0))
+    {
+        return Err(overflow());
+    }
+    let time = ((hour as i64 * 60 + min as i64) * 60) * USECS_PER_SEC
+        + (sec * USECS_PER_SEC as f64).round_ties_even() as i64;
+    if !(0..=USECS_PER_DAY).contains(&time) {
+        return Err(overflow());
+    }
+    Ok(time)
+}
+
+/// timetz's output: the time and the zone's offset east (`04:05:06+02`, `-08:30`).
+pub fn write_timetz(out: &mut Vec<u8>, packed: i64) {
+    let (time, west) = unpack_timetz(packed);
+    write_time(out, time);
+    write_offset(out, -west);
+}
+
+/// A zone offset east of UTC as PostgreSQL prints it: `+02`, `-08:30`, `+05:30:15`.
+fn write_offset(out: &mut Vec<u8>, offset_secs: i32) {
+    let sign = if offset_secs < 0 { b'-' } else { b'+' };
+    let abs = offset_secs.unsigned_abs();
+    out.push(sign);
+    two_digits(out, abs / 3600);
+    if !abs.is_multiple_of(3600) {
+        out.push(b':');
+        two_digits(out, abs / 60 % 60);
+        if !abs.is_multiple_of(60) {
+            out.push(b':');
+            two_digits(out, abs % 60);
+        }
+    }
+}
+
 pub fn write_timestamp(out: &mut Vec<u8>, micros: i64) {
     if write_timestamp_fields(out, micros) {
         out.extend_from_slice(b" BC");
@@ -523,18 +613,7 @@ pub fn write_timestamptz(out: &mut Vec<u8>, micros: i64, offset_secs: i32) {
         return write_timestamp(out, micros);
     }
     let bc = write_timestamp_fields(out, micros + offset_secs as i64 * USECS_PER_SEC);
-    let sign = if offset_secs < 0 { b'-' } else { b'+' };
-    let abs = offset_secs.unsigned_abs();
-    out.push(sign);
-    two_digits(out, abs / 3600);
-    if !abs.is_multiple_of(3600) {
-        out.push(b':');
-        two_digits(out, abs / 60 % 60);
-        if !abs.is_multiple_of(60) {
-            out.push(b':');
-            two_digits(out, abs % 60);
-        }
-    }
+    write_offset(out, offset_secs);
     if bc {
         out.extend_from_slice(b" BC");
     }
@@ -656,6 +735,16 @@ pub fn parse_date(text: &str, ctx: &InputContext) -> Result<i32> {
 }
 
 /// Local microseconds since 2000-01-01 for timestamp input `text`.
+pub fn parse_time(text: &str, ctx: &InputContext) -> Result<i64> {
+    input::time_in(text, ctx)
+}
+
+/// A timetz, packed.
+pub fn parse_timetz(text: &str, ctx: &InputContext) -> Result<i64> {
+    let (time, west) = input::timetz_in(text, ctx)?;
+    Ok(pack_timetz(time, west))
+}
+
 pub fn parse_timestamp(text: &str, ctx: &InputContext) -> Result<i64> {
     input::timestamp_in(text, ctx)
 }

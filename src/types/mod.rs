@@ -75,10 +75,15 @@ pub enum DataType {
     Jsonb,
     /// `jsonpath`: an SQL/JSON path, stored as its canonical text (`types::jsonpath`).
     JsonPath,
+    /// `time`: microseconds since midnight (0 to 24:00:00), in an i64 vector.
+    Time,
+    /// `timetz`: a time of day and its zone, packed in one i64 that orders as
+    /// PostgreSQL orders them (`types::datetime::pack_timetz`).
+    TimeTz,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 23] = [
+const ARRAY_ELEMS: [DataType; 25] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -102,6 +107,8 @@ const ARRAY_ELEMS: [DataType; 23] = [
     DataType::Json,
     DataType::Jsonb,
     DataType::JsonPath,
+    DataType::Time,
+    DataType::TimeTz,
 ];
 
 /// The scalar types that have array types.
@@ -177,6 +184,12 @@ impl SqlType {
             }
             DataType::Timestamptz if self.typmod >= 0 => {
                 format!("timestamp({}) with time zone", self.typmod)
+            }
+            DataType::Time if self.typmod >= 0 => {
+                format!("time({}) without time zone", self.typmod)
+            }
+            DataType::TimeTz if self.typmod >= 0 => {
+                format!("time({}) with time zone", self.typmod)
             }
             DataType::Interval => {
                 let fields = interval_range_of(*self).map(|r| {
@@ -270,7 +283,11 @@ pub fn interval_fields_range(f: &sqlparser::ast::IntervalFields) -> i32 {
 /// The fractional-second digits a datetime typmod keeps (None: all).
 pub fn datetime_precision(ty: SqlType) -> Option<i32> {
     match ty.ty {
-        DataType::Timestamp | DataType::Timestamptz if ty.typmod >= 0 => Some(ty.typmod),
+        DataType::Timestamp | DataType::Timestamptz | DataType::Time | DataType::TimeTz
+            if ty.typmod >= 0 =>
+        {
+            Some(ty.typmod)
+        }
         DataType::Interval if ty.typmod >= 0 => Some(ty.typmod & 0xFFFF).filter(|&p| p != 0xFFFF),
         _ => None,
     }
@@ -333,6 +350,8 @@ impl DataType {
             DataType::Bytea => 17,
             DataType::Jsonb => 3802,
             DataType::JsonPath => 4072,
+            DataType::Time => 1083,
+            DataType::TimeTz => 1266,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -357,6 +376,8 @@ impl DataType {
                 DataType::Json => 199,
                 DataType::Jsonb => 3807,
                 DataType::JsonPath => 4073,
+                DataType::Time => 1183,
+                DataType::TimeTz => 1270,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -395,6 +416,8 @@ impl DataType {
             17 => DataType::Bytea,
             3802 => DataType::Jsonb,
             4072 => DataType::JsonPath,
+            1083 => DataType::Time,
+            1266 => DataType::TimeTz,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -421,6 +444,8 @@ impl DataType {
             DataType::Char => 1,
             DataType::Json | DataType::Bytea | DataType::Jsonb | DataType::JsonPath => -1,
             DataType::Uuid => 16,
+            DataType::Time => 8,
+            DataType::TimeTz => 12,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -465,6 +490,8 @@ impl DataType {
             DataType::Bytea => "bytea",
             DataType::Jsonb => "jsonb",
             DataType::JsonPath => "jsonpath",
+            DataType::Time => "time without time zone",
+            DataType::TimeTz => "time with time zone",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -489,6 +516,8 @@ impl DataType {
                 DataType::Json => "json[]",
                 DataType::Jsonb => "jsonb[]",
                 DataType::JsonPath => "jsonpath[]",
+                DataType::Time => "time without time zone[]",
+                DataType::TimeTz => "time with time zone[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
@@ -628,6 +657,12 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         A::Timestamp(p, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
             SqlType::with_typmod(DataType::Timestamptz, seconds_precision(*p))
         }
+        A::Time(p, TimezoneInfo::None | TimezoneInfo::WithoutTimeZone) => {
+            SqlType::with_typmod(DataType::Time, seconds_precision(*p))
+        }
+        A::Time(p, TimezoneInfo::WithTimeZone | TimezoneInfo::Tz) => {
+            SqlType::with_typmod(DataType::TimeTz, seconds_precision(*p))
+        }
         A::Interval {
             fields: Some(f),
             precision,
@@ -667,6 +702,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("bytea", 0) => SqlType::new(DataType::Bytea),
                 ("jsonb", 0) => SqlType::new(DataType::Jsonb),
                 ("jsonpath", 0) => SqlType::new(DataType::JsonPath),
+                ("time", 0) => SqlType::new(DataType::Time),
+                ("timetz", 0) => SqlType::new(DataType::TimeTz),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -692,6 +729,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "json" => DataType::Json,
                         "jsonb" => DataType::Jsonb,
                         "jsonpath" => DataType::JsonPath,
+                        "time" => DataType::Time,
+                        "timetz" => DataType::TimeTz,
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"
@@ -700,11 +739,12 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                     };
                     SqlType::new(DataType::array_of(elem).unwrap_or(DataType::Unknown))
                 }
-                ("timestamptz" | "timestamp", 1) => {
-                    let ty = if n == "timestamp" {
-                        DataType::Timestamp
-                    } else {
-                        DataType::Timestamptz
+                ("timestamptz" | "timestamp" | "time" | "timetz", 1) => {
+                    let ty = match n {
+                        "timestamp" => DataType::Timestamp,
+                        "time" => DataType::Time,
+                        "timetz" => DataType::TimeTz,
+                        _ => DataType::Timestamptz,
                     };
                     let p: u64 = mods[0].trim().parse().map_err(|_| {
                         Error::syntax(format!("invalid type modifier \"{}\"", mods[0]))

@@ -287,6 +287,8 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Date(v) => datetime::write_date(out, *v),
         Value::Timestamp(v) => datetime::write_timestamp(out, *v),
         Value::Timestamptz(v) => datetime::write_timestamptz(out, *v, fmt.zone.offset_at(*v)),
+        Value::Time(v) => datetime::write_time(out, *v),
+        Value::TimeTz(v) => datetime::write_timetz(out, *v),
         Value::Interval(v) => datetime::write_interval(out, v),
         Value::Array(a) => super::array::write_text(&a.bytes, a.elem, fmt, out),
         Value::Record(r) => super::record::write_text(r, fmt, out),
@@ -426,6 +428,8 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             }
         },
         DataType::Date => Value::Date(datetime::parse_date(text, &fmt.date_input())?),
+        DataType::Time => Value::Time(datetime::parse_time(text, &fmt.date_input())?),
+        DataType::TimeTz => Value::TimeTz(datetime::parse_timetz(text, &fmt.date_input())?),
         DataType::Timestamp => {
             Value::Timestamp(datetime::parse_timestamp(text, &fmt.date_input())?)
         }

@@ -19,6 +19,10 @@ pub enum Value {
     Date(i32),
     Timestamp(i64),
     Timestamptz(i64),
+    /// time: microseconds since midnight.
+    Time(i64),
+    /// timetz, packed (`datetime::pack_timetz`).
+    TimeTz(i64),
     Interval(Interval),
     /// An array in its stored form (`types::array`).
     Array(Box<super::array::Array>),
@@ -52,6 +56,8 @@ impl Value {
             Value::Date(_) => DataType::Date,
             Value::Timestamp(_) => DataType::Timestamp,
             Value::Timestamptz(_) => DataType::Timestamptz,
+            Value::Time(_) => DataType::Time,
+            Value::TimeTz(_) => DataType::TimeTz,
             Value::Interval(_) => DataType::Interval,
             Value::Array(a) => DataType::array_of(a.elem).unwrap_or(DataType::Unknown),
             Value::Record(_) => DataType::Record,

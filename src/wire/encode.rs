@@ -133,7 +133,12 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
     match &v.data {
         Data::I16(x) => return int_cell(buf, x[i] as i64),
         Data::I32(x) if ty != DataType::Date => return int_cell(buf, x[i] as i64),
-        Data::I64(x) if !matches!(ty, DataType::Timestamp | DataType::Timestamptz) => {
+        Data::I64(x)
+            if !matches!(
+                ty,
+                DataType::Timestamp | DataType::Timestamptz | DataType::Time | DataType::TimeTz
+            ) =>
+        {
             return int_cell(buf, x[i]);
         }
         Data::Text(t) if !matches!(ty, DataType::Uuid | DataType::Bytea) => {
@@ -165,6 +170,8 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
             DataType::Timestamptz => {
                 datetime::write_timestamptz(buf, x[i], fmt.zone.offset_at(x[i]))
             }
+            DataType::Time => datetime::write_time(buf, x[i]),
+            DataType::TimeTz => datetime::write_timetz(buf, x[i]),
             _ => text::write_int(buf, x[i]),
         },
         Data::F32(x) => text::write_f32(buf, x[i], fmt.extra_float_digits),
@@ -191,6 +198,7 @@ pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
             buf.extend_from_slice(t.get(i));
         }
         Data::I64(x) if ty.is_oid() => buf.extend_from_slice(&(x[i] as u32).to_be_bytes()),
+        Data::I64(x) if ty == DataType::TimeTz => timetz_send(buf, x[i]),
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
         Data::I32(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -208,6 +216,14 @@ pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
             crate::types::jsonb::write_text(t.get(i), buf);
         }
     }
+}
+
+/// timetz_send: the time of day (int8 microseconds), then the zone (int4 seconds
+/// west of UTC).
+fn timetz_send(buf: &mut Vec<u8>, packed: i64) {
+    let (time, west) = crate::types::datetime::unpack_timetz(packed);
+    buf.extend_from_slice(&time.to_be_bytes());
+    buf.extend_from_slice(&west.to_be_bytes());
 }
 
 fn interval_send(buf: &mut Vec<u8>, iv: &Interval) {
@@ -270,9 +286,10 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
         Value::Bool(x) => buf.push(*x as u8),
         Value::Int2(x) => buf.extend_from_slice(&x.to_be_bytes()),
         Value::Int4(x) | Value::Date(x) => buf.extend_from_slice(&x.to_be_bytes()),
-        Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x) => {
+        Value::Int8(x) | Value::Timestamp(x) | Value::Timestamptz(x) | Value::Time(x) => {
             buf.extend_from_slice(&x.to_be_bytes())
         }
+        Value::TimeTz(x) => timetz_send(buf, *x),
         Value::Float4(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
         Value::Float8(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
         Value::Numeric(n) => numeric_send(buf, n),
@@ -813,6 +830,22 @@ pub fn decode_param(
         )),
         DataType::Array(_) => array_recv(b, ty, index, fmt)?,
         DataType::Uuid => Value::Uuid(fixed(16)?.try_into().map_err(|_| bad_binary(index))?),
+        DataType::Time | DataType::TimeTz => {
+            let b = fixed(if ty.ty == DataType::Time { 8 } else { 12 })?;
+            let time = i64::from_be_bytes(b[0..8].try_into().map_err(|_| bad_binary(index))?);
+            if !(0..=crate::types::datetime::USECS_PER_DAY).contains(&time) {
+                return Err(Error::new("22008", "time out of range"));
+            }
+            if ty.ty == DataType::Time {
+                Value::Time(time)
+            } else {
+                let west = i32::from_be_bytes(b[8..12].try_into().map_err(|_| bad_binary(index))?);
+                if west <= -57600 || west >= 57600 {
+                    return Err(Error::new("22009", "time zone displacement out of range"));
+                }
+                Value::TimeTz(crate::types::datetime::pack_timetz(time, west))
+            }
+        }
         DataType::Bytea => Value::Bytes(b.to_vec()),
         DataType::Jsonb => {
             if b.first() != Some(&1) {

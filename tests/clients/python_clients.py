@@ -628,6 +628,45 @@ def _():
         await conn.close()
     asyncio.run(run())
 
+@check("time and timetz through psycopg2, psycopg 3 (text and binary) and asyncpg")
+def _():
+    import datetime as dt
+    plus2 = dt.timezone(dt.timedelta(hours=2))
+    minus830 = dt.timezone(-dt.timedelta(hours=8, minutes=30))
+    rows = [(1, dt.time(4, 5, 6, 789000), dt.time(4, 5, 6, tzinfo=plus2)),
+            (2, dt.time(23, 59, 59, 999999), dt.time(0, 0, tzinfo=minus830)),
+            (3, None, None)]
+    setup = "DROP TABLE IF EXISTS {t}; CREATE TABLE {t} (id int PRIMARY KEY, t time, tz timetz)"
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="tt2"))
+    cur.executemany("INSERT INTO tt2 VALUES (%s, %s, %s)", rows)
+    cur.execute("SELECT id, t, tz FROM tt2 ORDER BY id")
+    same(cur.fetchall(), rows, "psycopg2 time rows")
+    cur.execute("SELECT t + interval '1 hour', date '2024-01-02' + t FROM tt2 WHERE id = 1")
+    same(cur.fetchone(), (dt.time(5, 5, 6, 789000), dt.datetime(2024, 1, 2, 4, 5, 6, 789000)),
+         "psycopg2 time arithmetic")
+    conn.commit()
+    conn.close()
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute(setup.format(t="tt3"))
+        with conn.cursor(binary=True) as cur:
+            cur.executemany("INSERT INTO tt3 VALUES (%s, %s, %s)", rows)
+        conn.commit()
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as cur:
+                cur.execute("SELECT id, t, tz FROM tt3 ORDER BY id")
+                same(cur.fetchall(), rows, f"psycopg 3 time binary={binary}")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(setup.format(t="tta"))
+        await conn.executemany("INSERT INTO tta VALUES ($1, $2, $3)", rows)
+        got = await conn.fetch("SELECT id, t, tz FROM tta ORDER BY id")
+        same([tuple(r) for r in got], rows, "asyncpg time rows")
+        await conn.close()
+    asyncio.run(run())
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

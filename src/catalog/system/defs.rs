@@ -776,6 +776,18 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("jsonb_recv", 3805),
             ("jsonb_send", 3803),
         ],
+        D::Time => [
+            ("time_in", 1143),
+            ("time_out", 1144),
+            ("time_recv", 2470),
+            ("time_send", 2471),
+        ],
+        D::TimeTz => [
+            ("timetz_in", 1350),
+            ("timetz_out", 1351),
+            ("timetz_recv", 2472),
+            ("timetz_send", 2473),
+        ],
         D::JsonPath => [
             ("jsonpath_in", 4001),
             ("jsonpath_out", 4003),

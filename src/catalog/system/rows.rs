@@ -33,6 +33,8 @@ pub fn type_name(t: DataType) -> String {
             DataType::Bytea => "bytea",
             DataType::Jsonb => "jsonb",
             DataType::JsonPath => "jsonpath",
+            DataType::Time => "time",
+            DataType::TimeTz => "timetz",
             DataType::Int2 => "int2",
             DataType::Int4 => "int4",
             DataType::Int8 => "int8",
@@ -93,6 +95,8 @@ pub(super) fn type_shape(
         DataType::Bytea => (-1, false, "i", "x", "U", false),
         DataType::Jsonb => (-1, false, "i", "x", "U", false),
         DataType::JsonPath => (-1, false, "i", "x", "U", false),
+        DataType::Time => (8, true, "d", "p", "D", true),
+        DataType::TimeTz => (12, false, "d", "p", "D", true),
         t if t.is_oid() => (4, true, "i", "p", "N", t == DataType::Oid),
         DataType::Array(_) => (-1, false, "i", "x", "A", false),
         _ => (-2, false, "c", "p", "X", false),
@@ -1498,9 +1502,11 @@ fn info_column(
     };
     let datetime_precision = match ty.ty {
         DataType::Date => int4(0),
-        DataType::Timestamp | DataType::Timestamptz | DataType::Interval => {
-            int4(crate::types::datetime_precision(ty).unwrap_or(6) as i64)
-        }
+        DataType::Timestamp
+        | DataType::Timestamptz
+        | DataType::Interval
+        | DataType::Time
+        | DataType::TimeTz => int4(crate::types::datetime_precision(ty).unwrap_or(6) as i64),
         _ => NULL,
     };
     let data_type = match ty.ty {

@@ -205,7 +205,12 @@ pub fn is_strict(e: &Expr) -> bool {
 fn is_datetime(t: DataType) -> bool {
     matches!(
         t,
-        DataType::Date | DataType::Timestamp | DataType::Timestamptz | DataType::Interval
+        DataType::Date
+            | DataType::Timestamp
+            | DataType::Timestamptz
+            | DataType::Interval
+            | DataType::Time
+            | DataType::TimeTz
     )
 }
 

@@ -800,7 +800,12 @@ fn changes_between_calls(e: &Expr) -> bool {
     let datetime = |t: DataType| {
         matches!(
             t,
-            DataType::Date | DataType::Timestamp | DataType::Timestamptz | DataType::Interval
+            DataType::Date
+                | DataType::Timestamp
+                | DataType::Timestamptz
+                | DataType::Interval
+                | DataType::Time
+                | DataType::TimeTz
         )
     };
     match e {
@@ -813,7 +818,8 @@ fn changes_between_calls(e: &Expr) -> bool {
                 return false;
             }
             let from = expr.ty().ty;
-            let tz = (from == DataType::Timestamptz) != (to.ty == DataType::Timestamptz);
+            let zoned = |t: DataType| matches!(t, DataType::Timestamptz | DataType::TimeTz);
+            let tz = zoned(from) != zoned(to.ty);
             let text =
                 (from.is_string() && datetime(to.ty)) || (datetime(from) && to.ty.is_string());
             tz || text

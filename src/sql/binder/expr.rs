@@ -58,6 +58,8 @@ pub(super) fn unknown_operand_type(op: BinaryOp, other: DataType) -> Option<Data
     Some(match (other, op) {
         (D::Date | D::Timestamp | D::Timestamptz, BinaryOp::Sub) => other,
         (D::Date, BinaryOp::Add) => return None,
+        (D::Time, _) | (D::TimeTz, BinaryOp::Sub) => D::Interval,
+        (D::TimeTz, _) => return None,
         (D::Timestamp | D::Timestamptz, _) => D::Interval,
         (t, _) => t,
     })
@@ -524,8 +526,17 @@ impl Binder<'_> {
                 self.bind_scalar_function("substring", args)
             }
             A::Expr::Extract { field, expr, .. } => {
-                // PostgreSQL reads the field as an identifier, lower-cased.
-                let unit = Expr::literal(Value::Text(field.to_string().to_lowercase()), TEXT);
+                // PostgreSQL reads the field as an identifier, lower-cased, or as a
+                // string constant (`extract('second' from …)`).
+                let written = field.to_string();
+                let unit = match written
+                    .strip_prefix('\'')
+                    .and_then(|w| w.strip_suffix('\''))
+                {
+                    Some(quoted) => quoted.replace("''", "'"),
+                    None => written.to_lowercase(),
+                };
+                let unit = Expr::literal(Value::Text(unit), TEXT);
                 let source = self.bind_expr(expr, scope)?;
                 self.bind_datetime_function("extract", vec![unit, source])
             }
@@ -1289,6 +1300,38 @@ impl Binder<'_> {
             }
             (D::Timestamp, BinaryOp::Sub, D::Timestamp)
             | (D::Timestamptz, BinaryOp::Sub, D::Timestamptz) => SqlType::new(D::Interval),
+            // Times of day: an interval's time part moves them round the clock.
+            (D::Time | D::TimeTz, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(lt),
+            (D::Interval, BinaryOp::Add, D::Time | D::TimeTz) => {
+                return self.bind_binary(op, r, l);
+            }
+            (D::Time, BinaryOp::Sub, D::Time) => SqlType::new(D::Interval),
+            (D::Time, BinaryOp::Add, D::Time) => {
+                return Err(operator_not_unique(&format!(
+                    "{} + {}",
+                    lt.name(),
+                    rt.name()
+                )));
+            }
+            // date + time is a timestamp (timestamptz with timetz); date - time too.
+            (D::Date, BinaryOp::Add | BinaryOp::Sub, D::Time)
+            | (D::Date, BinaryOp::Add, D::TimeTz) => SqlType::new(if rt == D::TimeTz {
+                D::Timestamptz
+            } else {
+                D::Timestamp
+            }),
+            (D::Time | D::TimeTz, BinaryOp::Add, D::Date) => {
+                return self.bind_binary(op, r, l);
+            }
+            // time * n and time / n go through time's implicit cast to interval.
+            (D::Time, BinaryOp::Mul | BinaryOp::Div, t) if t.numeric_rank().is_some() => {
+                let l = self.coerce(l, SqlType::new(D::Interval))?;
+                return self.bind_binary(op, l, r);
+            }
+            (t, BinaryOp::Mul, D::Time) if t.numeric_rank().is_some() => {
+                let r = self.coerce(r, SqlType::new(D::Interval))?;
+                return self.bind_binary(op, l, r);
+            }
             (D::Interval, BinaryOp::Add | BinaryOp::Sub, D::Interval) => SqlType::new(D::Interval),
             (D::Interval, BinaryOp::Mul | BinaryOp::Div, t) if t.numeric_rank().is_some() => {
                 let r = self.coerce(r, FLOAT8)?;

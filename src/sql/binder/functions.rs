@@ -244,8 +244,12 @@ impl Binder<'_> {
         let not_found =
             || Error::undefined_function(format!("function {shown}({signature}) does not exist"));
         let ambiguous = || not_unique(format!("function {shown}({signature}) is not unique"));
-        let datetime_source =
-            |t: D| matches!(t, D::Date | D::Timestamp | D::Timestamptz | D::Interval);
+        let datetime_source = |t: D| {
+            matches!(
+                t,
+                D::Date | D::Timestamp | D::Timestamptz | D::Interval | D::Time | D::TimeTz
+            )
+        };
         let mut args = args;
         let text_arg = |b: &mut Binder, a: Expr| -> Result<Expr> {
             match a.ty().ty {
@@ -276,7 +280,8 @@ impl Binder<'_> {
                 }
                 let ty = match (t, rest) {
                     (D::Timestamp, []) => SqlType::new(D::Timestamp),
-                    (D::Interval, []) => SqlType::new(D::Interval),
+                    // date_trunc(text, time) is date_trunc(text, interval).
+                    (D::Interval | D::Time, []) => SqlType::new(D::Interval),
                     (D::Timestamptz | D::Date, [] | [D::Text | D::Varchar | D::Unknown]) => {
                         SqlType::new(D::Timestamptz)
                     }
@@ -347,6 +352,8 @@ impl Binder<'_> {
                 };
                 let (source, result) = match t {
                     D::Timestamp => (D::Timestamp, D::Timestamptz),
+                    // time AT TIME ZONE goes through timetz (its implicit cast).
+                    D::Time | D::TimeTz => (D::TimeTz, D::TimeTz),
                     D::Timestamptz | D::Date | D::Unknown => (D::Timestamptz, D::Timestamp),
                     _ => return Err(not_found()),
                 };
@@ -752,6 +759,44 @@ impl Binder<'_> {
                     explicit: true,
                 });
             }
+            ("current_time" | "localtime", [] | [D::Int4 | D::Int2 | D::Int8]) => {
+                // CURRENT_TIME (timetz) / LOCALTIME (time): now() cast, to p digits.
+                let typmod = match args.first() {
+                    None => -1,
+                    Some(Expr::Literal {
+                        value: Value::Int4(p),
+                        ..
+                    }) if *p >= 0 => (*p).min(crate::types::MAX_SECONDS_PRECISION),
+                    _ => return Err(not_found()),
+                };
+                let base = if name == "localtime" {
+                    D::Time
+                } else {
+                    D::TimeTz
+                };
+                return Ok(Expr::Cast {
+                    expr: Box::new(Expr::Func {
+                        func: Func::Now,
+                        args: vec![],
+                        ty: SqlType::new(D::Timestamptz),
+                    }),
+                    to: SqlType::with_typmod(base, typmod),
+                    explicit: true,
+                });
+            }
+            ("make_time", [_, _, _]) => {
+                let mut it = args.into_iter();
+                let mut next = |t: SqlType| -> Result<Expr> {
+                    let a = it
+                        .next()
+                        .ok_or_else(|| Error::internal("make_time arity"))?;
+                    self.coerce(a, t)
+                };
+                let h = next(INT4)?;
+                let m = next(INT4)?;
+                let s = next(SqlType::new(D::Float8))?;
+                (Func::MakeTime, vec![h, m, s], SqlType::new(D::Time))
+            }
             ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
             ("version", []) => (Func::Version, vec![], TEXT),
             ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
@@ -1104,6 +1149,8 @@ mod tests {
                     | "current_timestamp"
                     | "current_user"
                     | "localtimestamp"
+                    | "current_time"
+                    | "localtime"
                     | "session_user"
                     | "user"
                     | "coalesce"

@@ -32,6 +32,10 @@ pub enum Source<'a> {
     /// A timestamptz and the zone its fields are read in.
     Timestamptz(i64, &'a Zone),
     Interval(Interval),
+    /// A time of day (microseconds).
+    Time(i64),
+    /// A timetz, packed (`datetime::pack_timetz`).
+    TimeTz(i64),
 }
 
 impl Source<'_> {
@@ -41,6 +45,8 @@ impl Source<'_> {
             Source::Timestamp(_) => "timestamp without time zone",
             Source::Timestamptz(..) => "timestamp with time zone",
             Source::Interval(_) => "interval",
+            Source::Time(_) => "time without time zone",
+            Source::TimeTz(_) => "time with time zone",
         }
     }
 }
@@ -244,6 +250,66 @@ pub fn extract(unit: &str, source: Source, numeric: bool) -> Result<Part> {
             timestamp_part(&lower, field, ty, local, Some((t, east)), numeric)
         }
         Source::Interval(iv) => interval_part(&lower, field, iv, numeric),
+        Source::Time(t) => time_part(&lower, field, ty, t, None, numeric),
+        Source::TimeTz(p) => {
+            let (t, west) = super::unpack_timetz(p);
+            time_part(&lower, field, ty, t, Some(west), numeric)
+        }
+    }
+}
+
+/// time_part_common / timetz_part_common: the clock fields, the zone's for timetz
+/// (`west` is its offset west of UTC), and epoch (seconds since midnight, UTC for
+/// timetz).
+fn time_part(
+    unit: &str,
+    field: FieldName,
+    ty: &str,
+    t: i64,
+    west: Option<i32>,
+    numeric: bool,
+) -> Result<Part> {
+    let int = |v: i64| -> Result<Part> {
+        if numeric {
+            exact(v, 0)
+        } else {
+            Ok(Part::Float(v as f64))
+        }
+    };
+    let micros_of_minute = t % (60 * USECS_PER_SEC);
+    match field {
+        FieldName::Unit(u) => match u {
+            Unit::Microsecond => int(micros_of_minute),
+            Unit::Millisecond if numeric => exact(micros_of_minute, 3),
+            Unit::Millisecond => Ok(Part::Float(micros_of_minute as f64 / 1000.0)),
+            Unit::Second if numeric => exact(micros_of_minute, 6),
+            Unit::Second => Ok(Part::Float(micros_of_minute as f64 / 1_000_000.0)),
+            Unit::Minute => int(t / (60 * USECS_PER_SEC) % 60),
+            Unit::Hour => int(t / (3600 * USECS_PER_SEC)),
+            Unit::Tz | Unit::TzMinute | Unit::TzHour => {
+                let Some(west) = west else {
+                    return Err(not_supported(unit, ty));
+                };
+                let east = -(west as i64);
+                int(match u {
+                    Unit::Tz => east,
+                    Unit::TzMinute => (east / 60) % 60,
+                    _ => east / 3600,
+                })
+            }
+            Unit::IsoTime => Err(not_recognized(unit, ty)),
+            _ => Err(not_supported(unit, ty)),
+        },
+        FieldName::Epoch => {
+            let t = t + west.unwrap_or(0) as i64 * USECS_PER_SEC;
+            if numeric {
+                Ok(Part::Numeric(Numeric::new(t as i128, 6)?))
+            } else {
+                Ok(Part::Float(t as f64 / 1_000_000.0))
+            }
+        }
+        FieldName::OtherReserved => Err(not_supported(unit, ty)),
+        FieldName::Unknown => Err(not_recognized(unit, ty)),
     }
 }
 
@@ -885,6 +951,38 @@ fn named_zone(name: &str) -> Result<NamedZone> {
     Zone::named(name)
         .map(NamedZone::Zone)
         .ok_or_else(|| Error::new("22023", format!("time zone \"{name}\" not recognized")))
+}
+
+/// `timetz AT TIME ZONE zone` (timetz_zone): the same instant on `zone`'s clock,
+/// `zone`'s offset taken at `now` (the transaction's start) when it has several.
+pub fn timetz_at_zone(packed: i64, zone: &str, now: i64) -> Result<i64> {
+    let east = match named_zone(zone)? {
+        NamedZone::Fixed(east) => east,
+        NamedZone::Dynamic(tz, _) => Zone::Named(tz).offset_at(now),
+        NamedZone::Zone(z) => z.offset_at(now),
+    };
+    Ok(timetz_shift(packed, -east))
+}
+
+/// `timetz AT TIME ZONE interval` (timetz_izone).
+pub fn timetz_at_interval(packed: i64, iv: &Interval, text: impl Fn() -> String) -> Result<i64> {
+    if iv.months != 0 || iv.days != 0 {
+        return Err(Error::new(
+            "22023",
+            format!(
+                "interval time zone \"{}\" must not include months or days",
+                text()
+            ),
+        ));
+    }
+    Ok(timetz_shift(packed, -(iv.micros / USECS_PER_SEC) as i32))
+}
+
+/// A timetz moved to the zone `west` seconds west of UTC.
+fn timetz_shift(packed: i64, west: i32) -> i64 {
+    let (time, old_west) = super::unpack_timetz(packed);
+    let t = (time + (old_west - west) as i64 * USECS_PER_SEC).rem_euclid(super::USECS_PER_DAY);
+    super::pack_timetz(t, west)
 }
 
 /// A zone named in date_trunc's third argument (lookup_timezone): an abbreviation

@@ -1663,6 +1663,262 @@ fn timestamp_in_common(
     }
 }
 
+/// Decodes the fields of a time of day (DecodeTimeOnly): a date may come first and
+/// is checked but dropped, numbers are times (`040506`), `allballs` and `now` are
+/// words, months and days of the week are not. Returns the time (microseconds, up to
+/// 24:00:00) and the zone west of UTC (the session's when none is written).
+fn decode_time_only(f: &Fields, ctx: &InputContext) -> Dt<(i64, i32)> {
+    let mut st = DateState {
+        fmask: 0,
+        tm: Tm::default(),
+        fsec: 0,
+        is2digits: false,
+        order: ctx.order,
+    };
+    let mut tz_west = 0;
+    let mut prefix: Option<Unit> = None;
+    let mut meridian: Option<bool> = None;
+    let mut is_julian = false;
+    let mut bc = false;
+    let mut zone = PendingZone::None;
+    let n = f.count;
+    for i in 0..n {
+        let field = f.get(i);
+        let fmask = st.fmask;
+        let tmask: u32 = match f.shape(i) {
+            Shape::Date => {
+                let date_first = i == 0
+                    && n >= 2
+                    && (f.shape(n - 1) == Shape::Date || f.shape(1) == Shape::Time);
+                if date_first {
+                    decode_date(&mut st, field, fmask)?
+                } else if field.as_bytes()[0].is_ascii_digit() {
+                    // "hhmmss-zz": a run-together time with its zone.
+                    if fmask & TIME_M == TIME_M {
+                        return Err(DtErr::BadFormat);
+                    }
+                    let Some(dash) = field.find('-') else {
+                        return Err(DtErr::BadFormat);
+                    };
+                    tz_west = decode_timezone(&field[dash..])?;
+                    decode_number_field(&mut st, &field[..dash], fmask | DATE_M)? | m(bit::TZ)
+                } else {
+                    let z =
+                        named_zone(field).ok_or_else(|| DtErr::UnknownZone(field.to_string()))?;
+                    zone = PendingZone::Named(z);
+                    m(bit::TZ)
+                }
+            }
+            Shape::Time => {
+                if prefix.is_some() {
+                    if prefix != Some(Unit::IsoTime) {
+                        return Err(DtErr::BadFormat);
+                    }
+                    prefix = None;
+                }
+                let (hour, min, sec, fsec) = decode_time_common(field, false)?;
+                st.tm.hour = i32::try_from(hour).map_err(|_| DtErr::FieldOverflow)?;
+                st.tm.min = min;
+                st.tm.sec = sec;
+                st.fsec = fsec;
+                TIME_M
+            }
+            Shape::Signed => {
+                tz_west = decode_timezone(field)?;
+                m(bit::TZ)
+            }
+            Shape::Number => {
+                if let Some(label) = prefix.take() {
+                    let t = decode_labelled_number(
+                        &mut st,
+                        field,
+                        label,
+                        &mut tz_west,
+                        &mut is_julian,
+                    )?;
+                    if label == Unit::IsoTime && t != TIME_M {
+                        return Err(DtErr::BadFormat);
+                    }
+                    t
+                } else {
+                    let flen = field.len();
+                    match field.find('.') {
+                        Some(_) if i == 0 && n >= 2 && f.shape(n - 1) == Shape::Date => {
+                            decode_date(&mut st, field, fmask)?
+                        }
+                        Some(d) if d > 2 => decode_number_field(&mut st, field, fmask | DATE_M)?,
+                        Some(_) => return Err(DtErr::BadFormat),
+                        None if flen > 4 => decode_number_field(&mut st, field, fmask | DATE_M)?,
+                        None => decode_number(&mut st, field, false, fmask | DATE_M)?,
+                    }
+                }
+            }
+            Shape::Word | Shape::SignedWord => {
+                if let Some(abbrev) = abbrevs::lookup(field) {
+                    match abbrev {
+                        Abbrev::Fixed(east) => {
+                            tz_west = -east;
+                            m(bit::TZ)
+                        }
+                        Abbrev::Dst(east) => {
+                            tz_west = -east;
+                            m(bit::DTZ) | m(bit::TZ)
+                        }
+                        Abbrev::Dynamic(name) => {
+                            let z = named_zone(name).unwrap_or_default();
+                            zone = PendingZone::Dynamic(name, z);
+                            m(bit::DYNTZ) | m(bit::TZ)
+                        }
+                    }
+                } else {
+                    match keyword(field) {
+                        Some(Keyword::Ignore) => continue,
+                        Some(Keyword::Reserved(Reserved::Now)) => {
+                            let (tm, fsec, _) = now_tm(ctx);
+                            (st.tm.hour, st.tm.min, st.tm.sec) = (tm.hour, tm.min, tm.sec);
+                            st.fsec = fsec;
+                            TIME_M
+                        }
+                        Some(Keyword::Reserved(Reserved::Zulu)) => {
+                            (st.tm.hour, st.tm.min, st.tm.sec) = (0, 0, 0);
+                            tz_west = 0;
+                            TIME_M | m(bit::TZ)
+                        }
+                        Some(Keyword::DstModifier) => {
+                            tz_west -= 3600;
+                            m(bit::DTZMOD) | m(bit::DTZ)
+                        }
+                        Some(Keyword::AmPm(pm)) => {
+                            meridian = Some(pm);
+                            m(bit::AMPM)
+                        }
+                        Some(Keyword::Era(is_bc)) => {
+                            bc = is_bc;
+                            m(bit::ADBC)
+                        }
+                        Some(Keyword::Unit(u)) => {
+                            if prefix.is_some() {
+                                return Err(DtErr::BadFormat);
+                            }
+                            if u == Unit::IsoTime {
+                                let next_ok = i + 1 < n
+                                    && matches!(
+                                        f.shape(i + 1),
+                                        Shape::Number | Shape::Time | Shape::Date
+                                    );
+                                if !next_ok {
+                                    return Err(DtErr::BadFormat);
+                                }
+                            }
+                            prefix = Some(u);
+                            0
+                        }
+                        None => {
+                            let z = named_zone(field).ok_or(DtErr::BadFormat)?;
+                            zone = PendingZone::Named(z);
+                            m(bit::TZ)
+                        }
+                        _ => return Err(DtErr::BadFormat),
+                    }
+                }
+            }
+        };
+        if tmask & st.fmask != 0 {
+            return Err(DtErr::BadFormat);
+        }
+        st.fmask |= tmask;
+    }
+    let fmask = st.fmask;
+    validate_date(fmask, is_julian, st.is2digits, bc, &mut st.tm)?;
+    if let Some(pm) = meridian {
+        if st.tm.hour > HOURS_PER_DAY / 2 {
+            return Err(DtErr::FieldOverflow);
+        }
+        if !pm && st.tm.hour == 12 {
+            st.tm.hour = 0;
+        } else if pm && st.tm.hour != 12 {
+            st.tm.hour += 12;
+        }
+    }
+    let tm = &st.tm;
+    let usecs = USECS_PER_SEC as i32;
+    if tm.hour < 0
+        || tm.min < 0
+        || tm.min > 59
+        || tm.sec < 0
+        || tm.sec > 60
+        || tm.hour > HOURS_PER_DAY
+        || (tm.hour == HOURS_PER_DAY && (tm.min > 0 || tm.sec > 0 || st.fsec > 0))
+        || st.fsec < 0
+        || st.fsec > usecs
+    {
+        return Err(DtErr::FieldOverflow);
+    }
+    if fmask & TIME_M == 0 {
+        return Err(DtErr::BadFormat);
+    }
+    let micros = ((tm.hour as i64 * 60 + tm.min as i64) * 60 + tm.sec as i64) * USECS_PER_SEC
+        + st.fsec as i64;
+    // The date a zone's offset is taken at: the written one, else today's.
+    let on_date = |tm: &Tm| -> Tm {
+        if fmask & DATE_M == DATE_M {
+            *tm
+        } else {
+            let (now, _, _) = now_tm(ctx);
+            Tm {
+                hour: tm.hour,
+                min: tm.min,
+                sec: tm.sec,
+                ..now
+            }
+        }
+    };
+    match zone {
+        PendingZone::Named(z) => {
+            if fmask & m(bit::DTZMOD) != 0 {
+                return Err(DtErr::BadFormat);
+            }
+            // A zone without daylight saving needs no date; one with it does.
+            let fixed = z.offset_at(0) == z.offset_at(182 * USECS_PER_DAY);
+            if !fixed && fmask & DATE_M != DATE_M {
+                return Err(DtErr::BadFormat);
+            }
+            tz_west = zone_offset_west(&on_date(tm), &z);
+        }
+        PendingZone::Dynamic(name, z) => {
+            if fmask & m(bit::DTZMOD) != 0 {
+                return Err(DtErr::BadFormat);
+            }
+            tz_west = abbrev_offset_west(&on_date(tm), name_abbrev(f, name), &z);
+        }
+        PendingZone::None => {
+            if fmask & m(bit::TZ) == 0 {
+                if fmask & m(bit::DTZMOD) != 0 {
+                    return Err(DtErr::BadFormat);
+                }
+                tz_west = zone_offset_west(&on_date(tm), &ctx.zone);
+            }
+        }
+    }
+    Ok((micros, tz_west))
+}
+
+/// Microseconds since midnight for `text`, as PostgreSQL's `time_in` reads it (a
+/// written date or zone is checked and dropped).
+pub fn time_in(text: &str, ctx: &InputContext) -> Result<i64> {
+    tokenize(text, TIMESTAMP_BUF)
+        .and_then(|f| decode_time_only(&f, ctx))
+        .map(|(t, _)| t)
+        .map_err(|e| report(e, text, "time"))
+}
+
+/// A time of day and its zone (seconds west of UTC), as `timetz_in` reads them.
+pub fn timetz_in(text: &str, ctx: &InputContext) -> Result<(i64, i32)> {
+    tokenize(text, TIMESTAMP_BUF)
+        .and_then(|f| decode_time_only(&f, ctx))
+        .map_err(|e| report(e, text, "time with time zone"))
+}
+
 mod interval;
 
 pub use interval::{interval_in, interval_in_range};
