@@ -796,6 +796,49 @@ pub fn eval_function(
         | Func::Md5
         | Func::Random => super::string_functions::eval(func, args, &vs, n, ty, ctx)?,
         Func::RegexMatch(icase) => super::string_functions::regex_match(&vs, n, icase)?,
+        Func::ToChar => eval_strict_rows(args, &vs, n, ty, |row| {
+            use crate::types::datetime::{self as dt, to_char};
+            use crate::types::numeric::to_char::{NumValue, to_char as num_to_char};
+            let number = match row {
+                [Value::Int4(v), Value::Text(f)] => Some((NumValue::Int4(*v), f)),
+                [Value::Int8(v), Value::Text(f)] => Some((NumValue::Int8(*v), f)),
+                [Value::Float4(v), Value::Text(f)] => Some((NumValue::Float4(*v), f)),
+                [Value::Float8(v), Value::Text(f)] => Some((NumValue::Float8(*v), f)),
+                [Value::Numeric(v), Value::Text(f)] => Some((NumValue::Numeric(v), f)),
+                _ => None,
+            };
+            if let Some((v, f)) = number {
+                return num_to_char(v, f).map(Value::Text);
+            }
+            let (parts, format) = match row {
+                [_, Value::Text(f)] if f.is_empty() => return Ok(Value::Null),
+                [Value::Timestamp(t) | Value::Timestamptz(t), _]
+                    if dt::timestamp_is_infinite(*t) =>
+                {
+                    return Ok(Value::Null);
+                }
+                [Value::Timestamp(t), Value::Text(f)] => (to_char::timestamp_parts(*t, 0, None), f),
+                [Value::Timestamptz(t), Value::Text(f)] => {
+                    let zone = &ctx.fmt.zone;
+                    let east = zone.offset_at(*t);
+                    let local = *t + east as i64 * dt::USECS_PER_SEC;
+                    let name = zone.abbreviation_at(*t).or_else(|| match zone {
+                        dt::Zone::Fixed(0) => Some("UTC".to_string()),
+                        _ => None,
+                    });
+                    (to_char::timestamp_parts(local, east, name), f)
+                }
+                [Value::Interval(iv), Value::Text(f)] => (to_char::interval_parts(iv), f),
+                _ => return Err(Error::internal("to_char arguments")),
+            };
+            to_char::to_char(&parts, format).map(Value::Text)
+        })?,
+        Func::MakeDate => eval_strict_rows(args, &vs, n, ty, |row| match row {
+            [Value::Int4(y), Value::Int4(m), Value::Int4(d)] => {
+                crate::types::datetime::make_date(*y, *m, *d).map(Value::Date)
+            }
+            _ => Err(Error::internal("make_date arguments")),
+        })?,
         Func::MakeTime => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [Value::Int4(h), Value::Int4(m), Value::Float8(s)] => {
                 crate::types::datetime::make_time(*h, *m, *s).map(Value::Time)

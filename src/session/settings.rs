@@ -69,6 +69,11 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("idle_in_transaction_session_timeout", "0".into()),
         ("client_min_messages", "notice".into()),
         ("bytea_output", "hex".into()),
+        // Locales: kiln formats as the C locale does (to_char's names, separators).
+        ("lc_messages", "C.UTF-8".into()),
+        ("lc_monetary", "C.UTF-8".into()),
+        ("lc_numeric", "C.UTF-8".into()),
+        ("lc_time", "C.UTF-8".into()),
         ("timezone_abbreviations", "Default".into()),
         ("row_security", "on".into()),
         ("role", "none".into()),
@@ -406,6 +411,15 @@ impl Settings {
                 self.query_memory_max = mb << 20;
                 mb.to_string()
             }
+            "lc_messages" | "lc_monetary" | "lc_numeric" | "lc_time" => match value.as_str() {
+                "C" | "POSIX" | "C.UTF-8" | "C.utf8" => value.clone(),
+                "" => "C.UTF-8".into(),
+                _ => {
+                    return Err(Error::feature_not_supported(format!(
+                        "{display} \"{value}\" (kiln formats as the C locale only)"
+                    )));
+                }
+            },
             "bytea_output" => match value.trim().to_ascii_lowercase().as_str() {
                 "hex" => {
                     self.bytea_escape = false;

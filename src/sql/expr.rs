@@ -201,6 +201,10 @@ pub enum Func {
     QuoteNullable,
     /// make_time(hour, min, sec float8).
     MakeTime,
+    /// make_date(year, month, day).
+    MakeDate,
+    /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
+    ToChar,
     /// format(fmt, args…): `%s`, `%I`, `%L`, `%%` with positions and widths; the
     /// arguments keep their types and are printed by their output functions.
     Format,

@@ -150,6 +150,8 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     ),
     f(Func::Format, &["format"], HAND, false, S, K::String),
     f(Func::MakeTime, &["make_time"], HAND, true, I, K::Scalar),
+    f(Func::MakeDate, &["make_date"], HAND, true, I, K::Scalar),
+    f(Func::ToChar, &["to_char"], HAND, true, S, K::Scalar),
     f(
         Func::QuoteNullable,
         &["quote_nullable"],

@@ -25,6 +25,7 @@ pub mod abbrevs;
 pub mod fields;
 pub mod input;
 pub mod posix;
+pub mod to_char;
 
 use chrono::{Offset, TimeZone};
 use chrono_tz::OffsetName;
@@ -331,6 +332,37 @@ pub fn date_from_ymd(year: i32, month: u32, day: u32) -> Option<i32> {
         return None;
     }
     Some(date2j(year, m, d) - POSTGRES_EPOCH_JDATE)
+}
+
+/// make_date(year, month, day): a negative year is BC, year 0 does not exist.
+pub fn make_date(year: i32, month: i32, day: i32) -> Result<i32> {
+    let shown = year.unsigned_abs();
+    let overflow = |what: &str| {
+        crate::error::Error::new("22008", format!("{what}: {shown}-{month:02}-{day:02}"))
+    };
+    if year == 0 || !(1..=12).contains(&month) || day < 1 {
+        return Err(overflow("date field value out of range"));
+    }
+    // Year 1 BC is year 0 of the proleptic calendar.
+    let y = if year < 0 { year + 1 } else { year };
+    if day > days_in_month(y, month) {
+        return Err(overflow("date field value out of range"));
+    }
+    // Past validation PostgreSQL reports the calendar year (1 BC is 0).
+    let range = || {
+        crate::error::Error::new(
+            "22008",
+            format!("date out of range: {y}-{month:02}-{day:02}"),
+        )
+    };
+    if !is_valid_julian(y, month, day) {
+        return Err(range());
+    }
+    let d = date2j(y, month, day) - POSTGRES_EPOCH_JDATE;
+    if !is_valid_date(d) {
+        return Err(range());
+    }
+    Ok(d)
 }
 
 /// (year, month, day) of days-since-2000 `days` (year 0 is 1 BC).

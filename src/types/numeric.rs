@@ -29,6 +29,7 @@ use num_traits::{Signed, ToPrimitive, Zero};
 
 use crate::error::{Error, Result};
 
+pub mod to_char;
 mod transcendental;
 
 /// Small mantissas stay strictly below this (38 decimal digits).

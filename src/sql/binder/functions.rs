@@ -784,6 +784,38 @@ impl Binder<'_> {
                     explicit: true,
                 });
             }
+            ("to_char", [t, f]) if f.is_string() || *f == D::Unknown => {
+                let source = match t {
+                    D::Timestamp | D::Timestamptz | D::Interval => *t,
+                    // date reads as timestamptz (the preferred type), time as interval.
+                    D::Date => D::Timestamptz,
+                    D::Time => D::Interval,
+                    D::Int2 | D::Int4 => D::Int4,
+                    D::Int8 | D::Float4 | D::Float8 | D::Numeric => *t,
+                    D::Unknown => {
+                        return Err(not_unique(format!(
+                            "function to_char(unknown, {}) is not unique",
+                            f.name()
+                        ))
+                        .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."));
+                    }
+                    _ => return Err(not_found()),
+                };
+                let mut it = args.into_iter();
+                let (Some(v), Some(fmt)) = (it.next(), it.next()) else {
+                    return Err(not_found());
+                };
+                let v = self.coerce(v, SqlType::new(source))?;
+                let fmt = self.coerce(fmt, TEXT)?;
+                (Func::ToChar, vec![v, fmt], TEXT)
+            }
+            ("make_date", [_, _, _]) => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.coerce(a, INT4))
+                    .collect::<Result<Vec<_>>>()?;
+                (Func::MakeDate, args, SqlType::new(D::Date))
+            }
             ("make_time", [_, _, _]) => {
                 let mut it = args.into_iter();
                 let mut next = |t: SqlType| -> Result<Expr> {

@@ -155,7 +155,7 @@ fn join(tm: &Tm) -> Result<i64> {
 }
 
 /// Day of the week of a Julian day, 0 = Sunday (j2day).
-fn j2day(jd: i32) -> i32 {
+pub(super) fn j2day(jd: i32) -> i32 {
     (jd + 1).rem_euclid(7)
 }
 
@@ -167,7 +167,7 @@ fn isoweek2j(year: i32, week: i32) -> i32 {
 }
 
 /// ISO week number (date2isoweek).
-fn date2isoweek(year: i32, mon: i32, mday: i32) -> i32 {
+pub(super) fn date2isoweek(year: i32, mon: i32, mday: i32) -> i32 {
     let dayn = date2j(year, mon, mday);
     let mut day4 = date2j(year, 1, 4);
     let mut day0 = j2day(day4 - 1);
@@ -187,7 +187,7 @@ fn date2isoweek(year: i32, mon: i32, mday: i32) -> i32 {
 }
 
 /// ISO year (date2isoyear; year 0 exists).
-fn date2isoyear(year: i32, mon: i32, mday: i32) -> i32 {
+pub(super) fn date2isoyear(year: i32, mon: i32, mday: i32) -> i32 {
     let dayn = date2j(year, mon, mday);
     let mut year = year;
     let mut day4 = date2j(year, 1, 4);
