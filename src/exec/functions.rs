@@ -833,6 +833,9 @@ pub fn eval_function(
             };
             to_char::to_char(&parts, format).map(Value::Text)
         })?,
+        Func::Regexp(kind) => {
+            eval_strict_rows(args, &vs, n, ty, |row| super::regexp::eval_row(kind, row))?
+        }
         Func::MakeDate => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [Value::Int4(y), Value::Int4(m), Value::Int4(d)] => {
                 crate::types::datetime::make_date(*y, *m, *d).map(Value::Date)

@@ -8,7 +8,7 @@
 use super::context::ExecContext;
 use super::vector::{Data, Vector};
 use crate::error::{Error, Result};
-use crate::plan::logical::JsonSet;
+use crate::plan::logical::SetFn;
 use crate::sql::expr::{Expr, Func, PathFn};
 use crate::types::jsonb::{self, Node};
 use crate::types::{DataType, SqlType, Value, json};
@@ -1218,14 +1218,18 @@ fn set_at(
 
 /// The rows of json set-returning function `kind` over document `doc`, column by column
 /// (jsonb_each: keys, then values); no rows for NULL.
-pub fn set_rows(kind: JsonSet, args: &[Value]) -> Result<Vec<Vec<Value>>> {
+pub fn set_rows(kind: SetFn, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     let width = kind.columns().len();
     let mut columns: Vec<Vec<Value>> = vec![Vec::new(); width];
     let doc = args.first().unwrap_or(&Value::Null);
     if args.iter().any(Value::is_null) {
         return Ok(columns);
     }
-    if kind == JsonSet::PathQuery {
+    if matches!(kind, SetFn::RegexpMatches | SetFn::RegexpSplit) {
+        columns[0] = super::regexp::set_rows(kind, args)?;
+        return Ok(columns);
+    }
+    if kind == SetFn::PathQuery {
         let [doc, path, vars, silent] = args else {
             return Err(Error::internal("jsonb_path_query takes four arguments"));
         };
@@ -1260,7 +1264,7 @@ pub fn set_rows(kind: JsonSet, args: &[Value]) -> Result<Vec<Vec<Value>>> {
         }
     };
     match (kind, doc) {
-        (JsonSet::Each { json: false, text }, Value::Jsonb(b)) => match jsonb::view(b) {
+        (SetFn::Each { json: false, text }, Value::Jsonb(b)) => match jsonb::view(b) {
             Node::Object(o) => {
                 for (k, v) in o.iter() {
                     columns[0].push(Value::Text(k.into()));
@@ -1269,7 +1273,7 @@ pub fn set_rows(kind: JsonSet, args: &[Value]) -> Result<Vec<Vec<Value>>> {
             }
             _ => return Err(err(format!("cannot call {name} on a non-object"))),
         },
-        (JsonSet::Each { json: true, text }, Value::Text(t)) => match json::object_members(t) {
+        (SetFn::Each { json: true, text }, Value::Text(t)) => match json::object_members(t) {
             Some(members) => {
                 for (k, v) in members {
                     columns[0].push(Value::Text(k));
@@ -1281,25 +1285,24 @@ pub fn set_rows(kind: JsonSet, args: &[Value]) -> Result<Vec<Vec<Value>>> {
             }
             None => return Err(err("cannot deconstruct a scalar".into())),
         },
-        (JsonSet::ObjectKeys { json: false }, Value::Jsonb(b)) => match jsonb::view(b) {
+        (SetFn::ObjectKeys { json: false }, Value::Jsonb(b)) => match jsonb::view(b) {
             Node::Object(o) => columns[0].extend(o.iter().map(|(k, _)| Value::Text(k.into()))),
             Node::Array(_) => return Err(err(format!("cannot call {name} on an array"))),
             _ => return Err(err(format!("cannot call {name} on a scalar"))),
         },
-        (JsonSet::ObjectKeys { json: true }, Value::Text(t)) => match json::object_members(t) {
+        (SetFn::ObjectKeys { json: true }, Value::Text(t)) => match json::object_members(t) {
             Some(members) => columns[0].extend(members.into_iter().map(|(k, _)| Value::Text(k))),
             None if json::type_name(t) == "array" => {
                 return Err(err(format!("cannot call {name} on an array")));
             }
             None => return Err(err(format!("cannot call {name} on a scalar"))),
         },
-        (JsonSet::ArrayElements { json: false, text }, Value::Jsonb(b)) => match jsonb::view(b) {
+        (SetFn::ArrayElements { json: false, text }, Value::Jsonb(b)) => match jsonb::view(b) {
             Node::Array(a) => columns[0].extend(a.iter().map(|e| jsonb_value(e, text))),
             Node::Object(_) => return Err(err("cannot extract elements from an object".into())),
             _ => return Err(err("cannot extract elements from a scalar".into())),
         },
-        (JsonSet::ArrayElements { json: true, text }, Value::Text(t)) => match json::array_items(t)
-        {
+        (SetFn::ArrayElements { json: true, text }, Value::Text(t)) => match json::array_items(t) {
             Some(items) => columns[0].extend(items.into_iter().map(|e| json_value(e, text))),
             None if json::type_name(t) == "object" => {
                 return Err(err(format!("cannot call {name} on a non-array")));

@@ -24,6 +24,7 @@ pub mod keyfilter;
 pub mod keys;
 pub mod lock_rows;
 pub mod ops;
+pub mod regexp;
 pub mod scan;
 pub mod setop;
 pub mod sort;

@@ -530,7 +530,7 @@ impl Operator for UnnestOp {
     fn next(&mut self, ctx: &ExecContext) -> Result<Option<Batch>> {
         ctx.check_interrupt()?;
         if self.elements.is_none()
-            && matches!(self.func, TableFunc::Json(_) | TableFunc::JsonRecord { .. })
+            && matches!(self.func, TableFunc::Set(_) | TableFunc::JsonRecord { .. })
         {
             let args = self
                 .args
@@ -562,7 +562,7 @@ impl Operator for UnnestOp {
                         ctx,
                     )?
                 }
-                TableFunc::Json(kind) => super::json_functions::set_rows(kind, &args)?,
+                TableFunc::Set(kind) => super::json_functions::set_rows(kind, &args)?,
                 _ => Vec::new(),
             };
             let held: usize = columns
@@ -689,7 +689,7 @@ fn row_set(call: &SrfCall, args: &[Vector], i: usize) -> Result<RowSet> {
             _ => Vec::new(),
         })),
         TableFunc::System(_) | TableFunc::JsonRecord { .. } => Ok(RowSet::Values(Vec::new())),
-        TableFunc::Json(kind) => {
+        TableFunc::Set(kind) => {
             let values: Vec<Value> = args
                 .iter()
                 .zip(&call.args)

@@ -35,7 +35,7 @@ pub fn eval(
 
 /// Most compiled regular expressions a statement's pattern may take (regex's size
 /// limit, so a hostile pattern fails instead of exhausting memory).
-const REGEX_SIZE_MAX: usize = 10 << 20;
+pub(crate) const REGEX_SIZE_MAX: usize = 10 << 20;
 
 /// A PostgreSQL regular expression (an ARE, as `~` reads it) compiled for the regex
 /// crate: `.` and `[^…]` match newlines, `^` and `$` only the ends (PostgreSQL's
@@ -96,16 +96,24 @@ fn are_source(pattern: &str, icase: bool) -> Result<AreSource> {
         multi_line,
         dot_newline,
         expanded,
+        literal,
     })
 }
 
 /// An ARE rewritten for the regex crate, with the options its embedded options set.
-struct AreSource {
-    source: String,
-    icase: bool,
-    multi_line: bool,
-    dot_newline: bool,
-    expanded: bool,
+pub(crate) struct AreSource {
+    pub source: String,
+    pub icase: bool,
+    pub multi_line: bool,
+    pub dot_newline: bool,
+    pub expanded: bool,
+    /// The pattern is literal text (`***=`, `(?q)`).
+    pub literal: bool,
+}
+
+/// [`are_source`] for the regexp functions.
+pub(crate) fn are_source_for(pattern: &str, icase: bool) -> Result<AreSource> {
+    are_source(pattern, icase)
 }
 
 /// A PostgreSQL regular expression compiled for `&str` haystacks (see [`are_source`]).
@@ -136,6 +144,7 @@ pub fn compile_are_bytes(pattern: &str, icase: bool) -> Result<regex::bytes::Reg
 
 /// The ARE escapes the regex crate spells differently, rewritten.
 fn translate_are(p: &str) -> Result<String> {
+    check_are(p)?;
     let mut out = String::with_capacity(p.len() + 8);
     let mut chars = p.chars().peekable();
     let mut rest = p;
@@ -182,6 +191,89 @@ fn translate_are(p: &str) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// What PostgreSQL's engine refuses that the regex crate would take: a quantifier
+/// right after another (`a**`, `a+*`; a lazy `?` is fine) and an unknown character
+/// class name (`[[:foo:]]`).
+fn check_are(p: &str) -> Result<()> {
+    let invalid = |what: &str| Error::new("2201B", format!("invalid regular expression: {what}"));
+    let b = p.as_bytes();
+    let mut i = 0;
+    // Whether the previous element was a quantifier (and whether its lazy `?` came).
+    let mut quantified = false;
+    let mut lazy_taken = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                i += 2;
+                quantified = false;
+                continue;
+            }
+            b'[' => {
+                i += 1;
+                if i < b.len() && b[i] == b'^' {
+                    i += 1;
+                }
+                if i < b.len() && b[i] == b']' {
+                    i += 1;
+                }
+                while i < b.len() && b[i] != b']' {
+                    if b[i] == b'[' && i + 1 < b.len() && b[i + 1] == b':' {
+                        let start = i + 2;
+                        let mut j = start;
+                        while j + 1 < b.len() && !(b[j] == b':' && b[j + 1] == b']') {
+                            j += 1;
+                        }
+                        let name = &p[start..j.min(p.len())];
+                        const CLASSES: [&str; 13] = [
+                            "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print",
+                            "punct", "space", "upper", "xdigit", "word",
+                        ];
+                        if !CLASSES.contains(&name) && !matches!(name, "<" | ">") {
+                            return Err(invalid("invalid character class"));
+                        }
+                        i = j + 2;
+                        continue;
+                    }
+                    i += 1;
+                }
+                quantified = false;
+            }
+            b'*' | b'+' | b'?' | b'{' => {
+                let bound = b[i] == b'{';
+                if bound && !b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                    quantified = false;
+                    i += 1;
+                    continue;
+                }
+                if quantified {
+                    if b[i] == b'?' && !lazy_taken {
+                        lazy_taken = true;
+                        i += 1;
+                        continue;
+                    }
+                    return Err(invalid("quantifier operand invalid"));
+                }
+                if bound {
+                    while i < b.len() && b[i] != b'}' {
+                        i += 1;
+                    }
+                }
+                quantified = true;
+                lazy_taken = false;
+            }
+            b'(' if b.get(i + 1) == Some(&b'?') => {
+                // A group's options or kind: `(?:`, `(?i)`, `(?=`.
+                i += 2;
+                quantified = false;
+                continue;
+            }
+            _ => quantified = false,
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 /// A pattern that does not compile: 2201B with PostgreSQL's words for the common

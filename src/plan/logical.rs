@@ -156,8 +156,10 @@ pub enum TableFunc {
     ExpandArray,
     /// The rows of a system catalog (`catalog::system`), built when it is scanned.
     System(crate::catalog::system::SystemTable),
-    /// The json set-returning functions (`exec::json_functions::set_rows`).
-    Json(JsonSet),
+    /// Set-returning functions of one call's arguments: the json ones
+    /// (`exec::json_functions::set_rows`) and regexp_matches / regexp_split_to_table
+    /// (`exec::regexp`).
+    Set(SetFn),
     /// jsonb_to_record(set) and json_to_record(set) (`json`): rows of the columns the
     /// call's column definition list declares, whose names come as a second argument
     /// (`exec::json_functions::record_rows`).
@@ -167,10 +169,12 @@ pub enum TableFunc {
     },
 }
 
-/// A json or jsonb document taken apart: jsonb_each (`text`: jsonb_each_text), the
-/// object keys, the array elements; `json`: the json type's own versions.
+/// A set-returning function of its arguments: a json or jsonb document taken apart
+/// (jsonb_each (`text`: jsonb_each_text), the object keys, the array elements;
+/// `json`: the json type's own versions; jsonb_path_query), or a string's regexp
+/// matches and pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JsonSet {
+pub enum SetFn {
     Each {
         json: bool,
         text: bool,
@@ -184,46 +188,52 @@ pub enum JsonSet {
     },
     /// jsonb_path_query(target, path, vars, silent).
     PathQuery,
+    /// regexp_matches(string, pattern, flags): text[] rows.
+    RegexpMatches,
+    /// regexp_split_to_table(string, pattern, flags): text rows.
+    RegexpSplit,
 }
 
-impl JsonSet {
+impl SetFn {
     pub fn name(self) -> &'static str {
         match self {
-            JsonSet::Each {
+            SetFn::Each {
                 json: false,
                 text: false,
             } => "jsonb_each",
-            JsonSet::Each {
+            SetFn::Each {
                 json: false,
                 text: true,
             } => "jsonb_each_text",
-            JsonSet::Each {
+            SetFn::Each {
                 json: true,
                 text: false,
             } => "json_each",
-            JsonSet::Each {
+            SetFn::Each {
                 json: true,
                 text: true,
             } => "json_each_text",
-            JsonSet::ObjectKeys { json: false } => "jsonb_object_keys",
-            JsonSet::ObjectKeys { json: true } => "json_object_keys",
-            JsonSet::ArrayElements {
+            SetFn::ObjectKeys { json: false } => "jsonb_object_keys",
+            SetFn::ObjectKeys { json: true } => "json_object_keys",
+            SetFn::ArrayElements {
                 json: false,
                 text: false,
             } => "jsonb_array_elements",
-            JsonSet::ArrayElements {
+            SetFn::ArrayElements {
                 json: false,
                 text: true,
             } => "jsonb_array_elements_text",
-            JsonSet::ArrayElements {
+            SetFn::ArrayElements {
                 json: true,
                 text: false,
             } => "json_array_elements",
-            JsonSet::ArrayElements {
+            SetFn::ArrayElements {
                 json: true,
                 text: true,
             } => "json_array_elements_text",
-            JsonSet::PathQuery => "jsonb_path_query",
+            SetFn::PathQuery => "jsonb_path_query",
+            SetFn::RegexpMatches => "regexp_matches",
+            SetFn::RegexpSplit => "regexp_split_to_table",
         }
     }
 
@@ -236,61 +246,68 @@ impl JsonSet {
             (false, false) => DataType::Jsonb,
         };
         match self {
-            JsonSet::Each { json, text } => {
+            SetFn::Each { json, text } => {
                 vec![
                     (Some("key"), DataType::Text),
                     (Some("value"), doc(json, text)),
                 ]
             }
-            JsonSet::ObjectKeys { .. } => vec![(None, DataType::Text)],
-            JsonSet::ArrayElements { json, text } => vec![(Some("value"), doc(json, text))],
-            JsonSet::PathQuery => vec![(None, DataType::Jsonb)],
+            SetFn::ObjectKeys { .. } => vec![(None, DataType::Text)],
+            SetFn::ArrayElements { json, text } => vec![(Some("value"), doc(json, text))],
+            SetFn::PathQuery => vec![(None, DataType::Jsonb)],
+            SetFn::RegexpMatches => vec![(
+                None,
+                DataType::array_of(DataType::Text).unwrap_or(DataType::Text),
+            )],
+            SetFn::RegexpSplit => vec![(None, DataType::Text)],
         }
     }
 
-    pub const ALL: [JsonSet; 11] = [
-        JsonSet::Each {
+    pub const ALL: [SetFn; 13] = [
+        SetFn::Each {
             json: false,
             text: false,
         },
-        JsonSet::Each {
+        SetFn::Each {
             json: false,
             text: true,
         },
-        JsonSet::Each {
+        SetFn::Each {
             json: true,
             text: false,
         },
-        JsonSet::Each {
+        SetFn::Each {
             json: true,
             text: true,
         },
-        JsonSet::ObjectKeys { json: false },
-        JsonSet::ObjectKeys { json: true },
-        JsonSet::ArrayElements {
+        SetFn::ObjectKeys { json: false },
+        SetFn::ObjectKeys { json: true },
+        SetFn::ArrayElements {
             json: false,
             text: false,
         },
-        JsonSet::ArrayElements {
+        SetFn::ArrayElements {
             json: false,
             text: true,
         },
-        JsonSet::ArrayElements {
+        SetFn::ArrayElements {
             json: true,
             text: false,
         },
-        JsonSet::ArrayElements {
+        SetFn::ArrayElements {
             json: true,
             text: true,
         },
-        JsonSet::PathQuery,
+        SetFn::PathQuery,
+        SetFn::RegexpMatches,
+        SetFn::RegexpSplit,
     ];
 
-    pub fn by_name(name: &str) -> Option<JsonSet> {
+    pub fn by_name(name: &str) -> Option<SetFn> {
         if name == "jsonb_path_query_tz" {
-            return Some(JsonSet::PathQuery);
+            return Some(SetFn::PathQuery);
         }
-        JsonSet::ALL.into_iter().find(|j| j.name() == name)
+        SetFn::ALL.into_iter().find(|j| j.name() == name)
     }
 }
 
@@ -301,7 +318,7 @@ impl TableFunc {
             TableFunc::Unnest => "unnest",
             TableFunc::ExpandArray => "_pg_expandarray",
             TableFunc::System(t) => t.name(),
-            TableFunc::Json(j) => j.name(),
+            TableFunc::Set(j) => j.name(),
             TableFunc::JsonRecord { json, set } => match (json, set) {
                 (false, false) => "jsonb_to_record",
                 (false, true) => "jsonb_to_recordset",

@@ -203,6 +203,8 @@ pub enum Func {
     MakeTime,
     /// make_date(year, month, day).
     MakeDate,
+    /// The regular-expression functions (`exec::regexp`).
+    Regexp(RegexpFn),
     /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
     ToChar,
     /// format(fmt, args…): `%s`, `%I`, `%L`, `%%` with positions and widths; the
@@ -422,6 +424,26 @@ pub enum Func {
     RowBuild,
     /// Field `n` (from 0) of a record; the call's type is the field's.
     RecordField(u16),
+}
+
+/// Which regular-expression function (`exec::regexp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegexpFn {
+    Match,
+    Replace,
+    SplitToArray,
+    Count,
+    Instr,
+    Like,
+    Substr,
+    /// substring(string from pattern).
+    Substring,
+    /// substring(string similar pattern escape esc).
+    SimilarSubstring,
+    /// string SIMILAR TO pattern [ESCAPE esc] (`escape`: given).
+    SimilarTo {
+        escape: bool,
+    },
 }
 
 /// What a jsonb_path_* function answers.

@@ -14,7 +14,7 @@
 //! what reads the session (settings, time zone, the transaction's clock) — never folded;
 //! `Volatile` for `random()` — never folded, never moved or duplicated.
 
-use super::expr::{BinaryOp, Func, PathFn};
+use super::expr::{BinaryOp, Func, PathFn, RegexpFn};
 use crate::types::{DataType, SqlType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +151,86 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     f(Func::Format, &["format"], HAND, false, S, K::String),
     f(Func::MakeTime, &["make_time"], HAND, true, I, K::Scalar),
     f(Func::MakeDate, &["make_date"], HAND, true, I, K::Scalar),
+    f(
+        Func::Regexp(RegexpFn::Match),
+        &["regexp_match"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::Replace),
+        &["regexp_replace"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::SplitToArray),
+        &["regexp_split_to_array"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::Count),
+        &["regexp_count"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::Instr),
+        &["regexp_instr"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::Like),
+        &["regexp_like"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::Substr),
+        &["regexp_substr"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::Substring),
+        &["substring"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::SimilarSubstring),
+        &["substring"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Regexp(RegexpFn::SimilarTo { escape: false }),
+        &["similar_to_escape"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
     f(Func::ToChar, &["to_char"], HAND, true, S, K::Scalar),
     f(
         Func::QuoteNullable,
@@ -1340,6 +1420,9 @@ impl Func {
                 upper: true,
             },
             Func::RecordField(_) => Func::RecordField(0),
+            Func::Regexp(RegexpFn::SimilarTo { .. }) => {
+                Func::Regexp(RegexpFn::SimilarTo { escape: false })
+            }
             Func::JsonbPathFn { kind, .. } => Func::JsonbPathFn { kind, op: false },
             Func::Bitwise(_) => Func::Bitwise(super::expr::BitOp::And),
             Func::RegOut(_) => Func::RegOut(DataType::RegClass),

@@ -358,6 +358,14 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(reordered);
     }
+    if text
+        .as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"similar"))
+        && let Some(rewritten) = substring_similar(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if (text.contains("+") || text.contains("-"))
         && let Some(split) = split_trailing_signs(&text)
     {
@@ -397,6 +405,58 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
         };
     }
     Ok(statements)
+}
+
+/// `substring(x SIMILAR pattern ESCAPE esc)`, which sqlparser does not read: the two
+/// words become commas (same length, positions kept), making it substring(x,
+/// pattern, esc) — the binder's SQL-regex substring of three text arguments.
+fn substring_similar(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let word = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut edits: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i + 1 < tokens.len() {
+        if word(&tokens[i].token, "substring") && matches!(tokens[i + 1].token, Token::LParen) {
+            let mut depth = 0;
+            let mut found = Vec::new();
+            for t in &tokens[i + 1..] {
+                match &t.token {
+                    Token::LParen => depth += 1,
+                    Token::RParen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    tok if depth == 1 && (word(tok, "similar") || word(tok, "escape")) => {
+                        found.push(t);
+                    }
+                    _ => {}
+                }
+            }
+            if found.first().is_some_and(|t| word(&t.token, "similar")) {
+                for t in found {
+                    let start = byte_offset(sql, t.span.start)?;
+                    let end = byte_offset(sql, t.span.end)?;
+                    edits.push((start, end));
+                }
+            }
+        }
+        i += 1;
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (start, end) in edits {
+        let blank = format!(",{}", " ".repeat(end - start - 1));
+        out.replace_range(start..end, &blank);
+    }
+    Some(out)
 }
 
 /// PostgreSQL's lexer ends an operator before trailing `+` / `-` signs unless it

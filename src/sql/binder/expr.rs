@@ -649,7 +649,31 @@ impl Binder<'_> {
                     _ => self.bind_array_quantified(left, op, right, all, scope),
                 }
             }
-            A::Expr::SimilarTo { .. } => Err(Error::feature_not_supported("SIMILAR TO")),
+            A::Expr::SimilarTo {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                let e = self.bind_expr(expr, scope)?;
+                let p = self.bind_expr(pattern, scope)?;
+                let mut args = vec![e, p];
+                if let Some(esc) = escape_char {
+                    args.push(self.bind_expr(esc, scope)?);
+                }
+                let escape = args.len() == 3;
+                let args = self.regexp_text_args("similar_to_escape", args, 2, 3)?;
+                let matched = Expr::Func {
+                    func: Func::Regexp(crate::sql::expr::RegexpFn::SimilarTo { escape }),
+                    args,
+                    ty: BOOL,
+                };
+                Ok(if *negated {
+                    Expr::Not(Box::new(matched))
+                } else {
+                    matched
+                })
+            }
             A::Expr::Tuple(items) => self.bind_row(items, scope),
             other => Err(Error::feature_not_supported(format!("expression {other}"))),
         }

@@ -668,7 +668,7 @@ impl Binder<'_> {
             }
             return self.bind_json_to_record(json, set, bound, alias, ordinality);
         }
-        if let Some(kind) = crate::plan::logical::JsonSet::by_name(&fname) {
+        if let Some(kind) = crate::plan::logical::SetFn::by_name(&fname) {
             let empty = Scope::default();
             let mut bound = Vec::new();
             match super::functions::named_arguments(&fname, args)? {
@@ -683,7 +683,7 @@ impl Binder<'_> {
                     }
                 }
             }
-            let args = self.json_set_args(kind, bound)?;
+            let args = self.set_fn_args(kind, bound)?;
             let columns = kind.columns();
             let types = columns.iter().map(|c| SqlType::new(c.1)).collect();
             let names = columns
@@ -691,7 +691,7 @@ impl Binder<'_> {
                 .map(|c| c.0.map(str::to_string))
                 .collect::<Option<Vec<String>>>();
             return self.table_function_named(
-                TableFunc::Json(kind),
+                TableFunc::Set(kind),
                 args,
                 types,
                 names,

@@ -152,7 +152,7 @@ impl Binder<'_> {
             || name == "pg_partition_ancestors"
             || name == "_pg_expandarray"
             || name == "generate_subscripts"
-            || crate::plan::logical::JsonSet::by_name(&name).is_some()
+            || crate::plan::logical::SetFn::by_name(&name).is_some()
         {
             return self.bind_select_srf(&name, &args, scope);
         }
@@ -451,8 +451,8 @@ impl Binder<'_> {
                 self.subscripts_args(bound)?,
                 INT4,
             )
-        } else if let Some(kind) = crate::plan::logical::JsonSet::by_name(name) {
-            let args = self.json_set_args(kind, bound)?;
+        } else if let Some(kind) = crate::plan::logical::SetFn::by_name(name) {
+            let args = self.set_fn_args(kind, bound)?;
             let columns = kind.columns();
             let ty = match columns.as_slice() {
                 [(_, t)] => SqlType::new(*t),
@@ -464,7 +464,7 @@ impl Binder<'_> {
                     SqlType::with_typmod(DataType::Record, crate::types::record::bless(&fields))
                 }
             };
-            (TableFunc::Json(kind), args, ty)
+            (TableFunc::Set(kind), args, ty)
         } else if name == "_pg_expandarray" {
             let (arg, elem) = super::from::unnest_arg(bound)?;
             let shape = crate::types::record::bless(&[("x", elem.ty), ("n", DataType::Int4)]);
@@ -502,6 +502,9 @@ impl Binder<'_> {
             return Ok(call);
         }
         if let Some(call) = self.bind_json_function(name, &args)? {
+            return Ok(call);
+        }
+        if let Some(call) = self.bind_regexp_function(name, &args)? {
             return Ok(call);
         }
         if matches!(
@@ -1153,6 +1156,99 @@ pub(super) fn named_arguments(name: &str, args: &[A::FunctionArg]) -> Result<Opt
         });
     }
     Ok(Some(out))
+}
+
+impl Binder<'_> {
+    /// Arguments that are all text (string types and untyped literals), `min` to
+    /// `max` of them.
+    pub(super) fn regexp_text_args(
+        &mut self,
+        name: &str,
+        args: Vec<Expr>,
+        min: usize,
+        max: usize,
+    ) -> Result<Vec<Expr>> {
+        let fits = |e: &Expr| e.ty().ty.is_string() || e.ty().ty == DataType::Unknown;
+        if !(min..=max).contains(&args.len()) || !args.iter().all(fits) {
+            return Err(self.regexp_not_found(name, &args));
+        }
+        args.into_iter().map(|a| self.coerce(a, TEXT)).collect()
+    }
+
+    fn regexp_not_found(&self, name: &str, args: &[Expr]) -> Error {
+        let signature = args
+            .iter()
+            .map(|a| a.ty().display_name())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Error::undefined_function(format!("function {name}({signature}) does not exist"))
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+    }
+
+    /// The regular-expression functions (`exec::regexp`): None when `name` with these
+    /// arguments is not one of them.
+    fn bind_regexp_function(&mut self, name: &str, args: &[Expr]) -> Result<Option<Expr>> {
+        use crate::sql::expr::RegexpFn as R;
+        use DataType as D;
+        let text_array = SqlType::new(D::array_of(D::Text).unwrap_or(D::Text));
+        let is_text = |t: D| t.is_string() || t == D::Unknown;
+        let is_int = |t: D| matches!(t, D::Int2 | D::Int4 | D::Unknown);
+        let types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        // Each argument's kind: 't' text, 'i' integer.
+        let shape = |kinds: &str| -> bool {
+            kinds.len() == types.len()
+                && kinds.chars().zip(&types).all(|(k, &t)| match k {
+                    't' => is_text(t),
+                    _ => is_int(t),
+                })
+        };
+        let (kind, kinds, ty): (R, &str, SqlType) = match name {
+            "regexp_match" | "regexp_split_to_array" | "regexp_like" => {
+                let kind = match name {
+                    "regexp_match" => R::Match,
+                    "regexp_like" => R::Like,
+                    _ => R::SplitToArray,
+                };
+                let ty = if kind == R::Like { BOOL } else { text_array };
+                let kinds = if types.len() == 3 { "ttt" } else { "tt" };
+                (kind, kinds, ty)
+            }
+            "regexp_replace" => {
+                // (src, pat, repl [, flags]) or (src, pat, repl, start [, N [, flags]]):
+                // a text fourth argument is flags.
+                let kinds = match types.len() {
+                    3 => "ttt",
+                    4 if types[3] != D::Unknown && !is_text(types[3]) => "ttti",
+                    4 => "tttt",
+                    5 => "tttii",
+                    _ => "tttiit",
+                };
+                (R::Replace, kinds, TEXT)
+            }
+            "regexp_count" => (R::Count, &"ttit"[..types.len().clamp(2, 4)], INT4),
+            "regexp_instr" => (R::Instr, &"ttiiiti"[..types.len().clamp(2, 7)], INT4),
+            "regexp_substr" => (R::Substr, &"ttiiti"[..types.len().clamp(2, 6)], TEXT),
+            "substring" if types.len() == 2 && is_text(types[0]) && is_text(types[1]) => {
+                (R::Substring, "tt", TEXT)
+            }
+            "substring" if types.len() == 3 && types.iter().all(|&t| is_text(t)) => {
+                (R::SimilarSubstring, "ttt", TEXT)
+            }
+            _ => return Ok(None),
+        };
+        if !shape(kinds) {
+            return Err(self.regexp_not_found(name, args));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for (a, k) in args.iter().cloned().zip(kinds.chars()) {
+            bound.push(self.coerce(a, if k == 't' { TEXT } else { INT4 })?);
+        }
+        Ok(Some(Expr::Func {
+            func: Func::Regexp(kind),
+            args: bound,
+            ty,
+        }))
+    }
 }
 
 #[cfg(test)]

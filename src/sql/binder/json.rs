@@ -439,14 +439,17 @@ pub(super) fn to_json_call(e: Expr, json: bool) -> Expr {
 
 impl Binder<'_> {
     /// The one document argument of json set function `kind`, as its type.
-    pub(super) fn json_set_args(
+    pub(super) fn set_fn_args(
         &mut self,
-        kind: crate::plan::logical::JsonSet,
+        kind: crate::plan::logical::SetFn,
         bound: Vec<Expr>,
     ) -> Result<Vec<Expr>> {
-        use crate::plan::logical::JsonSet as J;
+        use crate::plan::logical::SetFn as J;
         if kind == J::PathQuery {
             return self.path_function_args(kind.name(), bound);
+        }
+        if matches!(kind, J::RegexpMatches | J::RegexpSplit) {
+            return self.regexp_text_args(kind.name(), bound, 2, 3);
         }
         let json = matches!(
             kind,
