@@ -836,6 +836,63 @@ pub fn eval_function(
         Func::Regexp(kind) => {
             eval_strict_rows(args, &vs, n, ty, |row| super::regexp::eval_row(kind, row))?
         }
+        Func::ToDate | Func::ToTimestamp => eval_strict_rows(args, &vs, n, ty, |row| {
+            use crate::types::datetime::{self as dt, to_char};
+            let [Value::Text(input), Value::Text(format)] = row else {
+                return Err(Error::internal("to_date arguments"));
+            };
+            let type_name = if func == Func::ToDate {
+                "date"
+            } else {
+                "timestamp"
+            };
+            let p = to_char::from_char(input, format, type_name)?;
+            if func == Func::ToDate {
+                let out = || Error::new("22008", format!("date out of range: \"{input}\""));
+                if !dt::is_valid_julian(p.year, p.mon, p.mday) {
+                    return Err(out());
+                }
+                let d = dt::date2j(p.year, p.mon, p.mday) - dt::POSTGRES_EPOCH_JDATE;
+                if !dt::is_valid_date(d) {
+                    return Err(out());
+                }
+                return Ok(Value::Date(d));
+            }
+            let range = || Error::new("22008", "timestamp out of range");
+            if !dt::is_valid_julian(p.year, p.mon, p.mday) {
+                return Err(range());
+            }
+            let day = (dt::date2j(p.year, p.mon, p.mday) - dt::POSTGRES_EPOCH_JDATE) as i64;
+            let local = day * dt::USECS_PER_DAY
+                + ((p.hour as i64 * 60 + p.min as i64) * 60 + p.sec as i64) * dt::USECS_PER_SEC
+                + p.usec;
+            let utc = match p.gmtoff {
+                Some(east) => local - east as i64 * dt::USECS_PER_SEC,
+                None => ctx.fmt.zone.local_to_utc(local),
+            };
+            if !dt::is_valid_timestamp(utc) {
+                return Err(range());
+            }
+            let utc = match p.precision {
+                Some(digits) => dt::round_timestamp(utc, digits)?,
+                None => utc,
+            };
+            Ok(Value::Timestamptz(utc))
+        })?,
+        Func::ToNumber => eval_strict_rows(args, &vs, n, ty, |row| {
+            let [Value::Text(input), Value::Text(format)] = row else {
+                return Err(Error::internal("to_number arguments"));
+            };
+            Ok(crate::types::numeric::to_char::to_number(input, format)?
+                .map_or(Value::Null, Value::Numeric))
+        })?,
+        Func::ToTimestampEpoch => eval_strict_rows(args, &vs, n, ty, |row| {
+            use crate::types::datetime as dt;
+            let [Value::Float8(secs)] = row else {
+                return Err(Error::internal("to_timestamp argument"));
+            };
+            dt::timestamptz_from_epoch(*secs).map(Value::Timestamptz)
+        })?,
         Func::MakeDate => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [Value::Int4(y), Value::Int4(m), Value::Int4(d)] => {
                 crate::types::datetime::make_date(*y, *m, *d).map(Value::Date)

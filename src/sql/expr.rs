@@ -207,6 +207,13 @@ pub enum Func {
     Regexp(RegexpFn),
     /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
     ToChar,
+    /// to_date(text, text), to_timestamp(text, text) (`timestamp`), and
+    /// to_timestamp(double precision) (`epoch`).
+    ToDate,
+    ToTimestamp,
+    ToTimestampEpoch,
+    /// to_number(text, text).
+    ToNumber,
     /// format(fmt, args…): `%s`, `%I`, `%L`, `%%` with positions and widths; the
     /// arguments keep their types and are printed by their output functions.
     Format,

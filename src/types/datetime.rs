@@ -334,6 +334,37 @@ pub fn date_from_ymd(year: i32, month: u32, day: u32) -> Option<i32> {
     Some(date2j(year, m, d) - POSTGRES_EPOCH_JDATE)
 }
 
+/// to_timestamp(double precision): Unix seconds as a timestamptz (the infinities
+/// map to theirs).
+pub fn timestamptz_from_epoch(secs: f64) -> Result<i64> {
+    if secs.is_nan() {
+        return Err(crate::error::Error::new("22008", "timestamp cannot be NaN"));
+    }
+    if secs.is_infinite() {
+        return Ok(if secs > 0.0 {
+            TIMESTAMP_NOEND
+        } else {
+            TIMESTAMP_NOBEGIN
+        });
+    }
+    let out = || {
+        crate::error::Error::new(
+            "22008",
+            format!("timestamp out of range: \"{}\"", c_g(secs)),
+        )
+    };
+    let shifted = secs - (UNIX_EPOCH_DAYS * 86_400) as f64;
+    let micros = (shifted * USECS_PER_SEC as f64).round_ties_even();
+    if !micros.is_finite() || micros.abs() > 9.3e18 {
+        return Err(out());
+    }
+    let t = micros as i64;
+    if !is_valid_timestamp(t) {
+        return Err(out());
+    }
+    Ok(t)
+}
+
 /// make_date(year, month, day): a negative year is BC, year 0 does not exist.
 pub fn make_date(year: i32, month: i32, day: i32) -> Result<i32> {
     let shown = year.unsigned_abs();
@@ -545,6 +576,37 @@ pub fn zone_west_today(zone: &Zone, now_utc: i64, time: i64) -> i32 {
     let today =
         (now_utc + zone.offset_at(now_utc) as i64 * USECS_PER_SEC).div_euclid(USECS_PER_DAY);
     -zone.offset_for_local(today * USECS_PER_DAY + time)
+}
+
+/// C's `%g`: six significant digits, zeros trimmed, an exponent past 1e6 or below
+/// 1e-4.
+fn c_g(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let exp = v.abs().log10().floor() as i32;
+    if !(-4..6).contains(&exp) {
+        let s = format!("{v:.5e}");
+        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let mant = if mant.contains('.') {
+            mant.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            mant
+        };
+        let e: i32 = e.parse().unwrap_or(0);
+        return format!(
+            "{mant}e{}{:02}",
+            if e < 0 { '-' } else { '+' },
+            e.unsigned_abs()
+        );
+    }
+    let decimals = (5 - exp).max(0) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 /// Seconds as C's `%02g` prints them (six significant digits, zeros trimmed).

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Differential test of the regular-expression functions, to_char and SQL/JSON path:
+"""Differential test of the regular-expression functions, to_char, to_date, to_number
+and SQL/JSON path:
 kiln against PostgreSQL 15 over random patterns (alternations whose branches overlap,
 greedy and lazy quantifiers, groups, classes), random format templates over random
 numbers and timestamps, and random jsonpath expressions over random documents.
@@ -61,6 +62,20 @@ def cases(rng, count):
                 f"SELECT substring('{s}' from '{p}')",
                 f"SELECT string_agg(m::text, ';') FROM regexp_matches('{s}', '{p}', 'g') m",
             ])
+        elif kind < 0.6:
+            if rng.random() < 0.5:
+                fmt = rng.choice(TEMPLATES_DT[:6] + ["DD/MM/YYYY", "YYYYMMDD", "Mon DD YYYY",
+                                                     "FMMonth FMDD, YYYY", "YYYY-DDD", "IYYY-IW-ID"])
+                y = rng.choice([1999, 2000, 2024, 1, 44])
+                d = f"{y:04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+                mutate = rng.choice(["", "", "x", " ", "-"])
+                yield f"SELECT to_date(to_char(date '{d}', '{fmt}') || '{mutate}', '{fmt}')::text"
+            else:
+                v = rng.choice(["12,345.67", "-1,234.5", "1234", "<123>", "12.3-", "$1,000",
+                                " 42 ", "0.5", "abc", "1.2.3", "99"])
+                fmt = rng.choice(["99,999.99", "9999", "999PR", "99.9S", "L9,999", "FM9999",
+                                  "9.9", "S999", "9999MI", "0000"])
+                yield f"SELECT to_number('{v}', '{fmt}')::text"
         elif kind < 0.75:
             if rng.random() < 0.5:
                 v = rng.choice([0, 1, -1, 5, 12, 2.5, -0.5, 1234.567, 99999, 0.005, -3.14159])

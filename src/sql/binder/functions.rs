@@ -812,6 +812,31 @@ impl Binder<'_> {
                 let fmt = self.coerce(fmt, TEXT)?;
                 (Func::ToChar, vec![v, fmt], TEXT)
             }
+            ("to_date" | "to_timestamp", [a, b]) if is_text_like(*a) && is_text_like(*b) => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.coerce(a, TEXT))
+                    .collect::<Result<Vec<_>>>()?;
+                if name == "to_date" {
+                    (Func::ToDate, args, SqlType::new(D::Date))
+                } else {
+                    (Func::ToTimestamp, args, SqlType::new(D::Timestamptz))
+                }
+            }
+            ("to_number", [a, b]) if is_text_like(*a) && is_text_like(*b) => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.coerce(a, TEXT))
+                    .collect::<Result<Vec<_>>>()?;
+                (Func::ToNumber, args, NUMERIC)
+            }
+            ("to_timestamp", [t]) if t.numeric_rank().is_some() || *t == D::Unknown => {
+                let args = args
+                    .into_iter()
+                    .map(|a| self.coerce(a, SqlType::new(D::Float8)))
+                    .collect::<Result<Vec<_>>>()?;
+                (Func::ToTimestampEpoch, args, SqlType::new(D::Timestamptz))
+            }
             ("make_date", [_, _, _]) => {
                 let args = args
                     .into_iter()
@@ -1156,6 +1181,11 @@ pub(super) fn named_arguments(name: &str, args: &[A::FunctionArg]) -> Result<Opt
         });
     }
     Ok(Some(out))
+}
+
+/// A string type or an untyped literal.
+fn is_text_like(t: DataType) -> bool {
+    t.is_string() || t == DataType::Unknown
 }
 
 impl Binder<'_> {

@@ -160,7 +160,7 @@ pub(super) fn j2day(jd: i32) -> i32 {
 }
 
 /// Julian day of Monday of ISO week `week` of ISO year `year` (isoweek2j).
-fn isoweek2j(year: i32, week: i32) -> i32 {
+pub(super) fn isoweek2j(year: i32, week: i32) -> i32 {
     let day4 = date2j(year, 1, 4);
     let day0 = j2day(day4 - 1);
     (week - 1) * 7 + (day4 - day0)

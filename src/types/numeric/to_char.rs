@@ -780,3 +780,182 @@ fn numpart(np: &mut Proc, d: &Desc, id: Key) {
     }
     np.num_curr += 1;
 }
+
+/// to_number(text, format): the number the text spells, read against the format as
+/// NUM_processor reads it (one digit per `9` / `0`, signs where the format allows,
+/// separators skipped), then typed numeric(pre + post, post) and scaled down by `V`.
+/// None for an empty format.
+pub fn to_number(input: &str, format: &str) -> Result<Option<Numeric>> {
+    if format.is_empty() {
+        return Ok(None);
+    }
+    let (nodes, d) = parse(format)?;
+    if d.roman {
+        return Err(Error::new("0A000", "\"RN\" not supported for input"));
+    }
+    if d.eeee {
+        return Err(Error::new("0A000", "\"EEEE\" not supported for input"));
+    }
+    let inp = input.as_bytes();
+    let mut at = 0usize;
+    let mut sign = b' ';
+    let mut digits: Vec<u8> = Vec::new();
+    let (mut read_pre, mut read_post, mut read_dec) = (0, 0, false);
+    let data_char = |b: u8| b"0123456789.,+-".contains(&b);
+    let eat_non_data = |at: &mut usize, n: usize| {
+        for _ in 0..n {
+            match inp.get(*at) {
+                None => break,
+                Some(&b) if data_char(b) => break,
+                Some(_) => *at += char_len_at(inp, *at),
+            }
+        }
+    };
+    for node in &nodes {
+        if at >= inp.len() {
+            break;
+        }
+        let key = match node {
+            Node::Char(_) => {
+                at += char_len_at(inp, at);
+                continue;
+            }
+            Node::Key(k) => *k,
+        };
+        match key {
+            Key::Nine | Key::Zero | Key::Dec | Key::D => {
+                // NUM_numpart_from_char; whatever it does, the processor then moves
+                // past one character.
+                'part: {
+                    if inp.get(at) == Some(&b' ') {
+                        at += 1;
+                    }
+                    if at >= inp.len() {
+                        break 'part;
+                    }
+                    if sign == b' '
+                        && matches!(key, Key::Nine | Key::Zero)
+                        && read_pre + read_post == 0
+                    {
+                        let c = inp[at];
+                        if c == b'-' || (d.bracket && c == b'<') {
+                            sign = b'-';
+                            at += 1;
+                        } else if c == b'+' {
+                            sign = b'+';
+                            at += 1;
+                        }
+                    }
+                    if at >= inp.len() {
+                        break 'part;
+                    }
+                    let mut isread = false;
+                    let c = inp[at];
+                    if c.is_ascii_digit() {
+                        if read_dec && read_post == d.post {
+                            break 'part;
+                        }
+                        digits.push(c);
+                        if read_dec {
+                            read_post += 1;
+                        } else {
+                            read_pre += 1;
+                        }
+                        isread = true;
+                    } else if d.decimal && !read_dec && c == b'.' {
+                        digits.push(b'.');
+                        read_dec = true;
+                        isread = true;
+                    }
+                    if sign == b' ' && read_pre + read_post > 0 {
+                        if d.lsign_flag
+                            && isread
+                            && at + 1 < inp.len()
+                            && !inp[at + 1].is_ascii_digit()
+                        {
+                            if matches!(inp[at + 1], b'-' | b'+') {
+                                sign = inp[at + 1];
+                                at += 1;
+                            }
+                        } else if !isread
+                            && !d.lsign_flag
+                            && (d.plus || d.minus)
+                            && (c == b'-' || c == b'+')
+                        {
+                            sign = c;
+                        }
+                    }
+                }
+                at += 1;
+            }
+            Key::Comma => {
+                if d.fillmode {
+                    continue;
+                }
+                if inp.get(at) == Some(&b',') {
+                    at += 1;
+                }
+            }
+            Key::G => {
+                if d.fillmode {
+                    continue;
+                }
+                if inp.get(at) == Some(&b',') {
+                    at += 1;
+                }
+            }
+            Key::L => eat_non_data(&mut at, 1),
+            Key::ThUpper | Key::ThLower => eat_non_data(&mut at, 2),
+            Key::Mi | Key::Pl | Key::Sg => {
+                let c = inp[at];
+                let takes = match key {
+                    Key::Mi => c == b'-',
+                    Key::Pl => c == b'+',
+                    _ => c == b'-' || c == b'+',
+                };
+                if takes {
+                    sign = c;
+                    at += 1;
+                } else {
+                    eat_non_data(&mut at, 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    if digits.last() == Some(&b'.') {
+        digits.pop();
+    }
+    let mut text = String::new();
+    if sign == b'-' {
+        text.push('-');
+    }
+    text.push_str(std::str::from_utf8(&digits).unwrap_or(""));
+    if digits.is_empty() {
+        return Err(Error::new(
+            "22P02",
+            format!(
+                "invalid input syntax for type numeric: \"{}\"",
+                if sign == b'-' { "-" } else { " " }
+            ),
+        ));
+    }
+    let n = Numeric::parse(&text)?;
+    let precision = d.pre + d.multi + read_post;
+    let n = n.apply_typmod(precision.max(1), read_post)?;
+    Ok(Some(if d.multi_flag && d.multi > 0 {
+        n.mul(&Numeric::from_i64(10).power(&Numeric::from_i64(-(d.multi as i64)))?)?
+    } else {
+        n
+    }))
+}
+
+fn char_len_at(s: &[u8], at: usize) -> usize {
+    match s.get(at) {
+        None => 0,
+        Some(&b) if b < 0x80 => 1,
+        Some(&b) if b >= 0xF0 => 4,
+        Some(&b) if b >= 0xE0 => 3,
+        Some(_) => 2,
+    }
+}
