@@ -1370,8 +1370,7 @@ pub fn cast_vector(
             Some(Data::Num(a.iter().map(|&x| Numeric::from_i64(x)).collect()))
         }
         (Data::Text(_), DataType::Text | DataType::Varchar)
-            if !matches!(from.ty, DataType::Bpchar | DataType::Uuid | DataType::Bytea)
-                && to.typmod < 0 =>
+            if from.ty != DataType::Bpchar && !from.ty.is_raw_bytes() && to.typmod < 0 =>
         {
             return Ok(v);
         }

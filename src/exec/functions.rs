@@ -199,6 +199,97 @@ fn bitwise(op: crate::sql::expr::BitOp, vs: &[Vector]) -> Result<Data> {
 
 /// PostgreSQL's quote_literal: quotes doubled; with a backslash, an E'' string with the
 /// backslashes doubled too.
+/// One row of a network operator or function (`types::net`).
+fn net_row(kind: crate::sql::expr::NetFn, row: &[Value], result: DataType) -> Result<Value> {
+    use crate::sql::expr::NetFn as N;
+    use crate::types::net::{self, Inet};
+    let inet = |v: &Value| match v {
+        Value::Net(_, b) => Ok(Inet::decode(b)),
+        _ => Err(Error::internal("network function expected inet")),
+    };
+    let bytes = |v: &Value| match v {
+        Value::Net(_, b) => Ok(b.clone()),
+        _ => Err(Error::internal("network function expected a MAC address")),
+    };
+    let int = |v: &Value| {
+        v.as_i64()
+            .ok_or_else(|| Error::internal("network function expected an integer"))
+    };
+    let net_value = |n: Inet, t: DataType| Value::Net(t, n.encode());
+    Ok(match kind {
+        N::Within { or_equal } => {
+            Value::Bool(net::within(&inet(&row[0])?, &inet(&row[1])?, or_equal))
+        }
+        N::Overlaps => Value::Bool(net::overlaps(&inet(&row[0])?, &inet(&row[1])?)),
+        N::Not if result == DataType::Inet => net_value(net::not(&inet(&row[0])?), result),
+        N::Not => Value::Net(result, bytes(&row[0])?.iter().map(|b| !b).collect()),
+        N::And | N::Or if result == DataType::Inet => net_value(
+            net::bitwise(&inet(&row[0])?, &inet(&row[1])?, kind == N::And)?,
+            result,
+        ),
+        N::And | N::Or => {
+            let (a, b) = (bytes(&row[0])?, bytes(&row[1])?);
+            Value::Net(
+                result,
+                a.iter()
+                    .zip(&b)
+                    .map(|(x, y)| if kind == N::And { x & y } else { x | y })
+                    .collect(),
+            )
+        }
+        N::Add => net_value(net::add(&inet(&row[0])?, int(&row[1])?)?, result),
+        N::SubInt => {
+            let d = int(&row[1])?;
+            let d = d
+                .checked_neg()
+                .ok_or_else(|| Error::new("22003", "result is out of range"))?;
+            net_value(net::add(&inet(&row[0])?, d)?, result)
+        }
+        N::Diff => Value::Int8(net::subtract(&inet(&row[0])?, &inet(&row[1])?)?),
+        N::Abbrev => {
+            let n = inet(&row[0])?;
+            let cidr = matches!(&row[0], Value::Net(DataType::Cidr, _));
+            Value::Text(if cidr {
+                net::cidr_abbrev(&n)
+            } else {
+                net::to_text(&n, false)
+            })
+        }
+        N::Broadcast => net_value(net::broadcast(&inet(&row[0])?), result),
+        N::Family => Value::Int4(if inet(&row[0])?.v6 { 6 } else { 4 }),
+        N::Host => Value::Text(net::host_text(&inet(&row[0])?)),
+        N::HostMask => net_value(net::mask(&inet(&row[0])?, true), result),
+        N::NetMask => net_value(net::mask(&inet(&row[0])?, false), result),
+        N::MaskLen => Value::Int4(inet(&row[0])?.bits as i32),
+        N::Network => net_value(net::network(&inet(&row[0])?), result),
+        N::Text => Value::Text(net::to_text(&inet(&row[0])?, true)),
+        N::Merge => net_value(net::merge(&inet(&row[0])?, &inet(&row[1])?)?, result),
+        N::SameFamily => Value::Bool(inet(&row[0])?.v6 == inet(&row[1])?.v6),
+        N::SetMaskLen => net_value(
+            net::set_masklen(
+                &inet(&row[0])?,
+                int(&row[1])? as i32,
+                result == DataType::Cidr,
+            )?,
+            result,
+        ),
+        N::Trunc => {
+            let mut b = bytes(&row[0])?;
+            for x in b.iter_mut().skip(3) {
+                *x = 0;
+            }
+            Value::Net(result, b)
+        }
+        N::Set7Bit => {
+            let mut b = bytes(&row[0])?;
+            if let Some(x) = b.first_mut() {
+                *x |= 0x02;
+            }
+            Value::Net(result, b)
+        }
+    })
+}
+
 pub(super) fn quote_literal(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     if s.contains('\\') {
@@ -893,6 +984,7 @@ pub fn eval_function(
             };
             dt::timestamptz_from_epoch(*secs).map(Value::Timestamptz)
         })?,
+        Func::Net(kind) => eval_strict_rows(args, &vs, n, ty, |row| net_row(kind, row, ty.ty))?,
         Func::MakeDate => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [Value::Int4(y), Value::Int4(m), Value::Int4(d)] => {
                 crate::types::datetime::make_date(*y, *m, *d).map(Value::Date)

@@ -1178,7 +1178,7 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Interval => 7,
         DataType::Bool => 8,
         // Array keys write each element as its type's class does (types::array::write_key).
-        DataType::Array(elem) => 16 + key_class(*elem)?,
+        DataType::Array(elem) => 32 + key_class(*elem)?,
         DataType::Record => 9,
         // json has no equality: it is never a key.
         DataType::Json => return None,
@@ -1189,6 +1189,10 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Jsonb => 14,
         DataType::Time => 11,
         DataType::TimeTz => 15,
+        // inet and cidr compare alike (cidr is an inet); MAC addresses by bytes.
+        DataType::Inet | DataType::Cidr => 16,
+        DataType::MacAddr => 17,
+        DataType::MacAddr8 => 18,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType

@@ -205,6 +205,8 @@ pub enum Func {
     MakeDate,
     /// The regular-expression functions (`exec::regexp`).
     Regexp(RegexpFn),
+    /// The network types' operators and functions (`types::net`).
+    Net(NetFn),
     /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
     ToChar,
     /// to_date(text, text), to_timestamp(text, text) (`timestamp`), and
@@ -431,6 +433,38 @@ pub enum Func {
     RowBuild,
     /// Field `n` (from 0) of a record; the call's type is the field's.
     RecordField(u16),
+}
+
+/// Which network operator or function (`types::net`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NetFn {
+    /// `<<` / `<<=` (`or_equal`), and `>>` / `>>=` with the arguments swapped.
+    Within {
+        or_equal: bool,
+    },
+    Overlaps,
+    Not,
+    And,
+    Or,
+    /// inet + bigint (and bigint + inet, swapped), inet - bigint.
+    Add,
+    SubInt,
+    /// inet - inet.
+    Diff,
+    Abbrev,
+    Broadcast,
+    Family,
+    Host,
+    HostMask,
+    Merge,
+    SameFamily,
+    MaskLen,
+    NetMask,
+    Network,
+    SetMaskLen,
+    Text,
+    Trunc,
+    Set7Bit,
 }
 
 /// Which regular-expression function (`exec::regexp`).

@@ -366,6 +366,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if may_have_typed_literal(&text)
+        && let Some(rewritten) = typed_literals(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if (text.contains("+") || text.contains("-"))
         && let Some(split) = split_trailing_signs(&text)
     {
@@ -1484,6 +1489,95 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
         offset += l.chars().count() + 1;
     }
     None
+}
+
+/// The type names kiln knows that sqlparser reads as plain identifiers, so that
+/// `inet '10.0.0.1'` (PostgreSQL's `type 'string'` constant) parses as a column
+/// named inet followed by garbage.
+const IDENTIFIER_TYPE_NAMES: &[&str] = &[
+    "inet",
+    "cidr",
+    "macaddr",
+    "macaddr8",
+    "jsonpath",
+    "name",
+    "oid",
+    "regtype",
+    "regproc",
+    "regprocedure",
+    "regnamespace",
+    "regrole",
+    "bpchar",
+];
+
+/// Whether some `'` follows one of [`IDENTIFIER_TYPE_NAMES`] and blanks only: a
+/// cheap test before tokenizing for [`typed_literals`].
+fn may_have_typed_literal(sql: &str) -> bool {
+    let bytes = sql.as_bytes();
+    bytes.iter().enumerate().any(|(at, &b)| {
+        if b != b'\'' {
+            return false;
+        }
+        let head = sql[..at]
+            .trim_end_matches([' ', '\t', '\n', '\r'])
+            .as_bytes();
+        let word_start = head
+            .iter()
+            .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(0, |p| p + 1);
+        let word = &head[word_start..];
+        IDENTIFIER_TYPE_NAMES
+            .iter()
+            .any(|n| n.as_bytes().eq_ignore_ascii_case(word))
+    })
+}
+
+/// `inet '10.0.0.1'` → `CAST('10.0.0.1' AS inet)` for the type names sqlparser does
+/// not know as keywords (positions after each rewrite move).
+fn typed_literals(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let Token::Word(w) = &t.token else { continue };
+        if w.quote_style.is_some()
+            || !IDENTIFIER_TYPE_NAMES
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(&w.value))
+            || i > 0 && matches!(tokens[i - 1].token, Token::Period)
+        {
+            continue;
+        }
+        let Some(next) = tokens[i + 1..]
+            .iter()
+            .find(|n| !matches!(n.token, Token::Whitespace(_)))
+        else {
+            continue;
+        };
+        if !matches!(next.token, Token::SingleQuotedString(_)) {
+            continue;
+        }
+        let start = byte_offset(sql, t.span.start)?;
+        let literal_start = byte_offset(sql, next.span.start)?;
+        let end = byte_offset(sql, next.span.end)?;
+        let literal = sql.get(literal_start..end)?;
+        edits.push((
+            start,
+            end,
+            format!("CAST({literal} AS {})", w.value.to_ascii_lowercase()),
+        ));
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (start, end, with) in edits.into_iter().rev() {
+        out.replace_range(start..end, &with);
+    }
+    Some(out)
 }
 
 #[cfg(test)]

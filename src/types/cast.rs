@@ -25,6 +25,7 @@ pub fn can_cast(from: DataType, to: DataType) -> bool {
         (Date, Timestamp | Timestamptz)
         | (Timestamp, Date | Timestamptz)
         | (Timestamptz, Date | Timestamp) => true,
+        (Inet, Cidr) | (Cidr, Inet) | (MacAddr, MacAddr8) | (MacAddr8, MacAddr) => true,
         (Time, Interval | TimeTz)
         | (Timestamp, Time)
         | (Timestamptz, Time | TimeTz)
@@ -60,6 +61,8 @@ pub fn is_implicit(from: DataType, to: DataType) -> bool {
             | (Date, Timestamp | Timestamptz)
             | (Timestamp, Timestamptz)
             | (Time, Interval | TimeTz)
+            | (Cidr, Inet)
+            | (MacAddr, MacAddr8)
     )
 }
 
@@ -91,6 +94,8 @@ pub fn is_assignable(from: DataType, to: DataType) -> bool {
             | (Jsonb, Json)
             | (Timestamp | Timestamptz | Interval | TimeTz, Time)
             | (Timestamptz, TimeTz)
+            | (Inet, Cidr)
+            | (MacAddr8, MacAddr)
     )
 }
 
@@ -192,6 +197,10 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         other if to.ty.is_string() => {
             let s = match &other {
                 Value::Bool(b) => (if *b { "true" } else { "false" }).to_string(),
+                // inet's text cast shows the length even when it is the whole address.
+                Value::Net(DataType::Inet, b) => {
+                    super::net::to_text(&super::net::Inet::decode(b), true)
+                }
                 v => text::value_to_string(v, fmt),
             };
             return Ok(Value::Text(string_to(s, to, explicit)?));
@@ -317,6 +326,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             _ => return Err(cast_error(from, to)),
         },
         Value::Jsonb(b) => super::jsonb_cast::from_jsonb(b, to)?,
+        Value::Net(t, b) => net_to(t, b, to.ty, from, to)?,
         Value::Array(a) => {
             let DataType::Array(elem_to) = to.ty else {
                 return Err(cast_error(from, to));
@@ -332,6 +342,33 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
         }
     };
     apply_typmod(converted, to)
+}
+
+/// Casts between the network types: inet ↔ cidr (the host bits cleared), macaddr
+/// ↔ macaddr8 (ff:fe in the middle).
+fn net_to(t: DataType, b: Vec<u8>, to_ty: DataType, from: DataType, to: SqlType) -> Result<Value> {
+    use super::net::{Inet, network};
+    Ok(match (t, to_ty) {
+        (a, b2) if a == b2 => Value::Net(a, b),
+        (DataType::Cidr, DataType::Inet) => Value::Net(to_ty, b),
+        (DataType::Inet, DataType::Cidr) => Value::Net(to_ty, network(&Inet::decode(&b)).encode()),
+        (DataType::MacAddr, DataType::MacAddr8) if b.len() == 6 => {
+            Value::Net(to_ty, vec![b[0], b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]])
+        }
+        (DataType::MacAddr8, DataType::MacAddr) if b.len() == 8 => {
+            if b[3] != 0xff || b[4] != 0xfe {
+                return Err(Error::new(
+                    "22003",
+                    "macaddr8 data out of range to convert to macaddr",
+                )
+                .with_hint(
+                    "Only addresses that have FF and FE as values in the 4th and 5th bytes from the left, for example xx:xx:xx:ff:fe:xx:xx:xx, are eligible to be converted from macaddr8 to macaddr.",
+                ));
+            }
+            Value::Net(to_ty, vec![b[0], b[1], b[2], b[5], b[6], b[7]])
+        }
+        _ => return Err(cast_error(from, to)),
+    })
 }
 
 /// A string as a value of the string type `to`: `name` cut to 63 bytes, `"char"` to

@@ -15,6 +15,7 @@ pub mod json;
 pub mod jsonb;
 pub mod jsonb_cast;
 pub mod jsonpath;
+pub mod net;
 pub mod numeric;
 pub mod record;
 pub mod text;
@@ -80,10 +81,17 @@ pub enum DataType {
     /// `timetz`: a time of day and its zone, packed in one i64 that orders as
     /// PostgreSQL orders them (`types::datetime::pack_timetz`).
     TimeTz,
+    /// `inet` and `cidr`: bytes in a text vector whose byte order is PostgreSQL's
+    /// (`types::net`).
+    Inet,
+    Cidr,
+    /// `macaddr` (6 bytes) and `macaddr8` (8 bytes), raw in a text vector.
+    MacAddr,
+    MacAddr8,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 25] = [
+const ARRAY_ELEMS: [DataType; 29] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -109,6 +117,10 @@ const ARRAY_ELEMS: [DataType; 25] = [
     DataType::JsonPath,
     DataType::Time,
     DataType::TimeTz,
+    DataType::Inet,
+    DataType::Cidr,
+    DataType::MacAddr,
+    DataType::MacAddr8,
 ];
 
 /// The scalar types that have array types.
@@ -352,6 +364,10 @@ impl DataType {
             DataType::JsonPath => 4072,
             DataType::Time => 1083,
             DataType::TimeTz => 1266,
+            DataType::Inet => 869,
+            DataType::Cidr => 650,
+            DataType::MacAddr => 829,
+            DataType::MacAddr8 => 774,
             DataType::Array(elem) => match *elem {
                 DataType::Bool => 1000,
                 DataType::Int2 => 1005,
@@ -378,6 +394,10 @@ impl DataType {
                 DataType::JsonPath => 4073,
                 DataType::Time => 1183,
                 DataType::TimeTz => 1270,
+                DataType::Inet => 1041,
+                DataType::Cidr => 651,
+                DataType::MacAddr => 1040,
+                DataType::MacAddr8 => 775,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -418,6 +438,10 @@ impl DataType {
             4072 => DataType::JsonPath,
             1083 => DataType::Time,
             1266 => DataType::TimeTz,
+            869 => DataType::Inet,
+            650 => DataType::Cidr,
+            829 => DataType::MacAddr,
+            774 => DataType::MacAddr8,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -446,6 +470,9 @@ impl DataType {
             DataType::Uuid => 16,
             DataType::Time => 8,
             DataType::TimeTz => 12,
+            DataType::Inet | DataType::Cidr => -1,
+            DataType::MacAddr => 6,
+            DataType::MacAddr8 => 8,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -492,6 +519,10 @@ impl DataType {
             DataType::JsonPath => "jsonpath",
             DataType::Time => "time without time zone",
             DataType::TimeTz => "time with time zone",
+            DataType::Inet => "inet",
+            DataType::Cidr => "cidr",
+            DataType::MacAddr => "macaddr",
+            DataType::MacAddr8 => "macaddr8",
             DataType::Array(elem) => match *elem {
                 DataType::Bool => "boolean[]",
                 DataType::Int2 => "smallint[]",
@@ -518,10 +549,28 @@ impl DataType {
                 DataType::JsonPath => "jsonpath[]",
                 DataType::Time => "time without time zone[]",
                 DataType::TimeTz => "time with time zone[]",
+                DataType::Inet => "inet[]",
+                DataType::Cidr => "cidr[]",
+                DataType::MacAddr => "macaddr[]",
+                DataType::MacAddr8 => "macaddr8[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
         }
+    }
+
+    /// Types kept as raw bytes in a text vector whose text form is not those bytes
+    /// (uuid, bytea, the network types): output and text casts must convert them.
+    pub fn is_raw_bytes(self) -> bool {
+        matches!(
+            self,
+            DataType::Uuid
+                | DataType::Bytea
+                | DataType::Inet
+                | DataType::Cidr
+                | DataType::MacAddr
+                | DataType::MacAddr8
+        )
     }
 
     /// The array type of an element type (None for arrays and `unknown`: PostgreSQL has
@@ -704,6 +753,10 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("jsonpath", 0) => SqlType::new(DataType::JsonPath),
                 ("time", 0) => SqlType::new(DataType::Time),
                 ("timetz", 0) => SqlType::new(DataType::TimeTz),
+                ("inet", 0) => SqlType::new(DataType::Inet),
+                ("cidr", 0) => SqlType::new(DataType::Cidr),
+                ("macaddr", 0) => SqlType::new(DataType::MacAddr),
+                ("macaddr8", 0) => SqlType::new(DataType::MacAddr8),
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -731,6 +784,10 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "jsonpath" => DataType::JsonPath,
                         "time" => DataType::Time,
                         "timetz" => DataType::TimeTz,
+                        "inet" => DataType::Inet,
+                        "cidr" => DataType::Cidr,
+                        "macaddr" => DataType::MacAddr,
+                        "macaddr8" => DataType::MacAddr8,
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"

@@ -272,6 +272,17 @@ pub fn write_f32(out: &mut Vec<u8>, v: f32, extra_float_digits: i32) {
     }
 }
 
+/// The text of a stored network value of type `t`.
+pub fn write_net(out: &mut Vec<u8>, t: DataType, b: &[u8]) {
+    let text = match t {
+        DataType::Inet | DataType::Cidr => {
+            super::net::to_text(&super::net::Inet::decode(b), t == DataType::Cidr)
+        }
+        _ => super::net::mac_text(b),
+    };
+    out.extend_from_slice(text.as_bytes());
+}
+
 /// Appends the text form of `value` (which must not be NULL).
 pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
     match value {
@@ -295,6 +306,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Uuid(u) => super::bytes::write_uuid(out, u),
         Value::Bytes(b) => super::bytes::write_bytea(out, b, fmt.bytea_escape),
         Value::Jsonb(b) => super::jsonb::write_text(b, out),
+        Value::Net(t, b) => write_net(out, *t, b),
     }
 }
 
@@ -429,6 +441,11 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         },
         DataType::Date => Value::Date(datetime::parse_date(text, &fmt.date_input())?),
         DataType::Time => Value::Time(datetime::parse_time(text, &fmt.date_input())?),
+        DataType::Inet | DataType::Cidr => {
+            Value::Net(ty, super::net::parse(text, ty == DataType::Cidr)?.encode())
+        }
+        DataType::MacAddr => Value::Net(ty, super::net::parse_mac(text)?.to_vec()),
+        DataType::MacAddr8 => Value::Net(ty, super::net::parse_mac8(text)?.to_vec()),
         DataType::TimeTz => Value::TimeTz(datetime::parse_timetz(text, &fmt.date_input())?),
         DataType::Timestamp => {
             Value::Timestamp(datetime::parse_timestamp(text, &fmt.date_input())?)

@@ -34,6 +34,8 @@ pub enum Value {
     Bytes(Vec<u8>),
     /// A jsonb value in its binary form (`types::jsonb`).
     Jsonb(Vec<u8>),
+    /// An inet, cidr, macaddr or macaddr8 in its stored form (`types::net`).
+    Net(super::DataType, Vec<u8>),
 }
 
 impl Value {
@@ -64,6 +66,7 @@ impl Value {
             Value::Uuid(_) => DataType::Uuid,
             Value::Bytes(_) => DataType::Bytea,
             Value::Jsonb(_) => DataType::Jsonb,
+            Value::Net(t, _) => *t,
         }
     }
 

@@ -141,7 +141,7 @@ fn text_cell(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &TextFo
         {
             return int_cell(buf, x[i]);
         }
-        Data::Text(t) if !matches!(ty, DataType::Uuid | DataType::Bytea) => {
+        Data::Text(t) if !ty.is_raw_bytes() => {
             return text_bytes_cell(buf, t.get(i));
         }
         _ => {}
@@ -180,6 +180,9 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
         Data::Text(t) => match ty {
             DataType::Uuid => crate::types::bytes::write_uuid(buf, t.get(i)),
             DataType::Bytea => crate::types::bytes::write_bytea(buf, t.get(i), fmt.bytea_escape),
+            DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8 => {
+                text::write_net(buf, ty, t.get(i))
+            }
             _ => buf.extend_from_slice(t.get(i)),
         },
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
@@ -199,6 +202,10 @@ pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
         }
         Data::I64(x) if ty.is_oid() => buf.extend_from_slice(&(x[i] as u32).to_be_bytes()),
         Data::I64(x) if ty == DataType::TimeTz => timetz_send(buf, x[i]),
+        Data::Text(t) if matches!(ty, DataType::Inet | DataType::Cidr) => {
+            let n = crate::types::net::Inet::decode(t.get(i));
+            crate::types::net::send(&n, ty == DataType::Cidr, buf);
+        }
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
         Data::I32(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -290,6 +297,11 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
             buf.extend_from_slice(&x.to_be_bytes())
         }
         Value::TimeTz(x) => timetz_send(buf, *x),
+        Value::Net(t, b) if matches!(t, DataType::Inet | DataType::Cidr) => {
+            let n = crate::types::net::Inet::decode(b);
+            crate::types::net::send(&n, *t == DataType::Cidr, buf);
+        }
+        Value::Net(_, b) => buf.extend_from_slice(b),
         Value::Float4(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
         Value::Float8(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
         Value::Numeric(n) => numeric_send(buf, n),
@@ -435,7 +447,7 @@ fn text_column(v: &Vector, ty: DataType) -> Option<TextColumn<'_>> {
         (Data::I16(x), _) => Some(TextColumn::I16(x)),
         (Data::I32(x), DataType::Int4) => Some(TextColumn::I32(x)),
         (Data::I64(x), DataType::Int8) => Some(TextColumn::I64(x)),
-        (Data::Text(_), DataType::Uuid | DataType::Bytea) => None,
+        (Data::Text(_), t) if t.is_raw_bytes() => None,
         (Data::Text(t), _) => Some(TextColumn::Text(t)),
         (Data::I32(x), DataType::Date) => Some(TextColumn::Date(x)),
         _ => None,
@@ -847,6 +859,12 @@ pub fn decode_param(
             }
         }
         DataType::Bytea => Value::Bytes(b.to_vec()),
+        DataType::Inet | DataType::Cidr => Value::Net(
+            ty.ty,
+            crate::types::net::recv(b, ty.ty == DataType::Cidr)?.encode(),
+        ),
+        DataType::MacAddr => Value::Net(ty.ty, fixed(6)?.to_vec()),
+        DataType::MacAddr8 => Value::Net(ty.ty, fixed(8)?.to_vec()),
         DataType::Jsonb => {
             if b.first() != Some(&1) {
                 return Err(Error::new("22P03", "unsupported jsonb version number"));

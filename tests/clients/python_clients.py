@@ -667,6 +667,53 @@ def _():
         await conn.close()
     asyncio.run(run())
 
+@check("inet, cidr, macaddr and macaddr8 through psycopg2, psycopg 3 (text and binary) and asyncpg")
+def _():
+    import ipaddress as ip
+    setup = ("DROP TABLE IF EXISTS {t}; CREATE TABLE {t} "
+             "(id int PRIMARY KEY, i inet, c cidr, m macaddr, m8 macaddr8)")
+    texts = [(1, "192.168.1.5/24", "10.0.0.0/8", "08:00:2b:01:02:03", "08:00:2b:01:02:03:04:05"),
+             (2, "2001:db8::1", "2001:db8::/32", "ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00:00:01"),
+             (3, None, None, None, None)]
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="net2"))
+    cur.executemany("INSERT INTO net2 VALUES (%s, %s, %s, %s, %s)", texts)
+    cur.execute("SELECT id, i::text, c::text, m::text, m8::text FROM net2 ORDER BY id")
+    same(cur.fetchall(), [(1, "192.168.1.5/24", "10.0.0.0/8", "08:00:2b:01:02:03",
+                           "08:00:2b:01:02:03:04:05"),
+                          (2, "2001:db8::1/128", "2001:db8::/32", "ff:ff:ff:ff:ff:ff",
+                           "00:00:00:00:00:00:00:01"),
+                          (3, None, None, None, None)], "psycopg2 network text")
+    cur.execute("SELECT id FROM net2 WHERE i << c OR i <<= inet '192.168.1.0/24' ORDER BY id")
+    same(cur.fetchall(), [(1,), (2,)], "psycopg2 containment")
+    conn.commit()
+    conn.close()
+    objects = [(1, ip.ip_interface("192.168.1.5/24"), ip.ip_network("10.0.0.0/8")),
+               (2, ip.ip_interface("2001:db8::1/128"), ip.ip_network("2001:db8::/32")),
+               (3, None, None)]
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute(setup.format(t="net3"))
+        with conn.cursor(binary=True) as cur:
+            cur.executemany("INSERT INTO net3 (id, i, c) VALUES (%s, %s, %s)", objects)
+        conn.commit()
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as cur:
+                cur.execute("SELECT id, i, c FROM net3 ORDER BY id")
+                got = [(r[0], None if r[1] is None else ip.ip_interface(r[1]), r[2])
+                       for r in cur.fetchall()]
+                same(got, objects, f"psycopg 3 network binary={binary}")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(setup.format(t="neta"))
+        await conn.executemany("INSERT INTO neta (id, i, c) VALUES ($1, $2, $3)", objects)
+        got = await conn.fetch("SELECT id, i, c, masklen(i) FROM neta ORDER BY id")
+        same([(r[0], None if r[1] is None else ip.ip_interface(r[1]), r[2], r[3]) for r in got],
+             [o + (m,) for o, m in zip(objects, (24, 128, None))], "asyncpg network rows")
+        await conn.close()
+    asyncio.run(run())
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

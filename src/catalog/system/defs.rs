@@ -788,6 +788,30 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("timetz_recv", 2472),
             ("timetz_send", 2473),
         ],
+        D::Inet => [
+            ("inet_in", 910),
+            ("inet_out", 911),
+            ("inet_recv", 2496),
+            ("inet_send", 2497),
+        ],
+        D::Cidr => [
+            ("cidr_in", 1267),
+            ("cidr_out", 1427),
+            ("cidr_recv", 2498),
+            ("cidr_send", 2499),
+        ],
+        D::MacAddr => [
+            ("macaddr_in", 436),
+            ("macaddr_out", 437),
+            ("macaddr_recv", 2494),
+            ("macaddr_send", 2495),
+        ],
+        D::MacAddr8 => [
+            ("macaddr8_in", 4110),
+            ("macaddr8_out", 4111),
+            ("macaddr8_recv", 3446),
+            ("macaddr8_send", 3447),
+        ],
         D::JsonPath => [
             ("jsonpath_in", 4001),
             ("jsonpath_out", 4003),

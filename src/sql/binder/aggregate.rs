@@ -701,6 +701,8 @@ impl Binder<'_> {
                         | DataType::Jsonb
                         | DataType::Uuid
                         | DataType::Bytea
+                        | DataType::MacAddr
+                        | DataType::MacAddr8
                 ) =>
             {
                 let t = arg_ty.unwrap_or(TEXT);

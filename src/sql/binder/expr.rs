@@ -760,6 +760,22 @@ impl Binder<'_> {
             }
             A::UnaryOperator::BitwiseNot => {
                 let b = self.bind_expr(expr, scope)?;
+                if matches!(
+                    b.ty().ty,
+                    DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8
+                ) {
+                    let ty = if b.ty().ty == DataType::Cidr {
+                        SqlType::new(DataType::Inet)
+                    } else {
+                        b.ty()
+                    };
+                    let b = self.coerce(b, ty)?;
+                    return Ok(Expr::Func {
+                        func: Func::Net(crate::sql::expr::NetFn::Not),
+                        args: vec![b],
+                        ty,
+                    });
+                }
                 let ty = match b.ty().ty {
                     t @ (DataType::Int2 | DataType::Int4 | DataType::Int8) => t,
                     DataType::Unknown => {
@@ -893,12 +909,107 @@ impl Binder<'_> {
         Ok(acc)
     }
 
+    /// The network types' operators (`<< <<= >> >>= && & | + -`): None for the
+    /// others (comparisons go the usual way, over the stored bytes).
+    fn bind_net_operator(
+        &mut self,
+        op: &A::BinaryOperator,
+        l: Expr,
+        r: Expr,
+    ) -> Result<Option<Expr>> {
+        use crate::sql::expr::NetFn as N;
+        use DataType as D;
+        let sym = op.to_string();
+        let (lt, rt) = (l.ty().ty, r.ty().ty);
+        let is_inet = |t: D| matches!(t, D::Inet | D::Cidr | D::Unknown);
+        let is_mac = |t: D| matches!(t, D::MacAddr | D::MacAddr8);
+        let inet = SqlType::new(D::Inet);
+        let call = |kind: N, args: Vec<Expr>, ty: SqlType| Expr::Func {
+            func: Func::Net(kind),
+            args,
+            ty,
+        };
+        let no_op = || no_operator(lt, &sym, rt);
+        Ok(Some(match sym.as_str() {
+            "<<" | "<<=" | ">>" | ">>=" | "&&" => {
+                if !is_inet(lt) || !is_inet(rt) {
+                    return Err(no_op());
+                }
+                let l = self.coerce(l, inet)?;
+                let r = self.coerce(r, inet)?;
+                let (kind, args) = match sym.as_str() {
+                    "<<" => (N::Within { or_equal: false }, vec![l, r]),
+                    "<<=" => (N::Within { or_equal: true }, vec![l, r]),
+                    ">>" => (N::Within { or_equal: false }, vec![r, l]),
+                    ">>=" => (N::Within { or_equal: true }, vec![r, l]),
+                    _ => (N::Overlaps, vec![l, r]),
+                };
+                call(kind, args, BOOL)
+            }
+            "&" | "|" => {
+                let kind = if sym == "&" { N::And } else { N::Or };
+                if is_mac(lt) || is_mac(rt) {
+                    let t = if is_mac(lt) { lt } else { rt };
+                    let l = self.coerce(l, SqlType::new(t))?;
+                    let r = self.coerce(r, SqlType::new(t))?;
+                    return Ok(Some(call(kind, vec![l, r], SqlType::new(t))));
+                }
+                if !is_inet(lt) || !is_inet(rt) {
+                    return Err(no_op());
+                }
+                let l = self.coerce(l, inet)?;
+                let r = self.coerce(r, inet)?;
+                call(kind, vec![l, r], inet)
+            }
+            "+" => {
+                let (net, n) = if is_inet(lt) && lt != D::Unknown {
+                    (l, r)
+                } else {
+                    (r, l)
+                };
+                if !matches!(n.ty().ty, D::Int2 | D::Int4 | D::Int8 | D::Unknown) {
+                    return Err(no_op());
+                }
+                let net = self.coerce(net, inet)?;
+                let n = self.coerce(n, SqlType::new(D::Int8))?;
+                call(N::Add, vec![net, n], inet)
+            }
+            "-" => {
+                if !is_inet(lt) {
+                    return Err(no_op());
+                }
+                let l = self.coerce(l, inet)?;
+                if matches!(rt, D::Int2 | D::Int4 | D::Int8) {
+                    let r = self.coerce(r, SqlType::new(D::Int8))?;
+                    call(N::SubInt, vec![l, r], inet)
+                } else if is_inet(rt) {
+                    let r = self.coerce(r, inet)?;
+                    call(N::Diff, vec![l, r], SqlType::new(D::Int8))
+                } else {
+                    return Err(no_op());
+                }
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     pub(super) fn bind_binary_op(
         &mut self,
         l: Expr,
         op: &A::BinaryOperator,
         r: Expr,
     ) -> Result<Expr> {
+        let net = |t: DataType| {
+            matches!(
+                t,
+                DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8
+            )
+        };
+        if (net(l.ty().ty) || net(r.ty().ty))
+            && let Some(e) = self.bind_net_operator(op, l.clone(), r.clone())?
+        {
+            return Ok(e);
+        }
         let json = |t: DataType| matches!(t, DataType::Json | DataType::Jsonb | DataType::JsonPath);
         let (l, r) =
             if json(l.ty().ty) || json(r.ty().ty) || matches!(op, A::BinaryOperator::AtQuestion) {

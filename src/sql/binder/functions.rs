@@ -507,6 +507,9 @@ impl Binder<'_> {
         if let Some(call) = self.bind_regexp_function(name, &args)? {
             return Ok(call);
         }
+        if let Some(call) = self.bind_net_function(name, &args)? {
+            return Ok(call);
+        }
         if matches!(
             name,
             "extract" | "date_part" | "date_trunc" | "age" | "timezone"
@@ -1279,6 +1282,89 @@ impl Binder<'_> {
             ty,
         }))
     }
+}
+
+impl Binder<'_> {
+    /// The network types' functions: None when `name` with these arguments is not
+    /// one of them.
+    fn bind_net_function(&mut self, name: &str, args: &[Expr]) -> Result<Option<Expr>> {
+        use crate::sql::expr::NetFn as N;
+        use DataType as D;
+        let types: Vec<D> = args.iter().map(|a| a.ty().ty).collect();
+        let first = types.first().copied();
+        let net_arg = matches!(first, Some(D::Inet | D::Cidr));
+        let mac_arg = matches!(first, Some(D::MacAddr | D::MacAddr8));
+        let inet = SqlType::new(D::Inet);
+        let cidr = SqlType::new(D::Cidr);
+        // cidr(x), inet(x), macaddr(x), macaddr8(x): casts written as calls.
+        if let ("inet" | "cidr" | "macaddr" | "macaddr8", [arg]) = (name, args) {
+            let to = match name {
+                "inet" => D::Inet,
+                "cidr" => D::Cidr,
+                "macaddr" => D::MacAddr,
+                _ => D::MacAddr8,
+            };
+            return Ok(Some(self.explicit_cast(arg.clone(), SqlType::new(to))?));
+        }
+        let (kind, params, ty): (N, Vec<SqlType>, SqlType) = match (name, types.len()) {
+            ("trunc", 1) if mac_arg => {
+                let t = SqlType::new(first.unwrap_or(D::MacAddr));
+                (N::Trunc, vec![t], t)
+            }
+            ("macaddr8_set7bit", 1) => {
+                let t = SqlType::new(D::MacAddr8);
+                (N::Set7Bit, vec![t], t)
+            }
+            _ if !(net_arg || first == Some(D::Unknown) && is_net_function(name)) => {
+                return Ok(None);
+            }
+            ("abbrev", 1) => {
+                let t = if first == Some(D::Cidr) { cidr } else { inet };
+                (N::Abbrev, vec![t], TEXT)
+            }
+            ("broadcast", 1) => (N::Broadcast, vec![inet], inet),
+            ("family", 1) => (N::Family, vec![inet], INT4),
+            ("host", 1) => (N::Host, vec![inet], TEXT),
+            ("hostmask", 1) => (N::HostMask, vec![inet], inet),
+            ("netmask", 1) => (N::NetMask, vec![inet], inet),
+            ("masklen", 1) => (N::MaskLen, vec![inet], INT4),
+            ("network", 1) => (N::Network, vec![inet], cidr),
+            ("text", 1) => (N::Text, vec![inet], TEXT),
+            ("inet_merge", 2) => (N::Merge, vec![inet, inet], cidr),
+            ("inet_same_family", 2) => (N::SameFamily, vec![inet, inet], BOOL),
+            ("set_masklen", 2) => {
+                let t = if first == Some(D::Cidr) { cidr } else { inet };
+                (N::SetMaskLen, vec![t, INT4], t)
+            }
+            _ => return Ok(None),
+        };
+        let mut bound = Vec::with_capacity(args.len());
+        for (a, p) in args.iter().cloned().zip(params) {
+            bound.push(self.coerce(a, p)?);
+        }
+        Ok(Some(Expr::Func {
+            func: Func::Net(kind),
+            args: bound,
+            ty,
+        }))
+    }
+}
+
+fn is_net_function(name: &str) -> bool {
+    matches!(
+        name,
+        "abbrev"
+            | "broadcast"
+            | "family"
+            | "host"
+            | "hostmask"
+            | "netmask"
+            | "masklen"
+            | "network"
+            | "inet_merge"
+            | "inet_same_family"
+            | "set_masklen"
+    )
 }
 
 #[cfg(test)]
