@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use parking_lot::RwLock;
 
 pub mod acl;
+pub mod extension;
 pub mod namespace;
 pub mod sequence;
 pub mod stats;
@@ -327,6 +328,8 @@ pub struct Catalog {
     database_acl: RwLock<Option<acl::Acl>>,
     /// ALTER DEFAULT PRIVILEGES' entries.
     default_acls: RwLock<Vec<acl::DefaultAcl>>,
+    /// Every version of every extension record (`pg_extension`).
+    extensions: RwLock<Vec<Arc<extension::Extension>>>,
 }
 
 impl Default for Catalog {
@@ -345,6 +348,7 @@ impl Catalog {
             comments: RwLock::new(HashMap::new()),
             database_acl: RwLock::new(None),
             default_acls: RwLock::new(Vec::new()),
+            extensions: RwLock::new(extension::bootstrap()),
         }
     }
 
@@ -1033,6 +1037,7 @@ impl Catalog {
     /// can see them any more. Returns how many were removed.
     pub fn collect(&self, horizon: TxnId) -> usize {
         self.namespaces.write().retain(|n| !n.collectable(horizon));
+        self.collect_extensions(horizon);
         let mut tables = self.tables.write();
         let mut removed = 0;
         tables.retain(|_, versions| {

@@ -2,7 +2,7 @@
 //! catalog, and what recovery runs to rebuild it.
 //!
 //! Statements come in two parts, as in pg_dump: *before the data* — schemas (public
-//! dropped when it was, made again when it was), sequences, tables
+//! dropped when it was, made again when it was), extensions, sequences, tables
 //! (columns, types, defaults, NOT NULL, identity and generated columns, CHECK
 //! constraints), views — and *after the data* — primary keys, unique constraints and
 //! indexes (built once over the loaded rows), then foreign keys in creation order (their
@@ -57,6 +57,23 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
     {
         d.before_data
             .push(format!("CREATE SCHEMA {}", quote_ident(&n.name)));
+    }
+    // Extensions next (their functions may appear in defaults and views): plpgsql as
+    // initdb leaves it unless it was dropped.
+    let extensions = catalog.visible_extensions(snapshot);
+    if !extensions.iter().any(|e| e.is_initial()) {
+        d.before_data.push("DROP EXTENSION plpgsql".into());
+    }
+    for e in extensions.iter().filter(|e| !e.is_initial()) {
+        let schema = namespaces
+            .iter()
+            .find(|n| n.oid == e.namespace)
+            .map_or("public", |n| n.name.as_str());
+        d.before_data.push(format!(
+            "CREATE EXTENSION {} WITH SCHEMA {}",
+            quote_ident(&e.name),
+            quote_ident(schema)
+        ));
     }
     // Sequences a column owns come with their column (SERIAL, identity).
     let owned_by_column = |seq: &TableEntry| -> Option<(&Arc<TableEntry>, &ColumnDef)> {

@@ -985,6 +985,9 @@ pub fn eval_function(
             dt::timestamptz_from_epoch(*secs).map(Value::Timestamptz)
         })?,
         Func::Net(kind) => eval_strict_rows(args, &vs, n, ty, |row| net_row(kind, row, ty.ty))?,
+        Func::Ext(kind) => eval_strict_rows(args, &vs, n, ty, |row| {
+            super::extension_functions::ext_row(kind, row, ctx)
+        })?,
         Func::MakeDate => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [Value::Int4(y), Value::Int4(m), Value::Int4(d)] => {
                 crate::types::datetime::make_date(*y, *m, *d).map(Value::Date)

@@ -14,6 +14,7 @@ pub mod context;
 pub mod cte;
 pub mod date_functions;
 pub mod expr;
+pub mod extension_functions;
 pub mod functions;
 pub mod index_scan;
 pub mod instrument;

@@ -358,6 +358,8 @@ pub enum BoundStatement {
     Database(DatabaseChange),
     /// CREATE / ALTER / DROP SCHEMA (`session::schemas`).
     Schema(SchemaChange),
+    /// CREATE / DROP EXTENSION (`session::extensions`).
+    Extension(ExtensionChange),
     /// ALTER TABLE | VIEW | SEQUENCE name SET SCHEMA schema (`kind`: the statement's
     /// word; TABLE takes any relation).
     SetSchema {
@@ -450,6 +452,23 @@ pub enum SchemaChange {
     Owner {
         name: String,
         to: RoleSpec,
+    },
+}
+
+/// CREATE or DROP EXTENSION.
+#[derive(Clone, Debug)]
+pub enum ExtensionChange {
+    Create {
+        name: String,
+        if_not_exists: bool,
+        /// WITH SCHEMA (None: the creation schema of the search path).
+        schema: Option<String>,
+        cascade: bool,
+    },
+    Drop {
+        names: Vec<String>,
+        if_exists: bool,
+        cascade: bool,
     },
 }
 
@@ -647,6 +666,8 @@ impl BoundStatement {
             BoundStatement::Schema(SchemaChange::Create { .. }) => "CREATE SCHEMA",
             BoundStatement::Schema(SchemaChange::Drop { .. }) => "DROP SCHEMA",
             BoundStatement::Schema(_) => "ALTER SCHEMA",
+            BoundStatement::Extension(ExtensionChange::Create { .. }) => "CREATE EXTENSION",
+            BoundStatement::Extension(ExtensionChange::Drop { .. }) => "DROP EXTENSION",
             BoundStatement::SetSchema { kind, .. } => match kind {
                 crate::catalog::RelKind::View => "ALTER VIEW",
                 crate::catalog::RelKind::Sequence => "ALTER SEQUENCE",
@@ -689,6 +710,7 @@ impl BoundStatement {
                 | BoundStatement::DropTable { .. }
                 | BoundStatement::Comment { .. }
                 | BoundStatement::Schema(_)
+                | BoundStatement::Extension(_)
                 | BoundStatement::SetSchema { .. }
                 | BoundStatement::AlterSequence {
                     owned_by: Some(_),
@@ -731,6 +753,7 @@ impl BoundStatement {
             BoundStatement::Role(_)
             | BoundStatement::Comment { .. }
             | BoundStatement::Schema(_)
+            | BoundStatement::Extension(_)
             | BoundStatement::SetSchema { .. } => true,
             BoundStatement::Fetch { .. }
             | BoundStatement::CloseCursor { .. }

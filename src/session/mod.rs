@@ -44,6 +44,7 @@ mod cursor;
 mod databases;
 mod ddl;
 mod discard;
+mod extensions;
 mod foreign_keys;
 mod locking;
 mod merge;
@@ -133,6 +134,10 @@ enum Undo {
     ),
     /// DROP SCHEMA's schema.
     DropSchema(Arc<crate::catalog::namespace::Namespace>),
+    /// CREATE EXTENSION's record.
+    CreateExtension(Arc<crate::catalog::extension::Extension>),
+    /// DROP EXTENSION's record.
+    DropExtension(Arc<crate::catalog::extension::Extension>),
     /// A database's ACL before GRANT / REVOKE on it.
     DatabaseAcl(Arc<Database>, Option<crate::catalog::acl::Acl>),
     /// ALTER DEFAULT PRIVILEGES' entries before it ran.
@@ -1081,6 +1086,7 @@ impl Session {
             }
             BoundStatement::Role(change) => self.change_roles(change, &ctx),
             BoundStatement::Schema(change) => self.change_schema(change, &ctx, txn),
+            BoundStatement::Extension(change) => self.change_extension(change, &ctx, txn),
             BoundStatement::SetSchema {
                 name,
                 kind,

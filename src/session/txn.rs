@@ -301,6 +301,8 @@ impl Session {
                     old.undo_end();
                 }
                 Undo::DropSchema(ns) => ns.undo_end(),
+                Undo::CreateExtension(e) => self.db.catalog.undo_create_extension(&e),
+                Undo::DropExtension(e) => e.undo_end(),
                 Undo::DatabaseAcl(db, before) => {
                     db.catalog.set_database_acl(before);
                 }

@@ -207,6 +207,8 @@ pub enum Func {
     Regexp(RegexpFn),
     /// The network types' operators and functions (`types::net`).
     Net(NetFn),
+    /// A function of a built-in extension (`exec::extension_functions`).
+    Ext(ExtFn),
     /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
     ToChar,
     /// to_date(text, text), to_timestamp(text, text) (`timestamp`), and
@@ -433,6 +435,67 @@ pub enum Func {
     RowBuild,
     /// Field `n` (from 0) of a record; the call's type is the field's.
     RecordField(u16),
+}
+
+/// Which function or operator of a built-in extension (`catalog::extension`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExtFn {
+    // uuid-ossp.
+    UuidV1,
+    UuidV1Mc,
+    UuidV3,
+    UuidV4,
+    UuidV5,
+    UuidNil,
+    UuidNsDns,
+    UuidNsUrl,
+    UuidNsOid,
+    UuidNsX500,
+    // pgcrypto.
+    Digest,
+    Hmac,
+    GenRandomBytes,
+    // pg_trgm.
+    Similarity,
+    WordSimilarity,
+    StrictWordSimilarity,
+    ShowTrgm,
+    ShowLimit,
+    SetLimit,
+    /// `%`: similarity at least pg_trgm.similarity_threshold.
+    SimilarOp,
+    /// `<%` (and `%>` with the arguments swapped): word similarity at least
+    /// pg_trgm.word_similarity_threshold.
+    WordSimilarOp,
+    /// `<<%` (and `%>>`): strict word similarity at least its threshold.
+    StrictWordSimilarOp,
+    /// `<->`: 1 - similarity.
+    Distance,
+    /// `<<->` (and `<->>`): 1 - word similarity.
+    WordDistance,
+    /// `<<<->` (and `<->>>`): 1 - strict word similarity.
+    StrictWordDistance,
+}
+
+impl ExtFn {
+    /// The extension that provides it.
+    pub fn extension(self) -> &'static str {
+        use ExtFn as E;
+        match self {
+            E::UuidV1
+            | E::UuidV1Mc
+            | E::UuidV3
+            | E::UuidV4
+            | E::UuidV5
+            | E::UuidNil
+            | E::UuidNsDns
+            | E::UuidNsUrl
+            | E::UuidNsOid
+            | E::UuidNsX500 => "uuid-ossp",
+            E::Digest | E::Hmac | E::GenRandomBytes => "pgcrypto",
+            _ => "pg_trgm",
+        }
+    }
 }
 
 /// Which network operator or function (`types::net`).

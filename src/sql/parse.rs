@@ -366,6 +366,9 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if let Some(rewritten) = extension_schema_with(&text) {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if may_have_typed_literal(&text)
         && let Some(rewritten) = typed_literals(&text)
     {
@@ -1489,6 +1492,39 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
         offset += l.chars().count() + 1;
     }
     None
+}
+
+/// `CREATE EXTENSION name SCHEMA s`: sqlparser reads the clause only after WITH
+/// (optional in PostgreSQL), which goes in.
+fn extension_schema_with(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let head = sql.trim_start();
+    if head.len() < 16
+        || !head
+            .get(..6)
+            .is_some_and(|h| h.eq_ignore_ascii_case("create"))
+    {
+        return None;
+    }
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let words: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    if words.len() < 4 || !is(&words[0].token, "create") || !is(&words[1].token, "extension") {
+        return None;
+    }
+    let at = words.iter().enumerate().skip(3).find_map(|(i, t)| {
+        (is(&t.token, "schema") && !is(&words[i - 1].token, "with")).then_some(t)
+    })?;
+    let offset = byte_offset(sql, at.span.start)?;
+    let mut out = sql.to_string();
+    out.insert_str(offset, "WITH ");
+    Some(out)
 }
 
 /// The type names kiln knows that sqlparser reads as plain identifiers, so that

@@ -428,6 +428,13 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_available_extensions",
+        12_080,
+        'v',
+        "name name, default_version text, installed_version text, comment text",
+    ),
+    def(
+        C,
         "pg_views",
         12_006,
         'v',

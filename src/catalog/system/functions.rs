@@ -158,6 +158,18 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                 Some(Value::Text(c)) => c.as_str(),
                 _ => "",
             };
+            if catalog == "pg_extension" || catalog.is_empty() {
+                // An extension's comment is its control file's.
+                let extension =
+                    v.db.catalog
+                        .visible_extensions(&v.ctx.snapshot)
+                        .into_iter()
+                        .find(|e| e.oid == o);
+                if let Some(e) = extension {
+                    return Ok(crate::catalog::extension::available(&e.name)
+                        .map_or(NULL, |a| text(a.comment)));
+                }
+            }
             let is_schema = v.namespace_name(o).is_some();
             if (catalog == "pg_namespace" || catalog.is_empty()) && is_schema {
                 return Ok(v

@@ -301,6 +301,9 @@ pub(super) fn namespace_comment(nsp: u32) -> Option<&'static str> {
         .map(|(_, c)| *c)
 }
 
+/// pg_extension's own oid: `classoid` of extensions' comments.
+const PG_EXTENSION_OID: u32 = 3079;
+
 /// pg_namespace's own oid: `classoid` of schemas' comments.
 const PG_NAMESPACE_OID: u32 = 2615;
 
@@ -703,6 +706,16 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     if let Some(c) = v.db.catalog.comment(o, &column) {
                         rows.push(vec![oid(o), oid(PG_CLASS_OID), int4(sub), text(c)]);
                     }
+                }
+            }
+            for e in v.db.catalog.visible_extensions(&v.ctx.snapshot) {
+                if let Some(a) = crate::catalog::extension::available(&e.name) {
+                    rows.push(vec![
+                        oid(e.oid),
+                        oid(PG_EXTENSION_OID),
+                        int4(0),
+                        text(a.comment),
+                    ]);
                 }
             }
             for ns in &v.namespaces {
@@ -1183,6 +1196,35 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     boolean(false),
                     boolean(false),
                     boolean(false),
+                ]);
+            }
+        }
+        "pg_extension" => {
+            for e in v.db.catalog.visible_extensions(&v.ctx.snapshot) {
+                rows.push(vec![
+                    oid(e.oid),
+                    text(&e.name),
+                    oid(e.owner),
+                    oid(e.namespace),
+                    boolean(e.relocatable),
+                    text(e.version),
+                    NULL,
+                    NULL,
+                ]);
+            }
+        }
+        "pg_available_extensions" => {
+            let installed = v.db.catalog.visible_extensions(&v.ctx.snapshot);
+            for a in crate::catalog::extension::AVAILABLE {
+                let version = installed
+                    .iter()
+                    .find(|e| e.name == a.name)
+                    .map_or(NULL, |e| text(e.version));
+                rows.push(vec![
+                    text(a.name),
+                    text(a.version),
+                    version,
+                    text(a.comment),
                 ]);
             }
         }

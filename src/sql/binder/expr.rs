@@ -1005,6 +1005,25 @@ impl Binder<'_> {
                 DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8
             )
         };
+        if !matches!(
+            op,
+            A::BinaryOperator::Eq
+                | A::BinaryOperator::NotEq
+                | A::BinaryOperator::Lt
+                | A::BinaryOperator::LtEq
+                | A::BinaryOperator::Gt
+                | A::BinaryOperator::GtEq
+                | A::BinaryOperator::And
+                | A::BinaryOperator::Or
+                | A::BinaryOperator::Plus
+                | A::BinaryOperator::Minus
+                | A::BinaryOperator::Multiply
+                | A::BinaryOperator::Divide
+                | A::BinaryOperator::StringConcat
+        ) && let Some(e) = self.bind_trigram_operator(&op.to_string(), &l, &r)?
+        {
+            return Ok(e);
+        }
         if (net(l.ty().ty) || net(r.ty().ty))
             && let Some(e) = self.bind_net_operator(op, l.clone(), r.clone())?
         {

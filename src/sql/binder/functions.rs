@@ -495,6 +495,9 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        if let Some(call) = self.bind_extension_function(name, &args)? {
+            return Ok(call);
+        }
         if is_array_function(name) {
             return self.bind_array_function(name, args);
         }
@@ -1405,8 +1408,9 @@ mod tests {
                     | "trim"
                     | "pg_typeof"
             );
+            let extension = super::extensions::function_extension(name).is_some();
             assert!(
-                keyword_only || crate::sql::pg_functions::is_builtin(name),
+                keyword_only || extension || crate::sql::pg_functions::is_builtin(name),
                 "{name}"
             );
         }

@@ -81,6 +81,7 @@ mod databases;
 mod ddl;
 mod dml;
 mod expr;
+pub mod extensions;
 mod from;
 mod functions;
 mod grouping;
@@ -614,6 +615,26 @@ impl<'a> Binder<'a> {
                 clone: None,
             } => self.bind_create_schema(schema_name, *if_not_exists),
             A::Statement::AlterSchema(a) => self.bind_alter_schema(a),
+            A::Statement::CreateExtension(c) => {
+                if c.version.is_some() {
+                    return Err(Error::feature_not_supported("CREATE EXTENSION … VERSION"));
+                }
+                Ok(BoundStatement::Extension(
+                    crate::plan::ExtensionChange::Create {
+                        name: ident_name(&c.name),
+                        if_not_exists: c.if_not_exists,
+                        schema: c.schema.as_ref().map(ident_name),
+                        cascade: c.cascade,
+                    },
+                ))
+            }
+            A::Statement::DropExtension(d) => Ok(BoundStatement::Extension(
+                crate::plan::ExtensionChange::Drop {
+                    names: d.names.iter().map(ident_name).collect(),
+                    if_exists: d.if_exists,
+                    cascade: matches!(d.cascade_or_restrict, Some(A::ReferentialAction::Cascade)),
+                },
+            )),
             A::Statement::CreateRole(create) => self.bind_create_role(create),
             A::Statement::AlterRole { name, operation } => self.bind_alter_role(name, operation),
             A::Statement::Drop {
