@@ -4,11 +4,10 @@
 //!
 //! ## pg_trgm
 //!
-//! As `trgm_op.c` computes them: a string's words are its runs of alphanumeric
-//! characters, lower-cased, each padded with two blanks before and one after; its
-//! trigrams are every three consecutive characters of each padded word. A trigram of
-//! three bytes is kept as they are; one of multibyte characters is replaced by three
-//! bytes of the legacy CRC-32 of its bytes (so show_trgm prints it as `0x…`). Sets are
+//! As `trgm_op.c` computes them in a database of the C ctype (kiln's): a string's
+//! words are its runs of ASCII letters and digits, lower-cased, each padded with two blanks before and one after; its
+//! trigrams are every three consecutive characters of each padded word (PostgreSQL
+//! hashes trigrams of multibyte characters, which the C ctype never puts in a word). Sets are
 //! sorted by byte, comparing bytes as C's signed `char` does, and deduplicated.
 //! similarity is |common| / |union|; word_similarity is the greatest similarity
 //! between the first string's trigrams and a continuous extent of the second's
@@ -355,60 +354,30 @@ fn cmp_trigram(a: &Trigram, b: &Trigram) -> std::cmp::Ordering {
     s(a).cmp(&s(b))
 }
 
-/// The legacy CRC-32 PostgreSQL hashes multibyte trigrams with (the reflected
-/// table, shifted the non-reflected way).
-fn legacy_crc32(bytes: &[u8]) -> u32 {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut t = [0u32; 256];
-        for (i, slot) in t.iter_mut().enumerate() {
-            let mut c = i as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-            *slot = c;
-        }
-        t
-    });
-    let mut crc = 0xffff_ffffu32;
-    for &b in bytes {
-        let idx = ((crc >> 24) as u8 ^ b) as usize;
-        crc = table[idx] ^ (crc << 8);
-    }
-    crc ^ 0xffff_ffff
-}
-
 /// Every trigram of `s`'s words in order (with repeats), and each one's word bounds.
 fn trigrams_in_order(s: &str) -> (Vec<Trigram>, Vec<u8>) {
     let mut out = Vec::new();
     let mut bounds = Vec::new();
     let mut rest = s;
-    while let Some(start) = rest.find(|c: char| c.is_alphanumeric()) {
+    // kiln's databases have the C ctype: words are ASCII letters and digits (any
+    // other character separates them, as iswalnum says in that locale), lower-cased
+    // in ASCII.
+    while let Some(start) = rest.find(|c: char| c.is_ascii_alphanumeric()) {
         let tail = &rest[start..];
         let end = tail
-            .find(|c: char| !c.is_alphanumeric())
+            .find(|c: char| !c.is_ascii_alphanumeric())
             .unwrap_or(tail.len());
-        let word = tail[..end].to_lowercase();
+        let word = tail[..end].to_ascii_lowercase();
         rest = &tail[end..];
-        let padded: Vec<char> = "  ".chars().chain(word.chars()).chain([' ']).collect();
+        let padded: Vec<u8> = b"  "
+            .iter()
+            .chain(word.as_bytes())
+            .chain(b" ")
+            .copied()
+            .collect();
         let first = out.len();
         for w in padded.windows(3) {
-            let mut buf = [0u8; 12];
-            let mut len = 0;
-            for c in w {
-                len += c.encode_utf8(&mut buf[len..]).len();
-            }
-            let t = if len == 3 {
-                [buf[0], buf[1], buf[2]]
-            } else {
-                let crc = legacy_crc32(&buf[..len]).to_le_bytes();
-                [crc[0], crc[1], crc[2]]
-            };
-            out.push(t);
+            out.push([w[0], w[1], w[2]]);
             bounds.push(0);
         }
         if out.len() > first {
