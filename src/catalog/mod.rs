@@ -38,6 +38,7 @@ pub mod namespace;
 pub mod sequence;
 pub mod stats;
 pub mod system;
+pub mod types;
 
 use crate::error::{Error, Result};
 use crate::sql::expr::Expr;
@@ -330,6 +331,8 @@ pub struct Catalog {
     default_acls: RwLock<Vec<acl::DefaultAcl>>,
     /// Every version of every extension record (`pg_extension`).
     extensions: RwLock<Vec<Arc<extension::Extension>>>,
+    /// Every version of every user-defined type (`pg_type`, `pg_enum`).
+    types: RwLock<Vec<Arc<types::UserType>>>,
 }
 
 impl Default for Catalog {
@@ -349,6 +352,7 @@ impl Catalog {
             database_acl: RwLock::new(None),
             default_acls: RwLock::new(Vec::new()),
             extensions: RwLock::new(extension::bootstrap()),
+            types: RwLock::new(Vec::new()),
         }
     }
 
@@ -1038,6 +1042,7 @@ impl Catalog {
     pub fn collect(&self, horizon: TxnId) -> usize {
         self.namespaces.write().retain(|n| !n.collectable(horizon));
         self.collect_extensions(horizon);
+        self.collect_types(horizon);
         let mut tables = self.tables.write();
         let mut removed = 0;
         tables.retain(|_, versions| {

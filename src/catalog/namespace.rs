@@ -472,7 +472,7 @@ impl super::Catalog {
     }
 
     /// The newest name of namespace `oid` (whoever made it).
-    fn latest_namespace_name(&self, oid: u32) -> String {
+    pub fn latest_namespace_name(&self, oid: u32) -> String {
         self.namespaces
             .read()
             .iter()

@@ -44,6 +44,18 @@ pub struct Target {
     pub force_null: bool,
     /// NOT NULL: a row with NULL here keeps its text for the error's CONTEXT.
     pub not_null: bool,
+    /// An enum column's type: its labels are the only values (22P02 for others).
+    pub enum_type: Option<std::sync::Arc<crate::catalog::types::UserType>>,
+}
+
+impl Target {
+    /// 22P02 unless `s` is one of an enum column's labels.
+    fn check_label(&self, s: &str) -> Result<()> {
+        match &self.enum_type {
+            Some(t) if t.position(s).is_none() => Err(t.bad_label(s)),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Rows a reader parsed: one vector per target column, each row's input line and
@@ -515,11 +527,15 @@ impl CopyReader {
                     Ok(())
                 }
                 Some((a, b, false)) => match text.get(a - start..b - start) {
-                    Some(s) => push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt),
+                    Some(s) => self.targets[k].check_label(s).and_then(|()| {
+                        push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt)
+                    }),
                     None => Err(Error::internal("COPY field split inside a character")),
                 },
                 Some((a, b, true)) => match std::str::from_utf8(&self.field_bytes[a..b]) {
-                    Ok(s) => push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt),
+                    Ok(s) => self.targets[k].check_label(s).and_then(|()| {
+                        push_text(&mut self.columns[k], self.targets[k].ty, s, &self.fmt)
+                    }),
                     Err(_) => Err(invalid_utf8(&self.field_bytes[a..b])
                         .with_context(format!("COPY {}, line {}", self.table, self.line))),
                 },
@@ -968,6 +984,9 @@ impl CopyReader {
                             &self.fmt,
                         )
                         .and_then(|v| {
+                            if let Value::Text(s) = &v {
+                                self.targets[k].check_label(s)?;
+                            }
                             // The column's length or precision applies, as to text.
                             if ty.typmod >= 0 && !matches!(v, Value::Null) {
                                 cast::cast_value(v, ty, false, &self.fmt)
@@ -1222,6 +1241,7 @@ mod tests {
                 force_not_null: false,
                 force_null: false,
                 not_null: false,
+                enum_type: None,
             })
             .collect();
         CopyReader::new(opts, "t", targets, TextFormat::default(), false)

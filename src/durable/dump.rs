@@ -58,6 +58,24 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         d.before_data
             .push(format!("CREATE SCHEMA {}", quote_ident(&n.name)));
     }
+    // Enums (before the tables whose columns have them), labels in their order.
+    for t in catalog.visible_user_types(snapshot) {
+        let schema = namespaces
+            .iter()
+            .find(|n| n.oid == t.namespace)
+            .map_or("public", |n| n.name.as_str());
+        let labels: Vec<String> = t
+            .labels
+            .iter()
+            .map(|l| format!("'{}'", l.label.replace('\'', "''")))
+            .collect();
+        d.before_data.push(format!(
+            "CREATE TYPE {}.{} AS ENUM ({})",
+            quote_ident(schema),
+            quote_ident(&t.name),
+            labels.join(", ")
+        ));
+    }
     // Extensions next (their functions may appear in defaults and views): plpgsql as
     // initdb leaves it unless it was dropped.
     let extensions = catalog.visible_extensions(snapshot);
@@ -387,7 +405,18 @@ fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) 
             }
             None => {
                 s.push(' ');
-                s.push_str(&c.ty.display_name());
+                match c.ty.ty {
+                    // An enum by its schema-qualified name (its latest, as with tables).
+                    DataType::Enum(oid) => {
+                        let name = crate::catalog::types::enum_name(oid).unwrap_or_default();
+                        let schema = catalog
+                            .user_type_namespace(oid)
+                            .map(|ns| catalog.latest_namespace_name(ns))
+                            .unwrap_or_else(|| "public".into());
+                        s.push_str(&format!("{}.{}", quote_ident(&schema), quote_ident(&name)));
+                    }
+                    _ => s.push_str(&c.ty.display_name()),
+                }
                 if let Some(always) = c.identity {
                     let seq = own_sequence.and_then(|e| e.sequence.clone());
                     s.push_str(if always {

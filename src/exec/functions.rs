@@ -985,6 +985,37 @@ pub fn eval_function(
             dt::timestamptz_from_epoch(*secs).map(Value::Timestamptz)
         })?,
         Func::Net(kind) => eval_strict_rows(args, &vs, n, ty, |row| net_row(kind, row, ty.ty))?,
+        Func::EnumIn(oid) | Func::EnumPosition(oid) => {
+            let t = enum_type(ctx, oid)?;
+            let position = matches!(func, Func::EnumPosition(_));
+            eval_strict_rows(args, &vs, n, ty, |row| {
+                let Value::Text(s) = &row[0] else {
+                    return Err(Error::internal("an enum that is not text"));
+                };
+                match t.position(s) {
+                    Some(p) if position => Ok(Value::Float4(p)),
+                    Some(_) => {
+                        crate::catalog::types::check_committed(&t, s, ctx.snapshot.own)?;
+                        Ok(Value::Text(s.clone()))
+                    }
+                    None => Err(t.bad_label(s)),
+                }
+            })?
+        }
+        Func::EnumOut => eval_strict_rows(args, &vs, n, ty, |row| Ok(row[0].clone()))?,
+        Func::EnumLabelAt(oid) => {
+            let t = enum_type(ctx, oid)?;
+            eval_strict_rows(args, &vs, n, ty, |row| {
+                let Value::Float4(p) = row[0] else {
+                    return Err(Error::internal("an enum place that is not a real"));
+                };
+                t.labels
+                    .iter()
+                    .find(|l| l.sortorder == p)
+                    .map(|l| Value::Text(l.label.clone()))
+                    .ok_or_else(|| Error::internal("no enum label at that place"))
+            })?
+        }
         Func::Ext(kind) => eval_strict_rows(args, &vs, n, ty, |row| {
             super::extension_functions::ext_row(kind, row, ctx)
         })?,
@@ -1726,6 +1757,17 @@ fn chr(code: i32, buf: &mut [u8; 4]) -> Result<&[u8]> {
         )
     })?;
     Ok(c.encode_utf8(buf).as_bytes())
+}
+
+/// The enum type `oid` as the statement's snapshot sees it.
+fn enum_type(
+    ctx: &ExecContext,
+    oid: u32,
+) -> Result<std::sync::Arc<crate::catalog::types::UserType>> {
+    ctx.db
+        .as_ref()
+        .and_then(|db| db.catalog.user_type(oid, &ctx.snapshot))
+        .ok_or_else(|| Error::new("42704", format!("type with OID {oid} does not exist")))
 }
 
 #[cfg(test)]

@@ -152,6 +152,7 @@ impl Vector {
             | DataType::Bpchar
             | DataType::Unknown
             | DataType::Name
+            | DataType::Enum(_)
             | DataType::Char
             | DataType::Json
             | DataType::JsonPath

@@ -1168,9 +1168,14 @@ fn key_class(t: DataType) -> Option<u8> {
     Some(match t {
         DataType::Int2 | DataType::Int4 | DataType::Int8 => 0,
         DataType::Float4 | DataType::Float8 => 1,
-        DataType::Text | DataType::Varchar | DataType::Bpchar | DataType::Name | DataType::Char => {
-            2
-        }
+        // An enum's labels are unique within it: they hash and compare as text (its order
+        // is the binder's, through EnumPosition).
+        DataType::Text
+        | DataType::Varchar
+        | DataType::Bpchar
+        | DataType::Name
+        | DataType::Char
+        | DataType::Enum(_) => 2,
         DataType::Numeric => 3,
         DataType::Date => 4,
         DataType::Timestamp => 5,

@@ -360,6 +360,8 @@ pub enum BoundStatement {
     Schema(SchemaChange),
     /// CREATE / DROP EXTENSION (`session::extensions`).
     Extension(ExtensionChange),
+    /// CREATE / ALTER / DROP TYPE (`session::types`).
+    UserType(TypeChange),
     /// ALTER TABLE | VIEW | SEQUENCE name SET SCHEMA schema (`kind`: the statement's
     /// word; TABLE takes any relation).
     SetSchema {
@@ -452,6 +454,37 @@ pub enum SchemaChange {
     Owner {
         name: String,
         to: RoleSpec,
+    },
+}
+
+/// CREATE TYPE … AS ENUM, ALTER TYPE, DROP TYPE (types by oid, as bound).
+#[derive(Clone, Debug)]
+pub enum TypeChange {
+    CreateEnum {
+        namespace: u32,
+        name: String,
+        labels: Vec<String>,
+    },
+    AddValue {
+        oid: u32,
+        label: String,
+        if_not_exists: bool,
+        /// BEFORE (true) or AFTER this label; None: at the end.
+        neighbour: Option<(String, bool)>,
+    },
+    RenameValue {
+        oid: u32,
+        from: String,
+        to: String,
+    },
+    Rename {
+        oid: u32,
+        to: String,
+    },
+    /// Each named type with its oid (None: missing, under IF EXISTS).
+    Drop {
+        types: Vec<(String, Option<u32>)>,
+        cascade: bool,
     },
 }
 
@@ -667,6 +700,9 @@ impl BoundStatement {
             BoundStatement::Schema(SchemaChange::Drop { .. }) => "DROP SCHEMA",
             BoundStatement::Schema(_) => "ALTER SCHEMA",
             BoundStatement::Extension(ExtensionChange::Create { .. }) => "CREATE EXTENSION",
+            BoundStatement::UserType(TypeChange::CreateEnum { .. }) => "CREATE TYPE",
+            BoundStatement::UserType(TypeChange::Drop { .. }) => "DROP TYPE",
+            BoundStatement::UserType(_) => "ALTER TYPE",
             BoundStatement::Extension(ExtensionChange::Drop { .. }) => "DROP EXTENSION",
             BoundStatement::SetSchema { kind, .. } => match kind {
                 crate::catalog::RelKind::View => "ALTER VIEW",
@@ -711,6 +747,7 @@ impl BoundStatement {
                 | BoundStatement::Comment { .. }
                 | BoundStatement::Schema(_)
                 | BoundStatement::Extension(_)
+                | BoundStatement::UserType(_)
                 | BoundStatement::SetSchema { .. }
                 | BoundStatement::AlterSequence {
                     owned_by: Some(_),
@@ -754,6 +791,7 @@ impl BoundStatement {
             | BoundStatement::Comment { .. }
             | BoundStatement::Schema(_)
             | BoundStatement::Extension(_)
+            | BoundStatement::UserType(_)
             | BoundStatement::SetSchema { .. } => true,
             BoundStatement::Fetch { .. }
             | BoundStatement::CloseCursor { .. }

@@ -23,6 +23,7 @@ use crate::exec::vector::{Batch, Data, Vector};
 use crate::exec::{self};
 use crate::sql::expr::Expr;
 use crate::storage::mvcc::TxnId;
+use crate::types::DataType;
 
 /// Or fewer rows than `BATCH_ROWS`, once they hold this many bytes.
 const BATCH_BYTES: usize = 8 << 20;
@@ -201,6 +202,10 @@ impl Session {
                 force_not_null: force_not_null.get(k).copied().unwrap_or(false),
                 force_null: force_null.get(k).copied().unwrap_or(false),
                 not_null: table.columns[c].not_null,
+                enum_type: match table.columns[c].ty.ty {
+                    DataType::Enum(oid) => self.db.catalog.user_type(oid, &ctx.snapshot),
+                    _ => None,
+                },
             })
             .collect();
         let keep_raw = !table.checks.is_empty()

@@ -55,6 +55,7 @@ mod roles;
 mod schemas;
 pub mod settings;
 mod txn;
+mod types;
 mod views;
 mod write;
 
@@ -134,6 +135,14 @@ enum Undo {
     ),
     /// DROP SCHEMA's schema.
     DropSchema(Arc<crate::catalog::namespace::Namespace>),
+    /// A new version of a user-defined type (CREATE TYPE, ALTER TYPE) and the one it
+    /// replaced, if any.
+    TypeVersion(
+        Arc<crate::catalog::types::UserType>,
+        Option<Arc<crate::catalog::types::UserType>>,
+    ),
+    /// DROP TYPE's type.
+    DropType(Arc<crate::catalog::types::UserType>),
     /// CREATE EXTENSION's record.
     CreateExtension(Arc<crate::catalog::extension::Extension>),
     /// DROP EXTENSION's record.
@@ -1087,6 +1096,7 @@ impl Session {
             BoundStatement::Role(change) => self.change_roles(change, &ctx),
             BoundStatement::Schema(change) => self.change_schema(change, &ctx, txn),
             BoundStatement::Extension(change) => self.change_extension(change, &ctx, txn),
+            BoundStatement::UserType(change) => self.change_type(change, &ctx, txn),
             BoundStatement::SetSchema {
                 name,
                 kind,

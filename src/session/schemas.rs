@@ -365,6 +365,16 @@ impl Session {
 
     /// CREATE SCHEMA's elements, each bound in the new schema and run in the statement's
     /// transaction; one that names another schema is 42P15.
+    /// Runs `sql` inside the running statement's transaction (what DDL does to rows:
+    /// ALTER TYPE … RENAME VALUE, DROP TYPE … CASCADE).
+    pub(super) fn run_internal(&mut self, sql: &str) -> Result<()> {
+        for stmt in self.parse(sql)? {
+            let prepared = self.bind(sql, &stmt, &[])?;
+            self.execute(&prepared, Vec::new())?;
+        }
+        Ok(())
+    }
+
     fn run_schema_elements(&mut self, schema: &str, ns: u32, elements: &[String]) -> Result<()> {
         for sql in elements {
             for stmt in self.parse(sql)? {

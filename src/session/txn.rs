@@ -302,6 +302,13 @@ impl Session {
                 }
                 Undo::DropSchema(ns) => ns.undo_end(),
                 Undo::CreateExtension(e) => self.db.catalog.undo_create_extension(&e),
+                Undo::TypeVersion(new, old) => {
+                    self.db.catalog.undo_type_version(&new);
+                    if let Some(old) = old {
+                        old.undo_end();
+                    }
+                }
+                Undo::DropType(t) => t.undo_end(),
                 Undo::DropExtension(e) => e.undo_end(),
                 Undo::DatabaseAcl(db, before) => {
                     db.catalog.set_database_acl(before);

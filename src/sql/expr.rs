@@ -260,6 +260,15 @@ pub enum Func {
     /// casts between the oid aliases and strings.
     RegOut(crate::types::DataType),
     RegIn(crate::types::DataType),
+    /// text → the enum of this type oid, the label checked (`catalog::types`).
+    EnumIn(u32),
+    /// An enum's label as text.
+    EnumOut,
+    /// An enum label's place in its type's order (a real): what `<`, ORDER BY and
+    /// min / max compare.
+    EnumPosition(u32),
+    /// The label of enum `oid` at a place (the inverse of `EnumPosition`).
+    EnumLabelAt(u32),
     /// current_setting(name [, missing_ok]).
     CurrentSetting,
     /// Sequences: `nextval`, `currval`, `setval`, `lastval` (volatile: never folded).

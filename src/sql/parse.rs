@@ -1546,8 +1546,106 @@ const IDENTIFIER_TYPE_NAMES: &[&str] = &[
     "bpchar",
 ];
 
-/// Whether some `'` follows one of [`IDENTIFIER_TYPE_NAMES`] and blanks only: a
-/// cheap test before tokenizing for [`typed_literals`].
+/// Words that, in an operand's place and before a string, are not type names: SQL's
+/// own words there (`NOT 'x'`, `DISTINCT 'x'`, `INTERVAL '1' DAY` which sqlparser reads)
+/// and COPY's options (`DELIMITER ';'`).
+const NOT_TYPE_NAMES: &[&str] = &[
+    "all",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "at",
+    "between",
+    "both",
+    "by",
+    "case",
+    "cast",
+    "check",
+    "collate",
+    "constraint",
+    "content",
+    "default",
+    "delimiter",
+    "desc",
+    "distinct",
+    "document",
+    "else",
+    "encoding",
+    "end",
+    "escape",
+    "except",
+    "exists",
+    "false",
+    "fetch",
+    "filter",
+    "for",
+    "force_not_null",
+    "force_null",
+    "force_quote",
+    "format",
+    "freeze",
+    "from",
+    "group",
+    "having",
+    "header",
+    "ilike",
+    "in",
+    "intersect",
+    "interval",
+    "into",
+    "is",
+    "isnull",
+    "lateral",
+    "leading",
+    "like",
+    "limit",
+    "not",
+    "notnull",
+    "null",
+    "nulls",
+    "offset",
+    "on",
+    "only",
+    "operator",
+    "or",
+    "order",
+    "ordinality",
+    "over",
+    "overlaps",
+    "partition",
+    "placing",
+    "primary",
+    "quote",
+    "references",
+    "returning",
+    "row",
+    "select",
+    "set",
+    "similar",
+    "some",
+    "table",
+    "then",
+    "to",
+    "trailing",
+    "treat",
+    "true",
+    "uescape",
+    "union",
+    "unique",
+    "using",
+    "values",
+    "variadic",
+    "when",
+    "where",
+    "window",
+    "with",
+    "within",
+];
+
+/// Whether some `'` follows a word and blanks only (not one of [`NOT_TYPE_NAMES`]):
+/// a cheap test before tokenizing for [`typed_literals`].
 fn may_have_typed_literal(sql: &str) -> bool {
     let bytes = sql.as_bytes();
     bytes.iter().enumerate().any(|(at, &b)| {
@@ -1562,14 +1660,19 @@ fn may_have_typed_literal(sql: &str) -> bool {
             .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
             .map_or(0, |p| p + 1);
         let word = &head[word_start..];
-        IDENTIFIER_TYPE_NAMES
-            .iter()
-            .any(|n| n.as_bytes().eq_ignore_ascii_case(word))
+        !word.is_empty()
+            && !word[0].is_ascii_digit()
+            && !NOT_TYPE_NAMES
+                .iter()
+                .any(|n| n.as_bytes().eq_ignore_ascii_case(word))
     })
 }
 
-/// `inet '10.0.0.1'` → `CAST('10.0.0.1' AS inet)` for the type names sqlparser does
-/// not know as keywords (positions after each rewrite move).
+/// `inet '10.0.0.1'` → `CAST('10.0.0.1' AS inet)`: PostgreSQL's `type 'string'`
+/// constants, for the built-in type names sqlparser does not read as types and, where
+/// an operand starts (after `(`, `,`, an operator, SELECT, WHERE, AND, OR, NOT, WHEN,
+/// THEN, ELSE), for any other word — a user-defined type's name, or PostgreSQL's
+/// "type does not exist" for what is none (positions after each rewrite move).
 fn typed_literals(sql: &str) -> Option<String> {
     use sqlparser::tokenizer::{Token, Tokenizer};
     let dialect = PostgreSqlDialect {};
@@ -1579,10 +1682,43 @@ fn typed_literals(sql: &str) -> Option<String> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
         let Token::Word(w) = &t.token else { continue };
-        if w.quote_style.is_some()
-            || !IDENTIFIER_TYPE_NAMES
+        let known = IDENTIFIER_TYPE_NAMES
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(&w.value));
+        let prev = tokens[..i]
+            .iter()
+            .rev()
+            .find(|p| !matches!(p.token, Token::Whitespace(_)));
+        let operand_starts = prev.is_some_and(|p| match &p.token {
+            Token::Comma
+            | Token::LParen
+            | Token::Eq
+            | Token::Neq
+            | Token::Lt
+            | Token::Gt
+            | Token::LtEq
+            | Token::GtEq
+            | Token::Plus
+            | Token::Minus
+            | Token::Mul
+            | Token::Div
+            | Token::StringConcat => true,
+            Token::Word(k) => {
+                k.quote_style.is_none()
+                    && [
+                        "select", "where", "and", "or", "not", "when", "then", "else",
+                    ]
+                    .iter()
+                    .any(|s| k.value.eq_ignore_ascii_case(s))
+            }
+            _ => false,
+        });
+        let generic = operand_starts
+            && !NOT_TYPE_NAMES
                 .iter()
-                .any(|n| n.eq_ignore_ascii_case(&w.value))
+                .any(|n| n.eq_ignore_ascii_case(&w.value));
+        if w.quote_style.is_some()
+            || !(known || generic)
             || i > 0 && matches!(tokens[i - 1].token, Token::Period)
         {
             continue;

@@ -88,6 +88,9 @@ pub enum DataType {
     /// `macaddr` (6 bytes) and `macaddr8` (8 bytes), raw in a text vector.
     MacAddr,
     MacAddr8,
+    /// A user-defined enum (`catalog::types`), by its type oid: the label, in a text
+    /// vector.
+    Enum(u32),
 }
 
 /// The element types arrays can have.
@@ -401,6 +404,7 @@ impl DataType {
                 _ => 2277,
             },
             DataType::Record => 2249,
+            DataType::Enum(oid) => oid,
         }
     }
 
@@ -473,6 +477,7 @@ impl DataType {
             DataType::Inet | DataType::Cidr => -1,
             DataType::MacAddr => 6,
             DataType::MacAddr8 => 8,
+            DataType::Enum(_) => 4,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -556,6 +561,7 @@ impl DataType {
                 _ => "anyarray",
             },
             DataType::Record => "record",
+            DataType::Enum(oid) => crate::catalog::types::enum_static_name(oid),
         }
     }
 

@@ -413,6 +413,8 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
             Value::Text(text.to_string())
         }
         DataType::Name => Value::Text(truncate_name(text).to_string()),
+        // The label is checked against its type where the catalog is at hand.
+        DataType::Enum(_) => Value::Text(text.to_string()),
         DataType::Json => {
             super::json::validate(text)?;
             Value::Text(text.to_string())

@@ -826,6 +826,7 @@ pub fn decode_param(
         | DataType::Bpchar
         | DataType::Unknown
         | DataType::Name
+        | DataType::Enum(_)
         | DataType::Char
         | DataType::Json => {
             let s = std::str::from_utf8(b).map_err(|_| Error::invalid_utf8())?;

@@ -714,6 +714,42 @@ def _():
         await conn.close()
     asyncio.run(run())
 
+@check("enum columns through psycopg2, psycopg 3 and asyncpg (labels in, labels out, declaration order)")
+def _():
+    setup = ("DROP TABLE IF EXISTS {t}; DROP TYPE IF EXISTS {t}_mood; "
+             "CREATE TYPE {t}_mood AS ENUM ('sad', 'ok', 'happy'); "
+             "CREATE TABLE {t} (id int PRIMARY KEY, m {t}_mood)")
+    rows = [(1, "happy"), (2, "sad"), (3, None), (4, "ok")]
+    ordered = [(2, "sad"), (4, "ok"), (1, "happy"), (3, None)]
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="en2"))
+    cur.executemany("INSERT INTO en2 VALUES (%s, %s)", rows)
+    cur.execute("SELECT id, m FROM en2 ORDER BY m, id")
+    same(cur.fetchall(), ordered, "psycopg2 enum order")
+    try:
+        cur.execute("INSERT INTO en2 VALUES (%s, %s)", (9, "meh"))
+        raise AssertionError("psycopg2: an unknown label was accepted")
+    except psycopg2.Error as e:
+        same(e.pgcode, "22P02", "psycopg2 unknown label")
+    conn.rollback()
+    conn.close()
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute(setup.format(t="en3"))
+        conn.cursor().executemany("INSERT INTO en3 VALUES (%s, %s)", rows)
+        conn.commit()
+        got = conn.execute("SELECT id, m FROM en3 WHERE m > %s ORDER BY m DESC", ("sad",)).fetchall()
+        same(got, [(1, "happy"), (4, "ok")], "psycopg 3 enum comparison")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(setup.format(t="ena"))
+        await conn.executemany("INSERT INTO ena VALUES ($1, $2)", rows)
+        got = await conn.fetch("SELECT id, m FROM ena ORDER BY m, id")
+        same([tuple(r) for r in got], ordered, "asyncpg enum order")
+        await conn.close()
+    asyncio.run(run())
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

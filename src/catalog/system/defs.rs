@@ -615,6 +615,12 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("charrecv", 2434),
             ("charsend", 2435),
         ],
+        D::Enum(_) => [
+            ("enum_in", 3504),
+            ("enum_out", 3505),
+            ("enum_recv", 3532),
+            ("enum_send", 3533),
+        ],
         D::Name => [
             ("namein", 34),
             ("nameout", 35),

@@ -113,7 +113,7 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let typmod = vals.get(1).and_then(Value::as_i64).unwrap_or(-1) as i32;
             match DataType::from_oid(o) {
                 Some(t) => text(SqlType::with_typmod(t, typmod).display_name()),
-                None => text("???"),
+                None => user_type_out(v, o).map_or_else(|| text("???"), text),
             }
         }
         // Expressions are kept as their SQL text.
@@ -284,6 +284,7 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
             }),
         DataType::RegType => DataType::from_oid(o)
             .map(|t| SqlType::new(t).display_name())
+            .or_else(|| user_type_out(v, o))
             .or_else(|| {
                 // Pseudo-types the catalogs name (operator classes' input types).
                 match o {
@@ -417,9 +418,12 @@ pub(super) fn resolve_name(
             Err(Error::undefined_table(s))
         }
         DataType::RegType => {
-            let ty = parse_type_name(s)
-                .map_err(|_| Error::undefined_object(format!("type \"{s}\" does not exist")))?;
-            Ok(Some(ty.ty.oid()))
+            if let Ok(ty) = parse_type_name(s) {
+                return Ok(Some(ty.ty.oid()));
+            }
+            user_type_in(catalog, snapshot, path, s)?
+                .map(Some)
+                .ok_or_else(|| Error::undefined_object(format!("type \"{s}\" does not exist")))
         }
         DataType::RegNamespace => {
             let parts = crate::catalog::sequence::relation_name_parts(s)?;
@@ -846,4 +850,78 @@ fn has_privilege(v: &View, of: crate::sql::expr::PrivilegeOf, vals: &[Value]) ->
             ((role_modes.0 || role_modes.1) && member) || (role_modes.2 && admin)
         }
     }))
+}
+
+/// regtype output of a user-defined type (or its array type): its name, with its
+/// schema when the search path does not find it.
+fn user_type_out(v: &View, o: u32) -> Option<String> {
+    let t =
+        v.db.catalog
+            .visible_user_types(&v.ctx.snapshot)
+            .into_iter()
+            .find(|t| t.oid == o || t.array_oid == o)?;
+    let visible = v
+        .ctx
+        .search_path
+        .search
+        .iter()
+        .find_map(|&ns| v.db.catalog.user_type_named(ns, &t.name, &v.ctx.snapshot));
+    let name = quote_ident(&t.name);
+    let name = match visible {
+        Some(found) if found.oid == t.oid => name,
+        _ => format!("{}.{name}", quote_ident(v.namespace_name(t.namespace)?)),
+    };
+    Some(if t.array_oid == o {
+        format!("{name}[]")
+    } else {
+        name
+    })
+}
+
+/// regtype input of a user-defined type's name: `name`, `schema.name`, `name[]` or
+/// `_name` (its array type).
+fn user_type_in(
+    catalog: &crate::catalog::Catalog,
+    snapshot: &crate::storage::mvcc::Snapshot,
+    path: &crate::catalog::namespace::SearchPath,
+    s: &str,
+) -> Result<Option<u32>> {
+    let (s, mut array) = match s.trim().strip_suffix("[]") {
+        Some(base) => (base.trim_end(), true),
+        None => (s.trim(), false),
+    };
+    let parts = crate::catalog::sequence::relation_name_parts(s)?;
+    let (schema, name) = match parts.as_slice() {
+        [n] => (None, n.clone()),
+        [schema, n] => (Some(schema.clone()), n.clone()),
+        _ => return Ok(None),
+    };
+    let search: Vec<u32> = match &schema {
+        Some(n) => match catalog.namespace(n, snapshot) {
+            Some(ns) => vec![ns.oid],
+            None => {
+                return Err(Error::new(
+                    "3F000",
+                    format!("schema \"{n}\" does not exist"),
+                ));
+            }
+        },
+        None => path.search.clone(),
+    };
+    let find = |name: &str| {
+        search
+            .iter()
+            .find_map(|&ns| catalog.user_type_named(ns, name, snapshot))
+    };
+    let t = match find(&name) {
+        Some(t) => Some(t),
+        None => match name.strip_prefix('_') {
+            Some(elem) if !array => {
+                array = true;
+                find(elem)
+            }
+            _ => None,
+        },
+    };
+    Ok(t.map(|t| if array { t.array_oid } else { t.oid }))
 }

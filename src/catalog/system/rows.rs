@@ -64,9 +64,11 @@ pub fn type_name(t: DataType) -> String {
             DataType::Name => "name",
             DataType::Char => "char",
             DataType::Array(_) => "anyarray",
+            DataType::Enum(_) => "anyenum",
         }
     };
     match t {
+        DataType::Enum(oid) => crate::catalog::types::enum_name(oid).unwrap_or_default(),
         DataType::Array(e) => format!("_{}", scalar(*e)),
         t => scalar(t).to_string(),
     }
@@ -105,6 +107,7 @@ pub(super) fn type_shape(
         DataType::Cidr => (-1, false, "i", "m", "I", false),
         DataType::MacAddr => (6, false, "i", "p", "U", false),
         DataType::MacAddr8 => (8, false, "i", "p", "U", false),
+        DataType::Enum(_) => (4, true, "i", "p", "E", false),
         t if t.is_oid() => (4, true, "i", "p", "N", t == DataType::Oid),
         DataType::Array(_) => (-1, false, "i", "x", "A", false),
         _ => (-2, false, "c", "p", "X", false),
@@ -512,6 +515,66 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     NULL,
                     NULL,
                 ]);
+            }
+            // Enums and their array types.
+            for t in v.db.catalog.visible_user_types(&v.ctx.snapshot) {
+                for array in [false, true] {
+                    let (io, len, byval, storage, category) = if array {
+                        ([750, 751, 2400, 2401], -1, false, "x", "A")
+                    } else {
+                        ([3504, 3505, 3532, 3533], 4, true, "p", "E")
+                    };
+                    rows.push(vec![
+                        oid(if array { t.array_oid } else { t.oid }),
+                        text(if array {
+                            format!("_{}", t.name)
+                        } else {
+                            t.name.clone()
+                        }),
+                        oid(t.namespace),
+                        oid(t.owner),
+                        int2(len),
+                        boolean(byval),
+                        text(if array { "b" } else { "e" }),
+                        text(category),
+                        boolean(false),
+                        boolean(true),
+                        text(","),
+                        oid(0),
+                        oid(if array { 2092 } else { 0 }),
+                        oid(if array { t.oid } else { 0 }),
+                        oid(if array { 0 } else { t.array_oid }),
+                        oid(io[0]),
+                        oid(io[1]),
+                        oid(io[2]),
+                        oid(io[3]),
+                        oid(0),
+                        oid(0),
+                        oid(if array { 3816 } else { 0 }),
+                        text("i"),
+                        text(storage),
+                        boolean(false),
+                        oid(0),
+                        int4(-1),
+                        int4(0),
+                        oid(0),
+                        NULL,
+                        NULL,
+                        NULL,
+                    ]);
+                }
+            }
+        }
+        "pg_enum" => {
+            for t in v.db.catalog.visible_user_types(&v.ctx.snapshot) {
+                for l in &t.labels {
+                    rows.push(vec![
+                        oid(l.oid),
+                        oid(t.oid),
+                        Value::Float4(l.sortorder),
+                        text(&l.label),
+                    ]);
+                }
             }
         }
         "pg_index" => {
@@ -1353,14 +1416,24 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         .and_then(|t| t.columns.get(i))
                         .and_then(|d| d.generated.as_ref())
                         .map(expr_sql);
+                    // A user-defined type's schema (the built-in ones': pg_catalog).
+                    let udt_schema = match c.ty.ty {
+                        DataType::Enum(o) => {
+                            v.db.catalog
+                                .user_type(o, &v.ctx.snapshot)
+                                .and_then(|t| v.namespace_name(t.namespace))
+                                .unwrap_or("pg_catalog")
+                        }
+                        _ => "pg_catalog",
+                    };
                     rows.push(info_column(
                         &ctx.database,
                         v.namespace_name(r.nsp).unwrap_or_default(),
                         &r,
-                        i,
-                        c,
+                        (i, c),
                         default,
                         generated,
+                        udt_schema,
                     ));
                 }
             }
@@ -1523,10 +1596,10 @@ fn info_column(
     database: &str,
     schema: &str,
     r: &Rel,
-    i: usize,
-    c: &Col,
+    (i, c): (usize, &Col),
     default: Option<String>,
     generated: Option<String>,
+    udt_schema: &str,
 ) -> Vec<Value> {
     let ty = c.ty;
     let (char_max, octet_max) = match ty.ty {
@@ -1561,6 +1634,7 @@ fn info_column(
     };
     let data_type = match ty.ty {
         DataType::Array(_) => "ARRAY".to_string(),
+        DataType::Enum(_) => "USER-DEFINED".to_string(),
         DataType::Name | DataType::Char | DataType::Oid => type_name(ty.ty),
         t if t.is_reg() => type_name(t),
         t => t.name().to_string(),
@@ -1594,7 +1668,7 @@ fn info_column(
         NULL,
         NULL,
         text(database),
-        text("pg_catalog"),
+        text(udt_schema),
         text(type_name(ty.ty)),
         NULL,
         NULL,

@@ -359,7 +359,7 @@ impl Binder<'_> {
             let e = if e.ty().ty == DataType::Unknown {
                 self.coerce(e, TEXT)?
             } else {
-                e
+                self.sort_key_of(e)
             };
             let desc = order_desc(&o.options)?;
             order_by.push(WindowOrder {
@@ -658,6 +658,20 @@ impl Binder<'_> {
     ) -> Result<AggCall> {
         let (func, arg) = match (func, star, args.len()) {
             (AggFunc::Count, true, 0) => (AggFunc::CountStar, None),
+            // min / max of an enum: of its labels' places, mapped back by the caller.
+            (AggFunc::Min | AggFunc::Max, false, 1)
+                if matches!(args[0].ty().ty, DataType::Enum(_)) =>
+            {
+                let DataType::Enum(oid) = args[0].ty().ty else {
+                    unreachable!()
+                };
+                self.enum_aggregate = Some(oid);
+                let arg = args
+                    .into_iter()
+                    .next()
+                    .map(|a| super::types::enum_position(a, oid));
+                (func, arg)
+            }
             (_, false, 1) => (func, args.into_iter().next()),
             _ => {
                 return Err(Error::undefined_function(format!(

@@ -479,7 +479,7 @@ impl Binder<'_> {
         data_type: &A::DataType,
         using: Option<&A::Expr>,
     ) -> Result<AlterAction> {
-        let ty = type_from_ast(data_type)?;
+        let ty = self.resolve_type(data_type)?;
         let def = &table.columns[column];
         let reads_column = |e: &Expr| {
             let mut read = vec![false; table.columns.len()];

@@ -41,6 +41,17 @@ pub(super) fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
                     SqlType::new(t.ty)
                 } else if cast::is_implicit(t.ty, r.ty) {
                     SqlType::new(r.ty)
+                } else if matches!((r.ty, t.ty), (DataType::Enum(_), DataType::Enum(_))) {
+                    // One category (E): the first type is chosen, the other cannot
+                    // become it.
+                    return Err(Error::new(
+                        "42846",
+                        format!(
+                            "{context} could not convert type {} to {}",
+                            t.ty.name(),
+                            r.ty.name()
+                        ),
+                    ));
                 } else {
                     return Err(Error::datatype_mismatch(format!(
                         "{context} types {} and {} cannot be matched",
@@ -119,6 +130,21 @@ impl Binder<'_> {
                 args: vec![text],
                 ty: to,
             });
+        }
+        if matches!(to.ty, DataType::Enum(_))
+            && (from.ty.is_string()
+                || matches!(
+                    e,
+                    Expr::Literal {
+                        value: Value::Null,
+                        ..
+                    }
+                ))
+        {
+            return self.coerce_to_enum(e, to, explicit);
+        }
+        if matches!(from.ty, DataType::Enum(_)) && to.ty.is_string() && to.ty != DataType::Unknown {
+            return self.coerce_with(super::types::enum_out(e), to, explicit);
         }
         if from.ty.is_reg() && to.ty.is_string() && to.ty != DataType::Unknown {
             let name = Expr::Func {

@@ -187,7 +187,7 @@ impl Binder<'_> {
         let serial = sequences::serial_type(&c.data_type);
         let ty = match serial {
             Some(t) => SqlType::new(t),
-            None => type_from_ast(&c.data_type)?,
+            None => self.resolve_type(&c.data_type)?,
         };
         let mut def = ColumnDef {
             name: cname,

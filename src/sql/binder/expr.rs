@@ -462,7 +462,7 @@ impl Binder<'_> {
                 if matches!(kind, A::CastKind::TryCast | A::CastKind::SafeCast) {
                     return Err(Error::feature_not_supported("TRY_CAST"));
                 }
-                let to = type_from_ast(data_type)?;
+                let to = self.resolve_type(data_type)?;
                 if let A::Expr::Array(a) = expr.as_ref()
                     && a.named
                 {
@@ -472,7 +472,7 @@ impl Binder<'_> {
                 self.explicit_cast(inner, to)
             }
             A::Expr::TypedString(ts) => {
-                let to = type_from_ast(&ts.data_type)?;
+                let to = self.resolve_type(&ts.data_type)?;
                 let text = match &ts.value.value {
                     A::Value::SingleQuotedString(s) => s.clone(),
                     other => {
@@ -1313,6 +1313,10 @@ impl Binder<'_> {
 
     pub(super) fn bind_binary(&mut self, op: BinaryOp, l: Expr, r: Expr) -> Result<Expr> {
         use DataType as D;
+        let (l, r) = match self.bind_enum_binary(op, l, r)? {
+            Ok(e) => return Ok(e),
+            Err(operands) => operands,
+        };
         if op.is_comparison() {
             let (l, r) = self.unify_comparison(l, r, op)?;
             if matches!(l.ty().ty, D::Json | D::JsonPath) {

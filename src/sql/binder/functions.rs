@@ -134,7 +134,12 @@ impl Binder<'_> {
                 order_by,
                 within_group: &f.within_group,
             };
-            return self.bind_aggregate(agg, &name, &args, distinct, star, scope, clauses);
+            self.enum_aggregate = None;
+            let call = self.bind_aggregate(agg, &name, &args, distinct, star, scope, clauses)?;
+            return Ok(match self.enum_aggregate.take() {
+                Some(oid) => super::types::enum_label_at(call, oid),
+                None => call,
+            });
         }
         if !order_by.is_empty() || !f.within_group.is_empty() {
             return Err(Error::new(
@@ -212,10 +217,11 @@ impl Binder<'_> {
             let ty = if arg.ty().ty == DataType::Unknown && !matches!(arg, Expr::Param { .. }) {
                 "unknown".to_string()
             } else {
-                match crate::types::vector_oid(arg.ty()) {
-                    Some(22) => "int2vector".to_string(),
-                    Some(_) => "oidvector".to_string(),
-                    None => arg.ty().ty.name().to_string(),
+                match (crate::types::vector_oid(arg.ty()), arg.ty().ty) {
+                    (Some(22), _) => "int2vector".to_string(),
+                    (Some(_), _) => "oidvector".to_string(),
+                    (None, DataType::Enum(oid)) => self.user_type_display(oid),
+                    (None, t) => t.name().to_string(),
                 }
             };
             return Ok(Expr::literal(Value::Text(ty), TEXT));
@@ -498,6 +504,9 @@ impl Binder<'_> {
         if let Some(call) = self.bind_extension_function(name, &args)? {
             return Ok(call);
         }
+        if let Some(call) = self.bind_enum_function(name, &args)? {
+            return Ok(call);
+        }
         if is_array_function(name) {
             return self.bind_array_function(name, args);
         }
@@ -711,6 +720,20 @@ impl Binder<'_> {
                     "greatest" => Func::Greatest,
                     _ => Func::Least,
                 };
+                // GREATEST / LEAST of enums: of their places, mapped back to labels.
+                if let (D::Enum(oid), Func::Greatest | Func::Least) = (t.ty, func) {
+                    let places = self
+                        .coerce_all(args, t)?
+                        .into_iter()
+                        .map(|a| super::types::enum_position(a, oid))
+                        .collect();
+                    let call = Expr::Func {
+                        func,
+                        args: places,
+                        ty: FLOAT4,
+                    };
+                    return Ok(super::types::enum_label_at(call, oid));
+                }
                 (func, self.coerce_all(args, t)?, t)
             }
             ("nullif", [_, _]) => {

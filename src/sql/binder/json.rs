@@ -524,7 +524,7 @@ impl Binder<'_> {
         let mut names = Vec::with_capacity(defs.len());
         for c in defs {
             let Some(dt) = &c.data_type else { continue };
-            types.push(crate::types::type_from_ast(dt)?);
+            types.push(self.resolve_type(dt)?);
             names.push(ident_name(&c.name));
         }
         let keys = Expr::Func {

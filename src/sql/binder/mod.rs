@@ -98,6 +98,7 @@ mod select;
 pub mod sequences;
 mod setop;
 mod subquery;
+mod types;
 mod upsert;
 mod utility;
 mod window;
@@ -123,6 +124,8 @@ const INT4: SqlType = SqlType::new(DataType::Int4);
 const INT8: SqlType = SqlType::new(DataType::Int8);
 
 const FLOAT8: SqlType = SqlType::new(DataType::Float8);
+/// `real`.
+const FLOAT4: SqlType = SqlType::new(DataType::Float4);
 
 const NUMERIC: SqlType = SqlType::new(DataType::Numeric);
 
@@ -241,6 +244,9 @@ pub struct Binder<'a> {
     table_rels: std::collections::HashMap<RelId, u32>,
     /// The scopes of the queries enclosing the one being bound (innermost last).
     outer_scopes: Vec<Scope>,
+    /// Set by min / max of an enum (bound over the labels' places): the enum type
+    /// their result is mapped back to (`types::enum_label_at`).
+    enum_aggregate: Option<u32>,
     /// The next SELECT bound may leave untyped literals in its select list untyped (an
     /// INSERT's source query, whose target columns give them their types).
     unknown_outputs_ok: bool,
@@ -313,6 +319,7 @@ impl<'a> Binder<'a> {
             next_rel: 1,
             table_rels: std::collections::HashMap::new(),
             outer_scopes: Vec::new(),
+            enum_aggregate: None,
             unknown_outputs_ok: false,
             cte_scopes: Vec::new(),
             statement_ctes: None,
@@ -615,6 +622,11 @@ impl<'a> Binder<'a> {
                 clone: None,
             } => self.bind_create_schema(schema_name, *if_not_exists),
             A::Statement::AlterSchema(a) => self.bind_alter_schema(a),
+            A::Statement::CreateType {
+                name,
+                representation,
+            } => self.bind_create_type(name, representation.as_ref()),
+            A::Statement::AlterType(at) => self.bind_alter_type(at),
             A::Statement::CreateExtension(c) => {
                 if c.version.is_some() {
                     return Err(Error::feature_not_supported("CREATE EXTENSION … VERSION"));
@@ -671,6 +683,9 @@ impl<'a> Binder<'a> {
                             names,
                             if_exists: *if_exists,
                         });
+                    }
+                    A::ObjectType::Type => {
+                        return self.bind_drop_type(names, *if_exists, *cascade);
                     }
                     A::ObjectType::Schema => {
                         return Ok(BoundStatement::Schema(crate::plan::SchemaChange::Drop {
@@ -793,7 +808,7 @@ impl<'a> Binder<'a> {
                 statement: Arc::new((**statement).clone()),
                 types: data_types
                     .iter()
-                    .map(crate::types::type_from_ast)
+                    .map(|t| self.resolve_type(t))
                     .collect::<Result<_>>()?,
             }),
             A::Statement::Execute {

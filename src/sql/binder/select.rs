@@ -52,6 +52,11 @@ pub(super) fn order_desc(options: &A::OrderByOptions) -> Result<bool> {
 
 pub(super) fn sort_expr(expr: Expr, options: &A::OrderByOptions) -> Result<SortExpr> {
     let desc = order_desc(options)?;
+    // An enum sorts by its labels' places in the type.
+    let expr = match expr.ty().ty {
+        crate::types::DataType::Enum(oid) => super::types::enum_position(expr, oid),
+        _ => expr,
+    };
     // PostgreSQL: NULLs sort as larger than every value.
     let nulls_first = options.nulls_first.unwrap_or(desc);
     Ok(SortExpr {

@@ -195,6 +195,11 @@ impl Binder<'_> {
                     true,
                     AggClauses::default(),
                 )?;
+                if self.enum_aggregate.take().is_some() {
+                    return Err(Error::feature_not_supported(
+                        "min / max of an enum as a window function",
+                    ));
+                }
                 let mut all: Vec<Expr> = call.arg.into_iter().collect();
                 all.extend(call.extra);
                 (all, call.ty)
@@ -276,6 +281,7 @@ impl Binder<'_> {
         let mut order_by = Vec::with_capacity(spec.order_by.len());
         for o in &spec.order_by {
             let b = self.bind_expr(&o.expr, scope)?;
+            let b = self.sort_key_of(b);
             let desc = order_desc(&o.options)?;
             order_by.push(WindowOrder {
                 expr: self.typed_value(b)?,

@@ -1,0 +1,359 @@
+//! User-defined types in statements (`catalog::types`): type names that are enums,
+//! CREATE TYPE … AS ENUM, ALTER TYPE and DROP TYPE, and what an enum's values do in
+//! expressions — labels checked as constants are bound, comparisons and sorting by
+//! the labels' places in their type.
+
+use sqlparser::ast as A;
+
+use super::schemas::split_in;
+use super::{BOOL, Binder, FLOAT4, TEXT};
+use crate::error::{Error, Result};
+use crate::plan::{BoundStatement, TypeChange};
+use crate::sql::expr::{BinaryOp, Expr, Func};
+use crate::types::{DataType, SqlType, Value, type_from_ast};
+
+impl Binder<'_> {
+    /// A type named in a statement: a built-in one, else an enum of the catalog.
+    pub(super) fn resolve_type(&self, dt: &A::DataType) -> Result<SqlType> {
+        let err = match type_from_ast(dt) {
+            Ok(t) => return Ok(t),
+            Err(e) if e.code == "42704" => e,
+            Err(e) => return Err(e),
+        };
+        match dt {
+            A::DataType::Custom(name, mods) if mods.is_empty() => {
+                match self.user_type_named(name)? {
+                    Some(t) => Ok(SqlType::new(DataType::Enum(t.oid))),
+                    None => Err(err),
+                }
+            }
+            A::DataType::Array(
+                A::ArrayElemTypeDef::SquareBracket(inner, _)
+                | A::ArrayElemTypeDef::Qualified(inner, _),
+            ) if self.resolve_type(inner).is_ok() => {
+                Err(Error::feature_not_supported("arrays of enum types"))
+            }
+            _ => Err(err),
+        }
+    }
+
+    /// The user-defined type `name` names (its schema, else the first along the path).
+    pub(super) fn user_type_named(
+        &self,
+        name: &A::ObjectName,
+    ) -> Result<Option<std::sync::Arc<crate::catalog::types::UserType>>> {
+        let (schema, bare) = split_in(name, self.database.as_deref())?;
+        let search: Vec<u32> = match schema {
+            Some(s) => match self.namespace_named(&s)? {
+                Some(ns) => vec![ns],
+                None => {
+                    return Err(Error::new(
+                        "3F000",
+                        format!("schema \"{s}\" does not exist"),
+                    ));
+                }
+            },
+            None => self.search_path.search.clone(),
+        };
+        Ok(search
+            .into_iter()
+            .find_map(|ns| self.catalog.user_type_named(ns, &bare, &self.snapshot)))
+    }
+
+    /// A user-defined type's name as regtype prints it: qualified with its schema when
+    /// the search path would not find it.
+    pub(super) fn user_type_display(&self, oid: u32) -> String {
+        let Some(t) = self.catalog.user_type(oid, &self.snapshot) else {
+            return DataType::Enum(oid).name().to_string();
+        };
+        let quote = crate::catalog::system::quote_ident;
+        let found = self
+            .search_path
+            .search
+            .iter()
+            .find_map(|&ns| self.catalog.user_type_named(ns, &t.name, &self.snapshot));
+        match found {
+            Some(f) if f.oid == t.oid => quote(&t.name),
+            _ => {
+                let schema = self
+                    .catalog
+                    .namespace_by_oid(t.namespace, &self.snapshot)
+                    .map_or_else(String::new, |n| n.name.clone());
+                format!("{}.{}", quote(&schema), quote(&t.name))
+            }
+        }
+    }
+
+    fn enum_type(&self, oid: u32) -> Result<std::sync::Arc<crate::catalog::types::UserType>> {
+        self.catalog
+            .user_type(oid, &self.snapshot)
+            .ok_or_else(|| Error::new("42704", format!("type with OID {oid} does not exist")))
+    }
+
+    /// A string (or NULL) made a value of enum `oid`: a constant is checked now, as
+    /// PostgreSQL's parser does; anything else when it runs.
+    pub(super) fn coerce_to_enum(&mut self, e: Expr, to: SqlType, explicit: bool) -> Result<Expr> {
+        let DataType::Enum(oid) = to.ty else {
+            return Err(Error::internal("not an enum"));
+        };
+        match &e {
+            Expr::Literal {
+                value: Value::Null, ..
+            } => {
+                return Ok(Expr::Literal {
+                    value: Value::Null,
+                    ty: to,
+                });
+            }
+            Expr::Literal {
+                value: Value::Text(s),
+                ..
+            } => {
+                let t = self.enum_type(oid)?;
+                if t.position(s).is_none() {
+                    return Err(t.bad_label(s));
+                }
+                crate::catalog::types::check_committed(&t, s, self.snapshot.own)?;
+                return Ok(Expr::Literal {
+                    value: Value::Text(s.clone()),
+                    ty: to,
+                });
+            }
+            _ => {}
+        }
+        let text = self.coerce_with(e, TEXT, explicit)?;
+        Ok(Expr::Func {
+            func: Func::EnumIn(oid),
+            args: vec![text],
+            ty: to,
+        })
+    }
+
+    /// A comparison or `||` with an enum operand: None when neither side is one.
+    /// Both sides must be the one enum type (an untyped literal takes it); equality
+    /// compares labels, order their places.
+    pub(super) fn bind_enum_binary(
+        &mut self,
+        op: BinaryOp,
+        l: Expr,
+        r: Expr,
+    ) -> Result<std::result::Result<Expr, (Expr, Expr)>> {
+        let (lt, rt) = (l.ty(), r.ty());
+        let enum_ty = match (lt.ty, rt.ty) {
+            (DataType::Enum(_), _) => lt,
+            (_, DataType::Enum(_)) => rt,
+            _ => return Ok(Err((l, r))),
+        };
+        if op == BinaryOp::Concat {
+            // anynonarray || text: the enum's label.
+            let as_text = |e: Expr| -> Expr {
+                if matches!(e.ty().ty, DataType::Enum(_)) {
+                    enum_out(e)
+                } else {
+                    e
+                }
+            };
+            return Ok(Err((as_text(l), as_text(r))));
+        }
+        let DataType::Enum(oid) = enum_ty.ty else {
+            return Ok(Err((l, r)));
+        };
+        let compare = matches!(
+            op,
+            BinaryOp::Eq
+                | BinaryOp::NotEq
+                | BinaryOp::Lt
+                | BinaryOp::LtEq
+                | BinaryOp::Gt
+                | BinaryOp::GtEq
+        );
+        let fits = |t: DataType| t == enum_ty.ty || t == DataType::Unknown;
+        if !compare || !fits(lt.ty) || !fits(rt.ty) {
+            return Err(super::expr::no_operator(lt.ty, op.symbol(), rt.ty));
+        }
+        let l = self.coerce_to_enum_if_needed(l, enum_ty)?;
+        let r = self.coerce_to_enum_if_needed(r, enum_ty)?;
+        let (l, r) = if matches!(op, BinaryOp::Eq | BinaryOp::NotEq) {
+            (enum_out(l), enum_out(r))
+        } else {
+            (enum_position(l, oid), enum_position(r, oid))
+        };
+        Ok(Ok(Expr::Binary {
+            op,
+            left: Box::new(l),
+            right: Box::new(r),
+            ty: BOOL,
+        }))
+    }
+
+    fn coerce_to_enum_if_needed(&mut self, e: Expr, to: SqlType) -> Result<Expr> {
+        if e.ty().ty == to.ty {
+            Ok(e)
+        } else {
+            self.coerce_to_enum(e, to, false)
+        }
+    }
+
+    /// CREATE TYPE name AS ENUM (…).
+    pub(super) fn bind_create_type(
+        &mut self,
+        name: &A::ObjectName,
+        representation: Option<&A::UserDefinedTypeRepresentation>,
+    ) -> Result<BoundStatement> {
+        let labels = match representation {
+            Some(A::UserDefinedTypeRepresentation::Enum { labels }) => {
+                labels.iter().map(|l| l.value.clone()).collect()
+            }
+            Some(A::UserDefinedTypeRepresentation::Composite { .. }) => {
+                return Err(Error::feature_not_supported("composite types"));
+            }
+            Some(A::UserDefinedTypeRepresentation::Range { .. }) => {
+                return Err(Error::feature_not_supported("range types"));
+            }
+            _ => return Err(Error::feature_not_supported("CREATE TYPE of a base type")),
+        };
+        let rel = self.creation_name(name, false)?;
+        Ok(BoundStatement::UserType(TypeChange::CreateEnum {
+            namespace: rel.ns,
+            name: rel.name,
+            labels,
+        }))
+    }
+
+    /// ALTER TYPE name ADD VALUE / RENAME VALUE / RENAME TO.
+    pub(super) fn bind_alter_type(&mut self, at: &A::AlterType) -> Result<BoundStatement> {
+        let Some(t) = self.user_type_named(&at.name)? else {
+            return Err(Error::new(
+                "42704",
+                format!("type \"{}\" does not exist", at.name),
+            ));
+        };
+        let change = match &at.operation {
+            A::AlterTypeOperation::AddValue(add) => TypeChange::AddValue {
+                oid: t.oid,
+                label: add.value.value.clone(),
+                if_not_exists: add.if_not_exists,
+                neighbour: add.position.as_ref().map(|p| match p {
+                    A::AlterTypeAddValuePosition::Before(n) => (n.value.clone(), true),
+                    A::AlterTypeAddValuePosition::After(n) => (n.value.clone(), false),
+                }),
+            },
+            A::AlterTypeOperation::RenameValue(rv) => TypeChange::RenameValue {
+                oid: t.oid,
+                from: rv.from.value.clone(),
+                to: rv.to.value.clone(),
+            },
+            A::AlterTypeOperation::Rename(r) => TypeChange::Rename {
+                oid: t.oid,
+                to: super::ident_name(&r.new_name),
+            },
+        };
+        Ok(BoundStatement::UserType(change))
+    }
+
+    /// DROP TYPE [IF EXISTS] name, … [CASCADE].
+    pub(super) fn bind_drop_type(
+        &mut self,
+        names: &[A::ObjectName],
+        if_exists: bool,
+        cascade: bool,
+    ) -> Result<BoundStatement> {
+        let mut found = Vec::new();
+        for name in names {
+            let t = match self.user_type_named(name) {
+                Ok(t) => t,
+                Err(e) if e.code == "3F000" && if_exists => None,
+                Err(e) => return Err(e),
+            };
+            match t {
+                Some(t) => found.push((name.to_string(), Some(t.oid))),
+                None if if_exists => found.push((name.to_string(), None)),
+                None => {
+                    // A built-in type's name: PostgreSQL's 2BP01 for system types.
+                    if type_from_ast(&A::DataType::Custom(name.clone(), vec![])).is_ok() {
+                        return Err(Error::new(
+                            "2BP01",
+                            format!(
+                                "cannot drop type {name} because it is required by the database system"
+                            ),
+                        ));
+                    }
+                    return Err(Error::new(
+                        "42704",
+                        format!("type \"{name}\" does not exist"),
+                    ));
+                }
+            }
+        }
+        Ok(BoundStatement::UserType(TypeChange::Drop {
+            types: found,
+            cascade,
+        }))
+    }
+
+    /// enum_first / enum_last / enum_range of an enum-typed argument, read from the
+    /// catalog now (they depend on the type alone).
+    pub(super) fn bind_enum_function(&mut self, name: &str, args: &[Expr]) -> Result<Option<Expr>> {
+        if !matches!(name, "enum_first" | "enum_last" | "enum_range") {
+            return Ok(None);
+        }
+        let Some(DataType::Enum(oid)) = args.first().map(|a| a.ty().ty) else {
+            return Ok(None);
+        };
+        if name == "enum_range" {
+            return Err(Error::feature_not_supported("arrays of enum types"));
+        }
+        let t = self.enum_type(oid)?;
+        let label = if name == "enum_first" {
+            t.labels.first()
+        } else {
+            t.labels.last()
+        };
+        let Some(label) = label else {
+            return Err(Error::new(
+                "55000",
+                format!("enum {} contains no values", t.name),
+            ));
+        };
+        crate::catalog::types::check_committed(&t, &label.label, self.snapshot.own)?;
+        Ok(Some(Expr::Literal {
+            value: Value::Text(label.label.clone()),
+            ty: SqlType::new(DataType::Enum(oid)),
+        }))
+    }
+
+    /// An ORDER BY or window key: an enum sorts by its labels' places.
+    pub(super) fn sort_key_of(&self, e: Expr) -> Expr {
+        match e.ty().ty {
+            DataType::Enum(oid) => enum_position(e, oid),
+            _ => e,
+        }
+    }
+}
+
+/// An enum value's label as text.
+pub(super) fn enum_out(e: Expr) -> Expr {
+    Expr::Func {
+        func: Func::EnumOut,
+        args: vec![e],
+        ty: TEXT,
+    }
+}
+
+/// The label at a place of enum `oid` (min / max / GREATEST / LEAST of places).
+pub(super) fn enum_label_at(e: Expr, oid: u32) -> Expr {
+    Expr::Func {
+        func: Func::EnumLabelAt(oid),
+        args: vec![e],
+        ty: SqlType::new(DataType::Enum(oid)),
+    }
+}
+
+/// An enum value's place in its type's order.
+pub(super) fn enum_position(e: Expr, oid: u32) -> Expr {
+    Expr::Func {
+        func: Func::EnumPosition(oid),
+        args: vec![e],
+        ty: FLOAT4,
+    }
+}
