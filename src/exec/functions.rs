@@ -204,32 +204,32 @@ fn net_row(kind: crate::sql::expr::NetFn, row: &[Value], result: DataType) -> Re
     use crate::sql::expr::NetFn as N;
     use crate::types::net::{self, Inet};
     let inet = |v: &Value| match v {
-        Value::Net(_, b) => Ok(Inet::decode(b)),
+        Value::Raw(_, b) => Ok(Inet::decode(b)),
         _ => Err(Error::internal("network function expected inet")),
     };
     let bytes = |v: &Value| match v {
-        Value::Net(_, b) => Ok(b.clone()),
+        Value::Raw(_, b) => Ok(b.clone()),
         _ => Err(Error::internal("network function expected a MAC address")),
     };
     let int = |v: &Value| {
         v.as_i64()
             .ok_or_else(|| Error::internal("network function expected an integer"))
     };
-    let net_value = |n: Inet, t: DataType| Value::Net(t, n.encode());
+    let net_value = |n: Inet, t: DataType| Value::Raw(t, n.encode());
     Ok(match kind {
         N::Within { or_equal } => {
             Value::Bool(net::within(&inet(&row[0])?, &inet(&row[1])?, or_equal))
         }
         N::Overlaps => Value::Bool(net::overlaps(&inet(&row[0])?, &inet(&row[1])?)),
         N::Not if result == DataType::Inet => net_value(net::not(&inet(&row[0])?), result),
-        N::Not => Value::Net(result, bytes(&row[0])?.iter().map(|b| !b).collect()),
+        N::Not => Value::Raw(result, bytes(&row[0])?.iter().map(|b| !b).collect()),
         N::And | N::Or if result == DataType::Inet => net_value(
             net::bitwise(&inet(&row[0])?, &inet(&row[1])?, kind == N::And)?,
             result,
         ),
         N::And | N::Or => {
             let (a, b) = (bytes(&row[0])?, bytes(&row[1])?);
-            Value::Net(
+            Value::Raw(
                 result,
                 a.iter()
                     .zip(&b)
@@ -248,7 +248,7 @@ fn net_row(kind: crate::sql::expr::NetFn, row: &[Value], result: DataType) -> Re
         N::Diff => Value::Int8(net::subtract(&inet(&row[0])?, &inet(&row[1])?)?),
         N::Abbrev => {
             let n = inet(&row[0])?;
-            let cidr = matches!(&row[0], Value::Net(DataType::Cidr, _));
+            let cidr = matches!(&row[0], Value::Raw(DataType::Cidr, _));
             Value::Text(if cidr {
                 net::cidr_abbrev(&n)
             } else {
@@ -278,14 +278,14 @@ fn net_row(kind: crate::sql::expr::NetFn, row: &[Value], result: DataType) -> Re
             for x in b.iter_mut().skip(3) {
                 *x = 0;
             }
-            Value::Net(result, b)
+            Value::Raw(result, b)
         }
         N::Set7Bit => {
             let mut b = bytes(&row[0])?;
             if let Some(x) = b.first_mut() {
                 *x |= 0x02;
             }
-            Value::Net(result, b)
+            Value::Raw(result, b)
         }
     })
 }
@@ -1003,6 +1003,20 @@ pub fn eval_function(
             })?
         }
         Func::EnumOut => eval_strict_rows(args, &vs, n, ty, |row| Ok(row[0].clone()))?,
+        Func::Range(crate::sql::expr::RangeFn::Construct, kind) => {
+            let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+            let mut out = Vector::with_capacity(ty.ty, n);
+            let mut row = Vec::with_capacity(vs.len());
+            for i in 0..n {
+                row.clear();
+                for (v, t) in vs.iter().zip(&types) {
+                    row.push(v.value(i, *t));
+                }
+                out.push_value(&range_construct(kind, &row)?);
+            }
+            out
+        }
+        Func::Range(f, kind) => eval_strict_rows(args, &vs, n, ty, |row| range_row(f, kind, row))?,
         Func::EnumLabelAt(oid) => {
             let t = enum_type(ctx, oid)?;
             eval_strict_rows(args, &vs, n, ty, |row| {
@@ -1757,6 +1771,86 @@ fn chr(code: i32, buf: &mut [u8; 4]) -> Result<&[u8]> {
         )
     })?;
     Ok(c.encode_utf8(buf).as_bytes())
+}
+
+/// int4range(lower, upper [, bounds]) and its kin: a NULL bound is infinite.
+fn range_construct(kind: crate::types::range::RangeKind, row: &[Value]) -> Result<Value> {
+    use crate::types::range::{self, Bound};
+    let (lower_inc, upper_inc) = match row.get(2) {
+        None => (true, false),
+        Some(Value::Text(s)) => range::bounds_spec(s)?,
+        Some(_) => {
+            return Err(Error::new(
+                "22000",
+                "range constructor flags argument must not be null",
+            ));
+        }
+    };
+    let bound = |v: &Value, inclusive: bool, lower: bool| Bound {
+        value: (!v.is_null()).then(|| v.clone()),
+        inclusive,
+        lower,
+    };
+    let r = range::make(
+        kind,
+        bound(&row[0], lower_inc, true),
+        bound(&row[1], upper_inc, false),
+        false,
+    )?;
+    Ok(Value::Raw(DataType::Range(kind), range::encode(&r)))
+}
+
+/// One row of a range operator or function over non-NULL arguments.
+fn range_row(
+    f: crate::sql::expr::RangeFn,
+    kind: crate::types::range::RangeKind,
+    row: &[Value],
+) -> Result<Value> {
+    use crate::sql::expr::RangeFn as F;
+    use crate::types::range;
+    let get = |v: &Value| match v {
+        Value::Raw(DataType::Range(_), b) => range::decode(kind, b),
+        _ => range::Range::empty(),
+    };
+    let out = |r: range::Range| Value::Raw(DataType::Range(kind), range::encode(&r));
+    let r = get(&row[0]);
+    Ok(match f {
+        F::Construct => return Err(Error::internal("range constructor as a row function")),
+        F::Lower | F::Upper => {
+            let b = if f == F::Lower { &r.lower } else { &r.upper };
+            match (&b.value, r.empty) {
+                (Some(v), false) => v.clone(),
+                _ => Value::Null,
+            }
+        }
+        F::IsEmpty => Value::Bool(r.empty),
+        F::LowerInc => Value::Bool(!r.empty && r.lower.inclusive),
+        F::UpperInc => Value::Bool(!r.empty && r.upper.inclusive),
+        F::LowerInf => Value::Bool(!r.empty && r.lower.value.is_none()),
+        F::UpperInf => Value::Bool(!r.empty && r.upper.value.is_none()),
+        F::ContainsElem => Value::Bool(range::contains_elem(&r, &row[1])),
+        _ => {
+            let r2 = get(&row[1]);
+            match f {
+                F::Merge => out(range::union(kind, &r, &r2, false)?),
+                F::Contains => Value::Bool(range::contains(&r, &r2)),
+                F::Overlaps => Value::Bool(range::overlaps(&r, &r2)),
+                F::Before => Value::Bool(range::before(&r, &r2)),
+                F::OverLeft => Value::Bool(range::over_left(&r, &r2)),
+                F::OverRight => Value::Bool(range::over_right(&r, &r2)),
+                F::Adjacent => Value::Bool(range::adjacent(kind, &r, &r2)),
+                F::Union => out(range::union(kind, &r, &r2, true)?),
+                F::Intersection => out(range::intersection(kind, &r, &r2)?),
+                F::Equal => Value::Bool(
+                    r.empty == r2.empty
+                        && (r.empty
+                            || range::cmp_bounds(&r.lower, &r2.lower).is_eq()
+                                && range::cmp_bounds(&r.upper, &r2.upper).is_eq()),
+                ),
+                _ => out(range::difference(kind, &r, &r2)?),
+            }
+        }
+    })
 }
 
 /// The enum type `oid` as the statement's snapshot sees it.

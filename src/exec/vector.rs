@@ -153,6 +153,7 @@ impl Vector {
             | DataType::Unknown
             | DataType::Name
             | DataType::Enum(_)
+            | DataType::Range(_)
             | DataType::Char
             | DataType::Json
             | DataType::JsonPath
@@ -275,7 +276,7 @@ impl Vector {
             (Data::Jsonb(t), Value::Jsonb(x)) => t.push(x),
             (Data::Text(t), Value::Uuid(x)) => t.push(x),
             (Data::Text(t), Value::Bytes(x)) => t.push(x),
-            (Data::Text(t), Value::Net(_, x)) => t.push(x),
+            (Data::Text(t), Value::Raw(_, x)) => t.push(x),
             // A kind mismatch is a binder bug; store NULL rather than corrupt the column.
             _ => {
                 debug_assert!(false, "vector kind mismatch: {:?}", value);
@@ -313,9 +314,11 @@ impl Vector {
             Data::Text(t) => match ty {
                 DataType::Uuid => Value::Uuid(t.get(i).try_into().unwrap_or([0; 16])),
                 DataType::Bytea => Value::Bytes(t.get(i).to_vec()),
-                DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8 => {
-                    Value::Net(ty, t.get(i).to_vec())
-                }
+                DataType::Inet
+                | DataType::Cidr
+                | DataType::MacAddr
+                | DataType::MacAddr8
+                | DataType::Range(_) => Value::Raw(ty, t.get(i).to_vec()),
                 _ => Value::Text(t.get_str(i).to_string()),
             },
             Data::Interval(v) => Value::Interval(v[i]),

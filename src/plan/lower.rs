@@ -1198,6 +1198,8 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::Inet | DataType::Cidr => 16,
         DataType::MacAddr => 17,
         DataType::MacAddr8 => 18,
+        // Ranges compare by their stored bytes (`types::range`).
+        DataType::Range(_) => 19,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType

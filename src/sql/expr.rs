@@ -209,6 +209,8 @@ pub enum Func {
     Net(NetFn),
     /// A function of a built-in extension (`exec::extension_functions`).
     Ext(ExtFn),
+    /// A range operator or function (`types::range`), over ranges of one kind.
+    Range(RangeFn, crate::types::range::RangeKind),
     /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
     ToChar,
     /// to_date(text, text), to_timestamp(text, text) (`timestamp`), and
@@ -444,6 +446,37 @@ pub enum Func {
     RowBuild,
     /// Field `n` (from 0) of a record; the call's type is the field's.
     RecordField(u16),
+}
+
+/// Which range operator or function (`types::range`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RangeFn {
+    /// int4range(lower, upper [, bounds]) and its kin: not strict (NULL is infinite).
+    Construct,
+    Lower,
+    Upper,
+    IsEmpty,
+    LowerInc,
+    UpperInc,
+    LowerInf,
+    UpperInf,
+    Merge,
+    /// range @> range (and <@ with the arguments swapped).
+    Contains,
+    /// range @> element (and element <@ range, swapped).
+    ContainsElem,
+    Overlaps,
+    /// `<<` (and `>>`, swapped).
+    Before,
+    OverLeft,
+    OverRight,
+    Adjacent,
+    Union,
+    Intersection,
+    Difference,
+    /// numrange `=` (`<>` negated): bounds compared by value, so `[1.0,2)` equals
+    /// `[1,2)` although their stored forms differ in the bounds' display scales.
+    Equal,
 }
 
 /// Which function or operator of a built-in extension (`catalog::extension`).

@@ -265,7 +265,7 @@ pub fn push_value(out: &mut Vec<u8>, v: &Value) {
             Value::Uuid(u) => push_str(out, u),
             Value::Bytes(b) => push_str(out, b),
             Value::Jsonb(b) => push_str(out, b),
-            Value::Net(_, b) => push_str(out, b),
+            Value::Raw(_, b) => push_str(out, b),
         }
     }
 }
@@ -321,9 +321,11 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
                 .unwrap_or([0; 16]),
         ),
         DataType::Bytea => Value::Bytes(p.get(4..).unwrap_or(&[]).to_vec()),
-        DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8 => {
-            Value::Net(elem, p.get(4..).unwrap_or(&[]).to_vec())
-        }
+        DataType::Inet
+        | DataType::Cidr
+        | DataType::MacAddr
+        | DataType::MacAddr8
+        | DataType::Range(_) => Value::Raw(elem, p.get(4..).unwrap_or(&[]).to_vec()),
         DataType::Jsonb => Value::Jsonb(p.get(4..).unwrap_or(&[]).to_vec()),
         // An array inside a record (arrays of arrays do not exist).
         DataType::Array(e) => Value::Array(Box::new(Array {

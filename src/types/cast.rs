@@ -198,7 +198,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             let s = match &other {
                 Value::Bool(b) => (if *b { "true" } else { "false" }).to_string(),
                 // inet's text cast shows the length even when it is the whole address.
-                Value::Net(DataType::Inet, b) => {
+                Value::Raw(DataType::Inet, b) => {
                     super::net::to_text(&super::net::Inet::decode(b), true)
                 }
                 v => text::value_to_string(v, fmt),
@@ -326,7 +326,7 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
             _ => return Err(cast_error(from, to)),
         },
         Value::Jsonb(b) => super::jsonb_cast::from_jsonb(b, to)?,
-        Value::Net(t, b) => net_to(t, b, to.ty, from, to)?,
+        Value::Raw(t, b) => net_to(t, b, to.ty, from, to)?,
         Value::Array(a) => {
             let DataType::Array(elem_to) = to.ty else {
                 return Err(cast_error(from, to));
@@ -349,11 +349,11 @@ pub fn cast_value(value: Value, to: SqlType, explicit: bool, fmt: &TextFormat) -
 fn net_to(t: DataType, b: Vec<u8>, to_ty: DataType, from: DataType, to: SqlType) -> Result<Value> {
     use super::net::{Inet, network};
     Ok(match (t, to_ty) {
-        (a, b2) if a == b2 => Value::Net(a, b),
-        (DataType::Cidr, DataType::Inet) => Value::Net(to_ty, b),
-        (DataType::Inet, DataType::Cidr) => Value::Net(to_ty, network(&Inet::decode(&b)).encode()),
+        (a, b2) if a == b2 => Value::Raw(a, b),
+        (DataType::Cidr, DataType::Inet) => Value::Raw(to_ty, b),
+        (DataType::Inet, DataType::Cidr) => Value::Raw(to_ty, network(&Inet::decode(&b)).encode()),
         (DataType::MacAddr, DataType::MacAddr8) if b.len() == 6 => {
-            Value::Net(to_ty, vec![b[0], b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]])
+            Value::Raw(to_ty, vec![b[0], b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]])
         }
         (DataType::MacAddr8, DataType::MacAddr) if b.len() == 8 => {
             if b[3] != 0xff || b[4] != 0xfe {
@@ -365,7 +365,7 @@ fn net_to(t: DataType, b: Vec<u8>, to_ty: DataType, from: DataType, to: SqlType)
                     "Only addresses that have FF and FE as values in the 4th and 5th bytes from the left, for example xx:xx:xx:ff:fe:xx:xx:xx, are eligible to be converted from macaddr8 to macaddr.",
                 ));
             }
-            Value::Net(to_ty, vec![b[0], b[1], b[2], b[5], b[6], b[7]])
+            Value::Raw(to_ty, vec![b[0], b[1], b[2], b[5], b[6], b[7]])
         }
         _ => return Err(cast_error(from, to)),
     })

@@ -17,6 +17,7 @@ pub mod jsonb_cast;
 pub mod jsonpath;
 pub mod net;
 pub mod numeric;
+pub mod range;
 pub mod record;
 pub mod text;
 pub mod value;
@@ -91,10 +92,12 @@ pub enum DataType {
     /// A user-defined enum (`catalog::types`), by its type oid: the label, in a text
     /// vector.
     Enum(u32),
+    /// A range (`types::range`): bytes in a text vector whose order is range_cmp's.
+    Range(range::RangeKind),
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 29] = [
+const ARRAY_ELEMS: [DataType; 35] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -124,6 +127,12 @@ const ARRAY_ELEMS: [DataType; 29] = [
     DataType::Cidr,
     DataType::MacAddr,
     DataType::MacAddr8,
+    DataType::Range(range::RangeKind::Int4),
+    DataType::Range(range::RangeKind::Int8),
+    DataType::Range(range::RangeKind::Num),
+    DataType::Range(range::RangeKind::Date),
+    DataType::Range(range::RangeKind::Ts),
+    DataType::Range(range::RangeKind::Tstz),
 ];
 
 /// The scalar types that have array types.
@@ -401,10 +410,12 @@ impl DataType {
                 DataType::Cidr => 651,
                 DataType::MacAddr => 1040,
                 DataType::MacAddr8 => 775,
+                DataType::Range(k) => k.array_oid(),
                 _ => 2277,
             },
             DataType::Record => 2249,
             DataType::Enum(oid) => oid,
+            DataType::Range(k) => k.oid(),
         }
     }
 
@@ -446,6 +457,12 @@ impl DataType {
             650 => DataType::Cidr,
             829 => DataType::MacAddr,
             774 => DataType::MacAddr8,
+            3904 => DataType::Range(range::RangeKind::Int4),
+            3926 => DataType::Range(range::RangeKind::Int8),
+            3906 => DataType::Range(range::RangeKind::Num),
+            3912 => DataType::Range(range::RangeKind::Date),
+            3908 => DataType::Range(range::RangeKind::Ts),
+            3910 => DataType::Range(range::RangeKind::Tstz),
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -478,6 +495,7 @@ impl DataType {
             DataType::MacAddr => 6,
             DataType::MacAddr8 => 8,
             DataType::Enum(_) => 4,
+            DataType::Range(_) => -1,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -558,10 +576,17 @@ impl DataType {
                 DataType::Cidr => "cidr[]",
                 DataType::MacAddr => "macaddr[]",
                 DataType::MacAddr8 => "macaddr8[]",
+                DataType::Range(range::RangeKind::Int4) => "int4range[]",
+                DataType::Range(range::RangeKind::Int8) => "int8range[]",
+                DataType::Range(range::RangeKind::Num) => "numrange[]",
+                DataType::Range(range::RangeKind::Date) => "daterange[]",
+                DataType::Range(range::RangeKind::Ts) => "tsrange[]",
+                DataType::Range(range::RangeKind::Tstz) => "tstzrange[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
             DataType::Enum(oid) => crate::catalog::types::enum_static_name(oid),
+            DataType::Range(k) => k.name(),
         }
     }
 
@@ -576,6 +601,7 @@ impl DataType {
                 | DataType::Cidr
                 | DataType::MacAddr
                 | DataType::MacAddr8
+                | DataType::Range(_)
         )
     }
 
@@ -763,6 +789,11 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("cidr", 0) => SqlType::new(DataType::Cidr),
                 ("macaddr", 0) => SqlType::new(DataType::MacAddr),
                 ("macaddr8", 0) => SqlType::new(DataType::MacAddr8),
+                (name, 0) if range::RangeKind::named(name).is_some() => {
+                    SqlType::new(DataType::Range(
+                        range::RangeKind::named(name).unwrap_or(range::RangeKind::Int4),
+                    ))
+                }
                 // The array types' own names: _int4, _text, …
                 (array, 0) if array.starts_with('_') => {
                     let elem = match &array[1..] {
@@ -794,6 +825,9 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "cidr" => DataType::Cidr,
                         "macaddr" => DataType::MacAddr,
                         "macaddr8" => DataType::MacAddr8,
+                        r if range::RangeKind::named(r).is_some() => DataType::Range(
+                            range::RangeKind::named(r).unwrap_or(range::RangeKind::Int4),
+                        ),
                         _ => {
                             return Err(Error::undefined_object(format!(
                                 "type \"{n}\" does not exist"
@@ -813,6 +847,13 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         Error::syntax(format!("invalid type modifier \"{}\"", mods[0]))
                     })?;
                     SqlType::with_typmod(ty, seconds_precision(Some(p)))
+                }
+                (
+                    "int4multirange" | "int8multirange" | "nummultirange" | "datemultirange"
+                    | "tsmultirange" | "tstzmultirange",
+                    _,
+                ) => {
+                    return Err(Error::feature_not_supported("multirange types"));
                 }
                 ("serial" | "bigserial" | "smallserial", _) => {
                     return Err(Error::feature_not_supported(format!("type {n}")));

@@ -306,7 +306,8 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Uuid(u) => super::bytes::write_uuid(out, u),
         Value::Bytes(b) => super::bytes::write_bytea(out, b, fmt.bytea_escape),
         Value::Jsonb(b) => super::jsonb::write_text(b, out),
-        Value::Net(t, b) => write_net(out, *t, b),
+        Value::Raw(DataType::Range(k), b) => super::range::write_text(out, *k, b, fmt),
+        Value::Raw(t, b) => write_net(out, *t, b),
     }
 }
 
@@ -415,6 +416,10 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Name => Value::Text(truncate_name(text).to_string()),
         // The label is checked against its type where the catalog is at hand.
         DataType::Enum(_) => Value::Text(text.to_string()),
+        DataType::Range(k) => Value::Raw(
+            ty,
+            super::range::encode(&super::range::parse(k, text, fmt)?),
+        ),
         DataType::Json => {
             super::json::validate(text)?;
             Value::Text(text.to_string())
@@ -444,10 +449,10 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Date => Value::Date(datetime::parse_date(text, &fmt.date_input())?),
         DataType::Time => Value::Time(datetime::parse_time(text, &fmt.date_input())?),
         DataType::Inet | DataType::Cidr => {
-            Value::Net(ty, super::net::parse(text, ty == DataType::Cidr)?.encode())
+            Value::Raw(ty, super::net::parse(text, ty == DataType::Cidr)?.encode())
         }
-        DataType::MacAddr => Value::Net(ty, super::net::parse_mac(text)?.to_vec()),
-        DataType::MacAddr8 => Value::Net(ty, super::net::parse_mac8(text)?.to_vec()),
+        DataType::MacAddr => Value::Raw(ty, super::net::parse_mac(text)?.to_vec()),
+        DataType::MacAddr8 => Value::Raw(ty, super::net::parse_mac8(text)?.to_vec()),
         DataType::TimeTz => Value::TimeTz(datetime::parse_timetz(text, &fmt.date_input())?),
         DataType::Timestamp => {
             Value::Timestamp(datetime::parse_timestamp(text, &fmt.date_input())?)

@@ -35,7 +35,10 @@ pub enum Value {
     /// A jsonb value in its binary form (`types::jsonb`).
     Jsonb(Vec<u8>),
     /// An inet, cidr, macaddr or macaddr8 in its stored form (`types::net`).
-    Net(super::DataType, Vec<u8>),
+
+    /// A value kept as bytes in a text vector whose text form is not those bytes:
+    /// the network types (`types::net`) and ranges (`types::range`), by their type.
+    Raw(super::DataType, Vec<u8>),
 }
 
 impl Value {
@@ -66,7 +69,7 @@ impl Value {
             Value::Uuid(_) => DataType::Uuid,
             Value::Bytes(_) => DataType::Bytea,
             Value::Jsonb(_) => DataType::Jsonb,
-            Value::Net(t, _) => *t,
+            Value::Raw(t, _) => *t,
         }
     }
 

@@ -183,6 +183,7 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
             DataType::Inet | DataType::Cidr | DataType::MacAddr | DataType::MacAddr8 => {
                 text::write_net(buf, ty, t.get(i))
             }
+            DataType::Range(k) => crate::types::range::write_text(buf, k, t.get(i), fmt),
             _ => buf.extend_from_slice(t.get(i)),
         },
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
@@ -205,6 +206,9 @@ pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
         Data::Text(t) if matches!(ty, DataType::Inet | DataType::Cidr) => {
             let n = crate::types::net::Inet::decode(t.get(i));
             crate::types::net::send(&n, ty == DataType::Cidr, buf);
+        }
+        Data::Text(t) if matches!(ty, DataType::Range(_)) => {
+            value_send(buf, &Value::Raw(ty, t.get(i).to_vec()));
         }
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -297,11 +301,24 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
             buf.extend_from_slice(&x.to_be_bytes())
         }
         Value::TimeTz(x) => timetz_send(buf, *x),
-        Value::Net(t, b) if matches!(t, DataType::Inet | DataType::Cidr) => {
+        Value::Raw(t, b) if matches!(t, DataType::Inet | DataType::Cidr) => {
             let n = crate::types::net::Inet::decode(b);
             crate::types::net::send(&n, *t == DataType::Cidr, buf);
         }
-        Value::Net(_, b) => buf.extend_from_slice(b),
+        Value::Raw(DataType::Range(k), b) => {
+            let r = crate::types::range::decode(*k, b);
+            buf.push(crate::types::range::flags(&r));
+            for bound in [&r.lower, &r.upper] {
+                if let Some(v) = &bound.value {
+                    let len_at = buf.len();
+                    buf.extend_from_slice(&[0; 4]);
+                    value_send(buf, v);
+                    let len = (buf.len() - len_at - 4) as i32;
+                    buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());
+                }
+            }
+        }
+        Value::Raw(_, b) => buf.extend_from_slice(b),
         Value::Float4(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
         Value::Float8(x) => buf.extend_from_slice(&x.to_bits().to_be_bytes()),
         Value::Numeric(n) => numeric_send(buf, n),
@@ -860,12 +877,18 @@ pub fn decode_param(
             }
         }
         DataType::Bytea => Value::Bytes(b.to_vec()),
-        DataType::Inet | DataType::Cidr => Value::Net(
+        DataType::Inet | DataType::Cidr => Value::Raw(
             ty.ty,
             crate::types::net::recv(b, ty.ty == DataType::Cidr)?.encode(),
         ),
-        DataType::MacAddr => Value::Net(ty.ty, fixed(6)?.to_vec()),
-        DataType::MacAddr8 => Value::Net(ty.ty, fixed(8)?.to_vec()),
+        DataType::MacAddr => Value::Raw(ty.ty, fixed(6)?.to_vec()),
+        DataType::Range(k) => {
+            let r = crate::types::range::recv(k, b, |data| {
+                decode_param(Some(data), SqlType::new(k.subtype()), true, index, fmt)
+            })?;
+            Value::Raw(ty.ty, crate::types::range::encode(&r))
+        }
+        DataType::MacAddr8 => Value::Raw(ty.ty, fixed(8)?.to_vec()),
         DataType::Jsonb => {
             if b.first() != Some(&1) {
                 return Err(Error::new("22P03", "unsupported jsonb version number"));

@@ -750,6 +750,60 @@ def _():
         await conn.close()
     asyncio.run(run())
 
+@check("ranges through psycopg2, psycopg 3 (text and binary) and asyncpg")
+def _():
+    import datetime as dt
+    from decimal import Decimal
+    setup = ("DROP TABLE IF EXISTS {t}; CREATE TABLE {t} "
+             "(id int PRIMARY KEY, i int4range, n numrange, d daterange, ts tstzrange)")
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="rg2"))
+    cur.execute("INSERT INTO rg2 VALUES (1, '[1,5]', '(1.5,2.50]', '[2024-01-01,2024-01-31]', "
+                "'[2024-01-01 10:00+00,)'), (2, 'empty', NULL, NULL, NULL)")
+    cur.execute("SELECT i, n, d, ts, i @> 3 FROM rg2 ORDER BY id")
+    rows = cur.fetchall()
+    r = rows[0]
+    same((r[0].lower, r[0].upper, r[0].lower_inc, r[0].upper_inc), (1, 6, True, False),
+         "psycopg2 int4range")
+    same((r[1].lower, r[1].upper, r[1].lower_inc), (Decimal("1.5"), Decimal("2.50"), False),
+         "psycopg2 numrange")
+    same((r[2].lower, r[2].upper), (dt.date(2024, 1, 1), dt.date(2024, 2, 1)), "psycopg2 daterange")
+    same((r[3].upper_inf, r[4]), (True, True), "psycopg2 tstzrange")
+    same(rows[1][0].isempty, True, "psycopg2 empty range")
+    conn.commit()
+    conn.close()
+    from psycopg.types.range import Range
+    utc = dt.timezone.utc
+    values = (Range(1, 6), Range(Decimal("1.5"), Decimal("2.50"), "(]"),
+              Range(dt.date(2024, 1, 1), dt.date(2024, 2, 1)),
+              Range(dt.datetime(2024, 1, 1, 10, tzinfo=utc), None))
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        conn.execute(setup.format(t="rg3"))
+        with conn.cursor(binary=True) as cur:
+            cur.execute("INSERT INTO rg3 VALUES (1, %s, %s, %s, %s)", values)
+        conn.commit()
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as cur:
+                cur.execute("SELECT i, n, d, ts FROM rg3")
+                same(cur.fetchone(), values, f"psycopg 3 ranges binary={binary}")
+                cur.execute("SELECT id FROM rg3 WHERE d @> %s::date AND i && %s",
+                            (dt.date(2024, 1, 15), Range(5, 9)))
+                same(cur.fetchall(), [(1,)], f"psycopg 3 range operators binary={binary}")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        await conn.execute(setup.format(t="rga"))
+        await conn.execute("INSERT INTO rga (id, i, d) VALUES ($1, $2, $3)", 1,
+                           asyncpg.Range(1, 5, upper_inc=True),
+                           asyncpg.Range(dt.date(2024, 1, 1), dt.date(2024, 1, 31), upper_inc=True))
+        got = await conn.fetchrow("SELECT i, d FROM rga")
+        same((got[0], got[1]), (asyncpg.Range(1, 6), asyncpg.Range(dt.date(2024, 1, 1),
+                                                              dt.date(2024, 2, 1))),
+             "asyncpg ranges")
+        await conn.close()
+    asyncio.run(run())
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

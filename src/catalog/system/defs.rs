@@ -615,6 +615,12 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("charrecv", 2434),
             ("charsend", 2435),
         ],
+        D::Range(_) => [
+            ("range_in", 3834),
+            ("range_out", 3835),
+            ("range_recv", 3836),
+            ("range_send", 3837),
+        ],
         D::Enum(_) => [
             ("enum_in", 3504),
             ("enum_out", 3505),

@@ -1,6 +1,7 @@
 //! The rows of each system table, built from the catalog at the statement's snapshot.
 
 use super::*;
+use crate::types::range::RangeKind;
 
 /// The types pg_type lists: each with an array type (and that array type), the oid
 /// aliases kiln has, and `unknown`.
@@ -65,6 +66,7 @@ pub fn type_name(t: DataType) -> String {
             DataType::Char => "char",
             DataType::Array(_) => "anyarray",
             DataType::Enum(_) => "anyenum",
+            DataType::Range(k) => k.name(),
         }
     };
     match t {
@@ -108,6 +110,13 @@ pub(super) fn type_shape(
         DataType::MacAddr => (6, false, "i", "p", "U", false),
         DataType::MacAddr8 => (8, false, "i", "p", "U", false),
         DataType::Enum(_) => (4, true, "i", "p", "E", false),
+        DataType::Range(k) => {
+            let align = match k.subtype() {
+                DataType::Int4 | DataType::Numeric | DataType::Date => "i",
+                _ => "d",
+            };
+            (-1, false, align, "x", "R", false)
+        }
         t if t.is_oid() => (4, true, "i", "p", "N", t == DataType::Oid),
         DataType::Array(_) => (-1, false, "i", "x", "A", false),
         _ => (-2, false, "c", "p", "X", false),
@@ -484,10 +493,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(owner),
                     int2(len as i64),
                     boolean(byval),
-                    text(if ty == DataType::Unknown || ty == DataType::Record {
-                        "p"
-                    } else {
-                        "b"
+                    text(match ty {
+                        DataType::Unknown | DataType::Record => "p",
+                        DataType::Range(_) => "r",
+                        _ => "b",
                     }),
                     text(category),
                     boolean(preferred),
@@ -563,6 +572,27 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         NULL,
                     ]);
                 }
+            }
+        }
+        "pg_range" => {
+            // The built-in ranges: subtype, multirange, btree operator class.
+            for (k, opc) in [
+                (RangeKind::Int4, 1978),
+                (RangeKind::Num, 3125),
+                (RangeKind::Ts, 3128),
+                (RangeKind::Tstz, 3127),
+                (RangeKind::Date, 3122),
+                (RangeKind::Int8, 3124),
+            ] {
+                rows.push(vec![
+                    oid(k.oid()),
+                    oid(k.subtype().oid()),
+                    oid(k.multirange_oid()),
+                    oid(0),
+                    oid(opc),
+                    oid(0),
+                    oid(0),
+                ]);
             }
         }
         "pg_enum" => {

@@ -717,6 +717,7 @@ impl Binder<'_> {
                         | DataType::Bytea
                         | DataType::MacAddr
                         | DataType::MacAddr8
+                        | DataType::Range(_)
                 ) =>
             {
                 let t = arg_ty.unwrap_or(TEXT);

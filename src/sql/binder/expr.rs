@@ -1024,6 +1024,12 @@ impl Binder<'_> {
         {
             return Ok(e);
         }
+        let range = |t: DataType| matches!(t, DataType::Range(_));
+        if (range(l.ty().ty) || range(r.ty().ty))
+            && let Some(e) = self.bind_range_operator(op, l.clone(), r.clone())?
+        {
+            return Ok(e);
+        }
         if (net(l.ty().ty) || net(r.ty().ty))
             && let Some(e) = self.bind_net_operator(op, l.clone(), r.clone())?
         {

@@ -507,6 +507,9 @@ impl Binder<'_> {
         if let Some(call) = self.bind_enum_function(name, &args)? {
             return Ok(call);
         }
+        if let Some(call) = self.bind_range_function(name, &args)? {
+            return Ok(call);
+        }
         if is_array_function(name) {
             return self.bind_array_function(name, args);
         }

@@ -90,6 +90,7 @@ mod merge;
 mod names;
 mod position;
 mod privileges;
+mod range;
 mod renames;
 mod roles;
 pub mod schemas;
