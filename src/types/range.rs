@@ -14,7 +14,7 @@
 //! ```
 //!
 //! `key` is order-preserving and self-delimiting: integers, dates and timestamps big
-//! endian with the sign bit flipped; a numeric as sign, exponent and digits (each
+//! endian with the sign bit flipped; a numeric as sign, exponent (32 bits) and digits (each
 //! complemented for negatives) with a terminator. A numeric bound's display scale
 //! (`1.50` prints as such) follows at the end, where it cannot change the order; two
 //! numranges equal but for their bounds' scales are the one case that compare unequal
@@ -357,7 +357,7 @@ fn numeric_key(out: &mut Vec<u8>, n: &Numeric) {
         out.push(0x80);
         return;
     }
-    let e = (exp + 0x8000).clamp(0, 0xffff) as u16;
+    let e = (exp as u32) ^ 0x8000_0000;
     if negative {
         out.push(0x7f);
         out.extend_from_slice(&(!e).to_be_bytes());
@@ -441,11 +441,11 @@ fn read_key(kind: RangeKind, b: &[u8], at: &mut usize) -> Option<Value> {
                 return Some(Value::Numeric(Numeric::from_i64(0)));
             }
             let negative = sign == 0x7f;
-            let mut e = u16::from_be_bytes(fixed(at, 2)?.try_into().ok()?);
+            let mut e = u32::from_be_bytes(fixed(at, 4)?.try_into().ok()?);
             if negative {
                 e = !e;
             }
-            let exp = e as i32 - 0x8000;
+            let exp = (e ^ 0x8000_0000) as i32;
             let mut digits = Vec::new();
             loop {
                 let d = *b.get(*at)?;
@@ -1018,6 +1018,13 @@ mod tests {
             assert_eq!(text(Num, &r(Num, s)), s);
         }
         assert_eq!(text(Num, &r(Num, "[1.50,2.500)")), "[1.50,2.500)");
+        // Exponents far past 16 bits survive the stored form.
+        let big = r(Num, "[1e100,1e1000)");
+        let back = decode(Num, &encode(&big));
+        let n = |s: &str| Value::Numeric(Numeric::parse(s).unwrap());
+        assert!(contains_elem(&back, &n("1e500")));
+        assert!(!contains_elem(&back, &n("1e1000")));
+        assert!(encode(&r(Num, "[1e-100,1)")) < encode(&r(Num, "[1e-99,1)")));
     }
 
     #[test]
