@@ -50,6 +50,8 @@ pub struct UserType {
     pub owner: u32,
     /// In sort order.
     pub labels: Vec<EnumLabel>,
+    /// A domain's definition (None: an enum).
+    pub domain: Option<Arc<DomainDef>>,
     xmin: TxnId,
     xmax: AtomicU64,
 }
@@ -96,6 +98,26 @@ impl UserType {
             format!("invalid input value for enum {}: \"{text}\"", self.name),
         )
     }
+}
+
+/// A domain: its base type and constraints.
+#[derive(Debug)]
+pub struct DomainDef {
+    pub base: crate::types::SqlType,
+    /// The domain this one is over, if any (its constraints apply too).
+    pub parent: Option<u32>,
+    pub not_null: bool,
+    /// DEFAULT: its SQL text (checkpoints, pg_type.typdefault) and bound expression.
+    pub default: Option<(String, crate::sql::expr::Expr)>,
+    /// CHECK constraints: name, SQL text, and the expression over one column (VALUE).
+    pub checks: Vec<DomainCheck>,
+}
+
+#[derive(Debug)]
+pub struct DomainCheck {
+    pub name: String,
+    pub sql: String,
+    pub expr: crate::sql::expr::Expr,
 }
 
 /// Labels are names: at most 63 bytes.
@@ -182,6 +204,23 @@ impl super::Catalog {
             .cloned()
     }
 
+    /// Domain `oid` and the domains it is over, outermost first.
+    pub fn domain_chain(&self, oid: u32, snapshot: &Snapshot) -> Vec<Arc<DomainDef>> {
+        let mut out: Vec<Arc<DomainDef>> = Vec::new();
+        let mut next = Some(oid);
+        while let Some(o) = next {
+            let Some(d) = self.user_type(o, snapshot).and_then(|t| t.domain.clone()) else {
+                break;
+            };
+            next = d.parent;
+            out.push(d);
+            if out.len() > 64 {
+                break;
+            }
+        }
+        out
+    }
+
     /// The schema of type `oid`'s latest version (checkpoints name types by it).
     pub fn user_type_namespace(&self, oid: u32) -> Option<u32> {
         self.types
@@ -232,6 +271,33 @@ impl super::Catalog {
             namespace,
             owner,
             labels,
+            domain: None,
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+        });
+        names().write().insert(oid, name.to_string());
+        self.types.write().push(t.clone());
+        t
+    }
+
+    /// CREATE DOMAIN `name` in `namespace`, by `txn`.
+    pub fn create_domain(
+        &self,
+        namespace: u32,
+        name: &str,
+        def: Arc<DomainDef>,
+        owner: u32,
+        txn: TxnId,
+    ) -> Arc<UserType> {
+        let oid = NEXT_TYPE_OID.fetch_add(2, Ordering::Relaxed);
+        let t = Arc::new(UserType {
+            oid,
+            array_oid: oid + 1,
+            name: name.to_string(),
+            namespace,
+            owner,
+            labels: Vec::new(),
+            domain: Some(def),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
         });
@@ -259,6 +325,7 @@ impl super::Catalog {
             namespace,
             owner,
             labels,
+            domain: old.domain.clone(),
             xmin: txn,
             xmax: AtomicU64::new(TXN_NONE),
         });

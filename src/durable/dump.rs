@@ -58,8 +58,42 @@ pub fn dump(catalog: &Catalog, snapshot: &Snapshot, exact: bool) -> Dump {
         d.before_data
             .push(format!("CREATE SCHEMA {}", quote_ident(&n.name)));
     }
-    // Enums (before the tables whose columns have them), labels in their order.
+    // Enums and domains (before the tables whose columns have them): enum labels in
+    // their order; a domain's base type, default and constraints as written.
     for t in catalog.visible_user_types(snapshot) {
+        if let Some(dom) = &t.domain {
+            let schema = namespaces
+                .iter()
+                .find(|n| n.oid == t.namespace)
+                .map_or("public", |n| n.name.as_str());
+            let mut s = format!(
+                "CREATE DOMAIN {}.{} AS {}",
+                quote_ident(schema),
+                quote_ident(&t.name),
+                type_sql(
+                    catalog,
+                    crate::types::SqlType {
+                        domain: dom.parent.unwrap_or(0),
+                        ..dom.base
+                    }
+                )
+            );
+            if let Some((sql, _)) = &dom.default {
+                s.push_str(&format!(" DEFAULT {sql}"));
+            }
+            if dom.not_null {
+                s.push_str(" NOT NULL");
+            }
+            for c in &dom.checks {
+                s.push_str(&format!(
+                    " CONSTRAINT {} CHECK ({})",
+                    quote_ident(&c.name),
+                    c.sql
+                ));
+            }
+            d.before_data.push(s);
+            continue;
+        }
         let schema = namespaces
             .iter()
             .find(|n| n.oid == t.namespace)
@@ -405,18 +439,7 @@ fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) 
             }
             None => {
                 s.push(' ');
-                match c.ty.ty {
-                    // An enum by its schema-qualified name (its latest, as with tables).
-                    DataType::Enum(oid) => {
-                        let name = crate::catalog::types::enum_name(oid).unwrap_or_default();
-                        let schema = catalog
-                            .user_type_namespace(oid)
-                            .map(|ns| catalog.latest_namespace_name(ns))
-                            .unwrap_or_else(|| "public".into());
-                        s.push_str(&format!("{}.{}", quote_ident(&schema), quote_ident(&name)));
-                    }
-                    _ => s.push_str(&c.ty.display_name()),
-                }
+                s.push_str(&type_sql(catalog, c.ty));
                 if let Some(always) = c.identity {
                     let seq = own_sequence.and_then(|e| e.sequence.clone());
                     s.push_str(if always {
@@ -460,4 +483,25 @@ fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) 
         catalog.durable_name(t),
         parts.join(", ")
     )
+}
+
+/// A column's type as SQL: an enum or domain by its schema-qualified name (its latest,
+/// as with tables), a built-in type by format_type's spelling.
+fn type_sql(catalog: &Catalog, ty: crate::types::SqlType) -> String {
+    let user = match (ty.domain, ty.ty) {
+        (0, DataType::Enum(oid)) => Some(oid),
+        (0, _) => None,
+        (oid, _) => Some(oid),
+    };
+    match user {
+        Some(oid) => {
+            let name = crate::catalog::types::enum_name(oid).unwrap_or_default();
+            let schema = catalog
+                .user_type_namespace(oid)
+                .map(|ns| catalog.latest_namespace_name(ns))
+                .unwrap_or_else(|| "public".into());
+            format!("{}.{}", quote_ident(&schema), quote_ident(&name))
+        }
+        None => ty.display_name(),
+    }
 }

@@ -1003,6 +1003,20 @@ pub fn eval_function(
             })?
         }
         Func::EnumOut => eval_strict_rows(args, &vs, n, ty, |row| Ok(row[0].clone()))?,
+        Func::DomainCheck(oid) => {
+            let t = enum_type(ctx, oid)?;
+            let v = vs
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::internal("a domain check without its value"))?;
+            let chain = ctx
+                .db
+                .as_ref()
+                .map(|db| db.catalog.domain_chain(oid, &ctx.snapshot))
+                .unwrap_or_default();
+            check_domain(&shown_type_name(ctx, &t), &chain, &v, n, ctx)?;
+            v
+        }
         Func::Range(crate::sql::expr::RangeFn::Construct, kind) => {
             let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
             let mut out = Vector::with_capacity(ty.ty, n);
@@ -1851,6 +1865,68 @@ fn range_row(
             }
         }
     })
+}
+
+/// A user-defined type's name as messages show it: qualified with its schema when
+/// the search path would not find it.
+pub fn shown_type_name(ctx: &ExecContext, t: &crate::catalog::types::UserType) -> String {
+    let Some(db) = ctx.db.as_ref() else {
+        return t.name.clone();
+    };
+    let found = ctx
+        .search_path
+        .search
+        .iter()
+        .find_map(|&ns| db.catalog.user_type_named(ns, &t.name, &ctx.snapshot));
+    match found {
+        Some(f) if f.oid == t.oid => t.name.clone(),
+        _ => match db.catalog.namespace_by_oid(t.namespace, &ctx.snapshot) {
+            Some(ns) => format!("{}.{}", ns.name, t.name),
+            None => t.name.clone(),
+        },
+    }
+}
+
+/// A domain's NOT NULL (23502) and CHECK constraints (23514) over `n` values: `chain`
+/// is the domain and those it is over, outermost first (the innermost's constraints
+/// are checked first; errors name the outermost, `name`).
+pub fn check_domain(
+    name: &str,
+    chain: &[std::sync::Arc<crate::catalog::types::DomainDef>],
+    v: &Vector,
+    n: usize,
+    ctx: &ExecContext,
+) -> Result<()> {
+    if chain.iter().any(|d| d.not_null) && (0..n).any(|i| v.is_null(i)) {
+        return Err(Error::new(
+            "23502",
+            format!("domain {name} does not allow null values"),
+        ));
+    }
+    if chain.iter().all(|d| d.checks.is_empty()) || n == 0 {
+        return Ok(());
+    }
+    let batch = Batch::new(vec![v.clone()], n);
+    let sel: Vec<u32> = (0..n as u32).collect();
+    for check in chain.iter().rev().flat_map(|d| &d.checks) {
+        let ok = super::expr::eval(&check.expr, &batch, &sel, ctx)?;
+        let failed = match &ok.data {
+            crate::exec::vector::Data::Bool(values) => {
+                (0..n).any(|i| values.get(i) == Some(&false) && !ok.is_null(i))
+            }
+            _ => false,
+        };
+        if failed {
+            return Err(Error::new(
+                "23514",
+                format!(
+                    "value for domain {name} violates check constraint \"{}\"",
+                    check.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The enum type `oid` as the statement's snapshot sees it.

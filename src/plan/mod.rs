@@ -460,6 +460,11 @@ pub enum SchemaChange {
 /// CREATE TYPE … AS ENUM, ALTER TYPE, DROP TYPE (types by oid, as bound).
 #[derive(Clone, Debug)]
 pub enum TypeChange {
+    CreateDomain {
+        namespace: u32,
+        name: String,
+        def: std::sync::Arc<crate::catalog::types::DomainDef>,
+    },
     CreateEnum {
         namespace: u32,
         name: String,
@@ -485,6 +490,8 @@ pub enum TypeChange {
     Drop {
         types: Vec<(String, Option<u32>)>,
         cascade: bool,
+        /// DROP DOMAIN (its tag; the types are domains).
+        domain: bool,
     },
 }
 
@@ -701,6 +708,8 @@ impl BoundStatement {
             BoundStatement::Schema(_) => "ALTER SCHEMA",
             BoundStatement::Extension(ExtensionChange::Create { .. }) => "CREATE EXTENSION",
             BoundStatement::UserType(TypeChange::CreateEnum { .. }) => "CREATE TYPE",
+            BoundStatement::UserType(TypeChange::CreateDomain { .. }) => "CREATE DOMAIN",
+            BoundStatement::UserType(TypeChange::Drop { domain: true, .. }) => "DROP DOMAIN",
             BoundStatement::UserType(TypeChange::Drop { .. }) => "DROP TYPE",
             BoundStatement::UserType(_) => "ALTER TYPE",
             BoundStatement::Extension(ExtensionChange::Drop { .. }) => "DROP EXTENSION",

@@ -345,13 +345,34 @@ impl Session {
         let empty = Batch::new(Vec::new(), rows);
         let mut columns = Vec::with_capacity(width);
         for (i, slot) in slots.into_iter().enumerate() {
-            columns.push(match slot {
-                Some(v) => v,
-                None => match &table.columns[i].default {
-                    Some(e) => exec::expr::eval(e, &empty, &all, &copy.ctx)?,
-                    None => Vector::nulls(table.columns[i].ty.ty, rows),
-                },
+            let ty = table.columns[i].ty;
+            // A domain column: the domain's default where the column has none, and its
+            // constraints over every value.
+            let domain = (ty.domain != 0)
+                .then(|| self.db.catalog.user_type(ty.domain, &copy.ctx.snapshot))
+                .flatten();
+            let default = table.columns[i].default.clone().or_else(|| {
+                domain.as_ref().and_then(|t| {
+                    self.db
+                        .catalog
+                        .domain_chain(t.oid, &copy.ctx.snapshot)
+                        .iter()
+                        .find_map(|d| d.default.as_ref().map(|(_, e)| e.clone()))
+                })
             });
+            let v = match slot {
+                Some(v) => v,
+                None => match &default {
+                    Some(e) => exec::expr::eval(e, &empty, &all, &copy.ctx)?,
+                    None => Vector::nulls(ty.ty, rows),
+                },
+            };
+            if let Some(t) = &domain {
+                let chain = self.db.catalog.domain_chain(t.oid, &copy.ctx.snapshot);
+                let name = exec::functions::shown_type_name(&copy.ctx, t);
+                exec::functions::check_domain(&name, &chain, &v, rows, &copy.ctx)?;
+            }
+            columns.push(v);
         }
         let mut batch = Batch::new(columns, rows);
         if let Some(filter) = &copy.filter {

@@ -22,6 +22,18 @@ impl Session {
         let catalog = self.db.catalog.clone();
         let (me, superuser) = self.identity();
         match change {
+            TypeChange::CreateDomain {
+                namespace,
+                name,
+                def,
+            } => {
+                self.check_type_name_free(*namespace, name, ctx)?;
+                let t = catalog.create_domain(*namespace, name, def.clone(), me, txn);
+                self.undo.push(Undo::TypeVersion(t, None));
+                Ok(Outcome::Done {
+                    tag: "CREATE DOMAIN".into(),
+                })
+            }
             TypeChange::CreateEnum {
                 namespace,
                 name,
@@ -161,7 +173,11 @@ impl Session {
                     tag: "ALTER TYPE".into(),
                 })
             }
-            TypeChange::Drop { types, cascade } => {
+            TypeChange::Drop {
+                types,
+                cascade,
+                domain,
+            } => {
                 let mut found = Vec::new();
                 for (name, oid) in types {
                     let t = oid.and_then(|o| catalog.user_type(o, &ctx.snapshot));
@@ -224,7 +240,7 @@ impl Session {
                     self.undo.push(Undo::DropType(t));
                 }
                 Ok(Outcome::Done {
-                    tag: "DROP TYPE".into(),
+                    tag: if *domain { "DROP DOMAIN" } else { "DROP TYPE" }.into(),
                 })
             }
         }
@@ -298,7 +314,7 @@ fn type_columns(db: &crate::Database, oid: u32, ctx: &ExecContext) -> Vec<(Strin
             continue;
         }
         for c in &t.columns {
-            if c.ty.ty == DataType::Enum(oid) {
+            if c.ty.ty == DataType::Enum(oid) || c.ty.domain == oid {
                 out.push((db.catalog.durable_name(&t), c.name.clone()));
             }
         }
@@ -311,7 +327,7 @@ fn type_users(db: &crate::Database, oid: u32, ctx: &ExecContext) -> Vec<String> 
     let mut out = Vec::new();
     for t in db.catalog.visible_tables(&ctx.snapshot) {
         for c in &t.columns {
-            if c.ty.ty == DataType::Enum(oid) {
+            if c.ty.ty == DataType::Enum(oid) || c.ty.domain == oid {
                 let kind = if t.view.is_some() { "view" } else { "table" };
                 out.push(format!("column {} of {kind} {}", c.name, t.name));
             }

@@ -264,6 +264,9 @@ pub enum Func {
     RegIn(crate::types::DataType),
     /// text → the enum of this type oid, the label checked (`catalog::types`).
     EnumIn(u32),
+    /// A value of a domain's base type checked by the domain's NOT NULL and CHECK
+    /// constraints (not strict: NULL meets NOT NULL).
+    DomainCheck(u32),
     /// An enum's label as text.
     EnumOut,
     /// An enum label's place in its type's order (a real): what `<`, ORDER BY and

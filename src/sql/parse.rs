@@ -366,6 +366,9 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if let Some(rewritten) = domain_nullability(&text)? {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if let Some(rewritten) = extension_schema_with(&text) {
         text = std::borrow::Cow::Owned(rewritten);
     }
@@ -1492,6 +1495,86 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
         offset += l.chars().count() + 1;
     }
     None
+}
+
+/// The name CREATE DOMAIN's NOT NULL travels under (as a CHECK constraint, which
+/// sqlparser reads where it does not read NOT NULL); no SQL writes it by accident.
+pub const DOMAIN_NOT_NULL: &str = "kiln: domain not null";
+
+/// CREATE DOMAIN's `NOT NULL` (sqlparser reads neither it nor `NULL`): `NOT NULL` becomes
+/// a CHECK constraint named [`DOMAIN_NOT_NULL`], a bare `NULL` goes. ALTER DOMAIN, which
+/// sqlparser does not read, is 0A000.
+fn domain_nullability(sql: &str) -> Result<Option<String>> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let head = sql.trim_start();
+    let starts = |w: &str| {
+        head.get(..w.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(w))
+    };
+    if !(starts("create") || starts("alter")) || !mentions(sql, "domain") {
+        return Ok(None);
+    }
+    let dialect = PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return Ok(None);
+    };
+    let significant: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    if significant.len() < 2 || !is(&significant[1].token, "domain") {
+        return Ok(None);
+    }
+    if is(&significant[0].token, "alter") {
+        return Err(Error::feature_not_supported("ALTER DOMAIN"));
+    }
+    if !is(&significant[0].token, "create") {
+        return Ok(None);
+    }
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut depth = 0i32;
+    let mut i = 2;
+    while i < significant.len() {
+        let t = &significant[i].token;
+        match t {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ if depth == 0
+                && is(t, "not")
+                && significant.get(i + 1).is_some_and(|n| is(&n.token, "null")) =>
+            {
+                let start = byte_offset(sql, significant[i].span.start).unwrap_or(0);
+                let end = byte_offset(sql, significant[i + 1].span.end).unwrap_or(start);
+                edits.push((
+                    start,
+                    end,
+                    format!("CONSTRAINT \"{DOMAIN_NOT_NULL}\" CHECK (true)"),
+                ));
+                i += 2;
+                continue;
+            }
+            _ if depth == 0 && is(t, "null") && !is(&significant[i - 1].token, "default") => {
+                let start = byte_offset(sql, significant[i].span.start).unwrap_or(0);
+                let end = byte_offset(sql, significant[i].span.end).unwrap_or(start);
+                edits.push((start, end, String::new()));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if edits.is_empty() {
+        return Ok(None);
+    }
+    let not_null = edits.iter().any(|e| !e.2.is_empty());
+    if not_null && edits.iter().any(|e| e.2.is_empty()) {
+        return Err(Error::syntax("conflicting NULL/NOT NULL constraints"));
+    }
+    let mut out = sql.to_string();
+    for (start, end, with) in edits.into_iter().rev() {
+        out.replace_range(start..end, &with);
+    }
+    Ok(Some(out))
 }
 
 /// `CREATE EXTENSION name SCHEMA s`: sqlparser reads the clause only after WITH

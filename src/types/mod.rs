@@ -177,17 +177,48 @@ impl std::ops::Deref for ArrayElem {
 pub struct SqlType {
     pub ty: DataType,
     pub typmod: i32,
+    /// A domain over `ty` (`catalog::types`), by its type oid; 0 for none. Values are
+    /// the base type's: operators and functions see `ty`; a column of the domain and
+    /// a cast to it carry it (pg_typeof shows it; RowDescription, like PostgreSQL's,
+    /// the base type).
+    pub domain: u32,
 }
 
 impl SqlType {
     pub const fn new(ty: DataType) -> SqlType {
-        SqlType { ty, typmod: -1 }
+        SqlType {
+            ty,
+            typmod: -1,
+            domain: 0,
+        }
     }
     pub const fn with_typmod(ty: DataType, typmod: i32) -> SqlType {
-        SqlType { ty, typmod }
+        SqlType {
+            ty,
+            typmod,
+            domain: 0,
+        }
+    }
+
+    /// The type with its domain, if any, taken away (what operators see).
+    pub const fn base(self) -> SqlType {
+        SqlType { domain: 0, ..self }
+    }
+
+    /// The type's oid: the domain's, if it is one (RowDescription sends the base
+    /// type's, as PostgreSQL does).
+    pub fn oid(&self) -> u32 {
+        if self.domain != 0 {
+            self.domain
+        } else {
+            self.ty.oid()
+        }
     }
     /// PostgreSQL's `format_type` spelling, used in messages and pg_typeof.
     pub fn display_name(&self) -> String {
+        if self.domain != 0 {
+            return DataType::Enum(self.domain).name().to_string();
+        }
         match self.ty {
             DataType::Array(elem) => {
                 format!(

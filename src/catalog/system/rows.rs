@@ -447,13 +447,18 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     rows.push(vec![
                         oid(r.oid),
                         text(&c.name),
-                        oid(c.ty.ty.oid()),
+                        oid(c.ty.oid()),
                         int4(-1),
                         int2(len as i64),
                         int2(i as i64 + 1),
                         int4(c.ty.ty.is_array() as i64),
                         int4(-1),
-                        int4(c.ty.typmod as i64),
+                        // A domain column's modifier is the domain's (-1).
+                        int4(if c.ty.domain != 0 {
+                            -1
+                        } else {
+                            c.ty.typmod as i64
+                        }),
                         boolean(byval),
                         text(align),
                         text(storage),
@@ -525,8 +530,49 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     NULL,
                 ]);
             }
-            // Enums and their array types.
+            // Enums and domains, and their array types.
             for t in v.db.catalog.visible_user_types(&v.ctx.snapshot) {
+                if let Some(d) = &t.domain {
+                    let (len, byval, align, storage, category, _) = type_shape(d.base.ty);
+                    let io = super::defs::type_io(d.base.ty).unwrap_or([("-", 0); 4]);
+                    rows.push(vec![
+                        oid(t.oid),
+                        text(t.name.clone()),
+                        oid(t.namespace),
+                        oid(t.owner),
+                        int2(len as i64),
+                        boolean(byval),
+                        text("d"),
+                        text(category),
+                        boolean(false),
+                        boolean(true),
+                        text(","),
+                        oid(0),
+                        oid(0),
+                        oid(0),
+                        oid(t.array_oid),
+                        oid(io[0].1),
+                        oid(io[1].1),
+                        oid(io[2].1),
+                        oid(io[3].1),
+                        oid(0),
+                        oid(0),
+                        oid(0),
+                        text(align),
+                        text(storage),
+                        boolean(d.not_null),
+                        oid(d.parent.unwrap_or(d.base.ty.oid())),
+                        int4(d.base.typmod as i64),
+                        int4(0),
+                        oid(collation_of(d.base.ty)),
+                        NULL,
+                        d.default
+                            .as_ref()
+                            .map_or(NULL, |(sql, _)| text(sql.clone())),
+                        NULL,
+                    ]);
+                    continue;
+                }
                 for array in [false, true] {
                     let (io, len, byval, storage, category) = if array {
                         ([750, 751, 2400, 2401], -1, false, "x", "A")
@@ -1446,6 +1492,18 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         .and_then(|t| t.columns.get(i))
                         .and_then(|d| d.generated.as_ref())
                         .map(expr_sql);
+                    // A domain column: the domain's schema and name.
+                    let domain = (c.ty.domain != 0)
+                        .then(|| v.db.catalog.user_type(c.ty.domain, &v.ctx.snapshot))
+                        .flatten()
+                        .map(|t| {
+                            (
+                                v.namespace_name(t.namespace)
+                                    .unwrap_or_default()
+                                    .to_string(),
+                                t.name.clone(),
+                            )
+                        });
                     // A user-defined type's schema (the built-in ones': pg_catalog).
                     let udt_schema = match c.ty.ty {
                         DataType::Enum(o) => {
@@ -1463,7 +1521,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         (i, c),
                         default,
                         generated,
-                        udt_schema,
+                        (udt_schema, domain),
                     ));
                 }
             }
@@ -1629,7 +1687,7 @@ fn info_column(
     (i, c): (usize, &Col),
     default: Option<String>,
     generated: Option<String>,
-    udt_schema: &str,
+    (udt_schema, domain): (&str, Option<(String, String)>),
 ) -> Vec<Value> {
     let ty = c.ty;
     let (char_max, octet_max) = match ty.ty {
@@ -1694,9 +1752,9 @@ fn info_column(
         NULL,
         NULL,
         NULL,
-        NULL,
-        NULL,
-        NULL,
+        domain.as_ref().map_or(NULL, |_| text(database)),
+        domain.as_ref().map_or(NULL, |(s, _)| text(s.clone())),
+        domain.as_ref().map_or(NULL, |(_, n)| text(n.clone())),
         text(database),
         text(udt_schema),
         text(type_name(ty.ty)),

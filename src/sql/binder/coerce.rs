@@ -23,9 +23,18 @@ pub(super) fn common_type(exprs: &[&Expr], context: &str) -> Result<SqlType> {
         }
         result = Some(match result {
             None => t,
-            Some(r) if r.ty == t.ty => {
+            // One domain throughout keeps it; a domain meeting anything else is its
+            // base type.
+            Some(r) if r.ty == t.ty && r.domain == t.domain => {
                 if r.typmod == t.typmod {
                     r
+                } else {
+                    SqlType::new(r.ty)
+                }
+            }
+            Some(r) if r.ty == t.ty => {
+                if r.typmod == t.typmod {
+                    r.base()
                 } else {
                     SqlType::new(r.ty)
                 }
@@ -103,6 +112,19 @@ impl Binder<'_> {
         let from = e.ty();
         if from == to {
             return Ok(e);
+        }
+        // Into a domain: the base type's value, then the domain's constraints.
+        if to.domain != 0 {
+            return self.coerce_to_domain(e, to, explicit);
+        }
+        // Out of a domain: its value is the base type's (relabelled, then converted).
+        if from.domain != 0 {
+            let relabelled = Expr::Cast {
+                expr: Box::new(e),
+                to: from.base(),
+                explicit: false,
+            };
+            return self.coerce_with(relabelled, to, explicit);
         }
         // The oid aliases read and print names: through the catalog, not the types'
         // text functions. A literal is resolved now, as PostgreSQL's parser does.

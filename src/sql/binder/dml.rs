@@ -200,6 +200,29 @@ impl Binder<'_> {
 
     pub(super) fn default_expr(&self, table: &TableEntry, column: usize) -> Result<Expr> {
         let c = &table.columns[column];
+        if c.ty.domain != 0 {
+            // A domain column: its own default, else the domain's (as it is now), else
+            // NULL — checked by the domain's constraints as any value put there.
+            let domain_default = || {
+                self.catalog
+                    .domain_chain(c.ty.domain, &self.snapshot)
+                    .iter()
+                    .find_map(|d| d.default.as_ref().map(|(_, e)| e.clone()))
+            };
+            let value = c
+                .default
+                .clone()
+                .or_else(domain_default)
+                .unwrap_or(Expr::Literal {
+                    value: Value::Null,
+                    ty: c.ty.base(),
+                });
+            return Ok(Expr::Func {
+                func: crate::sql::expr::Func::DomainCheck(c.ty.domain),
+                args: vec![value],
+                ty: c.ty,
+            });
+        }
         Ok(c.default.clone().unwrap_or(Expr::Literal {
             value: Value::Null,
             ty: c.ty,
@@ -225,6 +248,18 @@ impl Binder<'_> {
     /// its own value under an implicit cast that runs at insert (so `DEFAULT 1.5` on a
     /// numeric(10,2) column prints as `1.5`, and stores 1.50). Errors as assignment.
     pub(super) fn coerce_default(&mut self, e: Expr, column: &ColumnDef) -> Result<Expr> {
+        // A domain column's default is kept as a value of the base type: the domain's
+        // checks apply where it is used (`default_expr`).
+        let base_column;
+        let column = if column.ty.domain != 0 {
+            base_column = ColumnDef {
+                ty: column.ty.base(),
+                ..column.clone()
+            };
+            &base_column
+        } else {
+            column
+        };
         let e = if e.ty().ty == DataType::Unknown {
             self.coerce_with(e, SqlType::new(column.ty.ty), false)?
         } else {

@@ -218,6 +218,7 @@ impl Binder<'_> {
                 "unknown".to_string()
             } else {
                 match (crate::types::vector_oid(arg.ty()), arg.ty().ty) {
+                    _ if arg.ty().domain != 0 => self.user_type_display(arg.ty().domain),
                     (Some(22), _) => "int2vector".to_string(),
                     (Some(_), _) => "oidvector".to_string(),
                     (None, DataType::Enum(oid)) => self.user_type_display(oid),

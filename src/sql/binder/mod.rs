@@ -628,6 +628,13 @@ impl<'a> Binder<'a> {
                 representation,
             } => self.bind_create_type(name, representation.as_ref()),
             A::Statement::AlterType(at) => self.bind_alter_type(at),
+            A::Statement::CreateDomain(cd) => self.bind_create_domain(cd),
+            A::Statement::DropDomain(dd) => self.bind_drop_type(
+                std::slice::from_ref(&dd.name),
+                dd.if_exists,
+                matches!(dd.drop_behavior, Some(A::DropBehavior::Cascade)),
+                true,
+            ),
             A::Statement::CreateExtension(c) => {
                 if c.version.is_some() {
                     return Err(Error::feature_not_supported("CREATE EXTENSION … VERSION"));
@@ -686,7 +693,7 @@ impl<'a> Binder<'a> {
                         });
                     }
                     A::ObjectType::Type => {
-                        return self.bind_drop_type(names, *if_exists, *cascade);
+                        return self.bind_drop_type(names, *if_exists, *cascade, false);
                     }
                     A::ObjectType::Schema => {
                         return Ok(BoundStatement::Schema(crate::plan::SchemaChange::Drop {

@@ -23,7 +23,13 @@ impl Binder<'_> {
         match dt {
             A::DataType::Custom(name, mods) if mods.is_empty() => {
                 match self.user_type_named(name)? {
-                    Some(t) => Ok(SqlType::new(DataType::Enum(t.oid))),
+                    Some(t) => Ok(match &t.domain {
+                        Some(d) => SqlType {
+                            domain: t.oid,
+                            ..d.base
+                        },
+                        None => SqlType::new(DataType::Enum(t.oid)),
+                    }),
                     None => Err(err),
                 }
             }
@@ -88,6 +94,22 @@ impl Binder<'_> {
         self.catalog
             .user_type(oid, &self.snapshot)
             .ok_or_else(|| Error::new("42704", format!("type with OID {oid} does not exist")))
+    }
+
+    /// A value of the domain `to` (its base type's value, checked by the domain's
+    /// constraints when it runs).
+    pub(super) fn coerce_to_domain(
+        &mut self,
+        e: Expr,
+        to: SqlType,
+        explicit: bool,
+    ) -> Result<Expr> {
+        let base = self.coerce_with(e, to.base(), explicit)?;
+        Ok(Expr::Func {
+            func: Func::DomainCheck(to.domain),
+            args: vec![base],
+            ty: to,
+        })
     }
 
     /// A string (or NULL) made a value of enum `oid`: a constant is checked now, as
@@ -220,6 +242,101 @@ impl Binder<'_> {
         }))
     }
 
+    /// CREATE DOMAIN name AS type [DEFAULT …] [NOT NULL] [CONSTRAINT name] CHECK (…) ….
+    /// (NOT NULL arrives as a CHECK of `sql::parse::DOMAIN_NOT_NULL`'s name.)
+    pub(super) fn bind_create_domain(&mut self, cd: &A::CreateDomain) -> Result<BoundStatement> {
+        use crate::catalog::types::{DomainCheck, DomainDef};
+        if cd.collation.is_some() {
+            return Err(Error::feature_not_supported("CREATE DOMAIN … COLLATE"));
+        }
+        let rel = self.creation_name(&cd.name, false)?;
+        let base = self.resolve_type(&cd.data_type)?;
+        // Over another domain: its base type, and its constraints apply first.
+        let parent = (base.domain != 0).then_some(base.domain);
+        let base = base.base();
+        let column = crate::catalog::ColumnDef {
+            name: "value".into(),
+            ty: base,
+            not_null: false,
+            default: None,
+            identity: None,
+            generated: None,
+        };
+        let default = match &cd.default {
+            Some(e) => {
+                let scope = super::scope::Scope::default();
+                let bound = self.bind_expr(e, &scope)?;
+                let bound = self.coerce_assign_domain(bound, base)?;
+                Some((e.to_string(), bound))
+            }
+            None => None,
+        };
+        let mut not_null = false;
+        let mut checks: Vec<DomainCheck> = Vec::new();
+        for c in &cd.constraints {
+            let A::TableConstraint::Check(check) = c else {
+                return Err(Error::feature_not_supported(format!(
+                    "domain constraint {c}"
+                )));
+            };
+            let name = check.name.as_ref().map(super::ident_name);
+            if name.as_deref() == Some(crate::sql::parse::DOMAIN_NOT_NULL) {
+                not_null = true;
+                continue;
+            }
+            let (expr, _) = self.bind_check("", std::slice::from_ref(&column), &check.expr)?;
+            let name = name.unwrap_or_else(|| {
+                let base = format!("{}_check", rel.name);
+                (0..)
+                    .map(|k| {
+                        if k == 0 {
+                            base.clone()
+                        } else {
+                            format!("{base}{k}")
+                        }
+                    })
+                    .find(|n| checks.iter().all(|c| &c.name != n))
+                    .unwrap_or(base)
+            });
+            checks.push(DomainCheck {
+                name,
+                sql: check.expr.to_string(),
+                expr,
+            });
+        }
+        Ok(BoundStatement::UserType(TypeChange::CreateDomain {
+            namespace: rel.ns,
+            name: rel.name,
+            def: std::sync::Arc::new(DomainDef {
+                base,
+                parent,
+                not_null,
+                default,
+                checks,
+            }),
+        }))
+    }
+
+    /// A domain's DEFAULT as a value of its base type.
+    fn coerce_assign_domain(&mut self, e: Expr, base: SqlType) -> Result<Expr> {
+        let from = e.ty().ty;
+        if from == base.ty
+            || from == DataType::Unknown
+            || crate::types::cast::is_assignable(from, base.ty)
+        {
+            self.coerce(e, base)
+        } else {
+            Err(Error::new(
+                "42804",
+                format!(
+                    "column \"value\" is of type {} but default expression is of type {}",
+                    base.display_name(),
+                    e.ty().display_name()
+                ),
+            ))
+        }
+    }
+
     /// ALTER TYPE name ADD VALUE / RENAME VALUE / RENAME TO.
     pub(super) fn bind_alter_type(&mut self, at: &A::AlterType) -> Result<BoundStatement> {
         let Some(t) = self.user_type_named(&at.name)? else {
@@ -257,6 +374,7 @@ impl Binder<'_> {
         names: &[A::ObjectName],
         if_exists: bool,
         cascade: bool,
+        domain: bool,
     ) -> Result<BoundStatement> {
         let mut found = Vec::new();
         for name in names {
@@ -266,6 +384,12 @@ impl Binder<'_> {
                 Err(e) => return Err(e),
             };
             match t {
+                Some(t) if domain && t.domain.is_none() => {
+                    return Err(Error::new(
+                        "42809",
+                        format!("\"{}\" is not a domain", t.name),
+                    ));
+                }
                 Some(t) => found.push((name.to_string(), Some(t.oid))),
                 None if if_exists => found.push((name.to_string(), None)),
                 None => {
@@ -288,6 +412,7 @@ impl Binder<'_> {
         Ok(BoundStatement::UserType(TypeChange::Drop {
             types: found,
             cascade,
+            domain,
         }))
     }
 
