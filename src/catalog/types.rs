@@ -334,6 +334,30 @@ impl super::Catalog {
         t
     }
 
+    /// A new version of domain `old` with definition `def` (ALTER DOMAIN), by `txn`;
+    /// undone as [`Catalog::replace_user_type`]'s.
+    pub fn replace_domain(
+        &self,
+        old: &Arc<UserType>,
+        def: Arc<DomainDef>,
+        txn: TxnId,
+    ) -> Arc<UserType> {
+        old.end(txn);
+        let t = Arc::new(UserType {
+            oid: old.oid,
+            array_oid: old.array_oid,
+            name: old.name.clone(),
+            namespace: old.namespace,
+            owner: old.owner,
+            labels: Vec::new(),
+            domain: Some(def),
+            xmin: txn,
+            xmax: AtomicU64::new(TXN_NONE),
+        });
+        self.types.write().push(t.clone());
+        t
+    }
+
     /// Rollback of CREATE TYPE (or of a new version).
     pub fn undo_type_version(&self, t: &Arc<UserType>) {
         let mut all = self.types.write();

@@ -460,6 +460,11 @@ pub enum SchemaChange {
 /// CREATE TYPE … AS ENUM, ALTER TYPE, DROP TYPE (types by oid, as bound).
 #[derive(Clone, Debug)]
 pub enum TypeChange {
+    /// ALTER DOMAIN (the domain by oid).
+    AlterDomain {
+        oid: u32,
+        action: DomainAction,
+    },
     CreateDomain {
         namespace: u32,
         name: String,
@@ -493,6 +498,33 @@ pub enum TypeChange {
         /// DROP DOMAIN (its tag; the types are domains).
         domain: bool,
     },
+}
+
+/// What ALTER DOMAIN does.
+#[derive(Clone, Debug)]
+pub enum DomainAction {
+    /// SET DEFAULT (its SQL text and bound expression) / DROP DEFAULT (None).
+    Default(Option<(String, crate::sql::expr::Expr)>),
+    /// SET NOT NULL (true) / DROP NOT NULL.
+    NotNull(bool),
+    /// ADD [CONSTRAINT name] CHECK (…) [NOT VALID].
+    AddCheck {
+        name: Option<String>,
+        sql: String,
+        expr: crate::sql::expr::Expr,
+        validate: bool,
+    },
+    DropConstraint {
+        name: String,
+        if_exists: bool,
+    },
+    RenameConstraint {
+        from: String,
+        to: String,
+    },
+    ValidateConstraint(String),
+    /// RENAME TO.
+    Rename(String),
 }
 
 /// CREATE or DROP EXTENSION.
@@ -709,6 +741,7 @@ impl BoundStatement {
             BoundStatement::Extension(ExtensionChange::Create { .. }) => "CREATE EXTENSION",
             BoundStatement::UserType(TypeChange::CreateEnum { .. }) => "CREATE TYPE",
             BoundStatement::UserType(TypeChange::CreateDomain { .. }) => "CREATE DOMAIN",
+            BoundStatement::UserType(TypeChange::AlterDomain { .. }) => "ALTER DOMAIN",
             BoundStatement::UserType(TypeChange::Drop { domain: true, .. }) => "DROP DOMAIN",
             BoundStatement::UserType(TypeChange::Drop { .. }) => "DROP TYPE",
             BoundStatement::UserType(_) => "ALTER TYPE",

@@ -22,6 +22,7 @@ impl Session {
         let catalog = self.db.catalog.clone();
         let (me, superuser) = self.identity();
         match change {
+            TypeChange::AlterDomain { oid, action } => self.alter_domain(*oid, action, ctx, txn),
             TypeChange::CreateDomain {
                 namespace,
                 name,
@@ -292,6 +293,199 @@ impl Session {
             ));
         }
         Ok(t)
+    }
+}
+
+impl Session {
+    /// ALTER DOMAIN: a new version of the domain; constraints it adds are checked
+    /// against the rows of the columns of the domain (23514 / 23502 naming the column)
+    /// by putting each value through the new domain inside the transaction.
+    fn alter_domain(
+        &mut self,
+        oid: u32,
+        action: &crate::plan::DomainAction,
+        ctx: &ExecContext,
+        txn: TxnId,
+    ) -> Result<Outcome> {
+        use crate::catalog::types::{DomainCheck, DomainDef};
+        use crate::plan::DomainAction as A;
+        let (me, superuser) = self.identity();
+        let old = self.type_to_change(oid, ctx, me, superuser)?;
+        let Some(d) = old.domain.clone() else {
+            return Err(Error::new("42809", format!("{} is not a domain", old.name)));
+        };
+        let mut checks: Vec<DomainCheck> = d
+            .checks
+            .iter()
+            .map(|c| DomainCheck {
+                name: c.name.clone(),
+                sql: c.sql.clone(),
+                expr: c.expr.clone(),
+            })
+            .collect();
+        let mut default = d.default.clone();
+        let mut not_null = d.not_null;
+        // What to verify of the stored values: (message for a violation, code).
+        let mut verify: Option<(String, &str)> = None;
+        let done = Outcome::Done {
+            tag: "ALTER DOMAIN".into(),
+        };
+        match action {
+            A::Rename(to) => {
+                self.check_type_name_free(old.namespace, to, ctx)?;
+                let new = self.db.catalog.replace_user_type(
+                    &old,
+                    to,
+                    old.namespace,
+                    old.owner,
+                    Vec::new(),
+                    txn,
+                );
+                self.undo.push(Undo::TypeVersion(new, Some(old.clone())));
+                return Ok(done);
+            }
+            A::Default(new) => default = new.clone(),
+            A::NotNull(on) => {
+                if *on && !not_null {
+                    verify = Some(("contains null values".into(), "23502"));
+                }
+                not_null = *on;
+            }
+            A::AddCheck {
+                name,
+                sql,
+                expr,
+                validate,
+            } => {
+                let name = match name {
+                    Some(n) => {
+                        if checks.iter().any(|c| &c.name == n) {
+                            return Err(Error::new(
+                                "42710",
+                                format!(
+                                    "constraint \"{n}\" for domain \"{}\" already exists",
+                                    old.name
+                                ),
+                            ));
+                        }
+                        n.clone()
+                    }
+                    None => {
+                        let base = format!("{}_check", old.name);
+                        (0..)
+                            .map(|k| {
+                                if k == 0 {
+                                    base.clone()
+                                } else {
+                                    format!("{base}{k}")
+                                }
+                            })
+                            .find(|n| checks.iter().all(|c| &c.name != n))
+                            .unwrap_or(base)
+                    }
+                };
+                checks.push(DomainCheck {
+                    name,
+                    sql: sql.clone(),
+                    expr: expr.clone(),
+                });
+                if *validate {
+                    verify = Some((
+                        "contains values that violate the new constraint".into(),
+                        "23514",
+                    ));
+                }
+            }
+            A::DropConstraint { name, if_exists } => {
+                let before = checks.len();
+                checks.retain(|c| &c.name != name);
+                if checks.len() == before {
+                    if *if_exists {
+                        self.notices.push((
+                            "NOTICE".into(),
+                            "00000".into(),
+                            format!(
+                                "constraint \"{name}\" of domain \"{}\" does not exist, skipping",
+                                old.name
+                            ),
+                        ));
+                        return Ok(done);
+                    }
+                    return Err(Error::new(
+                        "42704",
+                        format!(
+                            "constraint \"{name}\" of domain \"{}\" does not exist",
+                            old.name
+                        ),
+                    ));
+                }
+            }
+            A::RenameConstraint { from, to } => {
+                if checks.iter().any(|c| &c.name == to) {
+                    return Err(Error::new(
+                        "42710",
+                        format!(
+                            "constraint \"{to}\" for domain \"{}\" already exists",
+                            old.name
+                        ),
+                    ));
+                }
+                let Some(c) = checks.iter_mut().find(|c| &c.name == from) else {
+                    return Err(Error::new(
+                        "42704",
+                        format!(
+                            "constraint \"{from}\" of domain \"{}\" does not exist",
+                            old.name
+                        ),
+                    ));
+                };
+                c.name = to.clone();
+            }
+            A::ValidateConstraint(name) => {
+                if checks.iter().all(|c| &c.name != name) {
+                    return Err(Error::new(
+                        "42704",
+                        format!(
+                            "constraint \"{name}\" of domain \"{}\" does not exist",
+                            old.name
+                        ),
+                    ));
+                }
+                verify = Some((
+                    "contains values that violate the new constraint".into(),
+                    "23514",
+                ));
+            }
+        }
+        let def = std::sync::Arc::new(DomainDef {
+            base: d.base,
+            parent: d.parent,
+            not_null,
+            default,
+            checks,
+        });
+        let new = self.db.catalog.replace_domain(&old, def, txn);
+        self.undo.push(Undo::TypeVersion(new, Some(old.clone())));
+        if let Some((what, code)) = verify {
+            let base = d.base.display_name();
+            for (table, column) in type_columns(&self.db, oid, ctx) {
+                let c = crate::catalog::system::quote_ident(&column);
+                let sql = format!("UPDATE {table} SET {c} = CAST({c} AS {base})");
+                match self.run_internal(&sql) {
+                    Err(e) if e.code == "23514" || e.code == "23502" => {
+                        let bare = table.rsplit_once('.').map_or(table.as_str(), |(_, t)| t);
+                        let bare = bare.trim_matches('"');
+                        return Err(Error::new(
+                            code,
+                            format!("column \"{column}\" of table \"{bare}\" {what}"),
+                        ));
+                    }
+                    Err(e) => return Err(e),
+                    Ok(()) => {}
+                }
+            }
+        }
+        Ok(done)
     }
 }
 

@@ -867,6 +867,8 @@ fn unparsed_statements(sql: &str) -> Option<String> {
             Some("kiln.set_schema")
         } else if word(n, "ALTER") && word(n + 1, "SEQUENCE") {
             Some("kiln.alter_sequence")
+        } else if word(n, "ALTER") && word(n + 1, "DOMAIN") {
+            Some("kiln.alter_domain")
         } else if word(n, "ALTER") && word(n + 1, "INDEX") {
             Some("kiln.alter_index")
         } else if word(n, "ALTER")

@@ -317,6 +317,136 @@ impl Binder<'_> {
         }))
     }
 
+    /// ALTER DOMAIN name action (the text after ALTER DOMAIN, which sqlparser does not
+    /// read).
+    pub(super) fn bind_alter_domain(&mut self, rest: &str) -> Result<BoundStatement> {
+        use crate::plan::DomainAction as D;
+        use sqlparser::tokenizer::Token;
+        let mut w = super::privileges::Words::new(rest)?;
+        let first = w.ident()?;
+        let name = if w.take_token(&Token::Period) {
+            let second = w.ident()?;
+            A::ObjectName::from(vec![A::Ident::new(first), A::Ident::new(second)])
+        } else {
+            A::ObjectName::from(vec![A::Ident::new(first)])
+        };
+        let Some(t) = self.user_type_named(&name)? else {
+            return Err(Error::new(
+                "42704",
+                format!("type \"{name}\" does not exist"),
+            ));
+        };
+        let Some(d) = t.domain.clone() else {
+            return Err(Error::new("42809", format!("{} is not a domain", t.name)));
+        };
+        // The text after the keyword `after` standing as a word (an expression).
+        let tail = |after: &str| -> String {
+            let lower = rest.to_ascii_lowercase();
+            let bytes = lower.as_bytes();
+            let word_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'"';
+            let mut from = 0;
+            while let Some(p) = lower[from..].find(after).map(|p| p + from) {
+                let end = p + after.len();
+                let before_ok = p == 0 || !word_char(bytes[p - 1]);
+                let after_ok = end >= bytes.len() || !word_char(bytes[end]);
+                if before_ok && after_ok {
+                    return rest[end..].trim().to_string();
+                }
+                from = end;
+            }
+            String::new()
+        };
+        let column = crate::catalog::ColumnDef {
+            name: "value".into(),
+            ty: d.base,
+            not_null: false,
+            default: None,
+            identity: None,
+            generated: None,
+        };
+        let action = if w.take(&["SET", "DEFAULT"]) {
+            let sql = tail("default");
+            let e = crate::sql::parse::expression(&sql)?;
+            let bound = self.bind_expr(&e, &super::scope::Scope::default())?;
+            D::Default(Some((sql, self.coerce_assign_domain(bound, d.base)?)))
+        } else if w.take(&["DROP", "DEFAULT"]) {
+            w.end()?;
+            D::Default(None)
+        } else if w.take(&["SET", "NOT", "NULL"]) {
+            w.end()?;
+            D::NotNull(true)
+        } else if w.take(&["DROP", "NOT", "NULL"]) {
+            w.end()?;
+            D::NotNull(false)
+        } else if w.take(&["ADD"]) {
+            let name = if w.take(&["CONSTRAINT"]) {
+                Some(w.ident()?)
+            } else {
+                None
+            };
+            if !w.is("CHECK") {
+                return Err(Error::feature_not_supported(
+                    "ALTER DOMAIN … ADD of a constraint other than CHECK",
+                ));
+            }
+            let mut sql = tail("check");
+            let validate = !sql.to_ascii_lowercase().ends_with("not valid");
+            if !validate {
+                sql.truncate(sql.len() - "not valid".len());
+                sql = sql.trim().to_string();
+            }
+            let e = crate::sql::parse::expression(&sql)?;
+            let (expr, _) = self.bind_check("", std::slice::from_ref(&column), &e)?;
+            let sql = sql
+                .strip_prefix('(')
+                .and_then(|s| s.strip_suffix(')'))
+                .map_or(sql.clone(), |s| s.trim().to_string());
+            D::AddCheck {
+                name,
+                sql,
+                expr,
+                validate,
+            }
+        } else if w.take(&["DROP", "CONSTRAINT"]) {
+            let if_exists = w.take(&["IF", "EXISTS"]);
+            let name = w.ident()?;
+            w.take(&["RESTRICT"]);
+            w.take(&["CASCADE"]);
+            w.end()?;
+            D::DropConstraint { name, if_exists }
+        } else if w.take(&["RENAME", "CONSTRAINT"]) {
+            let from = w.ident()?;
+            w.expect("TO")?;
+            let to = w.ident()?;
+            w.end()?;
+            D::RenameConstraint { from, to }
+        } else if w.take(&["VALIDATE", "CONSTRAINT"]) {
+            let name = w.ident()?;
+            w.end()?;
+            D::ValidateConstraint(name)
+        } else if w.take(&["RENAME", "TO"]) {
+            let to = w.ident()?;
+            w.end()?;
+            D::Rename(to)
+        } else if w.take(&["SET", "SCHEMA"]) {
+            return Err(Error::feature_not_supported("ALTER DOMAIN … SET SCHEMA"));
+        } else if w.take(&["OWNER", "TO"]) {
+            return Err(Error::feature_not_supported("ALTER DOMAIN … OWNER TO"));
+        } else {
+            return Err(match w.peek() {
+                Some(Token::Word(x)) => Error::feature_not_supported(format!(
+                    "ALTER DOMAIN … {}",
+                    x.value.to_uppercase()
+                )),
+                _ => w.unexpected(),
+            });
+        };
+        Ok(BoundStatement::UserType(TypeChange::AlterDomain {
+            oid: t.oid,
+            action,
+        }))
+    }
+
     /// A domain's DEFAULT as a value of its base type.
     fn coerce_assign_domain(&mut self, e: Expr, base: SqlType) -> Result<Expr> {
         let from = e.ty().ty;

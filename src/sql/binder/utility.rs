@@ -140,6 +140,9 @@ impl Binder<'_> {
                 if name == "kiln.alter_constraint" {
                     return self.bind_alter_constraint(value.as_deref().unwrap_or(""));
                 }
+                if name == "kiln.alter_domain" {
+                    return self.bind_alter_domain(value.as_deref().unwrap_or(""));
+                }
                 if name == "kiln.alter_index" {
                     return self.bind_alter_index(value.as_deref().unwrap_or(""));
                 }
