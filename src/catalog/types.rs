@@ -118,6 +118,9 @@ pub struct DomainCheck {
     pub name: String,
     pub sql: String,
     pub expr: crate::sql::expr::Expr,
+    /// False for one added NOT VALID and not validated since (pg_constraint's
+    /// convalidated).
+    pub validated: bool,
 }
 
 /// Labels are names: at most 63 bytes.

@@ -321,6 +321,7 @@ impl Session {
                 name: c.name.clone(),
                 sql: c.sql.clone(),
                 expr: c.expr.clone(),
+                validated: c.validated,
             })
             .collect();
         let mut default = d.default.clone();
@@ -388,6 +389,7 @@ impl Session {
                     name,
                     sql: sql.clone(),
                     expr: expr.clone(),
+                    validated: *validate,
                 });
                 if *validate {
                     verify = Some((
@@ -442,6 +444,9 @@ impl Session {
                 c.name = to.clone();
             }
             A::ValidateConstraint(name) => {
+                if let Some(c) = checks.iter_mut().find(|c| &c.name == name) {
+                    c.validated = true;
+                }
                 if checks.iter().all(|c| &c.name != name) {
                     return Err(Error::new(
                         "42704",

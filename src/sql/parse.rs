@@ -1537,9 +1537,17 @@ fn domain_nullability(sql: &str) -> Result<Option<String>> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut depth = 0i32;
     let mut i = 2;
+    // Where the statement ends: NOT NULL's stand-in goes there, after any DEFAULT (which
+    // sqlparser reads only before the constraints).
+    let statement_end = significant
+        .iter()
+        .find(|t| matches!(t.token, Token::SemiColon))
+        .and_then(|t| byte_offset(sql, t.span.start))
+        .unwrap_or(sql.len());
     while i < significant.len() {
         let t = &significant[i].token;
         match t {
+            Token::SemiColon => break,
             Token::LParen => depth += 1,
             Token::RParen => depth -= 1,
             _ if depth == 0
@@ -1548,10 +1556,11 @@ fn domain_nullability(sql: &str) -> Result<Option<String>> {
             {
                 let start = byte_offset(sql, significant[i].span.start).unwrap_or(0);
                 let end = byte_offset(sql, significant[i + 1].span.end).unwrap_or(start);
+                edits.push((start, end, " ".into()));
                 edits.push((
-                    start,
-                    end,
-                    format!("CONSTRAINT \"{DOMAIN_NOT_NULL}\" CHECK (true)"),
+                    statement_end,
+                    statement_end,
+                    format!(" CONSTRAINT \"{DOMAIN_NOT_NULL}\" CHECK (true)"),
                 ));
                 i += 2;
                 continue;
@@ -1568,10 +1577,11 @@ fn domain_nullability(sql: &str) -> Result<Option<String>> {
     if edits.is_empty() {
         return Ok(None);
     }
-    let not_null = edits.iter().any(|e| !e.2.is_empty());
+    let not_null = edits.iter().any(|e| e.2.len() > 1);
     if not_null && edits.iter().any(|e| e.2.is_empty()) {
         return Err(Error::syntax("conflicting NULL/NOT NULL constraints"));
     }
+    edits.sort_by_key(|e| (e.0, e.1));
     let mut out = sql.to_string();
     for (start, end, with) in edits.into_iter().rev() {
         out.replace_range(start..end, &with);

@@ -139,7 +139,10 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let o = arg_oid(vals, 0).unwrap_or(0);
             match constraints(v).iter().find(|c| c.oid == o) {
                 Some(c) => text(constraint_def(v, c, pretty)),
-                None => NULL,
+                None => domain_checks(v)
+                    .into_iter()
+                    .find(|c| c.0 == o)
+                    .map_or(NULL, |c| text(c.4)),
             }
         }
         Func::PgGetViewDef => {

@@ -68,6 +68,74 @@ const PG_DEFAULT_TABLESPACE: u32 = 1663;
 const TAG_KEY: u32 = 0x9000_0000;
 const TAG_CHECK: u32 = 0xA000_0000;
 const TAG_DEFAULT: u32 = 0xB000_0000;
+/// A domain's CHECK constraint: the tag, the type oid's low 24 bits, the check's place
+/// (the first 16 of a domain's).
+const TAG_DOMAIN_CHECK: u32 = 0xC000_0000;
+
+/// The pg_constraint oid of check `k` of domain `type_oid`.
+fn domain_check_oid(type_oid: u32, k: usize) -> u32 {
+    TAG_DOMAIN_CHECK | ((type_oid & 0x00FF_FFFF) << 4) | (k.min(15) as u32)
+}
+
+/// The CHECK constraints of the domains `v` sees: (constraint oid, name, domain, its
+/// schema, SQL as pg_get_constraintdef prints it, validated).
+fn domain_checks(v: &View) -> Vec<(u32, String, u32, u32, String, bool)> {
+    let mut out = Vec::new();
+    for t in v.db.catalog.visible_user_types(&v.ctx.snapshot) {
+        let Some(d) = &t.domain else { continue };
+        let value = crate::catalog::ColumnDef {
+            name: "value".into(),
+            ty: d.base,
+            not_null: false,
+            default: None,
+            identity: None,
+            generated: None,
+        };
+        for (k, c) in d.checks.iter().enumerate() {
+            let sql = expr_sql(&with_current_names(&c.expr, std::slice::from_ref(&value)));
+            let sql = replace_word(&sql, "value", "VALUE");
+            out.push((
+                domain_check_oid(t.oid, k),
+                c.name.clone(),
+                t.oid,
+                t.namespace,
+                format!("CHECK ({sql})"),
+                c.validated,
+            ));
+        }
+    }
+    out
+}
+
+/// `text` with each whole word `from` (outside quotes) made `to`.
+fn replace_word(text: &str, from: &str, to: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+        } else if c == b'\'' || c == b'"' {
+            quote = Some(c);
+        } else if text[i..].starts_with(from)
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+            && b.get(i + from.len())
+                .is_none_or(|n| !(n.is_ascii_alphanumeric() || *n == b'_'))
+        {
+            out.push_str(to);
+            i += from.len();
+            continue;
+        }
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
 
 /// A system table or view: an index into [`DEFS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

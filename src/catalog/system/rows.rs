@@ -760,6 +760,36 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     },
                 ]);
             }
+            for (o, name, domain, ns, sql, validated) in domain_checks(&v) {
+                rows.push(vec![
+                    oid(o),
+                    text(name),
+                    oid(ns),
+                    text("c"),
+                    boolean(false),
+                    boolean(false),
+                    boolean(validated),
+                    oid(0),
+                    oid(domain),
+                    oid(0),
+                    oid(0),
+                    oid(0),
+                    text(" "),
+                    text(" "),
+                    text(" "),
+                    boolean(true),
+                    int4(0),
+                    boolean(false),
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    text(sql),
+                ]);
+            }
         }
         "pg_attrdef" => {
             for t in &v.tables {

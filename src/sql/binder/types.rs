@@ -302,6 +302,7 @@ impl Binder<'_> {
                 name,
                 sql: check.expr.to_string(),
                 expr,
+                validated: true,
             });
         }
         Ok(BoundStatement::UserType(TypeChange::CreateDomain {
