@@ -488,6 +488,11 @@ fn create_table(catalog: &Catalog, t: &TableEntry, entries: &[Arc<TableEntry>]) 
 /// A column's type as SQL: an enum or domain by its schema-qualified name (its latest,
 /// as with tables), a built-in type by format_type's spelling.
 fn type_sql(catalog: &Catalog, ty: crate::types::SqlType) -> String {
+    if let DataType::Array(e) = ty.ty
+        && let DataType::Enum(_) = *e
+    {
+        return format!("{}[]", type_sql(catalog, crate::types::SqlType::new(*e)));
+    }
     let user = match (ty.domain, ty.ty) {
         (0, DataType::Enum(oid)) => Some(oid),
         (0, _) => None,

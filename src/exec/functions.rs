@@ -989,6 +989,21 @@ pub fn eval_function(
             let t = enum_type(ctx, oid)?;
             let position = matches!(func, Func::EnumPosition(_));
             eval_strict_rows(args, &vs, n, ty, |row| {
+                // An array of labels: each checked, the array retyped.
+                if let Value::Array(a) = &row[0] {
+                    for v in crate::types::array::View::new(&a.bytes, a.elem).values() {
+                        if let Value::Text(s) = &v {
+                            if t.position(s).is_none() {
+                                return Err(t.bad_label(s));
+                            }
+                            crate::catalog::types::check_committed(&t, s, ctx.snapshot.own)?;
+                        }
+                    }
+                    return Ok(Value::Array(Box::new(crate::types::array::Array {
+                        elem: DataType::Enum(oid),
+                        bytes: a.bytes.clone(),
+                    })));
+                }
                 let Value::Text(s) = &row[0] else {
                     return Err(Error::internal("an enum that is not text"));
                 };

@@ -346,6 +346,23 @@ impl Session {
         let mut columns = Vec::with_capacity(width);
         for (i, slot) in slots.into_iter().enumerate() {
             let ty = table.columns[i].ty;
+            // An array of an enum: every element a label of the type.
+            if let (Some(v), DataType::Array(elem)) = (&slot, ty.ty)
+                && let DataType::Enum(oid) = *elem
+                && let Some(t) = self.db.catalog.user_type(oid, &copy.ctx.snapshot)
+            {
+                for r in 0..rows {
+                    if let crate::types::Value::Array(a) = v.value(r, ty.ty) {
+                        for e in crate::types::array::View::new(&a.bytes, a.elem).values() {
+                            if let crate::types::Value::Text(s) = &e
+                                && t.position(s).is_none()
+                            {
+                                return Err(t.bad_label(s));
+                            }
+                        }
+                    }
+                }
+            }
             // A domain column: the domain's default where the column has none, and its
             // constraints over every value.
             let domain = (ty.domain != 0)

@@ -160,16 +160,47 @@ pub(crate) fn scalar_of_code(code: u8) -> Option<DataType> {
     ARRAY_ELEMS.get(code as usize).copied()
 }
 
-/// An array's element type: an index into the element types, so that a [`DataType`]
-/// stays two bytes (it is in every expression node). Dereferences to the element type.
+/// An array's element type: an index into the built-in element types, or an enum's
+/// type oid (enum oids are far above the indexes). Dereferences to the element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ArrayElem(u8);
+pub struct ArrayElem(u32);
 
 impl std::ops::Deref for ArrayElem {
     type Target = DataType;
     fn deref(&self) -> &DataType {
-        &ARRAY_ELEMS[self.0 as usize]
+        match ARRAY_ELEMS.get(self.0 as usize) {
+            Some(t) => t,
+            None => enum_elem(self.0).unwrap_or(&DataType::Unknown),
+        }
     }
+}
+
+/// Most enum types whose arrays exist (each keeps one interned `DataType` for the life
+/// of the process); past it, arrays of a new enum type are 0A000.
+const ENUM_ARRAYS_MAX: usize = 65_536;
+
+fn enum_elems() -> &'static parking_lot::RwLock<std::collections::HashMap<u32, &'static DataType>> {
+    static ELEMS: std::sync::OnceLock<
+        parking_lot::RwLock<std::collections::HashMap<u32, &'static DataType>>,
+    > = std::sync::OnceLock::new();
+    ELEMS.get_or_init(Default::default)
+}
+
+/// The interned element type `Enum(oid)`, made on first use (None past the limit).
+fn enum_elem(oid: u32) -> Option<&'static DataType> {
+    if let Some(t) = enum_elems().read().get(&oid) {
+        return Some(t);
+    }
+    let mut elems = enum_elems().write();
+    if let Some(t) = elems.get(&oid) {
+        return Some(t);
+    }
+    if elems.len() >= ENUM_ARRAYS_MAX {
+        return None;
+    }
+    let t: &'static DataType = Box::leak(Box::new(DataType::Enum(oid)));
+    elems.insert(oid, t);
+    Some(t)
 }
 
 /// A type with its modifier, as in a column definition.
@@ -442,6 +473,8 @@ impl DataType {
                 DataType::MacAddr => 1040,
                 DataType::MacAddr8 => 775,
                 DataType::Range(k) => k.array_oid(),
+                // A user-defined type's array type is the oid after its own.
+                DataType::Enum(oid) => oid + 1,
                 _ => 2277,
             },
             DataType::Record => 2249,
@@ -639,8 +672,12 @@ impl DataType {
     /// The array type of an element type (None for arrays and `unknown`: PostgreSQL has
     /// no arrays of arrays, and an untyped array must take a type from context).
     pub fn array_of(elem: DataType) -> Option<DataType> {
+        if let DataType::Enum(oid) = elem {
+            enum_elem(oid)?;
+            return Some(DataType::Array(ArrayElem(oid)));
+        }
         let at = ARRAY_ELEMS.iter().position(|e| *e == elem)?;
-        Some(DataType::Array(ArrayElem(at as u8)))
+        Some(DataType::Array(ArrayElem(at as u32)))
     }
 
     /// The element type of an array type.

@@ -346,6 +346,18 @@ impl Binder<'_> {
                 });
             }
         }
+        // An enum's order is its labels' places, which ANY / ALL over arrays does not
+        // use (it compares stored values): refused rather than ordered by label.
+        if matches!(target.ty, DataType::Enum(_))
+            && matches!(
+                op,
+                BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+            )
+        {
+            return Err(Error::feature_not_supported(
+                "ordering comparisons of enums with ANY / ALL",
+            ));
+        }
         let func = if all {
             Func::ArrayAll(op)
         } else {

@@ -153,6 +153,14 @@ impl Binder<'_> {
                 ty: to,
             });
         }
+        // Into an array of an enum: the labels checked, now for a constant.
+        if let DataType::Array(elem) = to.ty
+            && let DataType::Enum(oid) = *elem
+            && from.ty != to.ty
+            && from.ty != DataType::Record
+        {
+            return self.coerce_to_enum_array(e, to, oid, explicit);
+        }
         if matches!(to.ty, DataType::Enum(_))
             && (from.ty.is_string()
                 || matches!(

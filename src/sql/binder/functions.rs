@@ -219,6 +219,12 @@ impl Binder<'_> {
             } else {
                 match (crate::types::vector_oid(arg.ty()), arg.ty().ty) {
                     _ if arg.ty().domain != 0 => self.user_type_display(arg.ty().domain),
+                    (None, DataType::Array(e)) if matches!(*e, DataType::Enum(_)) => {
+                        let DataType::Enum(oid) = *e else {
+                            unreachable!()
+                        };
+                        format!("{}[]", self.user_type_display(oid))
+                    }
                     (Some(22), _) => "int2vector".to_string(),
                     (Some(_), _) => "oidvector".to_string(),
                     (None, DataType::Enum(oid)) => self.user_type_display(oid),

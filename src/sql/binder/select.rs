@@ -55,6 +55,9 @@ pub(super) fn sort_expr(expr: Expr, options: &A::OrderByOptions) -> Result<SortE
     // An enum sorts by its labels' places in the type.
     let expr = match expr.ty().ty {
         crate::types::DataType::Enum(oid) => super::types::enum_position(expr, oid),
+        crate::types::DataType::Array(e) if matches!(*e, crate::types::DataType::Enum(_)) => {
+            return Err(Error::feature_not_supported("ordering arrays of enums"));
+        }
         _ => expr,
     };
     // PostgreSQL: NULLs sort as larger than every value.

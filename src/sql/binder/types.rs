@@ -36,9 +36,16 @@ impl Binder<'_> {
             A::DataType::Array(
                 A::ArrayElemTypeDef::SquareBracket(inner, _)
                 | A::ArrayElemTypeDef::Qualified(inner, _),
-            ) if self.resolve_type(inner).is_ok() => {
-                Err(Error::feature_not_supported("arrays of enum types"))
-            }
+            ) => match self.resolve_type(inner) {
+                Ok(t) if t.domain != 0 => Err(Error::feature_not_supported("arrays of domains")),
+                Ok(SqlType {
+                    ty: DataType::Enum(oid),
+                    ..
+                }) => DataType::array_of(DataType::Enum(oid))
+                    .map(SqlType::new)
+                    .ok_or_else(|| Error::feature_not_supported("arrays of this many enum types")),
+                _ => Err(err),
+            },
             _ => Err(err),
         }
     }
@@ -112,6 +119,73 @@ impl Binder<'_> {
         })
     }
 
+    /// A string or text array made an array of enum `oid`: a constant's labels are
+    /// checked now, anything else's when it runs.
+    pub(super) fn coerce_to_enum_array(
+        &mut self,
+        e: Expr,
+        to: SqlType,
+        oid: u32,
+        explicit: bool,
+    ) -> Result<Expr> {
+        let text_array = SqlType::new(DataType::Array(crate::types::TEXT_ARRAY));
+        let from = e.ty().ty;
+        let ok_source = from.is_string()
+            || from == text_array.ty
+            || matches!(
+                e,
+                Expr::Literal {
+                    value: Value::Null,
+                    ..
+                }
+            );
+        if !ok_source {
+            return Err(Error::new(
+                "42846",
+                format!(
+                    "cannot cast type {} to {}",
+                    e.ty().display_name(),
+                    to.display_name()
+                ),
+            ));
+        }
+        let text = self.coerce_with(e, text_array, explicit)?;
+        if let Expr::Literal { value, .. } = &text {
+            let t = self.enum_type(oid)?;
+            return match value {
+                Value::Null => Ok(Expr::Literal {
+                    value: Value::Null,
+                    ty: to,
+                }),
+                Value::Array(a) => {
+                    for v in crate::types::array::View::new(&a.bytes, a.elem).values() {
+                        if let Value::Text(s) = &v {
+                            if t.position(s).is_none() {
+                                return Err(t.bad_label(s));
+                            }
+                            crate::catalog::types::check_committed(&t, s, self.snapshot.own)?;
+                        }
+                    }
+                    Ok(Expr::Literal {
+                        value: Value::Array(Box::new(crate::types::array::Array {
+                            elem: DataType::Enum(oid),
+                            bytes: a.bytes.clone(),
+                        })),
+                        ty: to,
+                    })
+                }
+                _ => Err(Error::internal(
+                    "a text array constant that is not an array",
+                )),
+            };
+        }
+        Ok(Expr::Func {
+            func: Func::EnumIn(oid),
+            args: vec![text],
+            ty: to,
+        })
+    }
+
     /// A string (or NULL) made a value of enum `oid`: a constant is checked now, as
     /// PostgreSQL's parser does; anything else when it runs.
     pub(super) fn coerce_to_enum(&mut self, e: Expr, to: SqlType, explicit: bool) -> Result<Expr> {
@@ -161,6 +235,18 @@ impl Binder<'_> {
         r: Expr,
     ) -> Result<std::result::Result<Expr, (Expr, Expr)>> {
         let (lt, rt) = (l.ty(), r.ty());
+        // Arrays of enums compare equal by labels; their order (by the labels' places,
+        // element by element) is not built.
+        let enum_array =
+            |t: DataType| matches!(t, DataType::Array(e) if matches!(*e, DataType::Enum(_)));
+        if (enum_array(lt.ty) || enum_array(rt.ty))
+            && matches!(
+                op,
+                BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+            )
+        {
+            return Err(Error::feature_not_supported("ordering arrays of enums"));
+        }
         let enum_ty = match (lt.ty, rt.ty) {
             (DataType::Enum(_), _) => lt,
             (_, DataType::Enum(_)) => rt,
@@ -553,11 +639,16 @@ impl Binder<'_> {
         if !matches!(name, "enum_first" | "enum_last" | "enum_range") {
             return Ok(None);
         }
-        let Some(DataType::Enum(oid)) = args.first().map(|a| a.ty().ty) else {
-            return Ok(None);
+        let oid = match args
+            .iter()
+            .map(|a| a.ty().ty)
+            .find(|t| matches!(t, DataType::Enum(_)))
+        {
+            Some(DataType::Enum(oid)) => oid,
+            _ => return Ok(None),
         };
         if name == "enum_range" {
-            return Err(Error::feature_not_supported("arrays of enum types"));
+            return self.bind_enum_range(oid, args).map(Some);
         }
         let t = self.enum_type(oid)?;
         let label = if name == "enum_first" {
@@ -576,6 +667,65 @@ impl Binder<'_> {
             value: Value::Text(label.label.clone()),
             ty: SqlType::new(DataType::Enum(oid)),
         }))
+    }
+
+    /// enum_range(e) and enum_range(low, high) (NULL: open) over constants: the type's
+    /// labels in order, between the bounds.
+    fn bind_enum_range(&mut self, oid: u32, args: &[Expr]) -> Result<Expr> {
+        let ty = SqlType::new(DataType::Enum(oid));
+        let mut bounds = Vec::with_capacity(args.len());
+        for a in args {
+            let a = if a.ty().ty == DataType::Unknown {
+                self.coerce(a.clone(), ty)?
+            } else {
+                a.clone()
+            };
+            if a.ty().ty != ty.ty {
+                return Err(Error::undefined_function(format!(
+                    "function enum_range({}) does not exist",
+                    args.iter()
+                        .map(|a| a.ty().display_name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            match a {
+                Expr::Literal { value, .. } => bounds.push(value),
+                _ => {
+                    return Err(Error::feature_not_supported(
+                        "enum_range of a value not known before the query runs",
+                    ));
+                }
+            }
+        }
+        let t = self.enum_type(oid)?;
+        let place = |v: &Value| match v {
+            Value::Text(s) => t.position(s),
+            _ => None,
+        };
+        let (low, high) = match bounds.as_slice() {
+            [_] => (None, None),
+            [a, b] => (place(a), place(b)),
+            _ => {
+                return Err(Error::undefined_function(
+                    "function enum_range does not exist",
+                ));
+            }
+        };
+        let mut values = Vec::new();
+        for l in &t.labels {
+            if low.is_some_and(|p| l.sortorder < p) || high.is_some_and(|p| l.sortorder > p) {
+                continue;
+            }
+            crate::catalog::types::check_committed(&t, &l.label, self.snapshot.own)?;
+            values.push(Value::Text(l.label.clone()));
+        }
+        let array_ty = DataType::array_of(ty.ty)
+            .ok_or_else(|| Error::feature_not_supported("arrays of this many enum types"))?;
+        Ok(Expr::Literal {
+            value: Value::Array(Box::new(crate::types::array::from_values(ty.ty, &values))),
+            ty: SqlType::new(array_ty),
+        })
     }
 
     /// An ORDER BY or window key: an enum sorts by its labels' places.
