@@ -1535,6 +1535,20 @@ fn domain_nullability(sql: &str) -> Result<Option<String>> {
         return Ok(None);
     }
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    // AS is optional (CREATE DOMAIN d integer): after the (maybe qualified) name.
+    let mut after_name = 3;
+    while significant
+        .get(after_name)
+        .is_some_and(|t| matches!(t.token, Token::Period))
+    {
+        after_name += 2;
+    }
+    if let Some(t) = significant.get(after_name)
+        && !is(&t.token, "as")
+        && let Some(at) = byte_offset(sql, t.span.start)
+    {
+        edits.push((at, at, "AS ".into()));
+    }
     let mut depth = 0i32;
     let mut i = 2;
     // Where the statement ends: NOT NULL's stand-in goes there, after any DEFAULT (which
@@ -1577,7 +1591,7 @@ fn domain_nullability(sql: &str) -> Result<Option<String>> {
     if edits.is_empty() {
         return Ok(None);
     }
-    let not_null = edits.iter().any(|e| e.2.len() > 1);
+    let not_null = edits.iter().any(|e| e.2.starts_with(" CONSTRAINT"));
     if not_null && edits.iter().any(|e| e.2.is_empty()) {
         return Err(Error::syntax("conflicting NULL/NOT NULL constraints"));
     }
