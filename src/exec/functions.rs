@@ -1032,6 +1032,19 @@ pub fn eval_function(
             check_domain(&shown_type_name(ctx, &t), &chain, &v, n, ctx)?;
             v
         }
+        Func::ArrayAssign { slice } => {
+            let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+            let mut out = Vector::with_capacity(ty.ty, n);
+            let mut row = Vec::with_capacity(vs.len());
+            for i in 0..n {
+                row.clear();
+                for (v, t) in vs.iter().zip(&types) {
+                    row.push(v.value(i, *t));
+                }
+                out.push_value(&array_assign(ty.ty, &row, slice)?);
+            }
+            out
+        }
         Func::Range(crate::sql::expr::RangeFn::Construct, kind) => {
             let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
             let mut out = Vector::with_capacity(ty.ty, n);
@@ -1800,6 +1813,143 @@ fn chr(code: i32, buf: &mut [u8; 4]) -> Result<&[u8]> {
         )
     })?;
     Ok(c.encode_utf8(buf).as_bytes())
+}
+
+/// UPDATE's `a[i] = v` / `a[lo:hi] = src` on one row (row: [a, v, i] or [a, src, lo,
+/// hi]), as PostgreSQL's array_set_element / array_set_slice do for one dimension: a
+/// NULL or empty array becomes one starting at the subscript; past either end the
+/// array grows, NULLs filling the gap.
+fn array_assign(ty: DataType, row: &[Value], slice: bool) -> Result<Value> {
+    use crate::types::array::{self, Builder, Dim, View};
+    let Some(elem) = ty.elem() else {
+        return Err(Error::internal("an array assignment to a non-array"));
+    };
+    let subscript = |v: &Value| -> Result<Option<i64>> {
+        match v {
+            Value::Null => Ok(None),
+            other => Ok(other.as_i64()),
+        }
+    };
+    // The current elements and their first subscript.
+    let (mut values, mut lbound) = match &row[0] {
+        Value::Array(a) => {
+            let view = View::new(&a.bytes, a.elem);
+            let dims = view.dims();
+            match dims.as_slice() {
+                [] => (Vec::new(), None),
+                [d] => (view.values(), Some(d.lbound as i64)),
+                _ => {
+                    return Err(Error::feature_not_supported(
+                        "assigning to a subscript of a multidimensional array",
+                    ));
+                }
+            }
+        }
+        _ => (Vec::new(), None),
+    };
+    let too_small = || Error::new("2202E", "source array too small");
+    let (lo, hi, source): (i64, i64, Vec<Value>) = if slice {
+        let src = match &row[1] {
+            Value::Array(a) => View::new(&a.bytes, a.elem).values(),
+            Value::Null => return Ok(row[0].clone()),
+            _ => Vec::new(),
+        };
+        let current_hi = lbound.map(|l| l + values.len() as i64 - 1);
+        let lo = match subscript(&row[2])? {
+            Some(x) => x,
+            None => lbound.ok_or_else(|| {
+                Error::new(
+                    "2202E",
+                    "array slice subscript must provide both boundaries",
+                )
+            })?,
+        };
+        let hi = match subscript(&row[3])? {
+            Some(x) => x,
+            None => current_hi.ok_or_else(|| {
+                Error::new(
+                    "2202E",
+                    "array slice subscript must provide both boundaries",
+                )
+            })?,
+        };
+        if hi < lo {
+            return Err(Error::new(
+                "2202E",
+                "upper bound cannot be less than lower bound",
+            ));
+        }
+        let need = (hi - lo + 1) as usize;
+        if src.len() < need {
+            return Err(too_small());
+        }
+        (lo, hi, src.into_iter().take(need).collect())
+    } else {
+        let Some(i) = subscript(&row[2])? else {
+            return Err(Error::new(
+                "22004",
+                "array subscript in assignment must not be null",
+            ));
+        };
+        (i, i, vec![row[1].clone()])
+    };
+    let limit = |x: i64| {
+        i32::try_from(x).map_err(|_| {
+            Error::new(
+                "54000",
+                "array size exceeds the maximum allowed (134217727)",
+            )
+        })
+    };
+    limit(lo)?;
+    limit(hi)?;
+    let l = match lbound {
+        Some(l) => l,
+        None => {
+            lbound = Some(lo);
+            lo
+        }
+    };
+    // Grow toward the new subscripts with NULLs.
+    if lo < l {
+        let grow = (l - lo) as usize;
+        if grow > 134_217_727 {
+            return Err(Error::new(
+                "54000",
+                "array size exceeds the maximum allowed (134217727)",
+            ));
+        }
+        let mut grown = vec![Value::Null; grow];
+        grown.extend(values);
+        values = grown;
+        lbound = Some(lo);
+    }
+    let first = lbound.unwrap_or(lo);
+    let end = (hi - first + 1) as usize;
+    if end > 134_217_727 {
+        return Err(Error::new(
+            "54000",
+            "array size exceeds the maximum allowed (134217727)",
+        ));
+    }
+    if values.len() < end {
+        values.resize(end, Value::Null);
+    }
+    for (k, v) in source.into_iter().enumerate() {
+        values[(lo - first) as usize + k] = v;
+    }
+    let mut bytes = Vec::new();
+    let mut b = Builder::new(
+        &mut bytes,
+        &[Dim {
+            len: values.len() as i32,
+            lbound: limit(first)?,
+        }],
+    );
+    for v in &values {
+        b.push(v);
+    }
+    Ok(Value::Array(Box::new(array::Array { elem, bytes })))
 }
 
 /// int4range(lower, upper [, bounds]) and its kin: a NULL bound is infinite.

@@ -416,6 +416,12 @@ pub enum Func {
         lower: bool,
         upper: bool,
     },
+    /// UPDATE's `a[i] = v` (args [a, v, i]) and `a[lo:hi] = array` (`slice`: args [a,
+    /// v, lo, hi], NULL for an omitted bound): the array with those elements replaced,
+    /// extended with NULLs as needed (not strict: a NULL array becomes one).
+    ArrayAssign {
+        slice: bool,
+    },
     /// array_length(a, dim).
     ArrayLength,
     /// array_lower(a, dim).

@@ -1436,6 +1436,14 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Catalog,
     ),
     f(Func::EnumIn(0), &[], HAND, true, S, K::Scalar),
+    f(
+        Func::ArrayAssign { slice: false },
+        &["kiln subscript assign"],
+        HAND,
+        false,
+        I,
+        K::Scalar,
+    ),
     f(Func::DomainCheck(0), &[], HAND, false, S, K::Scalar),
     f(
         Func::Range(RangeFn::Construct, RangeKind::Int4),
@@ -1963,6 +1971,7 @@ impl Func {
             Func::RegexMatch(_) => Func::RegexMatch(false),
             Func::RegIn(_) => Func::RegIn(DataType::RegClass),
             Func::EnumIn(_) => Func::EnumIn(0),
+            Func::ArrayAssign { .. } => Func::ArrayAssign { slice: false },
             Func::DomainCheck(_) => Func::DomainCheck(0),
             Func::Range(f, _) => Func::Range(f, RangeKind::Int4),
             Func::EnumPosition(_) => Func::EnumPosition(0),

@@ -366,6 +366,12 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if text.contains('[')
+        && mentions(&text, "update")
+        && let Some(rewritten) = subscript_assignments(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if let Some(rewritten) = domain_nullability(&text)? {
         text = std::borrow::Cow::Owned(rewritten);
     }
@@ -1497,6 +1503,150 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
         offset += l.chars().count() + 1;
     }
     None
+}
+
+/// The function UPDATE's subscripted targets become (`sql::binder::functions`).
+pub const SUBSCRIPT_ASSIGN: &str = "kiln subscript assign";
+
+/// `UPDATE … SET col[i] = v` and `col[lo:hi] = array` (which sqlparser does not read)
+/// become `col = "kiln subscript assign"(col, (v), 'spec', subscripts …)`: the spec has
+/// one letter per subscript, `e` (an element: one argument) or `s` (a slice: its
+/// bounds, NULL where omitted).
+fn subscript_assignments(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let text_of = |a: usize, b: usize| -> Option<&str> {
+        // The source text of significant tokens a..b (b exclusive).
+        let start = byte_offset(sql, sig.get(a)?.span.start)?;
+        let end = byte_offset(sql, sig.get(b - 1)?.span.end)?;
+        sql.get(start..end)
+    };
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut i = 0;
+    while i < sig.len() {
+        // SET of an UPDATE (also ON CONFLICT DO UPDATE SET).
+        if !(is(&sig[i].token, "set") && i > 0) {
+            i += 1;
+            continue;
+        }
+        let mut k = i + 1;
+        // Each assignment: name [subscripts] = value.
+        while let Some(Token::Word(_)) = sig.get(k).map(|t| &t.token) {
+            let name_at = k;
+            let mut j = k + 1;
+            let mut groups: Vec<(bool, Vec<(usize, usize)>)> = Vec::new();
+            while matches!(sig.get(j).map(|t| &t.token), Some(Token::LBracket)) {
+                let open = j;
+                let mut depth = 0;
+                let mut parts: Vec<(usize, usize)> = Vec::new();
+                let mut part_start = open + 1;
+                let mut slice = false;
+                j = open;
+                loop {
+                    let t = &sig.get(j)?.token;
+                    match t {
+                        Token::LBracket | Token::LParen => depth += 1,
+                        Token::RBracket | Token::RParen => {
+                            depth -= 1;
+                            if depth == 0 {
+                                parts.push((part_start, j));
+                                break;
+                            }
+                        }
+                        Token::Colon if depth == 1 => {
+                            parts.push((part_start, j));
+                            part_start = j + 1;
+                            slice = true;
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                groups.push((slice, parts));
+                j += 1;
+            }
+            if groups.is_empty() {
+                // A plain target: skip its value.
+                j = k + 1;
+            }
+            if !matches!(sig.get(j).map(|t| &t.token), Some(Token::Eq)) {
+                return None;
+            }
+            let value_start = j + 1;
+            let mut depth = 0;
+            let mut end = value_start;
+            while let Some(t) = sig.get(end) {
+                match &t.token {
+                    Token::LParen | Token::LBracket => depth += 1,
+                    Token::RParen | Token::RBracket => {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    }
+                    Token::Comma | Token::SemiColon if depth == 0 => break,
+                    _ if depth == 0
+                        && ["from", "where", "returning"]
+                            .iter()
+                            .any(|w| is(&t.token, w)) =>
+                    {
+                        break;
+                    }
+                    _ => {}
+                }
+                end += 1;
+            }
+            if !groups.is_empty() && end > value_start {
+                let name = text_of(name_at, name_at + 1)?;
+                let value = text_of(value_start, end)?;
+                let mut spec = String::new();
+                let mut args = Vec::new();
+                for (slice, parts) in &groups {
+                    spec.push(if *slice { 's' } else { 'e' });
+                    for &(a, b) in parts {
+                        args.push(if b > a {
+                            text_of(a, b)?.to_string()
+                        } else {
+                            "NULL".to_string()
+                        });
+                    }
+                }
+                let start = byte_offset(sql, sig[name_at].span.start)?;
+                let stop = byte_offset(sql, sig[end - 1].span.end)?;
+                edits.push((
+                    start,
+                    stop,
+                    format!(
+                        "{name} = \"{SUBSCRIPT_ASSIGN}\"({name}, ({value}), '{spec}', {})",
+                        args.join(", ")
+                    ),
+                ));
+            }
+            if matches!(sig.get(end).map(|t| &t.token), Some(Token::Comma)) {
+                k = end + 1;
+            } else {
+                i = end;
+                break;
+            }
+        }
+        i += 1;
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (start, end, with) in edits.into_iter().rev() {
+        out.replace_range(start..end, &with);
+    }
+    Some(out)
 }
 
 /// The name CREATE DOMAIN's NOT NULL travels under (as a CHECK constraint, which

@@ -216,6 +216,35 @@ impl Binder<'_> {
             };
         }
         let ty = base.ty();
+        // jsonb's subscripts: `doc['key']` and `doc[n]` are `->` step by step.
+        if ty.ty == DataType::Jsonb {
+            let mut cur = base;
+            for a in rest {
+                match a {
+                    A::AccessExpr::Subscript(A::Subscript::Index { index }) => {
+                        let b = self.bind_expr(index, scope)?;
+                        let b = if b.ty().ty == DataType::Unknown {
+                            self.coerce(b, TEXT)?
+                        } else {
+                            b
+                        };
+                        cur = self.bind_binary_op(cur, &A::BinaryOperator::Arrow, b)?;
+                    }
+                    A::AccessExpr::Subscript(A::Subscript::Slice { .. }) => {
+                        return Err(Error::new(
+                            "0A000",
+                            "jsonb subscript does not support slices",
+                        ));
+                    }
+                    A::AccessExpr::Dot(_) => {
+                        return Err(Error::feature_not_supported(
+                            "field selection from a jsonb subscript",
+                        ));
+                    }
+                }
+            }
+            return Ok(cur);
+        }
         let Some(elem) = ty.ty.elem() else {
             return Err(Error::datatype_mismatch(format!(
                 "cannot subscript type {} because it does not support subscripting",
@@ -364,6 +393,70 @@ impl Binder<'_> {
             Func::ArrayAny(op)
         };
         Ok(func_expr(func, vec![l, r], BOOL))
+    }
+
+    /// UPDATE's subscripted target (`sql::parse::subscript_assignments`): args [target,
+    /// value, spec, subscripts …].
+    pub(super) fn bind_subscript_assign(&mut self, args: Vec<Expr>) -> Result<Expr> {
+        let mut it = args.into_iter();
+        let (Some(target), Some(value), Some(spec)) = (it.next(), it.next(), it.next()) else {
+            return Err(Error::internal("a subscript assignment without its parts"));
+        };
+        let subs: Vec<Expr> = it.collect();
+        let spec = match &spec {
+            Expr::Literal {
+                value: Value::Text(s),
+                ..
+            } => s.clone(),
+            _ => return Err(Error::internal("a subscript assignment without its spec")),
+        };
+        let ty = target.ty();
+        if ty.ty == DataType::Jsonb {
+            return Err(Error::feature_not_supported(
+                "assigning to a jsonb subscript",
+            ));
+        }
+        let Some(elem) = ty.ty.elem() else {
+            return Err(Error::new(
+                "42804",
+                format!(
+                    "cannot subscript type {} because it does not support subscripting",
+                    ty.display_name()
+                ),
+            ));
+        };
+        if spec.len() != 1 {
+            return Err(Error::feature_not_supported(
+                "assigning to a subscript of a multidimensional array",
+            ));
+        }
+        let slice = spec == "s";
+        let int4 = SqlType::new(DataType::Int4);
+        let mut bound = vec![target];
+        if slice {
+            bound.push(self.coerce(value, SqlType::new(ty.ty))?);
+        } else {
+            bound.push(self.coerce(value, SqlType::with_typmod(elem, ty.typmod))?);
+        }
+        for s in subs {
+            let t = s.ty().ty;
+            if t.numeric_rank().is_some() && !t.is_integer() {
+                // numeric and floats round to an integer, as their assignment casts do.
+                bound.push(self.explicit_cast(s, int4)?);
+                continue;
+            }
+            if !(t.is_integer() || t == DataType::Unknown) {
+                return Err(Error::new(
+                    "42804",
+                    format!(
+                        "array subscript must have type integer, not {}",
+                        s.ty().display_name()
+                    ),
+                ));
+            }
+            bound.push(self.coerce(s, int4)?);
+        }
+        Ok(func_expr(Func::ArrayAssign { slice }, bound, ty))
     }
 
     /// Two operands at one array type (an unknown one takes the other's).

@@ -508,6 +508,9 @@ impl Binder<'_> {
     }
 
     pub(super) fn bind_scalar_function(&mut self, name: &str, args: Vec<Expr>) -> Result<Expr> {
+        if name == crate::sql::parse::SUBSCRIPT_ASSIGN {
+            return self.bind_subscript_assign(args);
+        }
         if let Some(call) = self.bind_extension_function(name, &args)? {
             return Ok(call);
         }
