@@ -357,6 +357,8 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
         (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
         (Value::Jsonb(x), Value::Jsonb(y)) => super::jsonb::compare(x, y),
+        // Network addresses and ranges: their stored bytes' order is PostgreSQL's.
+        (Value::Raw(_, x), Value::Raw(_, y)) => x.cmp(y),
         _ => Ordering::Equal,
     }
 }
