@@ -313,13 +313,14 @@ impl Session {
         })
     }
 
-    /// At the end of a statement: the deferrable keys' checks that are not deferred.
+    /// At the end of a statement: the checks left for it (deferrable keys not
+    /// deferred, NO ACTION foreign keys of the rows it removed).
     pub(super) fn check_statement_keys(&mut self) -> Result<()> {
         if self
             .txn
             .pending
             .iter()
-            .any(|p| matches!(p, Pending::Unique { .. }))
+            .any(|p| matches!(p, Pending::Unique { .. } | Pending::Parent { .. }))
         {
             self.check_pending(false)?;
         }
@@ -544,31 +545,40 @@ impl Session {
                 };
                 let mut probe = fk.clone();
                 probe.columns = fk.parent_columns.clone();
+                // The keys gone for good (no live version holds them now), then one
+                // pass over the referencing table.
+                let mut gone: HashMap<Vec<u8>, usize> = HashMap::new();
                 for r in 0..keys.rows {
                     if Self::reference_found(parent, ix, &probe, &keys.columns, r) {
                         continue;
                     }
-                    let Some(key) = match_key(&keys.columns, &fk.parent_columns, r) else {
-                        continue;
-                    };
-                    for (g, group) in child.storage.groups().iter().enumerate() {
-                        for row in 0..group.rows() {
-                            if live(child.storage.stamps(row_id(g, row)))
-                                && match_key(&group.columns, &fk.columns, row).as_ref()
-                                    == Some(&key)
-                            {
-                                let text =
-                                    self.columns_text(parent, &fk.parent_columns, &keys.columns, r);
-                                return Err(Error::new(
-                                    "23503",
-                                    format!(
-                                        "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
-                                        parent.name, fk.name, child.name
-                                    ),
-                                )
-                                .with_detail(format!("Key {text} is still referenced from table \"{}\".", child.name))
-                                .on_table(&child.name, None, Some(&fk.name)));
-                            }
+                    if let Some(key) = match_key(&keys.columns, &fk.parent_columns, r) {
+                        gone.entry(key).or_insert(r);
+                    }
+                }
+                if gone.is_empty() {
+                    return Ok(());
+                }
+                for (g, group) in child.storage.groups().iter().enumerate() {
+                    for row in 0..group.rows() {
+                        if !live(child.storage.stamps(row_id(g, row))) {
+                            continue;
+                        }
+                        let Some(key) = match_key(&group.columns, &fk.columns, row) else {
+                            continue;
+                        };
+                        if let Some(&r) = gone.get(&key) {
+                            let text =
+                                self.columns_text(parent, &fk.parent_columns, &keys.columns, r);
+                            return Err(Error::new(
+                                "23503",
+                                format!(
+                                    "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
+                                    parent.name, fk.name, child.name
+                                ),
+                            )
+                            .with_detail(format!("Key {text} is still referenced from table \"{}\".", child.name))
+                            .on_table(&child.name, None, Some(&fk.name)));
                         }
                     }
                 }
@@ -613,8 +623,12 @@ impl Session {
             if gone.is_empty() {
                 continue;
             }
-            // A deferred NO ACTION key is checked at COMMIT.
-            if action == FkAction::NoAction && self.fk_deferred(&fk) {
+            // NO ACTION is checked when the statement ends (at COMMIT when deferred).
+            // PostgreSQL fires its check then, in order with the other keys' actions;
+            // kiln runs the other keys' actions at once, so only a check that rows of
+            // this very statement may answer waits: a table that references itself,
+            // whose referencing rows may go later in the statement.
+            if action == FkAction::NoAction && (self.fk_deferred(&fk) || child.oid == parent.oid) {
                 let rows: Vec<u32> = gone.values().map(|&r| r as u32).collect();
                 let keys = Batch::new(
                     old.columns.iter().map(|c| c.gather(&rows)).collect(),
@@ -623,8 +637,8 @@ impl Session {
                 self.defer_parent_check(parent, &child, &fk, keys);
                 continue;
             }
-            // NO ACTION only cares whether the key is gone at the end: another live
-            // version may hold it now.
+            // NO ACTION only cares whether the key is gone: another live version may
+            // hold it now.
             if action == FkAction::NoAction
                 && let Some(ix) = parent_index(parent, &fk)
             {
