@@ -37,6 +37,10 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("DateStyle", "ISO, MDY".into()),
         ("default_transaction_isolation", "read committed".into()),
         ("default_transaction_read_only", "off".into()),
+        // DEFERRABLE matters to PostgreSQL's SERIALIZABLE READ ONLY transactions only
+        // (they wait for a safe snapshot); kiln keeps the setting, which changes nothing.
+        ("default_transaction_deferrable", "off".into()),
+        ("transaction_deferrable", "off".into()),
         ("extra_float_digits", "1".into()),
         ("in_hot_standby", "off".into()),
         ("integer_datetimes", "on".into()),

@@ -366,6 +366,11 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if mentions(&text, "deferrable")
+        && let Some(rewritten) = transaction_deferrable(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if text.contains('[')
         && mentions(&text, "update")
         && let Some(rewritten) = subscript_assignments(&text)
@@ -1503,6 +1508,96 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
         offset += l.chars().count() + 1;
     }
     None
+}
+
+/// The transaction modes' `[NOT] DEFERRABLE`, which sqlparser does not read: left out
+/// of BEGIN / START TRANSACTION (with a comma before it, if any); SET TRANSACTION and
+/// SET SESSION CHARACTERISTICS AS TRANSACTION of that mode alone become SETs of
+/// transaction_deferrable / default_transaction_deferrable.
+fn transaction_deferrable(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let sig: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let is = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut start = 0;
+    while start < sig.len() {
+        let end = (start..sig.len())
+            .find(|&k| matches!(sig[k].token, Token::SemiColon))
+            .unwrap_or(sig.len());
+        let w = |k: usize, word: &str| k < end && is(&sig[k].token, word);
+        let modes_at = if w(start, "begin") {
+            Some(start + 1)
+        } else if (w(start, "start") || w(start, "set")) && w(start + 1, "transaction") {
+            Some(start + 2)
+        } else if w(start, "set")
+            && w(start + 1, "session")
+            && w(start + 2, "characteristics")
+            && w(start + 3, "as")
+            && w(start + 4, "transaction")
+        {
+            Some(start + 5)
+        } else {
+            None
+        };
+        if let Some(first) = modes_at {
+            let mut k = first;
+            let mut found: Option<(usize, usize, bool)> = None;
+            while k < end {
+                if w(k, "not") && w(k + 1, "deferrable") {
+                    found = Some((k, k + 1, false));
+                    break;
+                }
+                if w(k, "deferrable") {
+                    found = Some((k, k, true));
+                    break;
+                }
+                k += 1;
+            }
+            if let Some((a, b, on)) = found {
+                let only = a == first && b + 1 == end;
+                let is_set = w(start, "set");
+                if only && is_set {
+                    let name = if w(start + 1, "session") {
+                        "default_transaction_deferrable"
+                    } else {
+                        "transaction_deferrable"
+                    };
+                    let s = byte_offset(sql, sig[start].span.start)?;
+                    let e = byte_offset(sql, sig[end - 1].span.end)?;
+                    let value = if on { "on" } else { "off" };
+                    edits.push((s, e, format!("SET {name} TO {value}")));
+                } else {
+                    // With the comma before it (or after it, when it comes first).
+                    let (from, to) = if a > first && matches!(sig[a - 1].token, Token::Comma) {
+                        (a - 1, b)
+                    } else if b + 1 < end && matches!(sig[b + 1].token, Token::Comma) {
+                        (a, b + 1)
+                    } else {
+                        (a, b)
+                    };
+                    let s = byte_offset(sql, sig[from].span.start)?;
+                    let e = byte_offset(sql, sig[to].span.end)?;
+                    edits.push((s, e, " ".into()));
+                }
+            }
+        }
+        start = end + 1;
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (s, e, with) in edits.into_iter().rev() {
+        out.replace_range(s..e, &with);
+    }
+    Some(out)
 }
 
 /// The function UPDATE's subscripted targets become (`sql::binder::functions`).
