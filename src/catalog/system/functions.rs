@@ -92,7 +92,26 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
                 }
             }
         }
-        Func::PgTypeIsVisible => boolean(true),
+        // Built-in types are in pg_catalog, always searched; a user-defined type (or its
+        // array type) is visible when the search path finds it by its name.
+        Func::PgTypeIsVisible => {
+            let o = arg_oid(vals, 0).unwrap_or(0);
+            let user =
+                v.db.catalog
+                    .visible_user_types(&v.ctx.snapshot)
+                    .into_iter()
+                    .find(|t| t.oid == o || t.array_oid == o);
+            match user {
+                None => boolean(true),
+                Some(t) => {
+                    let found =
+                        v.ctx.search_path.search.iter().find_map(|&ns| {
+                            v.db.catalog.user_type_named(ns, &t.name, &v.ctx.snapshot)
+                        });
+                    boolean(found.is_some_and(|f| f.oid == t.oid))
+                }
+            }
+        }
         Func::MyTempSchema => oid(v.ctx.search_path.temp.unwrap_or(0)),
         Func::IsOtherTempSchema => {
             let o = arg_oid(vals, 0).unwrap_or(0);
