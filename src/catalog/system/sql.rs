@@ -373,8 +373,13 @@ pub(super) fn constraint_def(v: &View, c: &Constraint, pretty: bool) -> String {
             let Some((parent, pcols, upd, del)) = &c.foreign else {
                 return String::new();
             };
+            // The referenced table qualified with its schema when the search path
+            // would not find it, as pg_get_constraintdef prints it.
             let (pname, pcols) = match v.table(*parent) {
-                Some(p) => (quote_ident(&p.name), column_list(p, pcols)),
+                Some(p) => (
+                    v.relation_name(p.namespace, &p.name, p.oid),
+                    column_list(p, pcols),
+                ),
                 None => (String::new(), String::new()),
             };
             let mut s = format!(
