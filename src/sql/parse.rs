@@ -366,6 +366,15 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>> {
     {
         text = std::borrow::Cow::Owned(rewritten);
     }
+    if text.len() >= 4
+        && text
+            .as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"top."))
+        && let Some(rewritten) = top_qualifier(&text)
+    {
+        text = std::borrow::Cow::Owned(rewritten);
+    }
     if mentions(&text, "deferrable")
         && let Some(rewritten) = transaction_deferrable(&text)
     {
@@ -1508,6 +1517,36 @@ pub fn char_position(sql: &str, line: usize, col: usize) -> Option<u32> {
         offset += l.chars().count() + 1;
     }
     None
+}
+
+/// `top.column`: sqlparser reads TOP after SELECT as T-SQL's row limit; `top` is no
+/// keyword of PostgreSQL's, so a qualifier named so is quoted (same name).
+fn top_qualifier(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let mut edits = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if let Token::Word(w) = &t.token
+            && w.quote_style.is_none()
+            && w.value.eq_ignore_ascii_case("top")
+            && matches!(tokens.get(i + 1).map(|n| &n.token), Some(Token::Period))
+        {
+            let start = byte_offset(sql, t.span.start)?;
+            let end = byte_offset(sql, t.span.end)?;
+            edits.push((start, end, format!("\"{}\"", w.value.to_lowercase())));
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (s, e, with) in edits.into_iter().rev() {
+        out.replace_range(s..e, &with);
+    }
+    Some(out)
 }
 
 /// The transaction modes' `[NOT] DEFERRABLE`, which sqlparser does not read: left out
