@@ -1081,6 +1081,18 @@ pub fn eval_function(
             }
             _ => Err(Error::internal("make_date arguments")),
         })?,
+        Func::MakeInterval => eval_strict_rows(args, &vs, n, ty, |row| match row {
+            [
+                Value::Int4(y),
+                Value::Int4(mo),
+                Value::Int4(w),
+                Value::Int4(d),
+                Value::Int4(h),
+                Value::Int4(mi),
+                Value::Float8(s),
+            ] => make_interval([*y, *mo, *w, *d, *h, *mi], *s),
+            _ => Err(Error::internal("make_interval arguments")),
+        })?,
         Func::MakeTime => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [Value::Int4(h), Value::Int4(m), Value::Float8(s)] => {
                 crate::types::datetime::make_time(*h, *m, *s).map(Value::Time)
@@ -1950,6 +1962,26 @@ fn array_assign(ty: DataType, row: &[Value], slice: bool) -> Result<Value> {
         b.push(v);
     }
     Ok(Value::Array(Box::new(array::Array { elem, bytes })))
+}
+
+/// make_interval as PostgreSQL 15's does it: months from years and months, days from
+/// weeks and days (32-bit arithmetic that wraps, as its does), microseconds from hours
+/// and minutes plus the seconds' microseconds truncated; 22008 for NaN / infinite
+/// seconds.
+fn make_interval(f: [i32; 6], secs: f64) -> Result<Value> {
+    let [years, months, weeks, days, hours, mins] = f;
+    if !secs.is_finite() {
+        return Err(Error::new("22008", "interval out of range"));
+    }
+    let micros = (hours as i64)
+        .wrapping_mul(3_600_000_000)
+        .wrapping_add((mins as i64).wrapping_mul(60_000_000))
+        .wrapping_add((secs * 1e6) as i64);
+    Ok(Value::Interval(crate::types::datetime::Interval {
+        months: years.wrapping_mul(12).wrapping_add(months),
+        days: weeks.wrapping_mul(7).wrapping_add(days),
+        micros,
+    }))
 }
 
 /// int4range(lower, upper [, bounds]) and its kin: a NULL bound is infinite.

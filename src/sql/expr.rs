@@ -201,6 +201,8 @@ pub enum Func {
     QuoteNullable,
     /// make_time(hour, min, sec float8).
     MakeTime,
+    /// make_interval(years, months, weeks, days, hours, mins, secs).
+    MakeInterval,
     /// make_date(year, month, day).
     MakeDate,
     /// The regular-expression functions (`exec::regexp`).

@@ -299,6 +299,14 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     ),
     f(Func::Format, &["format"], HAND, false, S, K::String),
     f(Func::MakeTime, &["make_time"], HAND, true, I, K::Scalar),
+    f(
+        Func::MakeInterval,
+        &["make_interval"],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
     f(Func::MakeDate, &["make_date"], HAND, true, I, K::Scalar),
     f(
         Func::Regexp(RegexpFn::Match),

@@ -899,6 +899,27 @@ impl Binder<'_> {
                 let s = next(SqlType::new(D::Float8))?;
                 (Func::MakeTime, vec![h, m, s], SqlType::new(D::Time))
             }
+            // make_interval(years, months, weeks, days, hours, mins, secs), each
+            // defaulting to zero.
+            ("make_interval", _) if args.len() <= 7 => {
+                let n = args.len();
+                let mut bound = Vec::with_capacity(7);
+                for (i, a) in args.into_iter().enumerate() {
+                    bound.push(if i == 6 {
+                        self.coerce(a, SqlType::new(D::Float8))?
+                    } else {
+                        self.coerce(a, INT4)?
+                    });
+                }
+                for i in n..7 {
+                    bound.push(if i == 6 {
+                        Expr::literal(Value::Float8(0.0), SqlType::new(D::Float8))
+                    } else {
+                        Expr::literal(Value::Int4(0), INT4)
+                    });
+                }
+                (Func::MakeInterval, bound, SqlType::new(D::Interval))
+            }
             ("current_date", []) => (Func::CurrentDate, vec![], SqlType::new(D::Date)),
             ("version", []) => (Func::Version, vec![], TEXT),
             ("current_database" | "current_catalog", []) => (Func::CurrentDatabase, vec![], TEXT),
@@ -1140,11 +1161,18 @@ pub(super) fn named_arguments(name: &str, args: &[A::FunctionArg]) -> Result<Opt
         return Ok(None);
     }
     let path_function = name.starts_with("jsonb_path_");
-    if !path_function {
+    const PATH_NAMES: &[&str] = &["target", "path", "vars", "silent"];
+    const INTERVAL_NAMES: &[&str] = &["years", "months", "weeks", "days", "hours", "mins", "secs"];
+    let names: &[&str] = if path_function {
+        PATH_NAMES
+    } else if name == "make_interval" {
+        INTERVAL_NAMES
+    } else {
         return Err(Error::feature_not_supported("named function arguments"));
-    }
-    const NAMES: [&str; 4] = ["target", "path", "vars", "silent"];
-    let mut slots: [Option<A::Expr>; 4] = [None, None, None, None];
+    };
+    #[allow(non_snake_case)]
+    let NAMES = names;
+    let mut slots: Vec<Option<A::Expr>> = vec![None; names.len()];
     let mut seen_named = false;
     for (i, a) in args.iter().enumerate() {
         let assigned = assignment(a);
@@ -1210,6 +1238,10 @@ pub(super) fn named_arguments(name: &str, args: &[A::FunctionArg]) -> Result<Opt
     for (i, s) in slots.into_iter().take(last + 1).enumerate() {
         out.push(match (s, i) {
             (Some(e), _) => e,
+            // make_interval's arguments default to zero.
+            (None, _) if !path_function => {
+                A::Expr::Value(A::Value::Number("0".into(), false).with_empty_span())
+            }
             (None, 2) => {
                 A::Expr::Value(A::Value::SingleQuotedString("{}".into()).with_empty_span())
             }
