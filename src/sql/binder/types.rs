@@ -332,8 +332,15 @@ impl Binder<'_> {
     /// (NOT NULL arrives as a CHECK of `sql::parse::DOMAIN_NOT_NULL`'s name.)
     pub(super) fn bind_create_domain(&mut self, cd: &A::CreateDomain) -> Result<BoundStatement> {
         use crate::catalog::types::{DomainCheck, DomainDef};
-        if cd.collation.is_some() {
-            return Err(Error::feature_not_supported("CREATE DOMAIN … COLLATE"));
+        // kiln compares strings as the C collation does: that one (by any of its
+        // names) is accepted, any other is 0A000.
+        if let Some(c) = &cd.collation
+            && !matches!(c.value.as_str(), "C" | "POSIX" | "default" | "ucs_basic")
+        {
+            return Err(Error::feature_not_supported(format!(
+                "CREATE DOMAIN … COLLATE \"{}\"",
+                c.value
+            )));
         }
         let rel = self.creation_name(&cd.name, false)?;
         let base = self.resolve_type(&cd.data_type)?;
