@@ -741,11 +741,14 @@ pub fn like_match(s: &[char], p: &[char]) -> bool {
                     pi += 1;
                     continue;
                 }
+                // An escape takes the next character literally, and never matches as
+                // a backslash itself (a trailing one matches nothing).
                 '\\' if pi + 1 < p.len() && p[pi + 1] == s[si] => {
                     si += 1;
                     pi += 2;
                     continue;
                 }
+                '\\' => {}
                 c if c == s[si] => {
                     si += 1;
                     pi += 1;

@@ -1081,6 +1081,10 @@ pub fn eval_function(
             }
             _ => Err(Error::internal("make_date arguments")),
         })?,
+        Func::LikeEscape => eval_strict_rows(args, &vs, n, ty, |row| match row {
+            [Value::Text(p), Value::Text(e)] => like_escape(p, e).map(Value::Text),
+            _ => Err(Error::internal("like_escape arguments")),
+        })?,
         Func::MakeInterval => eval_strict_rows(args, &vs, n, ty, |row| match row {
             [
                 Value::Int4(y),
@@ -1982,6 +1986,36 @@ fn make_interval(f: [i32; 6], secs: f64) -> Result<Value> {
         days: weeks.wrapping_mul(7).wrapping_add(days),
         micros,
     }))
+}
+
+/// like_escape: `pattern` with `escape` as its escape character (empty: none) as a
+/// pattern escaped by backslashes; 22025 for a longer escape or a pattern ending in it.
+fn like_escape(pattern: &str, escape: &str) -> Result<String> {
+    let mut chars = escape.chars();
+    let esc = match (chars.next(), chars.next()) {
+        (None, _) => None,
+        (Some(c), None) => Some(c),
+        _ => {
+            return Err(Error::new("22025", "invalid escape string")
+                .with_hint("Escape string must be empty or one character."));
+        }
+    };
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let mut it = pattern.chars();
+    while let Some(c) = it.next() {
+        if Some(c) == esc {
+            // A trailing escape stays a trailing backslash, as PostgreSQL's does.
+            out.push('\\');
+            if let Some(next) = it.next() {
+                out.push(next);
+            }
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 /// int4range(lower, upper [, bounds]) and its kin: a NULL bound is infinite.

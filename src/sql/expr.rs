@@ -203,6 +203,9 @@ pub enum Func {
     MakeTime,
     /// make_interval(years, months, weeks, days, hours, mins, secs).
     MakeInterval,
+    /// like_escape(pattern, escape): a LIKE pattern with its own escape character
+    /// rewritten to the backslash form.
+    LikeEscape,
     /// make_date(year, month, day).
     MakeDate,
     /// The regular-expression functions (`exec::regexp`).

@@ -307,6 +307,14 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         I,
         K::Scalar,
     ),
+    f(
+        Func::LikeEscape,
+        &["like_escape"],
+        sig(&[Text, Text], 2, T),
+        true,
+        I,
+        K::Scalar,
+    ),
     f(Func::MakeDate, &["make_date"], HAND, true, I, K::Scalar),
     f(
         Func::Regexp(RegexpFn::Match),

@@ -441,17 +441,26 @@ impl Binder<'_> {
                 any: false,
                 expr,
                 pattern,
-                escape_char: None,
-            } => self.bind_like(expr, pattern, *negated, false, scope),
+                escape_char,
+            } => self.bind_like_escape(
+                expr,
+                pattern,
+                escape_char.as_deref(),
+                *negated,
+                false,
+                scope,
+            ),
             A::Expr::ILike {
                 negated,
                 any: false,
                 expr,
                 pattern,
-                escape_char: None,
-            } => self.bind_like(expr, pattern, *negated, true, scope),
+                escape_char,
+            } => {
+                self.bind_like_escape(expr, pattern, escape_char.as_deref(), *negated, true, scope)
+            }
             A::Expr::Like { .. } | A::Expr::ILike { .. } => {
-                Err(Error::feature_not_supported("LIKE with ESCAPE or ANY"))
+                Err(Error::feature_not_supported("LIKE ANY"))
             }
             A::Expr::Cast {
                 kind,
@@ -864,6 +873,48 @@ impl Binder<'_> {
             pattern: Box::new(p),
             negated,
             case_insensitive: ci,
+        })
+    }
+
+    /// `x [NOT] [I]LIKE p [ESCAPE e]`: with ESCAPE, the pattern goes through
+    /// like_escape (PostgreSQL's rewrite to the backslash form) first.
+    fn bind_like_escape(
+        &mut self,
+        expr: &A::Expr,
+        pattern: &A::Expr,
+        escape: Option<&A::Expr>,
+        negated: bool,
+        ci: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let like = self.bind_like(expr, pattern, negated, ci, scope)?;
+        let Some(escape) = escape else {
+            return Ok(like);
+        };
+        let Expr::Like {
+            expr,
+            pattern,
+            negated,
+            case_insensitive,
+        } = like
+        else {
+            return Ok(like);
+        };
+        if pattern.ty().ty == DataType::Bytea {
+            return Err(Error::feature_not_supported("bytea LIKE … ESCAPE"));
+        }
+        let e = self.bind_expr(escape, scope)?;
+        let e = self.coerce(e, TEXT)?;
+        let pattern = Expr::Func {
+            func: Func::LikeEscape,
+            args: vec![*pattern, e],
+            ty: TEXT,
+        };
+        Ok(Expr::Like {
+            expr,
+            pattern: Box::new(pattern),
+            negated,
+            case_insensitive,
         })
     }
 
