@@ -204,6 +204,11 @@ impl Session {
                     if users.is_empty() {
                         continue;
                     }
+                    if *cascade && users.iter().any(|u| u.starts_with("type ")) {
+                        return Err(Error::feature_not_supported(
+                            "DROP … CASCADE of a type other types are over",
+                        ));
+                    }
                     if *cascade {
                         // The columns go with the type, as PostgreSQL drops them.
                         for u in &users {
@@ -530,6 +535,15 @@ fn type_users(db: &crate::Database, oid: u32, ctx: &ExecContext) -> Vec<String> 
                 let kind = if t.view.is_some() { "view" } else { "table" };
                 out.push(format!("column {} of {kind} {}", c.name, t.name));
             }
+        }
+    }
+    // Domains over it.
+    for t in db.catalog.visible_user_types(&ctx.snapshot) {
+        if let Some(d) = &t.domain
+            && t.oid != oid
+            && (d.parent == Some(oid) || d.base.ty == DataType::Enum(oid))
+        {
+            out.push(format!("type {}", t.name));
         }
     }
     out
