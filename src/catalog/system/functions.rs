@@ -158,10 +158,21 @@ pub(super) fn call(v: &View, func: Func, vals: &[Value]) -> Result<Value> {
             let o = arg_oid(vals, 0).unwrap_or(0);
             match constraints(v).iter().find(|c| c.oid == o) {
                 Some(c) => text(constraint_def(v, c, pretty)),
+                // A domain's check: its expression keeps its parentheses unless
+                // pretty-printed (as PostgreSQL's does).
                 None => domain_checks(v)
                     .into_iter()
                     .find(|c| c.0 == o)
-                    .map_or(NULL, |c| text(c.4)),
+                    .map_or(NULL, |c| {
+                        if pretty {
+                            let inner =
+                                c.4.strip_prefix("CHECK (")
+                                    .and_then(|s| s.strip_suffix(')'));
+                            text(format!("CHECK {}", inner.unwrap_or(&c.4)))
+                        } else {
+                            text(c.4)
+                        }
+                    }),
             }
         }
         Func::PgGetViewDef => {
