@@ -613,6 +613,20 @@ async fn column_names_follow_postgres() {
     assert_eq!(names, expected);
 }
 
+/// A cast to an array type names its column after the element type (`int[]` is `int4`,
+/// as PostgreSQL's FigureColname takes the type name's last part); `_int4` names it
+/// `_int4`. kiln named every array cast `_elem` before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn array_casts_are_named_after_their_element() {
+    let server = TestServer::start();
+    let c = server.connect().await;
+    let sql = "SELECT '{1}'::int[], '{}'::inet[], cast('{}' as text[]), '{}'::_int4, \
+               '{}'::integer array, '{}'::tsvector[]";
+    let stmt = c.prepare(sql).await.expect("prepare");
+    let names: Vec<&str> = stmt.columns().iter().map(|col| col.name()).collect();
+    assert_eq!(names, ["int4", "inet", "text", "_int4", "int4", "tsvector"]);
+}
+
 /// Nested casts and CASE take their names as PostgreSQL's FigureColname does: a cast
 /// names its column after the type unless the operand has a stronger name; CASE after
 /// its ELSE result's.

@@ -985,6 +985,7 @@ pub fn eval_function(
             dt::timestamptz_from_epoch(*secs).map(Value::Timestamptz)
         })?,
         Func::Net(kind) => eval_strict_rows(args, &vs, n, ty, |row| net_row(kind, row, ty.ty))?,
+        Func::Ts(f) => super::tsearch_functions::eval(f, args, &vs, n, ty, ctx)?,
         Func::EnumIn(oid) | Func::EnumPosition(oid) => {
             let t = enum_type(ctx, oid)?;
             let position = matches!(func, Func::EnumPosition(_));

@@ -1229,6 +1229,9 @@ pub fn set_rows(kind: SetFn, args: &[Value]) -> Result<Vec<Vec<Value>>> {
         columns[0] = super::regexp::set_rows(kind, args)?;
         return Ok(columns);
     }
+    if kind == SetFn::TsUnnest {
+        return Ok(super::tsearch_functions::unnest_columns(doc));
+    }
     if kind == SetFn::PathQuery {
         let [doc, path, vars, silent] = args else {
             return Err(Error::internal("jsonb_path_query takes four arguments"));

@@ -31,6 +31,7 @@ pub mod setop;
 pub mod sort;
 pub mod string_functions;
 pub mod subplan;
+pub mod tsearch_functions;
 pub mod vector;
 pub mod window;
 

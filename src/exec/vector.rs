@@ -143,7 +143,8 @@ impl Vector {
             | DataType::RegProc
             | DataType::RegProcedure
             | DataType::RegNamespace
-            | DataType::RegRole => Data::I64(Vec::with_capacity(rows)),
+            | DataType::RegRole
+            | DataType::RegConfig => Data::I64(Vec::with_capacity(rows)),
             DataType::Float4 => Data::F32(Vec::with_capacity(rows)),
             DataType::Float8 => Data::F64(Vec::with_capacity(rows)),
             DataType::Numeric => Data::Num(Vec::with_capacity(rows)),
@@ -154,6 +155,8 @@ impl Vector {
             | DataType::Name
             | DataType::Enum(_)
             | DataType::Range(_)
+            | DataType::TsVector
+            | DataType::TsQuery
             | DataType::Char
             | DataType::Json
             | DataType::JsonPath
@@ -318,7 +321,9 @@ impl Vector {
                 | DataType::Cidr
                 | DataType::MacAddr
                 | DataType::MacAddr8
-                | DataType::Range(_) => Value::Raw(ty, t.get(i).to_vec()),
+                | DataType::Range(_)
+                | DataType::TsVector
+                | DataType::TsQuery => Value::Raw(ty, t.get(i).to_vec()),
                 _ => Value::Text(t.get_str(i).to_string()),
             },
             Data::Interval(v) => Value::Interval(v[i]),

@@ -192,6 +192,9 @@ pub enum SetFn {
     RegexpMatches,
     /// regexp_split_to_table(string, pattern, flags): text rows.
     RegexpSplit,
+    /// unnest(tsvector): (lexeme, positions, weights) rows. Not in [`SetFn::ALL`]: the
+    /// binder picks it for `unnest` of a tsvector.
+    TsUnnest,
 }
 
 impl SetFn {
@@ -234,6 +237,7 @@ impl SetFn {
             SetFn::PathQuery => "jsonb_path_query",
             SetFn::RegexpMatches => "regexp_matches",
             SetFn::RegexpSplit => "regexp_split_to_table",
+            SetFn::TsUnnest => "unnest",
         }
     }
 
@@ -260,6 +264,17 @@ impl SetFn {
                 DataType::array_of(DataType::Text).unwrap_or(DataType::Text),
             )],
             SetFn::RegexpSplit => vec![(None, DataType::Text)],
+            SetFn::TsUnnest => vec![
+                (Some("lexeme"), DataType::Text),
+                (
+                    Some("positions"),
+                    DataType::array_of(DataType::Int2).unwrap_or(DataType::Text),
+                ),
+                (
+                    Some("weights"),
+                    DataType::array_of(DataType::Text).unwrap_or(DataType::Text),
+                ),
+            ],
         }
     }
 

@@ -1200,13 +1200,17 @@ fn key_class(t: DataType) -> Option<u8> {
         DataType::MacAddr8 => 18,
         // Ranges compare by their stored bytes (`types::range`).
         DataType::Range(_) => 19,
+        // A tsvector's bytes order as tsvector_cmp; a tsquery's compare for equality.
+        DataType::TsVector => 20,
+        DataType::TsQuery => 21,
         DataType::Oid
         | DataType::RegClass
         | DataType::RegType
         | DataType::RegProc
         | DataType::RegProcedure
         | DataType::RegNamespace
-        | DataType::RegRole => 10,
+        | DataType::RegRole
+        | DataType::RegConfig => 10,
         DataType::Unknown => return None,
     })
 }

@@ -73,6 +73,7 @@ fn defaults(user: &str) -> Vec<(&'static str, String)> {
         ("idle_in_transaction_session_timeout", "0".into()),
         ("client_min_messages", "notice".into()),
         ("bytea_output", "hex".into()),
+        ("default_text_search_config", "pg_catalog.english".into()),
         // Locales: kiln formats as the C locale does (to_char's names, separators).
         ("lc_messages", "C.UTF-8".into()),
         ("lc_monetary", "C.UTF-8".into()),
@@ -424,6 +425,22 @@ impl Settings {
                     )));
                 }
             },
+            "default_text_search_config" => {
+                let v = value.trim();
+                let name = v
+                    .strip_prefix("pg_catalog.")
+                    .unwrap_or(v)
+                    .to_ascii_lowercase();
+                if !crate::types::tsearch::dict::CONFIGS
+                    .iter()
+                    .any(|c| c.1 == name)
+                {
+                    return Err(Error::invalid_parameter(format!(
+                        "invalid value for parameter \"default_text_search_config\": \"{value}\""
+                    )));
+                }
+                format!("pg_catalog.{name}")
+            }
             "bytea_output" => match value.trim().to_ascii_lowercase().as_str() {
                 "hex" => {
                     self.bytea_escape = false;

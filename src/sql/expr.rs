@@ -216,6 +216,8 @@ pub enum Func {
     Ext(ExtFn),
     /// A range operator or function (`types::range`), over ranges of one kind.
     Range(RangeFn, crate::types::range::RangeKind),
+    /// A full-text search function or operator (`types::tsearch`).
+    Ts(TsFn),
     /// to_char(timestamp | timestamptz | interval, text) (`types::datetime::to_char`).
     ToChar,
     /// to_date(text, text), to_timestamp(text, text) (`timestamp`), and
@@ -491,6 +493,76 @@ pub enum RangeFn {
     /// numrange `=` (`<>` negated): bounds compared by value, so `[1.0,2)` equals
     /// `[1,2)` although their stored forms differ in the bounds' display scales.
     Equal,
+}
+
+/// Which full-text search function or operator (`types::tsearch`, kernels in
+/// `exec::tsearch_functions`). `config` forms take a regconfig first; without it
+/// the session's default_text_search_config is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TsFn {
+    ToTsVector {
+        config: bool,
+    },
+    ToTsQuery {
+        kind: TsQueryKind,
+        config: bool,
+    },
+    /// tsvector @@ tsquery.
+    Match,
+    SetWeight,
+    /// setweight(tsvector, "char", text[]).
+    SetWeightFilter,
+    Strip,
+    Length,
+    /// tsvector || tsvector.
+    Concat,
+    /// ts_delete(tsvector, text).
+    Delete,
+    /// ts_delete(tsvector, text[]).
+    DeleteArray,
+    Filter,
+    ToArray,
+    FromArray,
+    NumNode,
+    QueryTree,
+    /// tsquery && tsquery, || and !!.
+    And,
+    Or,
+    Not,
+    /// tsquery <-> tsquery and tsquery_phrase(a, b [, distance]).
+    Phrase,
+    /// tsquery @> tsquery (<@ with the arguments swapped).
+    Contains,
+    /// ts_rank / ts_rank_cd(weights, tsvector, tsquery, normalization).
+    Rank {
+        cd: bool,
+    },
+    /// ts_lexize(dictionary, word).
+    Lexize,
+    /// get_current_ts_config().
+    CurrentConfig,
+    /// tsquery = <> < <= > >= (tsquery_cmp, which ignores weights and prefix marks).
+    QueryCompare(TsCmp),
+}
+
+/// A comparison of two tsqueries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TsCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Which text-to-tsquery function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TsQueryKind {
+    To,
+    Plain,
+    Phrase,
+    Websearch,
 }
 
 /// Which function or operator of a built-in extension (`catalog::extension`).

@@ -1936,6 +1936,7 @@ const IDENTIFIER_TYPE_NAMES: &[&str] = &[
     "regprocedure",
     "regnamespace",
     "regrole",
+    "regconfig",
     "bpchar",
 ];
 

@@ -325,7 +325,9 @@ pub fn decode(p: &[u8], elem: DataType) -> Value {
         | DataType::Cidr
         | DataType::MacAddr
         | DataType::MacAddr8
-        | DataType::Range(_) => Value::Raw(elem, p.get(4..).unwrap_or(&[]).to_vec()),
+        | DataType::Range(_)
+        | DataType::TsVector
+        | DataType::TsQuery => Value::Raw(elem, p.get(4..).unwrap_or(&[]).to_vec()),
         DataType::Jsonb => Value::Jsonb(p.get(4..).unwrap_or(&[]).to_vec()),
         // An array inside a record (arrays of arrays do not exist).
         DataType::Array(e) => Value::Array(Box::new(Array {

@@ -20,6 +20,7 @@ pub mod numeric;
 pub mod range;
 pub mod record;
 pub mod text;
+pub mod tsearch;
 pub mod value;
 
 pub use numeric::Numeric;
@@ -94,10 +95,16 @@ pub enum DataType {
     Enum(u32),
     /// A range (`types::range`): bytes in a text vector whose order is range_cmp's.
     Range(range::RangeKind),
+    /// `tsvector` and `tsquery` (`types::tsearch`): bytes in a text vector; a
+    /// tsvector's byte order is tsvector_cmp's, a tsquery's bytes compare for equality.
+    TsVector,
+    TsQuery,
+    /// `regconfig`: a text-search configuration's oid (`types::tsearch::dict`).
+    RegConfig,
 }
 
 /// The element types arrays can have.
-const ARRAY_ELEMS: [DataType; 35] = [
+const ARRAY_ELEMS: [DataType; 37] = [
     DataType::Bool,
     DataType::Int2,
     DataType::Int4,
@@ -133,6 +140,8 @@ const ARRAY_ELEMS: [DataType; 35] = [
     DataType::Range(range::RangeKind::Date),
     DataType::Range(range::RangeKind::Ts),
     DataType::Range(range::RangeKind::Tstz),
+    DataType::TsVector,
+    DataType::TsQuery,
 ];
 
 /// The scalar types that have array types.
@@ -473,6 +482,8 @@ impl DataType {
                 DataType::MacAddr => 1040,
                 DataType::MacAddr8 => 775,
                 DataType::Range(k) => k.array_oid(),
+                DataType::TsVector => 3643,
+                DataType::TsQuery => 3645,
                 // A user-defined type's array type is the oid after its own.
                 DataType::Enum(oid) => oid + 1,
                 _ => 2277,
@@ -480,6 +491,9 @@ impl DataType {
             DataType::Record => 2249,
             DataType::Enum(oid) => oid,
             DataType::Range(k) => k.oid(),
+            DataType::TsVector => 3614,
+            DataType::TsQuery => 3615,
+            DataType::RegConfig => 3734,
         }
     }
 
@@ -527,6 +541,9 @@ impl DataType {
             3912 => DataType::Range(range::RangeKind::Date),
             3908 => DataType::Range(range::RangeKind::Ts),
             3910 => DataType::Range(range::RangeKind::Tstz),
+            3614 => DataType::TsVector,
+            3615 => DataType::TsQuery,
+            3734 => DataType::RegConfig,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -548,7 +565,8 @@ impl DataType {
             | DataType::RegProc
             | DataType::RegProcedure
             | DataType::RegNamespace
-            | DataType::RegRole => 4,
+            | DataType::RegRole
+            | DataType::RegConfig => 4,
             DataType::Name => 64,
             DataType::Char => 1,
             DataType::Json | DataType::Bytea | DataType::Jsonb | DataType::JsonPath => -1,
@@ -559,7 +577,7 @@ impl DataType {
             DataType::MacAddr => 6,
             DataType::MacAddr8 => 8,
             DataType::Enum(_) => 4,
-            DataType::Range(_) => -1,
+            DataType::Range(_) | DataType::TsVector | DataType::TsQuery => -1,
             DataType::Int8 | DataType::Float8 | DataType::Timestamp | DataType::Timestamptz => 8,
             DataType::Interval => 16,
             DataType::Numeric
@@ -597,6 +615,9 @@ impl DataType {
             DataType::RegProcedure => "regprocedure",
             DataType::RegNamespace => "regnamespace",
             DataType::RegRole => "regrole",
+            DataType::RegConfig => "regconfig",
+            DataType::TsVector => "tsvector",
+            DataType::TsQuery => "tsquery",
             DataType::Name => "name",
             DataType::Char => "\"char\"",
             DataType::Json => "json",
@@ -646,6 +667,8 @@ impl DataType {
                 DataType::Range(range::RangeKind::Date) => "daterange[]",
                 DataType::Range(range::RangeKind::Ts) => "tsrange[]",
                 DataType::Range(range::RangeKind::Tstz) => "tstzrange[]",
+                DataType::TsVector => "tsvector[]",
+                DataType::TsQuery => "tsquery[]",
                 _ => "anyarray",
             },
             DataType::Record => "record",
@@ -666,6 +689,8 @@ impl DataType {
                 | DataType::MacAddr
                 | DataType::MacAddr8
                 | DataType::Range(_)
+                | DataType::TsVector
+                | DataType::TsQuery
         )
     }
 
@@ -715,6 +740,7 @@ impl DataType {
                 | DataType::RegProcedure
                 | DataType::RegNamespace
                 | DataType::RegRole
+                | DataType::RegConfig
         )
     }
 
@@ -790,6 +816,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
         A::Text => SqlType::new(DataType::Text),
         A::JSON => SqlType::new(DataType::Json),
         A::Uuid => SqlType::new(DataType::Uuid),
+        A::TsVector => SqlType::new(DataType::TsVector),
+        A::TsQuery => SqlType::new(DataType::TsQuery),
         A::Bytea => SqlType::new(DataType::Bytea),
         A::JSONB => SqlType::new(DataType::Jsonb),
         A::Regclass => SqlType::new(DataType::RegClass),
@@ -843,6 +871,9 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("regproc", 0) => SqlType::new(DataType::RegProc),
                 ("regprocedure", 0) => SqlType::new(DataType::RegProcedure),
                 ("regnamespace", 0) => SqlType::new(DataType::RegNamespace),
+                ("regconfig", 0) => SqlType::new(DataType::RegConfig),
+                ("tsvector", 0) => SqlType::new(DataType::TsVector),
+                ("tsquery", 0) => SqlType::new(DataType::TsQuery),
                 ("regrole", 0) => SqlType::new(DataType::RegRole),
                 ("name", 0) => SqlType::new(DataType::Name),
                 ("char", 0) => SqlType::new(DataType::Char),
@@ -890,6 +921,8 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                         "time" => DataType::Time,
                         "timetz" => DataType::TimeTz,
                         "inet" => DataType::Inet,
+                        "tsvector" => DataType::TsVector,
+                        "tsquery" => DataType::TsQuery,
                         "cidr" => DataType::Cidr,
                         "macaddr" => DataType::MacAddr,
                         "macaddr8" => DataType::MacAddr8,

@@ -307,6 +307,9 @@ pub fn write_value(out: &mut Vec<u8>, value: &Value, fmt: &TextFormat) {
         Value::Bytes(b) => super::bytes::write_bytea(out, b, fmt.bytea_escape),
         Value::Jsonb(b) => super::jsonb::write_text(b, out),
         Value::Raw(DataType::Range(k), b) => super::range::write_text(out, *k, b, fmt),
+        Value::Raw(t @ (DataType::TsVector | DataType::TsQuery), b) => {
+            super::tsearch::write_text(out, *t, b)
+        }
         Value::Raw(t, b) => write_net(out, *t, b),
     }
 }
@@ -416,6 +419,7 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         DataType::Name => Value::Text(truncate_name(text).to_string()),
         // The label is checked against its type where the catalog is at hand.
         DataType::Enum(_) => Value::Text(text.to_string()),
+        DataType::TsVector | DataType::TsQuery => super::tsearch::parse_text(ty, text)?,
         DataType::Range(k) => Value::Raw(
             ty,
             super::range::encode(&super::range::parse(k, text, fmt)?),
@@ -435,7 +439,8 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         | DataType::RegProc
         | DataType::RegProcedure
         | DataType::RegNamespace
-        | DataType::RegRole => match parse_oid(text) {
+        | DataType::RegRole
+        | DataType::RegConfig => match parse_oid(text) {
             Ok(oid) => Value::Int8(oid),
             // A name needs the catalog: the binder and the executor resolve those
             // (`catalog::system::reg_in`) before text reaches here.

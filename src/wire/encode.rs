@@ -184,6 +184,9 @@ pub fn text_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType, fmt: &T
                 text::write_net(buf, ty, t.get(i))
             }
             DataType::Range(k) => crate::types::range::write_text(buf, k, t.get(i), fmt),
+            DataType::TsVector | DataType::TsQuery => {
+                crate::types::tsearch::write_text(buf, ty, t.get(i))
+            }
             _ => buf.extend_from_slice(t.get(i)),
         },
         Data::Interval(x) => datetime::write_interval(buf, &x[i]),
@@ -209,6 +212,9 @@ pub fn binary_value(buf: &mut Vec<u8>, v: &Vector, i: usize, ty: DataType) {
         }
         Data::Text(t) if matches!(ty, DataType::Range(_)) => {
             value_send(buf, &Value::Raw(ty, t.get(i).to_vec()));
+        }
+        Data::Text(t) if matches!(ty, DataType::TsVector | DataType::TsQuery) => {
+            crate::types::tsearch::send(buf, ty, t.get(i));
         }
         Data::Bool(x) => buf.push(x[i] as u8),
         Data::I16(x) => buf.extend_from_slice(&x[i].to_be_bytes()),
@@ -304,6 +310,9 @@ fn value_send(buf: &mut Vec<u8>, v: &Value) {
         Value::Raw(t, b) if matches!(t, DataType::Inet | DataType::Cidr) => {
             let n = crate::types::net::Inet::decode(b);
             crate::types::net::send(&n, *t == DataType::Cidr, buf);
+        }
+        Value::Raw(t @ (DataType::TsVector | DataType::TsQuery), b) => {
+            crate::types::tsearch::send(buf, *t, b);
         }
         Value::Raw(DataType::Range(k), b) => {
             let r = crate::types::range::decode(*k, b);
@@ -835,7 +844,8 @@ pub fn decode_param(
         | DataType::RegProc
         | DataType::RegProcedure
         | DataType::RegNamespace
-        | DataType::RegRole => Value::Int8(u32::from_be_bytes(
+        | DataType::RegRole
+        | DataType::RegConfig => Value::Int8(u32::from_be_bytes(
             fixed(4)?.try_into().map_err(|_| bad_binary(index))?,
         ) as i64),
         DataType::Text
@@ -889,6 +899,7 @@ pub fn decode_param(
             Value::Raw(ty.ty, crate::types::range::encode(&r))
         }
         DataType::MacAddr8 => Value::Raw(ty.ty, fixed(8)?.to_vec()),
+        DataType::TsVector | DataType::TsQuery => crate::types::tsearch::recv(ty.ty, b)?,
         DataType::Jsonb => {
             if b.first() != Some(&1) {
                 return Err(Error::new("22P03", "unsupported jsonb version number"));

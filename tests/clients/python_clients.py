@@ -804,6 +804,45 @@ def _():
         await conn.close()
     asyncio.run(run())
 
+@check("tsvector and tsquery through psycopg2, psycopg 3 (text and binary) and asyncpg")
+def _():
+    setup = ("DROP TABLE IF EXISTS {t}; CREATE TABLE {t} (id int PRIMARY KEY, body text, "
+             "tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED)")
+    conn = psycopg2.connect(host=HOST, port=PORT, user="py", dbname="py")
+    cur = conn.cursor()
+    cur.execute(setup.format(t="fts2"))
+    cur.execute("INSERT INTO fts2 (id, body) VALUES (1, %s), (2, %s)",
+                ("The quick brown foxes jumped", "A lazy dog sleeps"))
+    cur.execute("SELECT id, tsv::text FROM fts2 WHERE tsv @@ plainto_tsquery(%s) ORDER BY id",
+                ("jumping fox",))
+    same(cur.fetchall(), [(1, "'brown':3 'fox':4 'jump':5 'quick':2")], "psycopg2 @@")
+    cur.execute("SELECT to_tsquery('english', %s)", ("cats & !dogs",))
+    same(cur.fetchone()[0], "'cat' & !'dog'", "psycopg2 to_tsquery")
+    conn.commit()
+    conn.close()
+    with psycopg.connect(host=HOST, port=PORT, user="py", dbname="py") as conn:
+        # tsvectorsend: count, then each lexeme NUL-terminated with its positions
+        # (weight in the top two bits).
+        with conn.cursor(binary=True) as cur:
+            cur.execute("SELECT 'a:1 b:2A'::tsvector, %s::tsvector", ("x:3B",))
+            got = cur.fetchone()
+        same(bytes(got[0]), bytes([0, 0, 0, 2, 97, 0, 0, 1, 0, 1, 98, 0, 0, 1, 0xC0, 2]),
+             "psycopg 3 binary tsvector")
+        same(bytes(got[1]), bytes([0, 0, 0, 1, 120, 0, 0, 1, 0x80, 3]),
+             "psycopg 3 binary tsvector parameter")
+        with conn.cursor() as cur:
+            cur.execute("SELECT ts_rank(to_tsvector('a fat cat sat on a mat'), "
+                        "to_tsquery('cat')), 'fat & rat'::tsquery")
+            same(cur.fetchone(), (0.06079271, "'fat' & 'rat'"), "psycopg 3 ts_rank")
+
+    async def run():
+        conn = await asyncpg.connect(host=HOST, port=PORT, user="py", database="py")
+        got = await conn.fetchrow("SELECT to_tsvector('simple', $1), $2::tsquery",
+                                  "Hello World hello", "a <-> b")
+        same((got[0], got[1]), ("'hello':1,3 'world':2", "'a' <-> 'b'"), "asyncpg tsearch")
+        await conn.close()
+    asyncio.run(run())
+
 failed = [r for r in results if r[1]]
 for name, err in results:
     print(("ok     " if not err else "FAILED ") + name)

@@ -358,6 +358,21 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_ts_config",
+        3602,
+        'r',
+        "oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid",
+    ),
+    def(
+        C,
+        "pg_ts_dict",
+        3600,
+        'r',
+        "oid oid, dictname name, dictnamespace oid, dictowner oid, dicttemplate oid, \
+         dictinitoption text",
+    ),
+    def(
+        C,
         "pg_range",
         3541,
         'r',
@@ -807,6 +822,24 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("timetz_recv", 2472),
             ("timetz_send", 2473),
         ],
+        D::TsVector => [
+            ("tsvectorin", 3610),
+            ("tsvectorout", 3611),
+            ("tsvectorrecv", 3639),
+            ("tsvectorsend", 3638),
+        ],
+        D::TsQuery => [
+            ("tsqueryin", 3612),
+            ("tsqueryout", 3613),
+            ("tsqueryrecv", 3641),
+            ("tsquerysend", 3640),
+        ],
+        D::RegConfig => [
+            ("regconfigin", 3736),
+            ("regconfigout", 3737),
+            ("regconfigrecv", 3738),
+            ("regconfigsend", 3739),
+        ],
         D::Inet => [
             ("inet_in", 910),
             ("inet_out", 911),
@@ -841,7 +874,7 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
 }
 
 /// The types with I/O functions that are no array elements.
-const IO_EXTRA: [DataType; 9] = [
+const IO_EXTRA: [DataType; 10] = [
     DataType::Json,
     DataType::Record,
     DataType::Unknown,
@@ -850,6 +883,7 @@ const IO_EXTRA: [DataType; 9] = [
     DataType::RegProc,
     DataType::RegNamespace,
     DataType::RegRole,
+    DataType::RegConfig,
     DataType::Array(crate::types::NAME_ARRAY),
 ];
 

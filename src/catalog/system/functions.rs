@@ -328,6 +328,10 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
                 }
             }),
         DataType::RegNamespace => v.namespace_name(o).map(quote_ident),
+        DataType::RegConfig => crate::types::tsearch::dict::CONFIGS
+            .iter()
+            .find(|c| c.0 == o)
+            .map(|c| c.1.to_string()),
         DataType::RegRole => v.role_name(o),
         DataType::RegProc => defs::io_function_name(o).map(String::from),
         DataType::RegProcedure => defs::io_function_name(o)
@@ -384,6 +388,7 @@ pub fn reg_in_at_bind(
             | DataType::RegNamespace
             | DataType::RegProc
             | DataType::RegProcedure
+            | DataType::RegConfig
     ) {
         return Ok(None);
     }
@@ -457,6 +462,30 @@ pub(super) fn resolve_name(
             user_type_in(catalog, snapshot, path, s)?
                 .map(Some)
                 .ok_or_else(|| Error::undefined_object(format!("type \"{s}\" does not exist")))
+        }
+        DataType::RegConfig => {
+            let parts = crate::catalog::sequence::relation_name_parts(s)?;
+            let name = match parts.as_slice() {
+                [n] => n.as_str(),
+                [schema, n] if schema == "pg_catalog" => n.as_str(),
+                [schema, _] if catalog.namespace(schema, snapshot).is_none() => {
+                    return Err(Error::new(
+                        "3F000",
+                        format!("schema \"{schema}\" does not exist"),
+                    ));
+                }
+                [_, _] => "",
+                _ => return Err(Error::new("42601", "invalid name syntax")),
+            };
+            crate::types::tsearch::dict::CONFIGS
+                .iter()
+                .find(|c| c.1 == name)
+                .map(|c| Some(c.0))
+                .ok_or_else(|| {
+                    Error::undefined_object(format!(
+                        "text search configuration \"{s}\" does not exist"
+                    ))
+                })
         }
         DataType::RegNamespace => {
             let parts = crate::catalog::sequence::relation_name_parts(s)?;

@@ -18,6 +18,7 @@ pub(super) fn listed_types() -> Vec<DataType> {
         DataType::RegProcedure,
         DataType::RegNamespace,
         DataType::RegRole,
+        DataType::RegConfig,
         DataType::Unknown,
         DataType::Json,
     ]);
@@ -62,6 +63,9 @@ pub fn type_name(t: DataType) -> String {
             DataType::RegProcedure => "regprocedure",
             DataType::RegNamespace => "regnamespace",
             DataType::RegRole => "regrole",
+            DataType::RegConfig => "regconfig",
+            DataType::TsVector => "tsvector",
+            DataType::TsQuery => "tsquery",
             DataType::Name => "name",
             DataType::Char => "char",
             DataType::Array(_) => "anyarray",
@@ -110,6 +114,8 @@ pub(super) fn type_shape(
         DataType::MacAddr => (6, false, "i", "p", "U", false),
         DataType::MacAddr8 => (8, false, "i", "p", "U", false),
         DataType::Enum(_) => (4, true, "i", "p", "E", false),
+        DataType::TsVector => (-1, false, "i", "x", "U", false),
+        DataType::TsQuery => (-1, false, "i", "p", "U", false),
         DataType::Range(k) => {
             let align = match k.subtype() {
                 DataType::Int4 | DataType::Numeric | DataType::Date => "i",
@@ -618,6 +624,41 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                         NULL,
                     ]);
                 }
+            }
+        }
+        // The text-search configurations and dictionaries kiln has (`types::tsearch`).
+        "pg_ts_config" => {
+            for c in [
+                crate::types::tsearch::dict::Config::Simple,
+                crate::types::tsearch::dict::Config::English,
+            ] {
+                rows.push(vec![
+                    oid(c.oid()),
+                    text(c.name()),
+                    oid(PG_CATALOG_OID),
+                    oid(owner),
+                    oid(3722),
+                ]);
+            }
+        }
+        "pg_ts_dict" => {
+            for (o, name, template, init) in [
+                (3765, "simple", 3727, None),
+                (
+                    13163,
+                    "english_stem",
+                    13150,
+                    Some("language = 'english', stopwords = 'english'"),
+                ),
+            ] {
+                rows.push(vec![
+                    oid(o),
+                    text(name),
+                    oid(PG_CATALOG_OID),
+                    oid(owner),
+                    oid(template),
+                    init.map_or(NULL, text),
+                ]);
             }
         }
         "pg_range" => {

@@ -718,6 +718,8 @@ impl Binder<'_> {
                         | DataType::MacAddr
                         | DataType::MacAddr8
                         | DataType::Range(_)
+                        | DataType::TsVector
+                        | DataType::TsQuery
                 ) =>
             {
                 let t = arg_ty.unwrap_or(TEXT);

@@ -767,6 +767,10 @@ impl Binder<'_> {
                     ))),
                 }
             }
+            A::UnaryOperator::PGPrefixFactorial => {
+                let b = self.bind_expr(expr, scope)?;
+                self.bind_ts_not(b)
+            }
             A::UnaryOperator::BitwiseNot => {
                 let b = self.bind_expr(expr, scope)?;
                 if matches!(
@@ -1087,6 +1091,14 @@ impl Binder<'_> {
             return Ok(e);
         }
         let json = |t: DataType| matches!(t, DataType::Json | DataType::Jsonb | DataType::JsonPath);
+        let ts = |t: DataType| matches!(t, DataType::TsVector | DataType::TsQuery);
+        if (ts(l.ty().ty)
+            || ts(r.ty().ty)
+            || (matches!(op, A::BinaryOperator::AtAt) && !json(l.ty().ty) && !json(r.ty().ty)))
+            && let Some(e) = self.bind_ts_operator(op, l.clone(), r.clone())?
+        {
+            return Ok(e);
+        }
         let (l, r) =
             if json(l.ty().ty) || json(r.ty().ty) || matches!(op, A::BinaryOperator::AtQuestion) {
                 match self.bind_json_operator(op, l, r)? {

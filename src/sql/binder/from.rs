@@ -699,6 +699,36 @@ impl Binder<'_> {
                 ordinality,
             );
         }
+        // A scalar function in FROM is a one-row relation of its value (PostgreSQL's
+        // `FROM to_tsquery('cat') AS q`): the unnest of a one-element array of it.
+        if fname != "generate_series" && crate::sql::functions::has_function(&fname) {
+            let empty = Scope::default();
+            let mut bound = Vec::new();
+            for a in args {
+                bound.push(self.bind_function_arg(a, &empty)?);
+            }
+            let value = self.bind_scalar_function(&fname, bound)?;
+            let ty = value.ty();
+            let Some(array) = DataType::array_of(ty.ty) else {
+                return Err(Error::feature_not_supported(format!(
+                    "function {fname} returning {} in FROM",
+                    ty.display_name()
+                )));
+            };
+            let array = Expr::Func {
+                func: Func::ArrayBuild,
+                args: vec![value],
+                ty: SqlType::with_typmod(array, ty.typmod),
+            };
+            return self.table_function_named(
+                TableFunc::Unnest,
+                vec![array],
+                vec![ty],
+                Some(vec![fname.clone()]),
+                alias,
+                ordinality,
+            );
+        }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
                 "function {fname} does not exist"
@@ -889,6 +919,20 @@ impl Binder<'_> {
             return Err(Error::undefined_function(
                 "function unnest() does not exist",
             ));
+        }
+        if let [b] = bound.as_slice()
+            && b.ty().ty == DataType::TsVector
+        {
+            let kind = crate::plan::logical::SetFn::TsUnnest;
+            let columns = kind.columns();
+            return self.table_function_named(
+                TableFunc::Set(kind),
+                bound,
+                columns.iter().map(|c| SqlType::new(c.1)).collect(),
+                columns.iter().map(|c| c.0.map(str::to_string)).collect(),
+                alias,
+                ordinality,
+            );
         }
         let mut args = Vec::with_capacity(bound.len());
         let mut types = Vec::with_capacity(bound.len());

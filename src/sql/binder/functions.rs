@@ -455,7 +455,18 @@ impl Binder<'_> {
         } else {
             bound
         };
-        let (func, args, ty) = if name == "unnest" || name == "pg_partition_ancestors" {
+        let ts_unnest =
+            name == "unnest" && matches!(bound.as_slice(), [b] if b.ty().ty == DataType::TsVector);
+        let (func, args, ty) = if ts_unnest {
+            let kind = crate::plan::logical::SetFn::TsUnnest;
+            let fields: Vec<(&'static str, DataType)> = kind
+                .columns()
+                .iter()
+                .map(|(n, t)| (n.unwrap_or("value"), *t))
+                .collect();
+            let ty = SqlType::with_typmod(DataType::Record, crate::types::record::bless(&fields));
+            (TableFunc::Set(kind), bound, ty)
+        } else if name == "unnest" || name == "pg_partition_ancestors" {
             let (arg, ty) = super::from::unnest_arg(bound)?;
             (TableFunc::Unnest, vec![arg], ty)
         } else if name == "generate_subscripts" {
@@ -518,6 +529,9 @@ impl Binder<'_> {
             return Ok(call);
         }
         if let Some(call) = self.bind_range_function(name, &args)? {
+            return Ok(call);
+        }
+        if let Some(call) = self.bind_ts_function(name, &args)? {
             return Ok(call);
         }
         if is_array_function(name) {

@@ -451,6 +451,9 @@ impl Binder<'_> {
         if matches!(kind, J::RegexpMatches | J::RegexpSplit) {
             return self.regexp_text_args(kind.name(), bound, 2, 3);
         }
+        if kind == J::TsUnnest {
+            return Ok(bound);
+        }
         let json = matches!(
             kind,
             J::Each { json: true, .. }

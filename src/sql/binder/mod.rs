@@ -99,6 +99,7 @@ mod select;
 pub mod sequences;
 mod setop;
 mod subquery;
+mod tsearch;
 mod types;
 mod upsert;
 mod utility;

@@ -89,6 +89,13 @@ fn query_first_name(q: &A::Query) -> String {
 
 /// The name PostgreSQL gives a cast's column (its internal type name).
 pub(super) fn cast_type_name(dt: &A::DataType) -> String {
+    // `int[]` is named after its element's type (`int4`); `_int4` after itself.
+    if let A::DataType::Array(
+        A::ArrayElemTypeDef::SquareBracket(inner, _) | A::ArrayElemTypeDef::Qualified(inner, _),
+    ) = dt
+    {
+        return cast_type_name(inner);
+    }
     match type_from_ast(dt) {
         Ok(t) => cast_type_name_of(t.ty),
         Err(_) => "?column?".into(),
@@ -96,6 +103,6 @@ pub(super) fn cast_type_name(dt: &A::DataType) -> String {
 }
 
 fn cast_type_name_of(ty: DataType) -> String {
-    // PostgreSQL names a cast's column by the type's pg_type name (_int4 for arrays).
+    // PostgreSQL names a cast's column by the type's pg_type name.
     crate::catalog::system::type_name(ty)
 }

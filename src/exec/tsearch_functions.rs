@@ -1,0 +1,315 @@
+//! Kernels of the full-text search functions and operators (`sql::expr::TsFn`): values
+//! in and out of their stored forms, the work done by `types::tsearch`. Configurations
+//! come from a regconfig argument or, without one, the session's
+//! `default_text_search_config`; configurations kiln lacks are 0A000 here, at use.
+
+use super::context::ExecContext;
+use super::functions::eval_strict_rows;
+use super::vector::Vector;
+use crate::error::{Error, Result};
+use crate::sql::expr::{Expr, TsFn, TsQueryKind};
+use crate::types::array::View;
+use crate::types::tsearch::dict::{Config, ConfigLexizer, Dictionary};
+use crate::types::tsearch::{self, TsQuery, TsVector, query, rank, vector};
+use crate::types::{DataType, SqlType, Value};
+
+pub fn eval(
+    f: TsFn,
+    args: &[Expr],
+    vs: &[Vector],
+    n: usize,
+    ty: SqlType,
+    ctx: &ExecContext,
+) -> Result<Vector> {
+    if f == TsFn::CurrentConfig {
+        let c = session_config(ctx)?;
+        return Ok(Vector::repeat(
+            &Value::Int8(c.oid() as i64),
+            DataType::RegConfig,
+            n,
+        ));
+    }
+    // The session's configuration, read once for the forms without one.
+    let default = match f {
+        TsFn::ToTsVector { config: false } | TsFn::ToTsQuery { config: false, .. } => {
+            Some(session_config(ctx)?)
+        }
+        _ => None,
+    };
+    eval_strict_rows(args, vs, n, ty, |row| eval_row(f, row, default))
+}
+
+/// The configuration default_text_search_config names.
+fn session_config(ctx: &ExecContext) -> Result<Config> {
+    let name = ctx
+        .settings
+        .get("default_text_search_config")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("pg_catalog.english");
+    let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    match tsearch::dict::CONFIGS.iter().find(|c| c.1 == name) {
+        Some(c) => config_of(c.0),
+        None => Err(Error::undefined_object(format!(
+            "text search configuration \"{name}\" does not exist"
+        ))),
+    }
+}
+
+/// The configuration of a regconfig oid.
+fn config_of(oid: u32) -> Result<Config> {
+    match Config::of_oid(oid) {
+        Ok(Some(c)) => Ok(c),
+        Err(name) => Err(Error::feature_not_supported(format!(
+            "text search configuration \"{name}\" (kiln has simple and english)"
+        ))),
+        Ok(None) => Err(Error::new(
+            "XX000",
+            format!("cache lookup failed for text search configuration {oid}"),
+        )),
+    }
+}
+
+fn tsvector_arg(v: &Value) -> TsVector {
+    match v {
+        Value::Raw(_, b) => tsearch::vector_of(b),
+        _ => TsVector::default(),
+    }
+}
+
+fn tsquery_arg(v: &Value) -> TsQuery {
+    match v {
+        Value::Raw(_, b) => tsearch::query_of(b),
+        _ => TsQuery::default(),
+    }
+}
+
+fn text_arg(v: &Value) -> &str {
+    match v {
+        Value::Text(s) => s,
+        _ => "",
+    }
+}
+
+fn out_vector(v: &TsVector) -> Value {
+    Value::Raw(DataType::TsVector, vector::encode(v))
+}
+
+fn out_query(q: &TsQuery) -> Value {
+    Value::Raw(DataType::TsQuery, query::encode(q))
+}
+
+/// The elements of a one-dimensional array argument (None for NULL elements).
+fn array_elements(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => View::new(&a.bytes, a.elem).values(),
+        _ => Vec::new(),
+    }
+}
+
+fn text_array(words: &[String]) -> Value {
+    let values: Vec<Value> = words.iter().map(|w| Value::Text(w.clone())).collect();
+    Value::Array(Box::new(crate::types::array::from_values(
+        DataType::Text,
+        &values,
+    )))
+}
+
+fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
+    let config = |row: &[Value]| -> Result<(Config, usize)> {
+        match default {
+            Some(c) => Ok((c, 0)),
+            None => match row.first() {
+                Some(Value::Int8(o)) => Ok((config_of(*o as u32)?, 1)),
+                _ => Err(Error::internal(
+                    "a text search configuration that is not an oid",
+                )),
+            },
+        }
+    };
+    Ok(match f {
+        TsFn::ToTsVector { .. } => {
+            let (c, at) = config(row)?;
+            let lexizer = ConfigLexizer::new(c);
+            let words = tsearch::Lexizer::parsetext(&lexizer, text_arg(&row[at]));
+            out_vector(&vector::from_parsed(&words)?)
+        }
+        TsFn::ToTsQuery { kind, .. } => {
+            let (c, at) = config(row)?;
+            let lexizer = ConfigLexizer::new(c);
+            let text = text_arg(&row[at]);
+            let mut notices = Vec::new();
+            let q = match kind {
+                TsQueryKind::To => query::to_tsquery(&lexizer, text, &mut notices)?,
+                TsQueryKind::Plain => query::plainto_tsquery(&lexizer, text, &mut notices)?,
+                TsQueryKind::Phrase => query::phraseto_tsquery(&lexizer, text, &mut notices)?,
+                TsQueryKind::Websearch => {
+                    query::websearch_to_tsquery(&lexizer, text, &mut notices)?
+                }
+            };
+            out_query(&q)
+        }
+        TsFn::Match => Value::Bool(query::matches(
+            &tsvector_arg(&row[0]),
+            &tsquery_arg(&row[1]),
+        )),
+        TsFn::SetWeight => {
+            let w = text_arg(&row[1]).chars().next().unwrap_or('\0');
+            out_vector(&vector::setweight(&tsvector_arg(&row[0]), w)?)
+        }
+        TsFn::SetWeightFilter => {
+            let w = text_arg(&row[1]).chars().next().unwrap_or('\0');
+            let words = array_elements(&row[2]);
+            let words: Vec<Option<&str>> = words.iter().map(value_str).collect();
+            out_vector(&vector::setweight_by_filter(
+                &tsvector_arg(&row[0]),
+                w,
+                &words,
+            )?)
+        }
+        TsFn::Strip => out_vector(&vector::strip(&tsvector_arg(&row[0]))),
+        TsFn::Length => Value::Int4(vector::length(&tsvector_arg(&row[0]))),
+        TsFn::Concat => out_vector(&vector::concat(
+            &tsvector_arg(&row[0]),
+            &tsvector_arg(&row[1]),
+        )?),
+        TsFn::Delete => out_vector(&vector::delete(
+            &tsvector_arg(&row[0]),
+            &[Some(text_arg(&row[1]))],
+        )),
+        TsFn::DeleteArray => {
+            let words = array_elements(&row[1]);
+            let words: Vec<Option<&str>> = words.iter().map(value_str).collect();
+            out_vector(&vector::delete(&tsvector_arg(&row[0]), &words))
+        }
+        TsFn::Filter => {
+            let ws = array_elements(&row[1]);
+            let ws: Vec<Option<char>> = ws
+                .iter()
+                .map(|w| value_str(w).map(|s| s.chars().next().unwrap_or('\0')))
+                .collect();
+            out_vector(&vector::filter(&tsvector_arg(&row[0]), &ws)?)
+        }
+        TsFn::ToArray => text_array(&vector::to_array(&tsvector_arg(&row[0]))),
+        TsFn::FromArray => {
+            let words = array_elements(&row[0]);
+            let words: Vec<Option<&str>> = words.iter().map(value_str).collect();
+            out_vector(&vector::from_array(&words)?)
+        }
+        TsFn::NumNode => Value::Int4(query::numnode(&tsquery_arg(&row[0]))),
+        TsFn::QueryTree => Value::Text(query::querytree(&tsquery_arg(&row[0]))),
+        TsFn::And => out_query(&query::and(&tsquery_arg(&row[0]), &tsquery_arg(&row[1]))),
+        TsFn::Or => out_query(&query::or(&tsquery_arg(&row[0]), &tsquery_arg(&row[1]))),
+        TsFn::Not => out_query(&query::not(&tsquery_arg(&row[0]))),
+        TsFn::Phrase => {
+            let distance = match row.get(2) {
+                Some(Value::Int4(d)) => *d,
+                _ => 1,
+            };
+            out_query(&query::phrase(
+                &tsquery_arg(&row[0]),
+                &tsquery_arg(&row[1]),
+                distance,
+            )?)
+        }
+        TsFn::Contains => Value::Bool(query::contains(
+            &tsquery_arg(&row[0]),
+            &tsquery_arg(&row[1]),
+        )),
+        TsFn::Rank { cd } => {
+            if let Value::Array(a) = &row[0]
+                && View::new(&a.bytes, a.elem).ndims() > 1
+            {
+                return Err(Error::new(
+                    "2202E",
+                    "array of weight must be one-dimensional",
+                ));
+            }
+            let ws: Vec<Option<f32>> = array_elements(&row[0])
+                .iter()
+                .map(|w| match w {
+                    Value::Float4(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            let weights = rank::weights_from(&ws)?;
+            let norm = match row[3] {
+                Value::Int4(n) => n,
+                _ => 0,
+            };
+            let (v, q) = (tsvector_arg(&row[1]), tsquery_arg(&row[2]));
+            Value::Float4(if cd {
+                rank::ts_rank_cd(&weights, &v, &q, norm)?
+            } else {
+                rank::ts_rank(&weights, &v, &q, norm)?
+            })
+        }
+        TsFn::Lexize => {
+            let name = text_arg(&row[0]);
+            let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+            let Some(dict) = Dictionary::named(name) else {
+                // PostgreSQL's other snowball dictionaries exist there, not in kiln.
+                let known = name.strip_suffix("_stem").is_some_and(|lang| {
+                    tsearch::dict::CONFIGS
+                        .iter()
+                        .any(|c| c.1 == lang && lang != "simple")
+                });
+                return Err(if known {
+                    Error::feature_not_supported(format!("text search dictionary \"{name}\""))
+                } else {
+                    Error::undefined_object(format!(
+                        "text search dictionary \"{name}\" does not exist"
+                    ))
+                });
+            };
+            match dict.lexize(text_arg(&row[1])) {
+                Some(words) => text_array(&words),
+                None => Value::Null,
+            }
+        }
+        TsFn::QueryCompare(cmp) => {
+            use crate::sql::expr::TsCmp as C;
+            use std::cmp::Ordering as O;
+            let o = query::compare(&tsquery_arg(&row[0]), &tsquery_arg(&row[1]));
+            Value::Bool(match cmp {
+                C::Eq => o == O::Equal,
+                C::Ne => o != O::Equal,
+                C::Lt => o == O::Less,
+                C::Le => o != O::Greater,
+                C::Gt => o == O::Greater,
+                C::Ge => o != O::Less,
+            })
+        }
+        TsFn::CurrentConfig => Value::Null,
+    })
+}
+
+fn value_str(v: &Value) -> Option<&str> {
+    match v {
+        Value::Text(s) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// unnest(tsvector)'s rows, column by column: lexemes, their positions (NULL when
+/// stripped) and their weights' letters.
+pub fn unnest_columns(v: &Value) -> Vec<Vec<Value>> {
+    let mut columns = vec![Vec::new(), Vec::new(), Vec::new()];
+    for (lexeme, positions, weights) in vector::unnest_rows(&tsvector_arg(v)) {
+        columns[0].push(Value::Text(lexeme));
+        columns[1].push(match positions {
+            Some(p) => {
+                let values: Vec<Value> = p.into_iter().map(Value::Int2).collect();
+                Value::Array(Box::new(crate::types::array::from_values(
+                    DataType::Int2,
+                    &values,
+                )))
+            }
+            None => Value::Null,
+        });
+        columns[2].push(match weights {
+            Some(w) => text_array(&w),
+            None => Value::Null,
+        });
+    }
+    columns
+}

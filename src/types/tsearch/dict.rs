@@ -1,0 +1,367 @@
+//! Text-search configurations: which dictionary each token kind of the default parser
+//! goes through, and the dictionaries themselves (PostgreSQL's `simple` and
+//! `english_stem`). `parsetext` is PostgreSQL's `parsetext` for these configurations:
+//! positions count every token a dictionary was asked about, stop words included.
+//!
+//! kiln has the `simple` and `english` configurations (oids as PostgreSQL 15's);
+//! other languages answer 0A000. The English stemmer is the snowball one PostgreSQL
+//! uses (crate `rust-stemmers`); its stop words are PostgreSQL's `english.stop`.
+
+use super::parser::{self, TokenKind};
+use super::{Lexizer, MAX_LEXEME_LEN, ParsedWord};
+
+/// A text-search configuration kiln has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Config {
+    Simple,
+    English,
+}
+
+/// PostgreSQL 15's configurations, by oid (kiln has `simple` and `english`; the others
+/// are known by name so that they can be refused as unsupported rather than unknown).
+pub const CONFIGS: [(u32, &str); 29] = [
+    (3748, "simple"),
+    (13152, "arabic"),
+    (13154, "armenian"),
+    (13156, "basque"),
+    (13158, "catalan"),
+    (13160, "danish"),
+    (13162, "dutch"),
+    (13164, "english"),
+    (13166, "finnish"),
+    (13168, "french"),
+    (13170, "german"),
+    (13172, "greek"),
+    (13174, "hindi"),
+    (13176, "hungarian"),
+    (13178, "indonesian"),
+    (13180, "irish"),
+    (13182, "italian"),
+    (13184, "lithuanian"),
+    (13186, "nepali"),
+    (13188, "norwegian"),
+    (13190, "portuguese"),
+    (13192, "romanian"),
+    (13194, "russian"),
+    (13196, "serbian"),
+    (13198, "spanish"),
+    (13200, "swedish"),
+    (13202, "tamil"),
+    (13204, "turkish"),
+    (13206, "yiddish"),
+];
+
+impl Config {
+    pub fn oid(self) -> u32 {
+        match self {
+            Config::Simple => 3748,
+            Config::English => 13164,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Config::Simple => "simple",
+            Config::English => "english",
+        }
+    }
+
+    pub fn from_oid(oid: u32) -> Option<Config> {
+        match oid {
+            3748 => Some(Config::Simple),
+            13164 => Some(Config::English),
+            _ => None,
+        }
+    }
+
+    /// The configuration of a PostgreSQL 15 configuration oid: Err(name) for one kiln
+    /// lacks, Ok(None) for an oid that is no configuration.
+    pub fn of_oid(oid: u32) -> Result<Option<Config>, &'static str> {
+        match Config::from_oid(oid) {
+            Some(c) => Ok(Some(c)),
+            None => match CONFIGS.iter().find(|c| c.0 == oid) {
+                Some(c) => Err(c.1),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// The dictionary a token of `kind` goes through; None for kinds the configuration
+    /// skips (tags, entities, blanks, protocols), which take no position.
+    fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
+        use TokenKind::*;
+        match kind {
+            Tag | Entity | Blank | Protocol => None,
+            AsciiWord | Word | AsciiHWord | HWord | HWordAsciiPart | HWordPart
+                if self == Config::English =>
+            {
+                Some(Dictionary::EnglishStem)
+            }
+            _ => Some(Dictionary::Simple),
+        }
+    }
+}
+
+/// The dictionaries kiln has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dictionary {
+    Simple,
+    EnglishStem,
+}
+
+impl Dictionary {
+    pub fn named(name: &str) -> Option<Dictionary> {
+        match name {
+            "simple" => Some(Dictionary::Simple),
+            "english_stem" => Some(Dictionary::EnglishStem),
+            _ => None,
+        }
+    }
+
+    /// The lexemes of one token (`ts_lexize`): Some(empty) for a stop word.
+    pub fn lexize(self, token: &str) -> Option<Vec<String>> {
+        let lower = token.to_lowercase();
+        if lower.is_empty() {
+            return Some(Vec::new());
+        }
+        match self {
+            Dictionary::Simple => Some(vec![lower]),
+            Dictionary::EnglishStem => {
+                if is_english_stop_word(&lower) {
+                    return Some(Vec::new());
+                }
+                // PostgreSQL's snowball dictionary leaves very long words unstemmed.
+                if lower.len() > 1000 {
+                    return Some(vec![lower]);
+                }
+                thread_local! {
+                    static STEMMER: rust_stemmers::Stemmer =
+                        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+                }
+                Some(vec![STEMMER.with(|s| s.stem(&lower).into_owned())])
+            }
+        }
+    }
+}
+
+/// PostgreSQL's english.stop, sorted.
+const ENGLISH_STOP_WORDS: [&str; 127] = [
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "don",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "s",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "t",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+fn is_english_stop_word(w: &str) -> bool {
+    ENGLISH_STOP_WORDS.binary_search(&w).is_ok()
+}
+
+/// A configuration as the parse-and-lexize step of `to_tsvector` and `to_tsquery`.
+pub struct ConfigLexizer {
+    pub config: Config,
+    /// NOTICEs raised while parsing (words too long to be indexed).
+    pub notices: std::cell::RefCell<Vec<String>>,
+}
+
+impl ConfigLexizer {
+    pub fn new(config: Config) -> ConfigLexizer {
+        ConfigLexizer {
+            config,
+            notices: Default::default(),
+        }
+    }
+}
+
+impl Lexizer for ConfigLexizer {
+    fn parsetext(&self, text: &str) -> Vec<ParsedWord> {
+        let mut words = Vec::new();
+        let mut pos: u32 = 0;
+        for token in parser::parse(text) {
+            let Some(dict) = self.config.dictionary(token.kind) else {
+                continue;
+            };
+            if token.text.len() > MAX_LEXEME_LEN {
+                self.notices
+                    .borrow_mut()
+                    .push("word is too long to be indexed".to_string());
+                continue;
+            }
+            let Some(lexemes) = dict.lexize(token.text) else {
+                continue;
+            };
+            pos = pos.saturating_add(1);
+            for word in lexemes {
+                words.push(ParsedWord {
+                    word,
+                    pos,
+                    nvariant: 0,
+                });
+            }
+        }
+        words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_and_found() {
+        assert!(ENGLISH_STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_english_stop_word("the"));
+        assert!(is_english_stop_word("ourselves"));
+        assert!(!is_english_stop_word("fox"));
+    }
+
+    #[test]
+    fn english_positions_count_stop_words() {
+        // PostgreSQL 15: to_tsvector('english', 'The quick foxes jumped') = 'fox':3 'jump':4 'quick':2
+        let lx = ConfigLexizer::new(Config::English);
+        let words: Vec<(String, u32)> = lx
+            .parsetext("The quick foxes jumped")
+            .into_iter()
+            .map(|w| (w.word, w.pos))
+            .collect();
+        assert_eq!(
+            words,
+            vec![("quick".into(), 2), ("fox".into(), 3), ("jump".into(), 4)]
+        );
+    }
+
+    #[test]
+    fn simple_lowercases_and_keeps_stop_words() {
+        assert_eq!(
+            Dictionary::Simple.lexize("The"),
+            Some(vec!["the".to_string()])
+        );
+        assert_eq!(Dictionary::EnglishStem.lexize("The"), Some(vec![]));
+        assert_eq!(
+            Dictionary::EnglishStem.lexize("Running"),
+            Some(vec!["run".to_string()])
+        );
+    }
+}
