@@ -31,9 +31,9 @@ pub fn eval(
     }
     // The session's configuration, read once for the forms without one.
     let default = match f {
-        TsFn::ToTsVector { config: false } | TsFn::ToTsQuery { config: false, .. } => {
-            Some(session_config(ctx)?)
-        }
+        TsFn::ToTsVector { config: false }
+        | TsFn::ToTsQuery { config: false, .. }
+        | TsFn::Headline { config: false } => Some(session_config(ctx)?),
         _ => None,
     };
     eval_strict_rows(args, vs, n, ty, |row| eval_row(f, row, default))
@@ -279,6 +279,21 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
                 C::Ge => o != O::Less,
             })
         }
+        TsFn::Headline { .. } => {
+            let (c, at) = config(row)?;
+            let options = text_arg(&row[at + 2]);
+            Value::Text(tsearch::headline::ts_headline(
+                c,
+                text_arg(&row[at]),
+                &tsquery_arg(&row[at + 1]),
+                (!options.is_empty()).then_some(options),
+            )?)
+        }
+        TsFn::Rewrite => out_query(&tsearch::headline::ts_rewrite(
+            &tsquery_arg(&row[0]),
+            &tsquery_arg(&row[1]),
+            &tsquery_arg(&row[2]),
+        )?),
         TsFn::CurrentConfig => Value::Null,
     })
 }

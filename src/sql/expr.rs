@@ -541,6 +541,12 @@ pub enum TsFn {
     Lexize,
     /// get_current_ts_config().
     CurrentConfig,
+    /// ts_headline([config,] document, query, options).
+    Headline {
+        config: bool,
+    },
+    /// ts_rewrite(query, target, substitute).
+    Rewrite,
     /// tsquery = <> < <= > >= (tsquery_cmp, which ignores weights and prefix marks).
     QueryCompare(TsCmp),
 }

@@ -729,6 +729,9 @@ impl Binder<'_> {
                 ordinality,
             );
         }
+        if fname != "generate_series" && crate::sql::pg_functions::is_builtin(&fname) {
+            return Err(Error::feature_not_supported(format!("function {fname}")));
+        }
         if fname != "generate_series" {
             return Err(Error::undefined_function(format!(
                 "function {fname} does not exist"

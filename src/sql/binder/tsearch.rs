@@ -121,6 +121,38 @@ impl Binder<'_> {
             ("tsquery_phrase", 3) => (TsFn::Phrase, vec![TSQUERY, TSQUERY, INT4], TSQUERY),
             ("ts_lexize", 2) => (TsFn::Lexize, vec![TEXT, TEXT], array_of(DataType::Text)),
             ("get_current_ts_config", 0) => (TsFn::CurrentConfig, vec![], REGCONFIG),
+            ("ts_rewrite", 3) => (TsFn::Rewrite, vec![TSQUERY, TSQUERY, TSQUERY], TSQUERY),
+            ("ts_headline", 2..=4)
+                if !args
+                    .iter()
+                    .any(|a| matches!(a.ty().ty, DataType::Json | DataType::Jsonb)) =>
+            {
+                // (config, document, query [, options]) or (document, query [, options]).
+                let config =
+                    args.len() == 4 || (args.len() == 3 && args[1].ty().ty != DataType::TsQuery);
+                let mut params = Vec::with_capacity(4);
+                if config {
+                    if !matches!(
+                        args[0].ty().ty,
+                        DataType::Unknown | DataType::RegConfig | DataType::Oid
+                    ) {
+                        return Err(no_function(args));
+                    }
+                    params.push(REGCONFIG);
+                }
+                params.extend([TEXT, TSQUERY, TEXT]);
+                let mut bound = Vec::with_capacity(4);
+                for (a, p) in args.iter().zip(&params) {
+                    bound.push(self.ts_arg(a.clone(), *p, || no_function(args))?);
+                }
+                if bound.len() < params.len() {
+                    bound.push(Expr::Literal {
+                        value: Value::Text(String::new()),
+                        ty: TEXT,
+                    });
+                }
+                return Ok(Some(call(TsFn::Headline { config }, bound, TEXT)));
+            }
             ("ts_rank" | "ts_rank_cd", 2..=4) => {
                 return self.bind_rank(name == "ts_rank_cd", args).map(Some);
             }

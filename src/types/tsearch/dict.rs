@@ -88,7 +88,7 @@ impl Config {
 
     /// The dictionary a token of `kind` goes through; None for kinds the configuration
     /// skips (tags, entities, blanks, protocols), which take no position.
-    fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
+    pub(super) fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
         use TokenKind::*;
         match kind {
             Tag | Entity | Blank | Protocol => None,

@@ -17,6 +17,7 @@
 //! (`@@`); `rank` `ts_rank` and `ts_rank_cd`.
 
 pub mod dict;
+pub mod headline;
 pub mod parser;
 pub mod query;
 pub mod rank;

@@ -1214,7 +1214,7 @@ const CRC_TABLE: [u32; 256] = {
 };
 
 /// PostgreSQL's legacy CRC-32 of an operand, as the signed `valcrc`.
-fn valcrc(word: &str) -> i32 {
+pub(super) fn valcrc(word: &str) -> i32 {
     let mut crc: u32 = 0xFFFF_FFFF;
     for &b in word.as_bytes() {
         let idx = (((crc >> 24) ^ b as u32) & 0xFF) as usize;
