@@ -29,6 +29,12 @@ pub fn eval(
             n,
         ));
     }
+    if f == TsFn::Match {
+        return match_column(vs, n);
+    }
+    if let TsFn::Rank { cd } = f {
+        return rank_column(cd, args, vs, n);
+    }
     // The session's configuration, read once for the forms without one.
     let default = match f {
         TsFn::ToTsVector { config: false }
@@ -215,34 +221,8 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
             &tsquery_arg(&row[0]),
             &tsquery_arg(&row[1]),
         )),
-        TsFn::Rank { cd } => {
-            if let Value::Array(a) = &row[0]
-                && View::new(&a.bytes, a.elem).ndims() > 1
-            {
-                return Err(Error::new(
-                    "2202E",
-                    "array of weight must be one-dimensional",
-                ));
-            }
-            let ws: Vec<Option<f32>> = array_elements(&row[0])
-                .iter()
-                .map(|w| match w {
-                    Value::Float4(x) => Some(*x),
-                    _ => None,
-                })
-                .collect();
-            let weights = rank::weights_from(&ws)?;
-            let norm = match row[3] {
-                Value::Int4(n) => n,
-                _ => 0,
-            };
-            let (v, q) = (tsvector_arg(&row[1]), tsquery_arg(&row[2]));
-            Value::Float4(if cd {
-                rank::ts_rank_cd(&weights, &v, &q, norm)?
-            } else {
-                rank::ts_rank(&weights, &v, &q, norm)?
-            })
-        }
+        // Evaluated a column at a time (`rank_column`).
+        TsFn::Rank { .. } => Value::Null,
         TsFn::Lexize => {
             let name = text_arg(&row[0]);
             let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
@@ -327,4 +307,99 @@ pub fn unnest_columns(v: &Value) -> Vec<Vec<Value>> {
         });
     }
     columns
+}
+
+/// `tsvector @@ tsquery` over a batch: each row's stored tsvector read in place, the
+/// query prepared once for as long as the rows share it (a constant query: every row).
+fn match_column(vs: &[Vector], n: usize) -> Result<Vector> {
+    use super::vector::Data;
+    let (Data::Text(docs), Data::Text(queries)) = (&vs[0].data, &vs[1].data) else {
+        return Err(Error::internal("@@ over values that are not stored bytes"));
+    };
+    let mut out = Vector::with_capacity(DataType::Bool, n);
+    let mut prepared: Option<(&[u8], query::Prepared)> = None;
+    let mut scratch = query::Scratch::default();
+    for i in 0..n {
+        if vs[0].is_null(i) || vs[1].is_null(i) {
+            out.push_null();
+            continue;
+        }
+        let q = queries.get(i);
+        if prepared.as_ref().is_none_or(|(b, _)| *b != q) {
+            prepared = Some((q, query::Prepared::new(&tsearch::query_of(q))));
+        }
+        let hit = prepared
+            .as_ref()
+            .is_some_and(|(_, p)| p.matches_stored(docs.get(i), &mut scratch));
+        out.push_value(&Value::Bool(hit));
+    }
+    Ok(out)
+}
+
+/// The weights array of ts_rank / ts_rank_cd, checked.
+fn rank_weights(w: &Value) -> Result<[f32; 4]> {
+    if let Value::Array(a) = w
+        && View::new(&a.bytes, a.elem).ndims() > 1
+    {
+        return Err(Error::new(
+            "2202E",
+            "array of weight must be one-dimensional",
+        ));
+    }
+    let ws: Vec<Option<f32>> = array_elements(w)
+        .iter()
+        .map(|w| match w {
+            Value::Float4(x) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    Ok(rank::weights_from(&ws)?)
+}
+
+/// ts_rank / ts_rank_cd(weights, tsvector, tsquery, normalization) over a batch: each
+/// row's tsvector decoded into reused space, the query and the weights read once for
+/// as long as the rows share them.
+fn rank_column(cd: bool, args: &[Expr], vs: &[Vector], n: usize) -> Result<Vector> {
+    use super::vector::Data;
+    let (Data::Text(docs), Data::Text(queries)) = (&vs[1].data, &vs[2].data) else {
+        return Err(Error::internal(
+            "ts_rank over values that are not stored bytes",
+        ));
+    };
+    let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
+    let mut out = Vector::with_capacity(DataType::Float4, n);
+    let mut query: Option<(&[u8], TsQuery)> = None;
+    let mut weights: Option<(Value, [f32; 4])> = None;
+    let mut v = TsVector::default();
+    for i in 0..n {
+        if vs.iter().any(|c| c.is_null(i)) {
+            out.push_null();
+            continue;
+        }
+        let w = vs[0].value(i, types[0]);
+        if weights.as_ref().is_none_or(|(b, _)| *b != w) {
+            let parsed = rank_weights(&w)?;
+            weights = Some((w, parsed));
+        }
+        let q = queries.get(i);
+        if query.as_ref().is_none_or(|(b, _)| *b != q) {
+            query = Some((q, tsearch::query_of(q)));
+        }
+        if !vector::decode_into(docs.get(i), &mut v) {
+            v = TsVector::default();
+        }
+        let norm = match vs[3].value(i, types[3]) {
+            Value::Int4(x) => x,
+            _ => 0,
+        };
+        let (Some((_, ws)), Some((_, q))) = (&weights, &query) else {
+            return Err(Error::internal("ts_rank without its weights or query"));
+        };
+        out.push_value(&Value::Float4(if cd {
+            rank::ts_rank_cd(ws, &v, q, norm)?
+        } else {
+            rank::ts_rank(ws, &v, q, norm)?
+        }));
+    }
+    Ok(out)
 }

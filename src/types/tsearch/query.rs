@@ -2063,6 +2063,267 @@ pub fn compare(a: &TsQuery, b: &TsQuery) -> std::cmp::Ordering {
     ea[..key(&ea, a)].cmp(&eb[..key(&eb, b)])
 }
 
+// ---------------------------------------------------------------------------------
+// Matching many stored tsvectors against one query (`@@` over a column)
+
+/// A query prepared once for matching many stored tsvectors (their [`super::vector`]
+/// bytes). A query of plain operands under `& | !` (no phrase operator, no weight
+/// restriction) only asks whether words are present: that is answered from the stored
+/// bytes, the words' places collected into reusable scratch space and binary-searched,
+/// with no tsvector decoded and nothing allocated per row. Any other query decodes
+/// each tsvector and runs [`matches`].
+pub struct Prepared {
+    query: TsQuery,
+    /// Indexes into `words`, in word order.
+    sorted: Vec<usize>,
+    /// Postfix program over `words` (None: not a presence-only query).
+    program: Option<Vec<Step>>,
+    words: Vec<(Vec<u8>, bool)>,
+}
+
+#[derive(Clone, Copy)]
+enum Step {
+    Word(usize),
+    Not,
+    And,
+    Or,
+}
+
+/// Reusable space for [`Prepared::matches_stored`].
+#[derive(Default)]
+pub struct Scratch {
+    vector: TsVector,
+    spans: Vec<(usize, usize)>,
+    found_at: Vec<usize>,
+    found: Vec<bool>,
+    stack: Vec<bool>,
+}
+
+impl Prepared {
+    pub fn new(q: &TsQuery) -> Prepared {
+        let mut words = Vec::new();
+        let mut program = Vec::new();
+        let mut simple = true;
+        if let Some(root) = &q.root {
+            // Postfix order without recursion.
+            let mut st: Vec<(&QueryNode, bool)> = vec![(root, false)];
+            while let Some((n, done)) = st.pop() {
+                if done {
+                    program.push(match n {
+                        QueryNode::Operand { word, prefix, .. } => {
+                            words.push((word.as_bytes().to_vec(), *prefix));
+                            Step::Word(words.len() - 1)
+                        }
+                        QueryNode::Not(_) => Step::Not,
+                        QueryNode::And(..) => Step::And,
+                        _ => Step::Or,
+                    });
+                    continue;
+                }
+                st.push((n, true));
+                match n {
+                    QueryNode::Operand { weight, .. } => simple &= *weight == 0,
+                    QueryNode::Not(c) => st.push((c, false)),
+                    QueryNode::And(l, r) | QueryNode::Or(l, r) => {
+                        st.push((r, false));
+                        st.push((l, false));
+                    }
+                    // Its operands are collected too (for `relevant_lexemes`).
+                    QueryNode::Phrase(l, r, _) => {
+                        simple = false;
+                        st.push((r, false));
+                        st.push((l, false));
+                    }
+                }
+            }
+        }
+        let mut sorted: Vec<usize> = (0..words.len()).collect();
+        sorted.sort_by(|&a, &b| words[a].0.cmp(&words[b].0));
+        Prepared {
+            query: q.clone(),
+            sorted,
+            program: (simple && q.root.is_some()).then_some(program),
+            words,
+        }
+    }
+
+    /// `stored @@ query` for a stored tsvector.
+    pub fn matches_stored(&self, stored: &[u8], scratch: &mut Scratch) -> bool {
+        if let Some(program) = &self.program {
+            scratch.found.clear();
+            scratch.found.resize(self.words.len(), false);
+            if self.presence_scan(stored, &mut scratch.found).is_none() {
+                return super::vector::decode_into(stored, &mut scratch.vector)
+                    && matches(&scratch.vector, &self.query);
+            }
+            return run_program(program, &scratch.found, &mut scratch.stack);
+        }
+        if !word_spans(stored, &mut scratch.spans) {
+            return super::vector::decode_into(stored, &mut scratch.vector)
+                && matches(&scratch.vector, &self.query);
+        }
+        // Matching reads only the lexemes equal to an operand or, for a prefix operand,
+        // starting with it: those alone, with their positions, give the same answer as
+        // the whole tsvector.
+        self.relevant_lexemes(stored, scratch) && matches(&scratch.vector, &self.query)
+    }
+
+    /// Which operands are present in `stored`, by one pass over its words merged with
+    /// the operands in word order (a word's first lexeme at or after an operand is the
+    /// only one that can equal it or start with it); None for bytes this reader does
+    /// not take (an escaped NUL, malformed bytes).
+    fn presence_scan(&self, b: &[u8], found: &mut [bool]) -> Option<()> {
+        let count = u32::from_be_bytes(b.get(4..8)?.try_into().ok()?);
+        let mut at = 8;
+        let mut j = 0;
+        let k = self.sorted.len();
+        for _ in 0..count {
+            if j == k {
+                return Some(());
+            }
+            let flag = *b.get(at)?;
+            let start = at + 1;
+            let mut end = start;
+            while *b.get(end)? != 0 {
+                end += 1;
+            }
+            if *b.get(end + 1)? != 0 {
+                return None;
+            }
+            let w = &b[start..end];
+            while j < k {
+                let i = self.sorted[j];
+                let (op, prefix) = &self.words[i];
+                match op.as_slice().cmp(w) {
+                    std::cmp::Ordering::Equal => found[i] = true,
+                    std::cmp::Ordering::Less => found[i] = *prefix && w.starts_with(op),
+                    std::cmp::Ordering::Greater => break,
+                }
+                j += 1;
+            }
+            at = end + 2;
+            if flag == 0 {
+                let n = b.get(at..at + 2)?;
+                at += 2 + 2 * (u16::MAX - u16::from_be_bytes([n[0], n[1]])) as usize;
+            }
+        }
+        Some(())
+    }
+}
+
+/// Runs a presence-only query's postfix program over its operands' presence.
+fn run_program(program: &[Step], found: &[bool], stack: &mut Vec<bool>) -> bool {
+    stack.clear();
+    for step in program {
+        let v = match *step {
+            Step::Word(i) => found[i],
+            Step::Not => !stack.pop().unwrap_or(false),
+            Step::And => {
+                let r = stack.pop().unwrap_or(false);
+                let l = stack.pop().unwrap_or(false);
+                l && r
+            }
+            Step::Or => {
+                let r = stack.pop().unwrap_or(false);
+                let l = stack.pop().unwrap_or(false);
+                l || r
+            }
+        };
+        stack.push(v);
+    }
+    stack.pop().unwrap_or(false)
+}
+
+impl Prepared {
+    /// Fills `scratch.vector` with the lexemes of `stored` (whose word spans are in
+    /// `scratch.spans`) that an operand can read; false for malformed bytes.
+    fn relevant_lexemes(&self, stored: &[u8], scratch: &mut Scratch) -> bool {
+        let spans = &scratch.spans;
+        let word_at = |i: usize| &stored[spans[i].0..spans[i].1];
+        let picked = &mut scratch.found_at;
+        picked.clear();
+        for (w, prefix) in &self.words {
+            let mut at = spans.partition_point(|&(a, b)| &stored[a..b] < w.as_slice());
+            while at < spans.len()
+                && (word_at(at) == w.as_slice() || (*prefix && word_at(at).starts_with(w)))
+            {
+                picked.push(at);
+                at += 1;
+                if !*prefix {
+                    break;
+                }
+            }
+        }
+        picked.sort_unstable();
+        picked.dedup();
+        let v = &mut scratch.vector;
+        v.lexemes.truncate(picked.len());
+        v.lexemes.resize_with(picked.len(), Default::default);
+        for (lx, &i) in v.lexemes.iter_mut().zip(picked.iter()) {
+            let (start, end) = spans[i];
+            let Ok(word) = std::str::from_utf8(&stored[start..end]) else {
+                return false;
+            };
+            lx.word.clear();
+            lx.word.push_str(word);
+            lx.positions.clear();
+            if stored[start - 1] == 0 {
+                let Some(n) = stored.get(end + 2..end + 4) else {
+                    return false;
+                };
+                let n = (u16::MAX - u16::from_be_bytes([n[0], n[1]])) as usize;
+                let Some(keys) = stored.get(end + 4..end + 4 + 2 * n) else {
+                    return false;
+                };
+                for k in keys.chunks_exact(2) {
+                    let key = u16::from_be_bytes([k[0], k[1]]);
+                    let Some(pos) = super::MAX_POS.checked_sub(key >> 2) else {
+                        return false;
+                    };
+                    lx.positions.push(pos | ((3 - (key & 3)) << 14));
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The byte spans of a stored tsvector's words, in order (false for bytes this reader
+/// does not take: an escaped NUL, or bytes `encode` cannot have produced).
+fn word_spans(b: &[u8], spans: &mut Vec<(usize, usize)>) -> bool {
+    spans.clear();
+    let Some(count) = b
+        .get(4..8)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+    else {
+        return false;
+    };
+    let mut at = 8;
+    for _ in 0..count {
+        let Some(&flag) = b.get(at) else {
+            return false;
+        };
+        let start = at + 1;
+        let Some(len) = b.get(start..).and_then(|rest| memchr::memchr(0, rest)) else {
+            return false;
+        };
+        let end = start + len;
+        if b.get(end + 1) != Some(&0) {
+            return false;
+        }
+        spans.push((start, end));
+        at = end + 2;
+        if flag == 0 {
+            let Some(n) = b.get(at..at + 2) else {
+                return false;
+            };
+            let n = (u16::MAX - u16::from_be_bytes([n[0], n[1]])) as usize;
+            at += 2 + 2 * n;
+        }
+    }
+    at == b.len()
+}
+
 #[cfg(test)]
 mod tests {
     //! Expected values come from PostgreSQL 15.
@@ -2725,6 +2986,66 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod prepared_tests {
+    use super::super::vector;
+    use super::*;
+
+    /// The prepared matcher over stored bytes answers exactly as `matches` over the
+    /// decoded tsvector, for presence-only queries (its fast path) and the others.
+    #[test]
+    fn prepared_matches_agree_with_matches() {
+        let words = ["a", "ab", "abc", "b", "ba", "c", "cat", "dog", "z"];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        let mut scratch = Scratch::default();
+        let mut reused = TsVector::default();
+        for round in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..next(6) {
+                let w = words[next(words.len())];
+                text.push_str(w);
+                if next(3) > 0 {
+                    text.push_str(&format!(":{}", 1 + next(8)));
+                    if next(2) == 0 {
+                        text.push(['A', 'B', 'C'][next(3)]);
+                    }
+                }
+                text.push(' ');
+            }
+            let v = vector::parse_tsvector(&text).expect("tsvector");
+            let stored = vector::encode(&v);
+            // Decoding into reused space (the previous row's) gives the same tsvector.
+            assert!(vector::decode_into(&stored, &mut reused), "{text}");
+            assert_eq!(reused, v, "{text}");
+            let mut q = String::new();
+            for k in 0..1 + next(4) {
+                if k > 0 {
+                    q.push_str([" & ", " | ", " <-> ", " & !"][next(4)]);
+                }
+                q.push_str(words[next(words.len())]);
+                match next(5) {
+                    0 => q.push_str(":*"),
+                    1 if round % 2 == 0 => q.push_str(":A"),
+                    _ => {}
+                }
+            }
+            let query = parse_tsquery(&q).expect("tsquery");
+            let p = Prepared::new(&query);
+            assert_eq!(
+                p.matches_stored(&stored, &mut scratch),
+                matches(&v, &query),
+                "{text} @@ {q}"
+            );
         }
     }
 }

@@ -565,6 +565,69 @@ pub fn decode(b: &[u8]) -> Option<TsVector> {
     Some(v)
 }
 
+/// [`decode`] into `v`, reusing its lexemes' allocations (a scan decodes row after
+/// row); false, with `v` unspecified, for bytes `encode` cannot have produced.
+pub fn decode_into(b: &[u8], v: &mut TsVector) -> bool {
+    decode_into_inner(b, v).is_some()
+}
+
+fn decode_into_inner(b: &[u8], v: &mut TsVector) -> Option<()> {
+    let mut r = Reader { b, at: 0 };
+    let size = r.u32()? as usize;
+    let count = r.u32()? as usize;
+    if count > b.len() / 3 {
+        return None;
+    }
+    v.lexemes.truncate(count);
+    v.lexemes.resize_with(count, Lexeme::default);
+    for lx in v.lexemes.iter_mut() {
+        let stripped = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        let start = r.at;
+        let len = memchr::memchr(0, b.get(start..)?)?;
+        lx.word.clear();
+        if b.get(start + len + 1) == Some(&0) {
+            lx.word
+                .push_str(std::str::from_utf8(&b[start..start + len]).ok()?);
+            r.at = start + len + 2;
+        } else {
+            // An escaped NUL inside the word: the general reader.
+            let mut word = Vec::new();
+            loop {
+                match r.u8()? {
+                    0 => match r.u8()? {
+                        0 => break,
+                        0xFF => word.push(0),
+                        _ => return None,
+                    },
+                    c => word.push(c),
+                }
+            }
+            lx.word.push_str(std::str::from_utf8(&word).ok()?);
+        }
+        lx.positions.clear();
+        if !stripped {
+            let n = u16::MAX - r.u16()?;
+            if n == 0 {
+                return None;
+            }
+            for _ in 0..n {
+                let key = r.u16()?;
+                let pos = MAX_POS.checked_sub(key >> 2)?;
+                let weight = 3 - (key & 3);
+                lx.positions.push(pos | (weight << 14));
+            }
+        }
+    }
+    if r.at != b.len() || varsize(v).min(u32::MAX as usize) != size {
+        return None;
+    }
+    Some(())
+}
+
 struct Reader<'a> {
     b: &'a [u8],
     at: usize,
