@@ -39,7 +39,9 @@ pub fn eval(
     let default = match f {
         TsFn::ToTsVector { config: false }
         | TsFn::ToTsQuery { config: false, .. }
-        | TsFn::Headline { config: false } => Some(session_config(ctx)?),
+        | TsFn::Headline { config: false }
+        | TsFn::JsonToTsVector { config: false, .. }
+        | TsFn::JsonHeadline { config: false } => Some(session_config(ctx)?),
         _ => None,
     };
     eval_strict_rows(args, vs, n, ty, |row| eval_row(f, row, default))
@@ -274,6 +276,33 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
             &tsquery_arg(&row[1]),
             &tsquery_arg(&row[2]),
         )?),
+        TsFn::JsonToTsVector { json, filter, .. } => {
+            use tsearch::jsondoc;
+            let (c, at) = config(row)?;
+            let flags = match (filter, row.get(at + 1)) {
+                (true, Some(Value::Jsonb(f))) => jsondoc::parse_filter(f)?,
+                _ => jsondoc::STRING,
+            };
+            let values = match (&row[at], json) {
+                (Value::Text(doc), true) => jsondoc::json_values(doc, flags),
+                (Value::Jsonb(doc), false) => jsondoc::jsonb_values(doc, flags),
+                _ => return Err(Error::internal("a json document of the wrong kind")),
+            };
+            out_vector(&jsondoc::to_tsvector(&ConfigLexizer::new(c), &values)?)
+        }
+        TsFn::JsonHeadline { .. } => {
+            let (c, at) = config(row)?;
+            let Value::Jsonb(doc) = &row[at] else {
+                return Err(Error::internal("ts_headline of a jsonb that is not one"));
+            };
+            let options = text_arg(&row[at + 2]);
+            Value::Jsonb(tsearch::jsondoc::headline_jsonb(
+                c,
+                doc,
+                &tsquery_arg(&row[at + 1]),
+                (!options.is_empty()).then_some(options),
+            )?)
+        }
         TsFn::CurrentConfig => Value::Null,
     })
 }

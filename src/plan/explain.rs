@@ -566,6 +566,16 @@ fn show_inner(e: &Expr) -> String {
         Expr::Literal { value, ty } => match value {
             Value::Null => "NULL".into(),
             Value::Bool(b) => (if *b { "true" } else { "false" }).into(),
+            // A configuration prints by its name, as PostgreSQL's deparser has it.
+            Value::Int8(o) if ty.ty == crate::types::DataType::RegConfig => {
+                match crate::types::tsearch::dict::CONFIGS
+                    .iter()
+                    .find(|c| i64::from(c.0) == *o)
+                {
+                    Some(c) => format!("'{}'::regconfig", c.1),
+                    None => format!("'{o}'::regconfig"),
+                }
+            }
             Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_) => {
                 let s = value_to_string(value, &TextFormat::default());
                 // A leading minus would read as an operator: PostgreSQL quotes it.
@@ -683,8 +693,16 @@ fn show_inner(e: &Expr) -> String {
                 show_inner(&args[1])
             )
         }
+        Expr::Func {
+            func: Func::Ts(crate::sql::expr::TsFn::Not),
+            args,
+            ..
+        } if args.len() == 1 => format!("(!! {})", show_inner(&args[0])),
         Expr::Func { func, args, .. } => {
-            let name = func.info().names.first().copied().unwrap_or("?");
+            let name = match func {
+                Func::Ts(f) => f.sql_name(),
+                _ => func.info().names.first().copied().unwrap_or("?"),
+            };
             // The calls SQL spells as keywords print as PostgreSQL's deparser has them.
             let name = match name {
                 "coalesce" | "nullif" | "greatest" | "least" => name.to_uppercase(),

@@ -547,6 +547,17 @@ pub enum TsFn {
     },
     /// ts_rewrite(query, target, substitute).
     Rewrite,
+    /// to_tsvector of a json (`json`) or jsonb document, and json(b)_to_tsvector with a
+    /// filter of the values to take (`filter`).
+    JsonToTsVector {
+        config: bool,
+        json: bool,
+        filter: bool,
+    },
+    /// ts_headline([config,] jsonb, query, options).
+    JsonHeadline {
+        config: bool,
+    },
     /// tsquery = <> < <= > >= (tsquery_cmp, which ignores weights and prefix marks).
     QueryCompare(TsCmp),
 }
@@ -560,6 +571,47 @@ pub enum TsCmp {
     Le,
     Gt,
     Ge,
+}
+
+impl TsFn {
+    /// The function's SQL name, for printing a call back (the operators print as
+    /// operators: [`Func::operator_symbol`]).
+    pub fn sql_name(self) -> &'static str {
+        match self {
+            TsFn::ToTsVector { .. } | TsFn::JsonToTsVector { filter: false, .. } => "to_tsvector",
+            TsFn::JsonToTsVector { json: true, .. } => "json_to_tsvector",
+            TsFn::JsonToTsVector { .. } => "jsonb_to_tsvector",
+            TsFn::ToTsQuery { kind, .. } => match kind {
+                TsQueryKind::To => "to_tsquery",
+                TsQueryKind::Plain => "plainto_tsquery",
+                TsQueryKind::Phrase => "phraseto_tsquery",
+                TsQueryKind::Websearch => "websearch_to_tsquery",
+            },
+            TsFn::Match => "ts_match_vq",
+            TsFn::SetWeight | TsFn::SetWeightFilter => "setweight",
+            TsFn::Strip => "strip",
+            TsFn::Length => "length",
+            TsFn::Concat => "tsvector_concat",
+            TsFn::Delete | TsFn::DeleteArray => "ts_delete",
+            TsFn::Filter => "ts_filter",
+            TsFn::ToArray => "tsvector_to_array",
+            TsFn::FromArray => "array_to_tsvector",
+            TsFn::NumNode => "numnode",
+            TsFn::QueryTree => "querytree",
+            TsFn::And => "tsquery_and",
+            TsFn::Or => "tsquery_or",
+            TsFn::Not => "tsquery_not",
+            TsFn::Phrase => "tsquery_phrase",
+            TsFn::Contains => "tsq_mcontains",
+            TsFn::Rank { cd: false } => "ts_rank",
+            TsFn::Rank { cd: true } => "ts_rank_cd",
+            TsFn::Lexize => "ts_lexize",
+            TsFn::CurrentConfig => "get_current_ts_config",
+            TsFn::QueryCompare(_) => "tsquery_cmp",
+            TsFn::Headline { .. } | TsFn::JsonHeadline { .. } => "ts_headline",
+            TsFn::Rewrite => "ts_rewrite",
+        }
+    }
 }
 
 /// Which text-to-tsquery function.
@@ -717,6 +769,19 @@ impl Func {
                 kind: PathFn::Match,
                 op: true,
             } => "@@",
+            Func::Ts(TsFn::Match) => "@@",
+            Func::Ts(TsFn::Concat | TsFn::Or) => "||",
+            Func::Ts(TsFn::And) => "&&",
+            Func::Ts(TsFn::Phrase) => "<->",
+            Func::Ts(TsFn::Contains) => "@>",
+            Func::Ts(TsFn::QueryCompare(c)) => match c {
+                TsCmp::Eq => "=",
+                TsCmp::Ne => "<>",
+                TsCmp::Lt => "<",
+                TsCmp::Le => "<=",
+                TsCmp::Gt => ">",
+                TsCmp::Ge => ">=",
+            },
             _ => return None,
         })
     }

@@ -1717,6 +1717,46 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Scalar,
     ),
     f(
+        Func::Ts(TsFn::JsonToTsVector {
+            config: false,
+            json: false,
+            filter: false,
+        }),
+        &["json_to_tsvector", "jsonb_to_tsvector"],
+        HAND,
+        true,
+        S,
+        K::Scalar,
+    ),
+    f(
+        Func::Ts(TsFn::JsonToTsVector {
+            config: true,
+            json: false,
+            filter: false,
+        }),
+        &[],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
+        Func::Ts(TsFn::JsonHeadline { config: false }),
+        &[],
+        HAND,
+        true,
+        S,
+        K::Scalar,
+    ),
+    f(
+        Func::Ts(TsFn::JsonHeadline { config: true }),
+        &[],
+        HAND,
+        true,
+        I,
+        K::Scalar,
+    ),
+    f(
         Func::Ts(TsFn::CurrentConfig),
         &["get_current_ts_config"],
         HAND,
@@ -2183,6 +2223,11 @@ impl Func {
             Func::DomainCheck(_) => Func::DomainCheck(0),
             Func::Range(f, _) => Func::Range(f, RangeKind::Int4),
             Func::Ts(TsFn::QueryCompare(_)) => Func::Ts(TsFn::QueryCompare(super::expr::TsCmp::Eq)),
+            Func::Ts(TsFn::JsonToTsVector { config, .. }) => Func::Ts(TsFn::JsonToTsVector {
+                config,
+                json: false,
+                filter: false,
+            }),
             Func::Ts(TsFn::ToTsQuery { config, .. }) => Func::Ts(TsFn::ToTsQuery {
                 kind: TsQueryKind::To,
                 config,

@@ -50,6 +50,47 @@ impl Binder<'_> {
             "websearch_to_tsquery" => Some(TsQueryKind::Websearch),
             _ => None,
         };
+        let is_json = |t: DataType| matches!(t, DataType::Json | DataType::Jsonb);
+        let filtered = matches!(name, "json_to_tsvector" | "jsonb_to_tsvector");
+        if (name == "to_tsvector" && args.iter().any(|a| is_json(a.ty().ty))) || filtered {
+            // ([config,] document [, filter]).
+            let with_filter = usize::from(filtered);
+            let config = args.len() == 2 + with_filter;
+            if args.len() != 1 + with_filter + usize::from(config) {
+                return Err(no_function(args));
+            }
+            let doc_at = usize::from(config);
+            let doc_ty = match (name, args[doc_at].ty().ty) {
+                ("json_to_tsvector", DataType::Json | DataType::Unknown) => DataType::Json,
+                ("jsonb_to_tsvector", DataType::Jsonb | DataType::Unknown) => DataType::Jsonb,
+                ("to_tsvector", t @ (DataType::Json | DataType::Jsonb)) => t,
+                _ => return Err(no_function(args)),
+            };
+            let mut bound = Vec::with_capacity(3);
+            if config {
+                if !matches!(
+                    args[0].ty().ty,
+                    DataType::Unknown | DataType::RegConfig | DataType::Oid
+                ) {
+                    return Err(no_function(args));
+                }
+                bound.push(self.coerce(args[0].clone(), REGCONFIG)?);
+            }
+            bound.push(self.coerce(args[doc_at].clone(), SqlType::new(doc_ty))?);
+            if filtered {
+                let f = args[doc_at + 1].clone();
+                if !matches!(f.ty().ty, DataType::Jsonb | DataType::Unknown) {
+                    return Err(no_function(args));
+                }
+                bound.push(self.coerce(f, SqlType::new(DataType::Jsonb))?);
+            }
+            let f = TsFn::JsonToTsVector {
+                config,
+                json: doc_ty == DataType::Json,
+                filter: filtered,
+            };
+            return Ok(Some(call(f, bound, TSVECTOR)));
+        }
         if name == "to_tsvector" || query_kind.is_some() {
             if args
                 .iter()
@@ -122,6 +163,36 @@ impl Binder<'_> {
             ("ts_lexize", 2) => (TsFn::Lexize, vec![TEXT, TEXT], array_of(DataType::Text)),
             ("get_current_ts_config", 0) => (TsFn::CurrentConfig, vec![], REGCONFIG),
             ("ts_rewrite", 3) => (TsFn::Rewrite, vec![TSQUERY, TSQUERY, TSQUERY], TSQUERY),
+            ("ts_headline", 2..=4) if args.iter().take(2).any(|a| a.ty().ty == DataType::Jsonb) => {
+                let config =
+                    args.len() == 4 || (args.len() == 3 && args[1].ty().ty != DataType::TsQuery);
+                let mut params = Vec::with_capacity(4);
+                if config {
+                    if !matches!(
+                        args[0].ty().ty,
+                        DataType::Unknown | DataType::RegConfig | DataType::Oid
+                    ) {
+                        return Err(no_function(args));
+                    }
+                    params.push(REGCONFIG);
+                }
+                params.extend([SqlType::new(DataType::Jsonb), TSQUERY, TEXT]);
+                let mut bound = Vec::with_capacity(4);
+                for (a, p) in args.iter().zip(&params) {
+                    bound.push(self.ts_arg(a.clone(), *p, || no_function(args))?);
+                }
+                if bound.len() < params.len() {
+                    bound.push(Expr::Literal {
+                        value: Value::Text(String::new()),
+                        ty: TEXT,
+                    });
+                }
+                return Ok(Some(call(
+                    TsFn::JsonHeadline { config },
+                    bound,
+                    SqlType::new(DataType::Jsonb),
+                )));
+            }
             ("ts_headline", 2..=4)
                 if !args
                     .iter()
@@ -164,9 +235,7 @@ impl Binder<'_> {
                 | "ts_parse"
                 | "ts_token_type"
                 | "tsvector_update_trigger"
-                | "tsvector_update_trigger_column"
-                | "json_to_tsvector"
-                | "jsonb_to_tsvector",
+                | "tsvector_update_trigger_column",
                 _,
             ) => {
                 return Err(Error::feature_not_supported(format!(

@@ -138,7 +138,12 @@ impl Dictionary {
                     static STEMMER: rust_stemmers::Stemmer =
                         rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
                 }
-                Some(vec![STEMMER.with(|s| s.stem(&lower).into_owned())])
+                let stemmed = STEMMER.with(|s| match s.stem(&lower) {
+                    // Unchanged: keep the lowered word rather than copy it.
+                    std::borrow::Cow::Borrowed(b) if b.len() == lower.len() => None,
+                    other => Some(other.into_owned()),
+                });
+                Some(vec![stemmed.unwrap_or(lower)])
             }
         }
     }
@@ -276,7 +281,14 @@ const ENGLISH_STOP_WORDS: [&str; 127] = [
 ];
 
 fn is_english_stop_word(w: &str) -> bool {
-    ENGLISH_STOP_WORDS.binary_search(&w).is_ok()
+    // Every token of every document asks: a hash set, not a binary search of memcmps.
+    static SET: std::sync::OnceLock<std::collections::HashSet<&str, foldhash::fast::FixedState>> =
+        std::sync::OnceLock::new();
+    // The longest stop word has 10 bytes.
+    w.len() <= 10
+        && SET
+            .get_or_init(|| ENGLISH_STOP_WORDS.iter().copied().collect())
+            .contains(w)
 }
 
 /// A configuration as the parse-and-lexize step of `to_tsvector` and `to_tsquery`.
@@ -295,10 +307,10 @@ impl ConfigLexizer {
     }
 }
 
-impl Lexizer for ConfigLexizer {
-    fn parsetext(&self, text: &str) -> Vec<ParsedWord> {
-        let mut words = Vec::new();
-        let mut pos: u32 = 0;
+impl ConfigLexizer {
+    /// [`Lexizer::parsetext`] continuing after position `pos` (the last one used), the
+    /// words appended to `words`; returns the last position used.
+    pub fn parsetext_from(&self, text: &str, mut pos: u32, words: &mut Vec<ParsedWord>) -> u32 {
         for token in parser::parse(text) {
             let Some(dict) = self.config.dictionary(token.kind) else {
                 continue;
@@ -321,6 +333,14 @@ impl Lexizer for ConfigLexizer {
                 });
             }
         }
+        pos
+    }
+}
+
+impl Lexizer for ConfigLexizer {
+    fn parsetext(&self, text: &str) -> Vec<ParsedWord> {
+        let mut words = Vec::new();
+        self.parsetext_from(text, 0, &mut words);
         words
     }
 }

@@ -18,6 +18,7 @@
 
 pub mod dict;
 pub mod headline;
+pub mod jsondoc;
 pub mod parser;
 pub mod query;
 pub mod rank;
