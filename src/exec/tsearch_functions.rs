@@ -32,8 +32,8 @@ pub fn eval(
     if f == TsFn::Match {
         return match_column(vs, n);
     }
-    if let TsFn::Rank { cd } = f {
-        return rank_column(cd, args, vs, n);
+    if let TsFn::Rank { cd, weights } = f {
+        return rank_column(cd, weights, args, vs, n);
     }
     // The session's configuration, read once for the forms without one.
     let default = match f {
@@ -263,12 +263,11 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
         }
         TsFn::Headline { .. } => {
             let (c, at) = config(row)?;
-            let options = text_arg(&row[at + 2]);
             Value::Text(tsearch::headline::ts_headline(
                 c,
                 text_arg(&row[at]),
                 &tsquery_arg(&row[at + 1]),
-                (!options.is_empty()).then_some(options),
+                row.get(at + 2).map(text_arg),
             )?)
         }
         TsFn::Rewrite => out_query(&tsearch::headline::ts_rewrite(
@@ -295,12 +294,11 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
             let Value::Jsonb(doc) = &row[at] else {
                 return Err(Error::internal("ts_headline of a jsonb that is not one"));
             };
-            let options = text_arg(&row[at + 2]);
             Value::Jsonb(tsearch::jsondoc::headline_jsonb(
                 c,
                 doc,
                 &tsquery_arg(&row[at + 1]),
-                (!options.is_empty()).then_some(options),
+                row.get(at + 2).map(text_arg),
             )?)
         }
         TsFn::CurrentConfig => Value::Null,
@@ -388,9 +386,10 @@ fn rank_weights(w: &Value) -> Result<[f32; 4]> {
 /// ts_rank / ts_rank_cd(weights, tsvector, tsquery, normalization) over a batch: each
 /// row's tsvector decoded into reused space, the query and the weights read once for
 /// as long as the rows share them.
-fn rank_column(cd: bool, args: &[Expr], vs: &[Vector], n: usize) -> Result<Vector> {
+fn rank_column(cd: bool, weighted: bool, args: &[Expr], vs: &[Vector], n: usize) -> Result<Vector> {
     use super::vector::Data;
-    let (Data::Text(docs), Data::Text(queries)) = (&vs[1].data, &vs[2].data) else {
+    let at = usize::from(weighted);
+    let (Data::Text(docs), Data::Text(queries)) = (&vs[at].data, &vs[at + 1].data) else {
         return Err(Error::internal(
             "ts_rank over values that are not stored bytes",
         ));
@@ -405,11 +404,16 @@ fn rank_column(cd: bool, args: &[Expr], vs: &[Vector], n: usize) -> Result<Vecto
             out.push_null();
             continue;
         }
-        let w = vs[0].value(i, types[0]);
-        if weights.as_ref().is_none_or(|(b, _)| *b != w) {
-            let parsed = rank_weights(&w)?;
-            weights = Some((w, parsed));
-        }
+        let ws = if weighted {
+            let w = vs[0].value(i, types[0]);
+            if weights.as_ref().is_none_or(|(b, _)| *b != w) {
+                let parsed = rank_weights(&w)?;
+                weights = Some((w, parsed));
+            }
+            weights.as_ref().map_or(rank::DEFAULT_WEIGHTS, |w| w.1)
+        } else {
+            rank::DEFAULT_WEIGHTS
+        };
         let q = queries.get(i);
         if query.as_ref().is_none_or(|(b, _)| *b != q) {
             query = Some((q, tsearch::query_of(q)));
@@ -417,17 +421,17 @@ fn rank_column(cd: bool, args: &[Expr], vs: &[Vector], n: usize) -> Result<Vecto
         if !vector::decode_into(docs.get(i), &mut v) {
             v = TsVector::default();
         }
-        let norm = match vs[3].value(i, types[3]) {
-            Value::Int4(x) => x,
+        let norm = match vs.get(at + 2).map(|c| c.value(i, types[at + 2])) {
+            Some(Value::Int4(x)) => x,
             _ => 0,
         };
-        let (Some((_, ws)), Some((_, q))) = (&weights, &query) else {
-            return Err(Error::internal("ts_rank without its weights or query"));
+        let Some((_, q)) = &query else {
+            return Err(Error::internal("ts_rank without its query"));
         };
         out.push_value(&Value::Float4(if cd {
-            rank::ts_rank_cd(ws, &v, q, norm)?
+            rank::ts_rank_cd(&ws, &v, q, norm)?
         } else {
-            rank::ts_rank(ws, &v, q, norm)?
+            rank::ts_rank(&ws, &v, q, norm)?
         }));
     }
     Ok(out)

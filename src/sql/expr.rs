@@ -533,9 +533,11 @@ pub enum TsFn {
     Phrase,
     /// tsquery @> tsquery (<@ with the arguments swapped).
     Contains,
-    /// ts_rank / ts_rank_cd(weights, tsvector, tsquery, normalization).
+    /// ts_rank / ts_rank_cd([weights,] tsvector, tsquery [, normalization]) (`weights`:
+    /// given; the normalization is given when the call has one argument more).
     Rank {
         cd: bool,
+        weights: bool,
     },
     /// ts_lexize(dictionary, word).
     Lexize,
@@ -603,8 +605,8 @@ impl TsFn {
             TsFn::Not => "tsquery_not",
             TsFn::Phrase => "tsquery_phrase",
             TsFn::Contains => "tsq_mcontains",
-            TsFn::Rank { cd: false } => "ts_rank",
-            TsFn::Rank { cd: true } => "ts_rank_cd",
+            TsFn::Rank { cd: false, .. } => "ts_rank",
+            TsFn::Rank { cd: true, .. } => "ts_rank_cd",
             TsFn::Lexize => "ts_lexize",
             TsFn::CurrentConfig => "get_current_ts_config",
             TsFn::QueryCompare(_) => "tsquery_cmp",

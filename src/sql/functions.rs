@@ -1661,7 +1661,10 @@ pub static FUNCTIONS: &[FuncInfo] = &[
     ),
     f(Func::Ts(TsFn::Contains), &[], HAND, true, I, K::Scalar),
     f(
-        Func::Ts(TsFn::Rank { cd: false }),
+        Func::Ts(TsFn::Rank {
+            cd: false,
+            weights: false,
+        }),
         &["ts_rank"],
         HAND,
         true,
@@ -1669,7 +1672,10 @@ pub static FUNCTIONS: &[FuncInfo] = &[
         K::Scalar,
     ),
     f(
-        Func::Ts(TsFn::Rank { cd: true }),
+        Func::Ts(TsFn::Rank {
+            cd: true,
+            weights: false,
+        }),
         &["ts_rank_cd"],
         HAND,
         true,
@@ -2223,6 +2229,7 @@ impl Func {
             Func::DomainCheck(_) => Func::DomainCheck(0),
             Func::Range(f, _) => Func::Range(f, RangeKind::Int4),
             Func::Ts(TsFn::QueryCompare(_)) => Func::Ts(TsFn::QueryCompare(super::expr::TsCmp::Eq)),
+            Func::Ts(TsFn::Rank { cd, .. }) => Func::Ts(TsFn::Rank { cd, weights: false }),
             Func::Ts(TsFn::JsonToTsVector { config, .. }) => Func::Ts(TsFn::JsonToTsVector {
                 config,
                 json: false,

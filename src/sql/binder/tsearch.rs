@@ -9,7 +9,7 @@ use sqlparser::ast as A;
 use super::{BOOL, Binder, INT4, TEXT};
 use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, Func, TsFn, TsQueryKind};
-use crate::types::{DataType, SqlType, Value};
+use crate::types::{DataType, SqlType};
 
 const TSVECTOR: SqlType = SqlType::new(DataType::TsVector);
 const TSQUERY: SqlType = SqlType::new(DataType::TsQuery);
@@ -181,12 +181,6 @@ impl Binder<'_> {
                 for (a, p) in args.iter().zip(&params) {
                     bound.push(self.ts_arg(a.clone(), *p, || no_function(args))?);
                 }
-                if bound.len() < params.len() {
-                    bound.push(Expr::Literal {
-                        value: Value::Text(String::new()),
-                        ty: TEXT,
-                    });
-                }
                 return Ok(Some(call(
                     TsFn::JsonHeadline { config },
                     bound,
@@ -215,12 +209,6 @@ impl Binder<'_> {
                 let mut bound = Vec::with_capacity(4);
                 for (a, p) in args.iter().zip(&params) {
                     bound.push(self.ts_arg(a.clone(), *p, || no_function(args))?);
-                }
-                if bound.len() < params.len() {
-                    bound.push(Expr::Literal {
-                        value: Value::Text(String::new()),
-                        ty: TEXT,
-                    });
                 }
                 return Ok(Some(call(TsFn::Headline { config }, bound, TEXT)));
             }
@@ -267,7 +255,8 @@ impl Binder<'_> {
     }
 
     /// ts_rank / ts_rank_cd: ([weights real[],] tsvector, tsquery [, normalization int]),
-    /// bound as the four arguments with PostgreSQL's defaults filled in.
+    /// bound as written (the kernel fills PostgreSQL's defaults in, and the call prints
+    /// back as it was given).
     fn bind_rank(&mut self, cd: bool, args: &[Expr]) -> Result<Expr> {
         let name = if cd { "ts_rank_cd" } else { "ts_rank" };
         let err = || {
@@ -290,27 +279,20 @@ impl Binder<'_> {
         if !(2..=3).contains(&rest.len()) {
             return Err(err());
         }
-        let weights = match weights {
-            Some(w) => self.ts_arg(w, array_of(DataType::Float4), err)?,
-            None => Expr::Literal {
-                value: crate::types::text::parse_value(
-                    "{0.1,0.2,0.4,1}",
-                    DataType::array_of(DataType::Float4).unwrap_or(DataType::Text),
-                    &self.fmt,
-                )?,
-                ty: array_of(DataType::Float4),
-            },
+        let mut bound = Vec::with_capacity(4);
+        if let Some(w) = &weights {
+            bound.push(self.ts_arg(w.clone(), array_of(DataType::Float4), err)?);
+        }
+        bound.push(self.ts_arg(rest[0].clone(), TSVECTOR, err)?);
+        bound.push(self.ts_arg(rest[1].clone(), TSQUERY, err)?);
+        if let Some(n) = rest.get(2) {
+            bound.push(self.ts_arg(n.clone(), INT4, err)?);
+        }
+        let f = TsFn::Rank {
+            cd,
+            weights: weights.is_some(),
         };
-        let v = self.ts_arg(rest[0].clone(), TSVECTOR, err)?;
-        let q = self.ts_arg(rest[1].clone(), TSQUERY, err)?;
-        let norm = match rest.get(2) {
-            Some(n) => self.ts_arg(n.clone(), INT4, err)?,
-            None => Expr::Literal {
-                value: Value::Int4(0),
-                ty: INT4,
-            },
-        };
-        Ok(call(TsFn::Rank { cd }, vec![weights, v, q, norm], FLOAT4))
+        Ok(call(f, bound, FLOAT4))
     }
 
     /// A text-search operator: None when `op` over these operands is none of theirs
