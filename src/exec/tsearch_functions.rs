@@ -396,9 +396,10 @@ fn rank_column(cd: bool, weighted: bool, args: &[Expr], vs: &[Vector], n: usize)
     };
     let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
     let mut out = Vector::with_capacity(DataType::Float4, n);
-    let mut query: Option<(&[u8], TsQuery)> = None;
+    let mut query: Option<(&[u8], TsQuery, query::Prepared)> = None;
     let mut weights: Option<(Value, [f32; 4])> = None;
     let mut v = TsVector::default();
+    let mut scratch = query::Scratch::default();
     for i in 0..n {
         if vs.iter().any(|c| c.is_null(i)) {
             out.push_null();
@@ -415,23 +416,37 @@ fn rank_column(cd: bool, weighted: bool, args: &[Expr], vs: &[Vector], n: usize)
             rank::DEFAULT_WEIGHTS
         };
         let q = queries.get(i);
-        if query.as_ref().is_none_or(|(b, _)| *b != q) {
-            query = Some((q, tsearch::query_of(q)));
-        }
-        if !vector::decode_into(docs.get(i), &mut v) {
-            v = TsVector::default();
+        if query.as_ref().is_none_or(|(b, _, _)| *b != q) {
+            let parsed = tsearch::query_of(q);
+            let prepared = query::Prepared::new(&parsed);
+            query = Some((q, parsed, prepared));
         }
         let norm = match vs.get(at + 2).map(|c| c.value(i, types[at + 2])) {
             Some(Value::Int4(x)) => x,
             _ => 0,
         };
-        let Some((_, q)) = &query else {
+        let Some((_, q, prepared)) = &query else {
             return Err(Error::internal("ts_rank without its query"));
         };
-        out.push_value(&Value::Float4(if cd {
-            rank::ts_rank_cd(&ws, &v, q, norm)?
+        // Without normalization only the operands' lexemes count: read just those.
+        let relevant = if norm == 0 {
+            prepared.relevant_vector(docs.get(i), &mut scratch)
         } else {
-            rank::ts_rank(&ws, &v, q, norm)?
+            None
+        };
+        let doc = match relevant {
+            Some(r) => r,
+            None => {
+                if !vector::decode_into(docs.get(i), &mut v) {
+                    v = TsVector::default();
+                }
+                &v
+            }
+        };
+        out.push_value(&Value::Float4(if cd {
+            rank::ts_rank_cd(&ws, doc, q, norm)?
+        } else {
+            rank::ts_rank(&ws, doc, q, norm)?
         }));
     }
     Ok(out)

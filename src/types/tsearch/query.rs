@@ -2076,8 +2076,11 @@ pub struct Prepared {
     query: TsQuery,
     /// Indexes into `words`, in word order.
     sorted: Vec<usize>,
-    /// Postfix program over `words` (None: not a presence-only query).
-    program: Option<Vec<Step>>,
+    /// Postfix program over `words`: the answer for a presence-only query (`simple`),
+    /// else a necessary condition (a phrase needs both sides present; NOT and weights
+    /// are left to the full match).
+    program: Vec<Step>,
+    simple: bool,
     words: Vec<(Vec<u8>, bool)>,
 }
 
@@ -2085,6 +2088,8 @@ pub struct Prepared {
 enum Step {
     Word(usize),
     Not,
+    /// A phrase operator: its sides must both be present.
+    Phrase,
     And,
     Or,
 }
@@ -2116,7 +2121,8 @@ impl Prepared {
                         }
                         QueryNode::Not(_) => Step::Not,
                         QueryNode::And(..) => Step::And,
-                        _ => Step::Or,
+                        QueryNode::Phrase(..) => Step::Phrase,
+                        QueryNode::Or(..) => Step::Or,
                     });
                     continue;
                 }
@@ -2142,21 +2148,31 @@ impl Prepared {
         Prepared {
             query: q.clone(),
             sorted,
-            program: (simple && q.root.is_some()).then_some(program),
+            program,
+            simple,
             words,
         }
     }
 
     /// `stored @@ query` for a stored tsvector.
     pub fn matches_stored(&self, stored: &[u8], scratch: &mut Scratch) -> bool {
-        if let Some(program) = &self.program {
-            scratch.found.clear();
-            scratch.found.resize(self.words.len(), false);
-            if self.presence_scan(stored, &mut scratch.found).is_none() {
-                return super::vector::decode_into(stored, &mut scratch.vector)
-                    && matches(&scratch.vector, &self.query);
-            }
-            return run_program(program, &scratch.found, &mut scratch.stack);
+        if self.query.root.is_none() {
+            return false;
+        }
+        scratch.found.clear();
+        scratch.found.resize(self.words.len(), false);
+        if self.presence_scan(stored, &mut scratch.found).is_none() {
+            return super::vector::decode_into(stored, &mut scratch.vector)
+                && matches(&scratch.vector, &self.query);
+        }
+        let answer = run_program(
+            &self.program,
+            self.simple,
+            &scratch.found,
+            &mut scratch.stack,
+        );
+        if self.simple || !answer {
+            return answer;
         }
         if !word_spans(stored, &mut scratch.spans) {
             return super::vector::decode_into(stored, &mut scratch.vector)
@@ -2166,6 +2182,26 @@ impl Prepared {
         // starting with it: those alone, with their positions, give the same answer as
         // the whole tsvector.
         self.relevant_lexemes(stored, scratch) && matches(&scratch.vector, &self.query)
+    }
+
+    /// The lexemes of `stored` that the query's operands can read (equal to one, or
+    /// starting with a prefix operand), with their positions: what matching, ts_rank and
+    /// ts_rank_cd without normalization read of a tsvector. None for bytes this reader
+    /// does not take.
+    pub fn relevant_vector<'s>(
+        &self,
+        stored: &[u8],
+        scratch: &'s mut Scratch,
+    ) -> Option<&'s TsVector> {
+        // An empty tsvector ranks 0 early, where one without the operands' words may not:
+        // with no relevant lexeme, the caller reads the whole tsvector.
+        if !word_spans(stored, &mut scratch.spans)
+            || !self.relevant_lexemes(stored, scratch)
+            || scratch.vector.lexemes.is_empty()
+        {
+            return None;
+        }
+        Some(&scratch.vector)
     }
 
     /// Which operands are present in `stored`, by one pass over its words merged with
@@ -2212,13 +2248,18 @@ impl Prepared {
 }
 
 /// Runs a presence-only query's postfix program over its operands' presence.
-fn run_program(program: &[Step], found: &[bool], stack: &mut Vec<bool>) -> bool {
+/// Not `exact` (a query with phrase operators or weights), NOT reads as "maybe"
+/// (true): it is about positions or weights there, not presence.
+fn run_program(program: &[Step], exact: bool, found: &[bool], stack: &mut Vec<bool>) -> bool {
     stack.clear();
     for step in program {
         let v = match *step {
             Step::Word(i) => found[i],
-            Step::Not => !stack.pop().unwrap_or(false),
-            Step::And => {
+            Step::Not => {
+                let v = stack.pop().unwrap_or(false);
+                !exact || !v
+            }
+            Step::And | Step::Phrase => {
                 let r = stack.pop().unwrap_or(false);
                 let l = stack.pop().unwrap_or(false);
                 l && r
@@ -3009,7 +3050,7 @@ mod prepared_tests {
         };
         let mut scratch = Scratch::default();
         let mut reused = TsVector::default();
-        for round in 0..3000 {
+        for round in 0..5000 {
             let mut text = String::new();
             for _ in 0..next(6) {
                 let w = words[next(words.len())];
@@ -3030,7 +3071,7 @@ mod prepared_tests {
             let mut q = String::new();
             for k in 0..1 + next(4) {
                 if k > 0 {
-                    q.push_str([" & ", " | ", " <-> ", " & !"][next(4)]);
+                    q.push_str([" & ", " | ", " <-> ", " & !", " <2> !", " | !"][next(6)]);
                 }
                 q.push_str(words[next(words.len())]);
                 match next(5) {
@@ -3041,6 +3082,21 @@ mod prepared_tests {
             }
             let query = parse_tsquery(&q).expect("tsquery");
             let p = Prepared::new(&query);
+            // Ranking without normalization reads only the operands' lexemes too.
+            let w = super::super::rank::DEFAULT_WEIGHTS;
+            let full = (
+                super::super::rank::ts_rank(&w, &v, &query, 0),
+                super::super::rank::ts_rank_cd(&w, &v, &query, 0),
+            );
+            let reduced = p
+                .relevant_vector(&stored, &mut scratch)
+                .cloned()
+                .unwrap_or_else(|| v.clone());
+            let part = (
+                super::super::rank::ts_rank(&w, &reduced, &query, 0),
+                super::super::rank::ts_rank_cd(&w, &reduced, &query, 0),
+            );
+            assert_eq!(full, part, "ranks of {text} for {q}");
             assert_eq!(
                 p.matches_stored(&stored, &mut scratch),
                 matches(&v, &query),
