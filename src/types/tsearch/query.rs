@@ -2193,13 +2193,14 @@ impl Prepared {
         stored: &[u8],
         scratch: &'s mut Scratch,
     ) -> Option<&'s TsVector> {
-        // An empty tsvector ranks 0 early, where one without the operands' words may not:
-        // with no relevant lexeme, the caller reads the whole tsvector.
-        if !word_spans(stored, &mut scratch.spans)
-            || !self.relevant_lexemes(stored, scratch)
-            || scratch.vector.lexemes.is_empty()
-        {
+        if !word_spans(stored, &mut scratch.spans) || !self.relevant_lexemes(stored, scratch) {
             return None;
+        }
+        // An empty tsvector ranks 0 early, where one without the operands' words may
+        // not: a tsvector with words but none relevant keeps one that no operand reads
+        // (the empty word, which no operand is and every word starts after).
+        if scratch.vector.lexemes.is_empty() && !scratch.spans.is_empty() {
+            scratch.vector.lexemes.push(super::Lexeme::default());
         }
         Some(&scratch.vector)
     }
@@ -2230,7 +2231,7 @@ impl Prepared {
             while j < k {
                 let i = self.sorted[j];
                 let (op, prefix) = &self.words[i];
-                match op.as_slice().cmp(w) {
+                match cmp_words(op, w) {
                     std::cmp::Ordering::Equal => found[i] = true,
                     std::cmp::Ordering::Less => found[i] = *prefix && w.starts_with(op),
                     std::cmp::Ordering::Greater => break,
@@ -2284,7 +2285,7 @@ impl Prepared {
         let picked = &mut scratch.found_at;
         picked.clear();
         for (w, prefix) in &self.words {
-            let mut at = spans.partition_point(|&(a, b)| &stored[a..b] < w.as_slice());
+            let mut at = spans.partition_point(|&(a, b)| cmp_words(&stored[a..b], w).is_lt());
             while at < spans.len()
                 && (word_at(at) == w.as_slice() || (*prefix && word_at(at).starts_with(w)))
             {
@@ -2329,6 +2330,18 @@ impl Prepared {
     }
 }
 
+/// Bytewise order of two words, inline: lexemes are short, and a call to memcmp per
+/// comparison cost more than the comparison.
+#[inline]
+fn cmp_words(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 /// The byte spans of a stored tsvector's words, in order (false for bytes this reader
 /// does not take: an escaped NUL, or bytes `encode` cannot have produced).
 fn word_spans(b: &[u8], spans: &mut Vec<(usize, usize)>) -> bool {
@@ -2345,7 +2358,11 @@ fn word_spans(b: &[u8], spans: &mut Vec<(usize, usize)>) -> bool {
             return false;
         };
         let start = at + 1;
-        let Some(len) = b.get(start..).and_then(|rest| memchr::memchr(0, rest)) else {
+        // Words are short: a plain scan beats memchr's setup.
+        let Some(len) = b
+            .get(start..)
+            .and_then(|rest| rest.iter().position(|&c| c == 0))
+        else {
             return false;
         };
         let end = start + len;

@@ -587,7 +587,7 @@ fn decode_into_inner(b: &[u8], v: &mut TsVector) -> Option<()> {
             _ => return None,
         };
         let start = r.at;
-        let len = memchr::memchr(0, b.get(start..)?)?;
+        let len = b.get(start..)?.iter().position(|&c| c == 0)?;
         lx.word.clear();
         if b.get(start + len + 1) == Some(&0) {
             lx.word
