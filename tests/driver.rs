@@ -915,3 +915,63 @@ async fn nonstandard_strings_escape_and_warn_with_positions() {
         ]
     );
 }
+
+/// Full-text search's NOTICEs reach the client as PostgreSQL sends them: a query of stop
+/// words only (also when its call is a constant the planner would fold), an empty
+/// query, and a word too long to be indexed (with its DETAIL), through both protocols.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_search_notices_reach_the_client() {
+    use futures_util::StreamExt;
+    let server = TestServer::start();
+    let (client, mut connection) = tokio_postgres::connect(&server.url(), tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    let notices = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = notices.clone();
+    tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(Ok(m)) = messages.next().await {
+            if let tokio_postgres::AsyncMessage::Notice(n) = m {
+                seen.lock().expect("notices").push((
+                    n.code().code().to_string(),
+                    n.message().to_string(),
+                    n.detail().map(str::to_string),
+                ));
+            }
+        }
+    });
+    client
+        .simple_query("SELECT to_tsquery('english', 'the & a')")
+        .await
+        .expect("stop words");
+    client
+        .query("SELECT plainto_tsquery($1)", &[&""])
+        .await
+        .expect("empty");
+    let row = client
+        .query_one(
+            "SELECT length(to_tsvector(repeat('x', 3000) || ' cat'))",
+            &[],
+        )
+        .await
+        .expect("long word");
+    assert_eq!(row.get::<_, i32>(0), 1);
+    let stop = "text-search query contains only stop words or doesn't contain lexemes, ignored";
+    let got = notices.lock().expect("notices").clone();
+    assert_eq!(
+        got,
+        [
+            ("00000".to_string(), stop.to_string(), None),
+            (
+                "00000".to_string(),
+                "text-search query doesn't contain lexemes: \"\"".to_string(),
+                None
+            ),
+            (
+                "00000".to_string(),
+                "word is too long to be indexed".to_string(),
+                Some("Words longer than 2047 characters are ignored.".to_string())
+            ),
+        ]
+    );
+}

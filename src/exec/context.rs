@@ -44,6 +44,23 @@ pub type CteRows = (Vec<Value>, Arc<Vec<Batch>>);
 /// set_config calls a statement made: (name, value, is_local).
 pub type PendingConfigs = Arc<parking_lot::Mutex<Vec<(String, String, bool)>>>;
 
+/// NOTICEs raised during execution: code, message and detail, as errors carry them.
+pub type ExecNotices = Arc<parking_lot::Mutex<Vec<crate::error::Error>>>;
+
+impl ExecContext {
+    /// Queues a NOTICE for the client (dropped where there is none to see it).
+    pub fn notice(&self, notice: crate::error::Error) {
+        if let Some(sink) = &self.notices {
+            let mut sink = sink.lock();
+            // A notice per row of a big scan would flood the client: PostgreSQL sends
+            // each, kiln keeps the first thousand.
+            if sink.len() < 1000 {
+                sink.push(notice);
+            }
+        }
+    }
+}
+
 pub struct ExecContext {
     pub snapshot: Snapshot,
     /// Keeps what `snapshot` sees from the vacuum while the statement runs (None for
@@ -102,6 +119,9 @@ pub struct ExecContext {
     /// set_config's changes `(name, value)`, which the session applies when the
     /// statement has run (None where no session runs the expression).
     pub set_configs: Option<PendingConfigs>,
+    /// NOTICEs raised while evaluating (a text-search query of stop words only), for
+    /// the session to send; None where no client will see them.
+    pub notices: Option<ExecNotices>,
     /// The session's open cursors as the statement started (pg_cursors).
     pub cursors: Arc<[CursorInfo]>,
     /// How names in text resolve (regclass input, nextval('name'), current_schema).

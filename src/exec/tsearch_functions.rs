@@ -44,7 +44,7 @@ pub fn eval(
         | TsFn::JsonHeadline { config: false } => Some(session_config(ctx)?),
         _ => None,
     };
-    eval_strict_rows(args, vs, n, ty, |row| eval_row(f, row, default))
+    eval_strict_rows(args, vs, n, ty, |row| eval_row(f, row, default, ctx))
 }
 
 /// The configuration default_text_search_config names.
@@ -122,7 +122,17 @@ fn text_array(words: &[String]) -> Value {
     )))
 }
 
-fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
+/// The NOTICEs a configuration's parse raised (words too long to be indexed), sent on.
+fn lexizer_notices(lexizer: &ConfigLexizer, ctx: &ExecContext) {
+    for _ in lexizer.notices.borrow_mut().drain(..) {
+        ctx.notice(
+            Error::new("00000", "word is too long to be indexed")
+                .with_detail("Words longer than 2047 characters are ignored."),
+        );
+    }
+}
+
+fn eval_row(f: TsFn, row: &[Value], default: Option<Config>, ctx: &ExecContext) -> Result<Value> {
     let config = |row: &[Value]| -> Result<(Config, usize)> {
         match default {
             Some(c) => Ok((c, 0)),
@@ -139,6 +149,7 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
             let (c, at) = config(row)?;
             let lexizer = ConfigLexizer::new(c);
             let words = tsearch::Lexizer::parsetext(&lexizer, text_arg(&row[at]));
+            lexizer_notices(&lexizer, ctx);
             out_vector(&vector::from_parsed(&words)?)
         }
         TsFn::ToTsQuery { kind, .. } => {
@@ -154,6 +165,10 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
                     query::websearch_to_tsquery(&lexizer, text, &mut notices)?
                 }
             };
+            lexizer_notices(&lexizer, ctx);
+            for n in notices {
+                ctx.notice(Error::new("00000", n));
+            }
             out_query(&q)
         }
         TsFn::Match => Value::Bool(query::matches(
@@ -287,7 +302,10 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>) -> Result<Value> {
                 (Value::Jsonb(doc), false) => jsondoc::jsonb_values(doc, flags),
                 _ => return Err(Error::internal("a json document of the wrong kind")),
             };
-            out_vector(&jsondoc::to_tsvector(&ConfigLexizer::new(c), &values)?)
+            let lexizer = ConfigLexizer::new(c);
+            let v = jsondoc::to_tsvector(&lexizer, &values)?;
+            lexizer_notices(&lexizer, ctx);
+            out_vector(&v)
         }
         TsFn::JsonHeadline { .. } => {
             let (c, at) = config(row)?;

@@ -304,6 +304,8 @@ pub struct Session {
     pub prepared: HashMap<String, Arc<Prepared>>,
     /// Notices queued for the client (warnings such as "no transaction in progress").
     pub notices: Vec<(String, String, String)>,
+    /// NOTICEs raised while executing statements (`ExecContext::notice`).
+    pub exec_notices: crate::exec::context::ExecNotices,
     /// Warnings of the last parse, with their positions (22P06 for backslashes in
     /// literals under standard_conforming_strings = off); sent before `notices`.
     pub parse_warnings: std::cell::RefCell<Vec<Error>>,
@@ -470,6 +472,7 @@ impl Session {
             cancel: Arc::new(CancelFlag::default()),
             prepared: HashMap::new(),
             notices: Vec::new(),
+            exec_notices: Default::default(),
             parse_warnings: Default::default(),
             bind_notices: Default::default(),
             temp_ns: None,
@@ -677,6 +680,7 @@ impl Session {
             advisory: Some((self.db.advisory.clone(), self.advisory_owner)),
             notifies: Some(self.pending_notify.clone()),
             set_configs: Some(self.pending_configs.clone()),
+            notices: Some(self.exec_notices.clone()),
             db: Some(self.db.clone()),
             cursors: self.cursor_infos(),
             search_path,

@@ -812,6 +812,18 @@ impl Connection {
             self.out
                 .notice_or_error(b'N', &severity, &code, &message, None, None, None);
         }
+        let raised = std::mem::take(&mut *session.exec_notices.lock());
+        for n in raised {
+            self.out.notice_or_error(
+                b'N',
+                "NOTICE",
+                n.code,
+                &n.message,
+                n.detail.as_deref(),
+                n.hint.as_deref(),
+                None,
+            );
+        }
         for (name, value) in statuses {
             self.out.parameter_status(&name, &value);
         }

@@ -62,6 +62,7 @@ pub fn context(fmt: TextFormat) -> ExecContext {
         db: None,
         notifies: None,
         set_configs: None,
+        notices: Some(std::sync::Arc::default()),
     }
 }
 
@@ -455,7 +456,14 @@ pub fn fold(e: &mut Expr, ctx: &ExecContext) -> Result<()> {
     e.children(&mut |_| has_child = true);
     if all_literal && has_child && is_immutable(e) {
         let value = eval_constant(e, ctx)?;
-        *e = Expr::Literal { value, ty };
+        // A call that raised a NOTICE is left for execution, where the client sees it.
+        let noticed = ctx
+            .notices
+            .as_ref()
+            .is_some_and(|n| !std::mem::take(&mut *n.lock()).is_empty());
+        if !noticed {
+            *e = Expr::Literal { value, ty };
+        }
     }
     Ok(())
 }
