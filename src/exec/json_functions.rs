@@ -1232,6 +1232,9 @@ pub fn set_rows(kind: SetFn, args: &[Value]) -> Result<Vec<Vec<Value>>> {
     if kind == SetFn::TsUnnest {
         return Ok(super::tsearch_functions::unnest_columns(doc));
     }
+    if matches!(kind, SetFn::TsParse | SetFn::TsTokenType) {
+        return super::tsearch_functions::parser_columns(kind, args);
+    }
     if kind == SetFn::PathQuery {
         let [doc, path, vars, silent] = args else {
             return Err(Error::internal("jsonb_path_query takes four arguments"));

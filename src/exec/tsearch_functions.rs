@@ -469,3 +469,59 @@ fn rank_column(cd: bool, weighted: bool, args: &[Expr], vs: &[Vector], n: usize)
     }
     Ok(out)
 }
+
+/// ts_parse / ts_token_type rows, column by column, for the default parser (by name
+/// `default` or oid 3722).
+pub fn parser_columns(
+    kind: crate::plan::logical::SetFn,
+    args: &[Value],
+) -> Result<Vec<Vec<Value>>> {
+    use crate::plan::logical::SetFn;
+    use tsearch::parser::{self, TokenKind};
+    match args.first() {
+        Some(Value::Text(name)) => {
+            let n = name.strip_prefix("pg_catalog.").unwrap_or(name);
+            if n != "default" {
+                return Err(Error::undefined_object(format!(
+                    "text search parser \"{name}\" does not exist"
+                )));
+            }
+        }
+        Some(Value::Int8(3722)) => {}
+        Some(Value::Int8(o)) => {
+            return Err(Error::new(
+                "XX000",
+                format!("cache lookup failed for text search parser {o}"),
+            ));
+        }
+        _ => {
+            return Err(Error::internal(
+                "a text search parser that is no name or oid",
+            ));
+        }
+    }
+    Ok(match kind {
+        SetFn::TsParse => {
+            let doc = args.get(1).map_or("", text_arg);
+            let mut ids = Vec::new();
+            let mut tokens = Vec::new();
+            for t in parser::parse(doc) {
+                ids.push(Value::Int4(t.kind.id()));
+                tokens.push(Value::Text(t.text.to_string()));
+            }
+            vec![ids, tokens]
+        }
+        _ => {
+            let all: &[TokenKind] = TokenKind::all();
+            vec![
+                all.iter().map(|k| Value::Int4(k.id())).collect(),
+                all.iter()
+                    .map(|k| Value::Text(k.alias().to_string()))
+                    .collect(),
+                all.iter()
+                    .map(|k| Value::Text(k.description().to_string()))
+                    .collect(),
+            ]
+        }
+    })
+}

@@ -195,6 +195,10 @@ pub enum SetFn {
     /// unnest(tsvector): (lexeme, positions, weights) rows. Not in [`SetFn::ALL`]: the
     /// binder picks it for `unnest` of a tsvector.
     TsUnnest,
+    /// ts_parse(parser, document): (tokid, token) rows of the default parser.
+    TsParse,
+    /// ts_token_type(parser): (tokid, alias, description) rows.
+    TsTokenType,
 }
 
 impl SetFn {
@@ -238,6 +242,8 @@ impl SetFn {
             SetFn::RegexpMatches => "regexp_matches",
             SetFn::RegexpSplit => "regexp_split_to_table",
             SetFn::TsUnnest => "unnest",
+            SetFn::TsParse => "ts_parse",
+            SetFn::TsTokenType => "ts_token_type",
         }
     }
 
@@ -264,6 +270,15 @@ impl SetFn {
                 DataType::array_of(DataType::Text).unwrap_or(DataType::Text),
             )],
             SetFn::RegexpSplit => vec![(None, DataType::Text)],
+            SetFn::TsParse => vec![
+                (Some("tokid"), DataType::Int4),
+                (Some("token"), DataType::Text),
+            ],
+            SetFn::TsTokenType => vec![
+                (Some("tokid"), DataType::Int4),
+                (Some("alias"), DataType::Text),
+                (Some("description"), DataType::Text),
+            ],
             SetFn::TsUnnest => vec![
                 (Some("lexeme"), DataType::Text),
                 (
@@ -278,7 +293,7 @@ impl SetFn {
         }
     }
 
-    pub const ALL: [SetFn; 13] = [
+    pub const ALL: [SetFn; 15] = [
         SetFn::Each {
             json: false,
             text: false,
@@ -316,6 +331,8 @@ impl SetFn {
         SetFn::PathQuery,
         SetFn::RegexpMatches,
         SetFn::RegexpSplit,
+        SetFn::TsParse,
+        SetFn::TsTokenType,
     ];
 
     pub fn by_name(name: &str) -> Option<SetFn> {

@@ -454,6 +454,9 @@ impl Binder<'_> {
         if kind == J::TsUnnest {
             return Ok(bound);
         }
+        if matches!(kind, J::TsParse | J::TsTokenType) {
+            return self.ts_parser_args(kind, bound);
+        }
         let json = matches!(
             kind,
             J::Each { json: true, .. }

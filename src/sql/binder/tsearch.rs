@@ -220,8 +220,6 @@ impl Binder<'_> {
                 | "ts_stat"
                 | "ts_rewrite"
                 | "ts_debug"
-                | "ts_parse"
-                | "ts_token_type"
                 | "tsvector_update_trigger"
                 | "tsvector_update_trigger_column",
                 _,
@@ -389,6 +387,44 @@ impl Binder<'_> {
             }
             _ => return Ok(None),
         }))
+    }
+
+    /// ts_parse(parser, document) / ts_token_type(parser): the parser by name (text) or
+    /// oid, the document as text.
+    pub(super) fn ts_parser_args(
+        &mut self,
+        kind: crate::plan::logical::SetFn,
+        bound: Vec<Expr>,
+    ) -> Result<Vec<Expr>> {
+        let arity = if kind == crate::plan::logical::SetFn::TsParse {
+            2
+        } else {
+            1
+        };
+        let name = kind.name();
+        if bound.len() != arity {
+            let types: Vec<String> = bound.iter().map(|a| a.ty().display_name()).collect();
+            return Err(Error::undefined_function(format!(
+                "function {name}({}) does not exist",
+                types.join(", ")
+            )));
+        }
+        let mut out = Vec::with_capacity(arity);
+        for (i, a) in bound.into_iter().enumerate() {
+            let t = a.ty().ty;
+            let to = if i == 0 && (t.is_integer() || t.is_oid()) {
+                SqlType::new(DataType::Oid)
+            } else {
+                TEXT
+            };
+            if to == TEXT && !t.is_string() {
+                return Err(Error::undefined_function(format!(
+                    "function {name} does not exist"
+                )));
+            }
+            out.push(self.coerce(a, to)?);
+        }
+        Ok(out)
     }
 
     /// `!! tsquery`.
