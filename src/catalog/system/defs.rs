@@ -365,6 +365,21 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_ts_parser",
+        3601,
+        'r',
+        "oid oid, prsname name, prsnamespace oid, prsstart regproc, prstoken regproc, \
+         prsend regproc, prsheadline regproc, prslextype regproc",
+    ),
+    def(
+        C,
+        "pg_ts_template",
+        3764,
+        'r',
+        "oid oid, tmplname name, tmplnamespace oid, tmplinit regproc, tmpllexize regproc",
+    ),
+    def(
+        C,
         "pg_ts_dict",
         3600,
         'r',
@@ -910,10 +925,28 @@ pub(super) fn io_signature(name: &str) -> &'static str {
         .map_or("", |(_, a)| a)
 }
 
-/// The name of the function with oid `oid` among [`type_io`]'s.
+/// The name of the function with oid `oid` among [`type_io`]'s (and the text-search
+/// parser's and templates' support functions, which pg_ts_parser / pg_ts_template name).
 pub(super) fn io_function_name(oid: u32) -> Option<&'static str> {
-    io_functions().find(|(_, o)| *o == oid).map(|(n, _)| n)
+    io_functions()
+        .chain(TS_SUPPORT_FUNCTIONS.iter().copied())
+        .find(|(_, o)| *o == oid)
+        .map(|(n, _)| n)
 }
+
+/// The default text-search parser's functions and the simple / snowball templates',
+/// with PostgreSQL 15's oids.
+pub(super) const TS_SUPPORT_FUNCTIONS: [(&str, u32); 9] = [
+    ("prsd_start", 3717),
+    ("prsd_nexttoken", 3718),
+    ("prsd_end", 3719),
+    ("prsd_headline", 3720),
+    ("prsd_lextype", 3721),
+    ("dsimple_init", 3725),
+    ("dsimple_lexize", 3726),
+    ("dsnowball_init", 13148),
+    ("dsnowball_lexize", 13149),
+];
 
 /// The argument types of the type I/O functions, as regprocedure prints them
 /// (PostgreSQL 15's `pg_get_function_identity_arguments`).

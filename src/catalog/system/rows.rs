@@ -641,6 +641,32 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                 ]);
             }
         }
+        "pg_ts_parser" => {
+            rows.push(vec![
+                oid(3722),
+                text("default"),
+                oid(PG_CATALOG_OID),
+                Value::Int8(3717),
+                Value::Int8(3718),
+                Value::Int8(3719),
+                Value::Int8(3720),
+                Value::Int8(3721),
+            ]);
+        }
+        "pg_ts_template" => {
+            for (o, name, init, lexize) in [
+                (3727, "simple", 3725, 3726),
+                (13150, "snowball", 13148, 13149),
+            ] {
+                rows.push(vec![
+                    oid(o),
+                    text(name),
+                    oid(PG_CATALOG_OID),
+                    Value::Int8(init),
+                    Value::Int8(lexize),
+                ]);
+            }
+        }
         "pg_ts_dict" => {
             for (o, name, template, init) in [
                 (3765, "simple", 3727, None),
