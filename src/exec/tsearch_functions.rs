@@ -68,7 +68,7 @@ fn config_of(oid: u32) -> Result<Config> {
     match Config::of_oid(oid) {
         Ok(Some(c)) => Ok(c),
         Err(name) => Err(Error::feature_not_supported(format!(
-            "text search configuration \"{name}\" (kiln has simple and english)"
+            "text search configuration \"{name}\" (kiln has no stemmer for it)"
         ))),
         Ok(None) => Err(Error::new(
             "XX000",

@@ -628,10 +628,7 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
         }
         // The text-search configurations and dictionaries kiln has (`types::tsearch`).
         "pg_ts_config" => {
-            for c in [
-                crate::types::tsearch::dict::Config::Simple,
-                crate::types::tsearch::dict::Config::English,
-            ] {
+            for c in crate::types::tsearch::dict::Config::all() {
                 rows.push(vec![
                     oid(c.oid()),
                     text(c.name()),
@@ -668,6 +665,9 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
             }
         }
         "pg_ts_dict" => {
+            let languages = crate::types::tsearch::languages::LANGUAGES
+                .iter()
+                .map(|l| (l.dict_oid, l.dict, 13150, Some(l.dict_init)));
             for (o, name, template, init) in [
                 (3765, "simple", 3727, None),
                 (
@@ -676,7 +676,10 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     13150,
                     Some("language = 'english', stopwords = 'english'"),
                 ),
-            ] {
+            ]
+            .into_iter()
+            .chain(languages)
+            {
                 rows.push(vec![
                     oid(o),
                     text(name),

@@ -1,12 +1,16 @@
 //! Text-search configurations: which dictionary each token kind of the default parser
-//! goes through, and the dictionaries themselves (PostgreSQL's `simple` and
-//! `english_stem`). `parsetext` is PostgreSQL's `parsetext` for these configurations:
-//! positions count every token a dictionary was asked about, stop words included.
+//! goes through, and the dictionaries themselves (PostgreSQL's `simple`, `english_stem`
+//! and the other snowball stemmers of `languages`). `parsetext` is PostgreSQL's
+//! `parsetext` for these configurations: positions count every token a dictionary was
+//! asked about, stop words included.
 //!
-//! kiln has the `simple` and `english` configurations (oids as PostgreSQL 15's);
-//! other languages answer 0A000. The English stemmer is the snowball one PostgreSQL
-//! uses (crate `rust-stemmers`); its stop words are PostgreSQL's `english.stop`.
+//! kiln has `simple`, `english` and the fourteen languages of `languages` (oids as
+//! PostgreSQL 15's); the other languages PostgreSQL has answer 0A000. The stemmers are
+//! the snowball ones PostgreSQL uses (crate `rust-stemmers`, with the fix-ups that make
+//! it agree); the stop words are PostgreSQL's files. Words are lowercased as
+//! PostgreSQL's `lower` does in C.UTF-8 (`languages::pg_lower`).
 
+use super::languages::{LANGUAGES, Language, pg_lower};
 use super::parser::{self, TokenKind};
 use super::{Lexizer, MAX_LEXEME_LEN, ParsedWord};
 
@@ -15,6 +19,8 @@ use super::{Lexizer, MAX_LEXEME_LEN, ParsedWord};
 pub enum Config {
     Simple,
     English,
+    /// A language of [`LANGUAGES`], by its index.
+    Snowball(u8),
 }
 
 /// PostgreSQL 15's configurations, by oid (kiln has `simple` and `english`; the others
@@ -52,10 +58,25 @@ pub const CONFIGS: [(u32, &str); 29] = [
 ];
 
 impl Config {
+    /// Every configuration kiln has.
+    pub fn all() -> impl Iterator<Item = Config> {
+        [Config::Simple, Config::English]
+            .into_iter()
+            .chain((0..LANGUAGES.len()).map(|i| Config::Snowball(i as u8)))
+    }
+
+    fn language(self) -> Option<&'static Language> {
+        match self {
+            Config::Snowball(i) => LANGUAGES.get(i as usize),
+            _ => None,
+        }
+    }
+
     pub fn oid(self) -> u32 {
         match self {
             Config::Simple => 3748,
             Config::English => 13164,
+            Config::Snowball(_) => self.language().map_or(0, |l| l.config_oid),
         }
     }
 
@@ -63,15 +84,12 @@ impl Config {
         match self {
             Config::Simple => "simple",
             Config::English => "english",
+            Config::Snowball(_) => self.language().map_or("", |l| l.config),
         }
     }
 
     pub fn from_oid(oid: u32) -> Option<Config> {
-        match oid {
-            3748 => Some(Config::Simple),
-            13164 => Some(Config::English),
-            _ => None,
-        }
+        Config::all().find(|c| c.oid() == oid)
     }
 
     /// The configuration of a PostgreSQL 15 configuration oid: Err(name) for one kiln
@@ -90,13 +108,21 @@ impl Config {
     /// skips (tags, entities, blanks, protocols), which take no position.
     pub(super) fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
         use TokenKind::*;
-        match kind {
-            Tag | Entity | Blank | Protocol => None,
-            AsciiWord | Word | AsciiHWord | HWord | HWordAsciiPart | HWordPart
-                if self == Config::English =>
+        match (kind, self) {
+            (Tag | Entity | Blank | Protocol, _) => None,
+            (AsciiWord | AsciiHWord | HWordAsciiPart, Config::Snowball(_))
+                if self.language().is_some_and(|l| l.ascii_to_english) =>
             {
                 Some(Dictionary::EnglishStem)
             }
+            (
+                AsciiWord | Word | AsciiHWord | HWord | HWordAsciiPart | HWordPart,
+                Config::English,
+            ) => Some(Dictionary::EnglishStem),
+            (
+                AsciiWord | Word | AsciiHWord | HWord | HWordAsciiPart | HWordPart,
+                Config::Snowball(i),
+            ) => Some(Dictionary::Snowball(i)),
             _ => Some(Dictionary::Simple),
         }
     }
@@ -107,6 +133,8 @@ impl Config {
 pub enum Dictionary {
     Simple,
     EnglishStem,
+    /// The stemmer of a language of [`LANGUAGES`], by its index.
+    Snowball(u8),
 }
 
 impl Dictionary {
@@ -114,31 +142,42 @@ impl Dictionary {
         match name {
             "simple" => Some(Dictionary::Simple),
             "english_stem" => Some(Dictionary::EnglishStem),
-            _ => None,
+            _ => LANGUAGES
+                .iter()
+                .position(|l| l.dict == name)
+                .map(|i| Dictionary::Snowball(i as u8)),
         }
     }
 
     /// The lexemes of one token (`ts_lexize`): Some(empty) for a stop word.
     pub fn lexize(self, token: &str) -> Option<Vec<String>> {
-        let lower = token.to_lowercase();
-        if lower.is_empty() {
-            return Some(Vec::new());
-        }
         match self {
-            Dictionary::Simple => Some(vec![lower]),
+            Dictionary::Simple => {
+                let lower = pg_lower(token);
+                Some(if lower.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![lower]
+                })
+            }
+            Dictionary::Snowball(i) => LANGUAGES.get(i as usize).map(|l| l.lexize(token)),
             Dictionary::EnglishStem => {
-                if is_english_stop_word(&lower) {
-                    return Some(Vec::new());
-                }
-                // PostgreSQL's snowball dictionary leaves very long words unstemmed.
-                if lower.len() > 1000 {
+                let lower = pg_lower(token);
+                // PostgreSQL's snowball dictionary leaves very long tokens unstemmed
+                // (measured before lowercasing), and does not look them up as stop words.
+                if token.len() > 1000 {
                     return Some(vec![lower]);
+                }
+                if lower.is_empty() || is_english_stop_word(&lower) {
+                    return Some(Vec::new());
                 }
                 thread_local! {
                     static STEMMER: rust_stemmers::Stemmer =
                         rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
                 }
                 let stemmed = STEMMER.with(|s| match s.stem(&lower) {
+                    // An empty stem leaves the word as it was (as PostgreSQL does).
+                    c if c.is_empty() => None,
                     // Unchanged: keep the lowered word rather than copy it.
                     std::borrow::Cow::Borrowed(b) if b.len() == lower.len() => None,
                     other => Some(other.into_owned()),

@@ -19,6 +19,7 @@
 pub mod dict;
 pub mod headline;
 pub mod jsondoc;
+pub mod languages;
 pub mod parser;
 pub mod query;
 pub mod rank;
