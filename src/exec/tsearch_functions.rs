@@ -241,22 +241,14 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>, ctx: &ExecContext) 
         // Evaluated a column at a time (`rank_column`).
         TsFn::Rank { .. } => Value::Null,
         TsFn::Lexize => {
-            let name = text_arg(&row[0]);
-            let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
-            let Some(dict) = Dictionary::named(name) else {
-                // PostgreSQL's other snowball dictionaries exist there, not in kiln.
-                let known = name.strip_suffix("_stem").is_some_and(|lang| {
-                    tsearch::dict::CONFIGS
-                        .iter()
-                        .any(|c| c.1 == lang && lang != "simple")
-                });
-                return Err(if known {
-                    Error::feature_not_supported(format!("text search dictionary \"{name}\""))
-                } else {
-                    Error::undefined_object(format!(
-                        "text search dictionary \"{name}\" does not exist"
-                    ))
-                });
+            let Value::Int8(o) = row[0] else {
+                return Err(Error::internal("a dictionary that is not an oid"));
+            };
+            let Some(dict) = Dictionary::all().find(|d| i64::from(d.oid()) == o) else {
+                return Err(Error::new(
+                    "XX000",
+                    format!("cache lookup failed for text search dictionary {o}"),
+                ));
             };
             match dict.lexize(text_arg(&row[1])) {
                 Some(words) => text_array(&words),

@@ -144,7 +144,8 @@ impl Vector {
             | DataType::RegProcedure
             | DataType::RegNamespace
             | DataType::RegRole
-            | DataType::RegConfig => Data::I64(Vec::with_capacity(rows)),
+            | DataType::RegConfig
+            | DataType::RegDictionary => Data::I64(Vec::with_capacity(rows)),
             DataType::Float4 => Data::F32(Vec::with_capacity(rows)),
             DataType::Float8 => Data::F64(Vec::with_capacity(rows)),
             DataType::Numeric => Data::Num(Vec::with_capacity(rows)),

@@ -1210,7 +1210,8 @@ fn key_class(t: DataType) -> Option<u8> {
         | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole
-        | DataType::RegConfig => 10,
+        | DataType::RegConfig
+        | DataType::RegDictionary => 10,
         DataType::Unknown => return None,
     })
 }

@@ -101,6 +101,8 @@ pub enum DataType {
     TsQuery,
     /// `regconfig`: a text-search configuration's oid (`types::tsearch::dict`).
     RegConfig,
+    /// `regdictionary`: a text-search dictionary's oid.
+    RegDictionary,
 }
 
 /// The element types arrays can have.
@@ -494,6 +496,7 @@ impl DataType {
             DataType::TsVector => 3614,
             DataType::TsQuery => 3615,
             DataType::RegConfig => 3734,
+            DataType::RegDictionary => 3769,
         }
     }
 
@@ -544,6 +547,7 @@ impl DataType {
             3614 => DataType::TsVector,
             3615 => DataType::TsQuery,
             3734 => DataType::RegConfig,
+            3769 => DataType::RegDictionary,
             _ => {
                 let elem = ARRAY_ELEMS
                     .into_iter()
@@ -566,7 +570,8 @@ impl DataType {
             | DataType::RegProcedure
             | DataType::RegNamespace
             | DataType::RegRole
-            | DataType::RegConfig => 4,
+            | DataType::RegConfig
+            | DataType::RegDictionary => 4,
             DataType::Name => 64,
             DataType::Char => 1,
             DataType::Json | DataType::Bytea | DataType::Jsonb | DataType::JsonPath => -1,
@@ -616,6 +621,7 @@ impl DataType {
             DataType::RegNamespace => "regnamespace",
             DataType::RegRole => "regrole",
             DataType::RegConfig => "regconfig",
+            DataType::RegDictionary => "regdictionary",
             DataType::TsVector => "tsvector",
             DataType::TsQuery => "tsquery",
             DataType::Name => "name",
@@ -741,6 +747,7 @@ impl DataType {
                 | DataType::RegNamespace
                 | DataType::RegRole
                 | DataType::RegConfig
+                | DataType::RegDictionary
         )
     }
 
@@ -872,6 +879,7 @@ pub fn type_from_ast(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
                 ("regprocedure", 0) => SqlType::new(DataType::RegProcedure),
                 ("regnamespace", 0) => SqlType::new(DataType::RegNamespace),
                 ("regconfig", 0) => SqlType::new(DataType::RegConfig),
+                ("regdictionary", 0) => SqlType::new(DataType::RegDictionary),
                 ("tsvector", 0) => SqlType::new(DataType::TsVector),
                 ("tsquery", 0) => SqlType::new(DataType::TsQuery),
                 ("regrole", 0) => SqlType::new(DataType::RegRole),

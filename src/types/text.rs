@@ -440,7 +440,8 @@ pub fn parse_value(text: &str, ty: DataType, fmt: &TextFormat) -> Result<Value> 
         | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole
-        | DataType::RegConfig => match parse_oid(text) {
+        | DataType::RegConfig
+        | DataType::RegDictionary => match parse_oid(text) {
             Ok(oid) => Value::Int8(oid),
             // A name needs the catalog: the binder and the executor resolve those
             // (`catalog::system::reg_in`) before text reaches here.

@@ -845,7 +845,8 @@ pub fn decode_param(
         | DataType::RegProcedure
         | DataType::RegNamespace
         | DataType::RegRole
-        | DataType::RegConfig => Value::Int8(u32::from_be_bytes(
+        | DataType::RegConfig
+        | DataType::RegDictionary => Value::Int8(u32::from_be_bytes(
             fixed(4)?.try_into().map_err(|_| bad_binary(index))?,
         ) as i64),
         DataType::Text

@@ -365,6 +365,13 @@ pub(super) static DEFS: &[Def] = &[
     ),
     def(
         C,
+        "pg_ts_config_map",
+        3603,
+        'r',
+        "mapcfg oid, maptokentype int4, mapseqno int4, mapdict oid",
+    ),
+    def(
+        C,
         "pg_ts_parser",
         3601,
         'r',
@@ -849,6 +856,12 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
             ("tsqueryrecv", 3641),
             ("tsquerysend", 3640),
         ],
+        D::RegDictionary => [
+            ("regdictionaryin", 3771),
+            ("regdictionaryout", 3772),
+            ("regdictionaryrecv", 3773),
+            ("regdictionarysend", 3774),
+        ],
         D::RegConfig => [
             ("regconfigin", 3736),
             ("regconfigout", 3737),
@@ -889,7 +902,7 @@ pub(super) fn type_io(t: DataType) -> Option<[(&'static str, u32); 4]> {
 }
 
 /// The types with I/O functions that are no array elements.
-const IO_EXTRA: [DataType; 10] = [
+const IO_EXTRA: [DataType; 11] = [
     DataType::Json,
     DataType::Record,
     DataType::Unknown,
@@ -899,6 +912,7 @@ const IO_EXTRA: [DataType; 10] = [
     DataType::RegNamespace,
     DataType::RegRole,
     DataType::RegConfig,
+    DataType::RegDictionary,
     DataType::Array(crate::types::NAME_ARRAY),
 ];
 

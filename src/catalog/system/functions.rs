@@ -328,6 +328,9 @@ pub(super) fn reg_out(v: &View, t: DataType, o: u32) -> String {
                 }
             }),
         DataType::RegNamespace => v.namespace_name(o).map(quote_ident),
+        DataType::RegDictionary => crate::types::tsearch::dict::Dictionary::all()
+            .find(|d| d.oid() == o)
+            .map(|d| d.name().to_string()),
         DataType::RegConfig => crate::types::tsearch::dict::CONFIGS
             .iter()
             .find(|c| c.0 == o)
@@ -389,6 +392,7 @@ pub fn reg_in_at_bind(
             | DataType::RegProc
             | DataType::RegProcedure
             | DataType::RegConfig
+            | DataType::RegDictionary
     ) {
         return Ok(None);
     }
@@ -462,6 +466,32 @@ pub(super) fn resolve_name(
             user_type_in(catalog, snapshot, path, s)?
                 .map(Some)
                 .ok_or_else(|| Error::undefined_object(format!("type \"{s}\" does not exist")))
+        }
+        DataType::RegDictionary => {
+            let parts = crate::catalog::sequence::relation_name_parts(s)?;
+            let name = match parts.as_slice() {
+                [n] => n.as_str(),
+                [schema, n] if schema == "pg_catalog" => n.as_str(),
+                [_, _] => "",
+                _ => return Err(Error::new("42601", "invalid name syntax")),
+            };
+            if let Some(d) =
+                crate::types::tsearch::dict::Dictionary::all().find(|d| d.name() == name)
+            {
+                return Ok(Some(d.oid()));
+            }
+            // PostgreSQL's other snowball dictionaries exist there, not in kiln.
+            let known = name.strip_suffix("_stem").is_some_and(|lang| {
+                lang != "simple"
+                    && crate::types::tsearch::dict::CONFIGS
+                        .iter()
+                        .any(|c| c.1 == lang)
+            });
+            Err(if known {
+                Error::feature_not_supported(format!("text search dictionary \"{name}\""))
+            } else {
+                Error::undefined_object(format!("text search dictionary \"{s}\" does not exist"))
+            })
         }
         DataType::RegConfig => {
             let parts = crate::catalog::sequence::relation_name_parts(s)?;

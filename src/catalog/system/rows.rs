@@ -19,6 +19,7 @@ pub(super) fn listed_types() -> Vec<DataType> {
         DataType::RegNamespace,
         DataType::RegRole,
         DataType::RegConfig,
+        DataType::RegDictionary,
         DataType::Unknown,
         DataType::Json,
     ]);
@@ -64,6 +65,7 @@ pub fn type_name(t: DataType) -> String {
             DataType::RegNamespace => "regnamespace",
             DataType::RegRole => "regrole",
             DataType::RegConfig => "regconfig",
+            DataType::RegDictionary => "regdictionary",
             DataType::TsVector => "tsvector",
             DataType::TsQuery => "tsquery",
             DataType::Name => "name",
@@ -636,6 +638,21 @@ pub fn scan(t: SystemTable, ctx: &ExecContext) -> Result<Batch> {
                     oid(owner),
                     oid(3722),
                 ]);
+            }
+        }
+        "pg_ts_config_map" => {
+            use crate::types::tsearch::{dict::Config, parser::TokenKind};
+            for c in Config::all() {
+                for &kind in TokenKind::all() {
+                    if let Some(d) = c.dictionary(kind) {
+                        rows.push(vec![
+                            oid(c.oid()),
+                            Value::Int4(kind.id()),
+                            Value::Int4(1),
+                            oid(d.oid()),
+                        ]);
+                    }
+                }
             }
         }
         "pg_ts_parser" => {

@@ -160,7 +160,11 @@ impl Binder<'_> {
             ("querytree", 1) => (TsFn::QueryTree, vec![TSQUERY], TEXT),
             ("tsquery_phrase", 2) => (TsFn::Phrase, vec![TSQUERY, TSQUERY], TSQUERY),
             ("tsquery_phrase", 3) => (TsFn::Phrase, vec![TSQUERY, TSQUERY, INT4], TSQUERY),
-            ("ts_lexize", 2) => (TsFn::Lexize, vec![TEXT, TEXT], array_of(DataType::Text)),
+            ("ts_lexize", 2) => (
+                TsFn::Lexize,
+                vec![SqlType::new(DataType::RegDictionary), TEXT],
+                array_of(DataType::Text),
+            ),
             ("get_current_ts_config", 0) => (TsFn::CurrentConfig, vec![], REGCONFIG),
             ("ts_rewrite", 3) => (TsFn::Rewrite, vec![TSQUERY, TSQUERY, TSQUERY], TSQUERY),
             ("ts_headline", 2..=4) if args.iter().take(2).any(|a| a.ty().ty == DataType::Jsonb) => {

@@ -106,7 +106,7 @@ impl Config {
 
     /// The dictionary a token of `kind` goes through; None for kinds the configuration
     /// skips (tags, entities, blanks, protocols), which take no position.
-    pub(super) fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
+    pub fn dictionary(self, kind: TokenKind) -> Option<Dictionary> {
         use TokenKind::*;
         match (kind, self) {
             (Tag | Entity | Blank | Protocol, _) => None,
@@ -138,6 +138,30 @@ pub enum Dictionary {
 }
 
 impl Dictionary {
+    /// Every dictionary kiln has.
+    pub fn all() -> impl Iterator<Item = Dictionary> {
+        [Dictionary::Simple, Dictionary::EnglishStem]
+            .into_iter()
+            .chain((0..LANGUAGES.len()).map(|i| Dictionary::Snowball(i as u8)))
+    }
+
+    /// PostgreSQL 15's oid of the dictionary.
+    pub fn oid(self) -> u32 {
+        match self {
+            Dictionary::Simple => 3765,
+            Dictionary::EnglishStem => 13163,
+            Dictionary::Snowball(i) => LANGUAGES.get(i as usize).map_or(0, |l| l.dict_oid),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dictionary::Simple => "simple",
+            Dictionary::EnglishStem => "english_stem",
+            Dictionary::Snowball(i) => LANGUAGES.get(i as usize).map_or("", |l| l.dict),
+        }
+    }
+
     pub fn named(name: &str) -> Option<Dictionary> {
         match name {
             "simple" => Some(Dictionary::Simple),
