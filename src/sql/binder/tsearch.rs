@@ -167,9 +167,11 @@ impl Binder<'_> {
             ),
             ("get_current_ts_config", 0) => (TsFn::CurrentConfig, vec![], REGCONFIG),
             ("ts_rewrite", 3) => (TsFn::Rewrite, vec![TSQUERY, TSQUERY, TSQUERY], TSQUERY),
-            ("ts_headline", 2..=4) if args.iter().take(2).any(|a| a.ty().ty == DataType::Jsonb) => {
+            // ([config,] document, query [, options]): a text or a jsonb document.
+            ("ts_headline", 2..=4) if !args.iter().any(|a| a.ty().ty == DataType::Json) => {
                 let config =
                     args.len() == 4 || (args.len() == 3 && args[1].ty().ty != DataType::TsQuery);
+                let jsonb = args[usize::from(config)].ty().ty == DataType::Jsonb;
                 let mut params = Vec::with_capacity(4);
                 if config {
                     if !matches!(
@@ -180,41 +182,22 @@ impl Binder<'_> {
                     }
                     params.push(REGCONFIG);
                 }
-                params.extend([SqlType::new(DataType::Jsonb), TSQUERY, TEXT]);
+                let doc = if jsonb {
+                    SqlType::new(DataType::Jsonb)
+                } else {
+                    TEXT
+                };
+                params.extend([doc, TSQUERY, TEXT]);
                 let mut bound = Vec::with_capacity(4);
                 for (a, p) in args.iter().zip(&params) {
                     bound.push(self.ts_arg(a.clone(), *p, || no_function(args))?);
                 }
-                return Ok(Some(call(
-                    TsFn::JsonHeadline { config },
-                    bound,
-                    SqlType::new(DataType::Jsonb),
-                )));
-            }
-            ("ts_headline", 2..=4)
-                if !args
-                    .iter()
-                    .any(|a| matches!(a.ty().ty, DataType::Json | DataType::Jsonb)) =>
-            {
-                // (config, document, query [, options]) or (document, query [, options]).
-                let config =
-                    args.len() == 4 || (args.len() == 3 && args[1].ty().ty != DataType::TsQuery);
-                let mut params = Vec::with_capacity(4);
-                if config {
-                    if !matches!(
-                        args[0].ty().ty,
-                        DataType::Unknown | DataType::RegConfig | DataType::Oid
-                    ) {
-                        return Err(no_function(args));
-                    }
-                    params.push(REGCONFIG);
-                }
-                params.extend([TEXT, TSQUERY, TEXT]);
-                let mut bound = Vec::with_capacity(4);
-                for (a, p) in args.iter().zip(&params) {
-                    bound.push(self.ts_arg(a.clone(), *p, || no_function(args))?);
-                }
-                return Ok(Some(call(TsFn::Headline { config }, bound, TEXT)));
+                let f = if jsonb {
+                    TsFn::JsonHeadline { config }
+                } else {
+                    TsFn::Headline { config }
+                };
+                return Ok(Some(call(f, bound, doc)));
             }
             ("ts_rank" | "ts_rank_cd", 2..=4) => {
                 return self.bind_rank(name == "ts_rank_cd", args).map(Some);
