@@ -341,6 +341,29 @@ impl Cluster {
         self.me.upgrade().expect("a cluster is always in an Arc")
     }
 
+    /// The `postgres` database, made anew if it was dropped (a session needs one to
+    /// start in; never a panic).
+    pub fn postgres_database(self: &Arc<Self>) -> Arc<Database> {
+        if let Some(db) = self.database("postgres") {
+            return db;
+        }
+        let spec = DatabaseSpec {
+            name: "postgres".into(),
+            owner: auth::BOOTSTRAP_SUPERUSER_OID,
+            is_template: false,
+            allow_connections: true,
+            connection_limit: -1,
+            settings: Vec::new(),
+        };
+        let oid = if self.database_by_oid(POSTGRES_OID).is_none() {
+            POSTGRES_OID
+        } else {
+            self.next_oid
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        };
+        self.insert(Database::new(self, oid, spec))
+    }
+
     /// The database named `name`.
     pub fn database(&self, name: &str) -> Option<Arc<Database>> {
         self.databases.read().get(name).cloned()

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::sql::expr::{Expr, TsFn, TsQueryKind};
 use crate::types::array::View;
 use crate::types::tsearch::dict::{Config, ConfigLexizer, Dictionary};
-use crate::types::tsearch::{self, TsQuery, TsVector, query, rank, vector};
+use crate::types::tsearch::{self, TsQuery, TsVector, matching, query, rank, vector};
 use crate::types::{DataType, SqlType, Value};
 
 pub fn eval(
@@ -171,7 +171,7 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>, ctx: &ExecContext) 
             }
             out_query(&q)
         }
-        TsFn::Match => Value::Bool(query::matches(
+        TsFn::Match => Value::Bool(matching::matches(
             &tsvector_arg(&row[0]),
             &tsquery_arg(&row[1]),
         )),
@@ -277,7 +277,7 @@ fn eval_row(f: TsFn, row: &[Value], default: Option<Config>, ctx: &ExecContext) 
                 row.get(at + 2).map(text_arg),
             )?)
         }
-        TsFn::Rewrite => out_query(&tsearch::headline::ts_rewrite(
+        TsFn::Rewrite => out_query(&tsearch::rewrite::ts_rewrite(
             &tsquery_arg(&row[0]),
             &tsquery_arg(&row[1]),
             &tsquery_arg(&row[2]),
@@ -354,8 +354,8 @@ fn match_column(vs: &[Vector], n: usize) -> Result<Vector> {
         return Err(Error::internal("@@ over values that are not stored bytes"));
     };
     let mut out = Vector::with_capacity(DataType::Bool, n);
-    let mut prepared: Option<(&[u8], query::Prepared)> = None;
-    let mut scratch = query::Scratch::default();
+    let mut prepared: Option<(&[u8], matching::Prepared)> = None;
+    let mut scratch = matching::Scratch::default();
     for i in 0..n {
         if vs[0].is_null(i) || vs[1].is_null(i) {
             out.push_null();
@@ -363,7 +363,7 @@ fn match_column(vs: &[Vector], n: usize) -> Result<Vector> {
         }
         let q = queries.get(i);
         if prepared.as_ref().is_none_or(|(b, _)| *b != q) {
-            prepared = Some((q, query::Prepared::new(&tsearch::query_of(q))));
+            prepared = Some((q, matching::Prepared::new(&tsearch::query_of(q))));
         }
         let hit = prepared
             .as_ref()
@@ -406,10 +406,10 @@ fn rank_column(cd: bool, weighted: bool, args: &[Expr], vs: &[Vector], n: usize)
     };
     let types: Vec<DataType> = args.iter().map(|a| a.ty().ty).collect();
     let mut out = Vector::with_capacity(DataType::Float4, n);
-    let mut query: Option<(&[u8], TsQuery, query::Prepared)> = None;
+    let mut query: Option<(&[u8], TsQuery, matching::Prepared)> = None;
     let mut weights: Option<(Value, [f32; 4])> = None;
     let mut v = TsVector::default();
-    let mut scratch = query::Scratch::default();
+    let mut scratch = matching::Scratch::default();
     for i in 0..n {
         if vs.iter().any(|c| c.is_null(i)) {
             out.push_null();
@@ -428,7 +428,7 @@ fn rank_column(cd: bool, weighted: bool, args: &[Expr], vs: &[Vector], n: usize)
         let q = queries.get(i);
         if query.as_ref().is_none_or(|(b, _, _)| *b != q) {
             let parsed = tsearch::query_of(q);
-            let prepared = query::Prepared::new(&parsed);
+            let prepared = matching::Prepared::new(&parsed);
             query = Some((q, parsed, prepared));
         }
         let norm = match vs.get(at + 2).map(|c| c.value(i, types[at + 2])) {

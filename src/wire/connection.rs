@@ -719,10 +719,7 @@ impl Connection {
         // The loop only runs after startup stored the session.
         self.session.get_or_insert_with(|| {
             let cluster = Cluster::default_arc();
-            let db = cluster
-                .database("postgres")
-                .expect("a new cluster has postgres");
-            Session::new(db, "kiln")
+            Session::new(cluster.postgres_database(), "kiln")
         })
     }
 

@@ -11,18 +11,23 @@
 //!   and a prefix flag (`'sup':*`).
 //!
 //! Files: `parser` is PostgreSQL's default parser (`wparser_def.c`: token kinds, urls,
-//! emails, hyphenated words); `dict` the `english` and `simple` configurations (snowball
-//! English stemmer, PostgreSQL's stop word list); `vector` tsvector input / output and
-//! functions; `query` tsquery input / output, `to_tsquery` and friends, and matching
-//! (`@@`); `rank` `ts_rank` and `ts_rank_cd`.
+//! emails, hyphenated words); `dict` the configurations and dictionaries, `languages`
+//! the snowball languages besides english (stemmers, stop words, oids); `vector`
+//! tsvector input / output and functions; `query` tsquery input / output, `to_tsquery`
+//! and friends, tsquery operators; `matching` `@@`, also over stored bytes; `rank`
+//! `ts_rank` and `ts_rank_cd`; `headline` `ts_headline`; `rewrite` `ts_rewrite`;
+//! `jsondoc` json / jsonb documents; `pgsort` PostgreSQL's quicksort.
 
 pub mod dict;
 pub mod headline;
 pub mod jsondoc;
 pub mod languages;
+pub mod matching;
 pub mod parser;
+mod pgsort;
 pub mod query;
 pub mod rank;
+pub mod rewrite;
 pub mod vector;
 
 /// Weight bits of a `WordEntryPos`.

@@ -311,7 +311,7 @@ fn sorted_unique_operands<'a>(items: &[Item<'a>]) -> Vec<(&'a [u8], bool)> {
     if ops.len() < 2 {
         return ops;
     }
-    pg_qsort(&mut ops, &|a: &(&[u8], bool), b: &(&[u8], bool)| {
+    super::pgsort::pg_qsort(&mut ops, &|a: &(&[u8], bool), b: &(&[u8], bool)| {
         a.0.cmp(b.0)
     });
     ops.dedup_by(|cur, kept| cur.0 == kept.0);
@@ -402,121 +402,6 @@ fn rank_or(w: &[f32; 4], v: &TsVector, ops: &[(&[u8], bool)]) -> f32 {
         res /= ops.len() as f32;
     }
     res
-}
-
-/// PostgreSQL's `qsort` (`sort_template.h`): a Bentley–McIlroy quicksort with an
-/// insertion sort below 7 elements and a pre-sorted check. Not stable; reproduced so
-/// equal keys end up in the same order as in PostgreSQL.
-fn pg_qsort<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> Ordering) {
-    let med3 = |v: &[T], a: usize, b: usize, c: usize| -> usize {
-        if cmp(&v[a], &v[b]) == Ordering::Less {
-            if cmp(&v[b], &v[c]) == Ordering::Less {
-                b
-            } else if cmp(&v[a], &v[c]) == Ordering::Less {
-                c
-            } else {
-                a
-            }
-        } else if cmp(&v[b], &v[c]) == Ordering::Greater {
-            b
-        } else if cmp(&v[a], &v[c]) == Ordering::Less {
-            a
-        } else {
-            c
-        }
-    };
-    let mut a = 0usize;
-    let mut n = v.len();
-    loop {
-        if n < 7 {
-            for m in a + 1..a + n {
-                let mut l = m;
-                while l > a && cmp(&v[l - 1], &v[l]) == Ordering::Greater {
-                    v.swap(l, l - 1);
-                    l -= 1;
-                }
-            }
-            return;
-        }
-        if (a + 1..a + n).all(|m| cmp(&v[m - 1], &v[m]) != Ordering::Greater) {
-            return;
-        }
-        let mut pm = a + n / 2;
-        if n > 7 {
-            let mut pl = a;
-            let mut pn = a + n - 1;
-            if n > 40 {
-                let d = n / 8;
-                pl = med3(v, pl, pl + d, pl + 2 * d);
-                pm = med3(v, pm - d, pm, pm + d);
-                pn = med3(v, pn - 2 * d, pn - d, pn);
-            }
-            pm = med3(v, pl, pm, pn);
-        }
-        v.swap(a, pm);
-        let (mut pa, mut pb) = (a + 1, a + 1);
-        let (mut pc, mut pd) = (a + n - 1, a + n - 1);
-        loop {
-            while pb <= pc {
-                let r = cmp(&v[pb], &v[a]);
-                if r == Ordering::Greater {
-                    break;
-                }
-                if r == Ordering::Equal {
-                    v.swap(pa, pb);
-                    pa += 1;
-                }
-                pb += 1;
-            }
-            while pb <= pc {
-                let r = cmp(&v[pc], &v[a]);
-                if r == Ordering::Less {
-                    break;
-                }
-                if r == Ordering::Equal {
-                    v.swap(pc, pd);
-                    pd -= 1;
-                }
-                pc -= 1;
-            }
-            if pb > pc {
-                break;
-            }
-            v.swap(pb, pc);
-            pb += 1;
-            pc -= 1;
-        }
-        let pn = a + n;
-        let d1 = (pa - a).min(pb - pa);
-        for k in 0..d1 {
-            v.swap(a + k, pb - d1 + k);
-        }
-        let d1 = (pd - pc).min(pn - pd - 1);
-        for k in 0..d1 {
-            v.swap(pb + k, pn - d1 + k);
-        }
-        let d1 = pb - pa;
-        let d2 = pd - pc;
-        if d1 <= d2 {
-            if d1 > 1 {
-                pg_qsort(&mut v[a..a + d1], cmp);
-            }
-            if d2 > 1 {
-                a = pn - d2;
-                n = d2;
-                continue;
-            }
-        } else {
-            if d2 > 1 {
-                pg_qsort(&mut v[pn - d2..pn], cmp);
-            }
-            if d1 > 1 {
-                n = d1;
-                continue;
-            }
-        }
-        return;
-    }
 }
 
 // ---------------------------------------------------------------------------------
