@@ -629,23 +629,7 @@ fn required_operands(q: &TsQuery) -> Vec<usize> {
     let Some(root) = &q.root else {
         return Vec::new();
     };
-    let mut order: Vec<&QueryNode> = Vec::new();
-    let mut st: Vec<(&QueryNode, bool)> = vec![(root, false)];
-    while let Some((n, done)) = st.pop() {
-        if done {
-            order.push(n);
-            continue;
-        }
-        st.push((n, true));
-        match n {
-            QueryNode::Operand { .. } => {}
-            QueryNode::Not(c) => st.push((c, false)),
-            QueryNode::And(l, r) | QueryNode::Or(l, r) | QueryNode::Phrase(l, r, _) => {
-                st.push((r, false));
-                st.push((l, false));
-            }
-        }
-    }
+    let order = root.postorder();
     if order.len() > 2000 {
         return Vec::new();
     }
@@ -721,23 +705,7 @@ fn has_not(q: &TsQuery) -> bool {
 
 /// A copy of `root` with every operand replaced by `f` of it. Iterative.
 fn map_operands(root: &QueryNode, f: &mut dyn FnMut(&QueryNode) -> QueryNode) -> Option<QueryNode> {
-    let mut order: Vec<&QueryNode> = Vec::new();
-    let mut st: Vec<(&QueryNode, bool)> = vec![(root, false)];
-    while let Some((n, done)) = st.pop() {
-        if done {
-            order.push(n);
-            continue;
-        }
-        st.push((n, true));
-        match n {
-            QueryNode::Operand { .. } => {}
-            QueryNode::Not(c) => st.push((c, false)),
-            QueryNode::And(l, r) | QueryNode::Or(l, r) | QueryNode::Phrase(l, r, _) => {
-                st.push((r, false));
-                st.push((l, false));
-            }
-        }
-    }
+    let order = root.postorder();
     let mut built: Vec<QueryNode> = Vec::new();
     for n in order {
         let node = match n {

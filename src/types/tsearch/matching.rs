@@ -442,37 +442,26 @@ impl Prepared {
         let mut program = Vec::new();
         let mut simple = true;
         if let Some(root) = &q.root {
-            // Postfix order without recursion.
-            let mut st: Vec<(&QueryNode, bool)> = vec![(root, false)];
-            while let Some((n, done)) = st.pop() {
-                if done {
-                    program.push(match n {
-                        QueryNode::Operand { word, prefix, .. } => {
-                            words.push((word.as_bytes().to_vec(), *prefix));
-                            Step::Word(words.len() - 1)
-                        }
-                        QueryNode::Not(_) => Step::Not,
-                        QueryNode::And(..) => Step::And,
-                        QueryNode::Phrase(..) => Step::Phrase,
-                        QueryNode::Or(..) => Step::Or,
-                    });
-                    continue;
-                }
-                st.push((n, true));
-                match n {
-                    QueryNode::Operand { weight, .. } => simple &= *weight == 0,
-                    QueryNode::Not(c) => st.push((c, false)),
-                    QueryNode::And(l, r) | QueryNode::Or(l, r) => {
-                        st.push((r, false));
-                        st.push((l, false));
+            for n in root.postorder() {
+                program.push(match n {
+                    QueryNode::Operand {
+                        word,
+                        prefix,
+                        weight,
+                    } => {
+                        // A weight restriction needs positions: not presence-only.
+                        simple &= *weight == 0;
+                        words.push((word.as_bytes().to_vec(), *prefix));
+                        Step::Word(words.len() - 1)
                     }
-                    // Its operands are collected too (for `relevant_lexemes`).
-                    QueryNode::Phrase(l, r, _) => {
+                    QueryNode::Not(_) => Step::Not,
+                    QueryNode::And(..) => Step::And,
+                    QueryNode::Phrase(..) => {
                         simple = false;
-                        st.push((r, false));
-                        st.push((l, false));
+                        Step::Phrase
                     }
-                }
+                    QueryNode::Or(..) => Step::Or,
+                });
             }
         }
         let mut sorted: Vec<usize> = (0..words.len()).collect();

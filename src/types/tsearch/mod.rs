@@ -82,6 +82,31 @@ pub enum QueryNode {
     Phrase(Box<QueryNode>, Box<QueryNode>, u16),
 }
 
+impl QueryNode {
+    /// The nodes of the tree in postfix order (left, right, operator), walked without
+    /// recursion (trees can be thousands of levels deep).
+    pub fn postorder(&self) -> Vec<&QueryNode> {
+        let mut out = Vec::new();
+        let mut st: Vec<(&QueryNode, bool)> = vec![(self, false)];
+        while let Some((n, done)) = st.pop() {
+            if done {
+                out.push(n);
+                continue;
+            }
+            st.push((n, true));
+            match n {
+                QueryNode::Operand { .. } => {}
+                QueryNode::Not(c) => st.push((c, false)),
+                QueryNode::And(l, r) | QueryNode::Or(l, r) | QueryNode::Phrase(l, r, _) => {
+                    st.push((r, false));
+                    st.push((l, false));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TsQuery {
     pub root: Option<QueryNode>,

@@ -839,28 +839,6 @@ fn build_tree(items: Vec<Item>) -> Option<QueryNode> {
     if st.len() == 1 { st.pop() } else { None }
 }
 
-/// The nodes of a tree in postfix order (left, right, operator).
-fn postorder(root: &QueryNode) -> Vec<&QueryNode> {
-    let mut out = Vec::new();
-    let mut st: Vec<(&QueryNode, bool)> = vec![(root, false)];
-    while let Some((n, done)) = st.pop() {
-        if done {
-            out.push(n);
-            continue;
-        }
-        st.push((n, true));
-        match n {
-            QueryNode::Operand { .. } => {}
-            QueryNode::Not(c) => st.push((c, false)),
-            QueryNode::And(l, r) | QueryNode::Or(l, r) | QueryNode::Phrase(l, r, _) => {
-                st.push((r, false));
-                st.push((l, false));
-            }
-        }
-    }
-    out
-}
-
 /// The nodes of a tree in PostgreSQL's item order (operator, right, left).
 fn pg_order(root: &QueryNode) -> Vec<&QueryNode> {
     let mut out = Vec::new();
@@ -898,7 +876,7 @@ fn to_item(n: &QueryNode) -> Item {
 }
 
 fn to_postfix(root: &QueryNode) -> Vec<Item> {
-    postorder(root).into_iter().map(to_item).collect()
+    root.postorder().into_iter().map(to_item).collect()
 }
 
 /// Builds a tree from items in PostgreSQL's order (operator, right, left), checking

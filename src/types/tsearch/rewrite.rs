@@ -60,22 +60,9 @@ fn too_large() -> TsError {
 impl Arena {
     /// Adds the tree of `root` (QT2QTN); returns its index.
     fn add_query(&mut self, root: &QueryNode) -> usize {
-        // Postfix walk; children built before parents.
-        let mut st: Vec<(&QueryNode, bool)> = vec![(root, false)];
+        // Postfix order: children built before parents.
         let mut built: Vec<usize> = Vec::new();
-        while let Some((n, done)) = st.pop() {
-            if !done {
-                st.push((n, true));
-                match n {
-                    QueryNode::Operand { .. } => {}
-                    QueryNode::Not(c) => st.push((c, false)),
-                    QueryNode::And(l, r) | QueryNode::Or(l, r) | QueryNode::Phrase(l, r, _) => {
-                        st.push((r, false));
-                        st.push((l, false));
-                    }
-                }
-                continue;
-            }
+        for n in root.postorder() {
             let node = match n {
                 QueryNode::Operand {
                     word,
